@@ -1,0 +1,141 @@
+//! Where things come from: source files (`SourceId`), positions and spans inside them, and
+//! `Diagnostic`s as plain data. Rendering diagnostics with snippets is the CLI's job.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// Names a source: a file path, or a pseudo-source such as `--set` or `<stdin>`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SourceId(pub Arc<str>);
+
+impl SourceId {
+    pub fn new(name: impl Into<Arc<str>>) -> Self {
+        SourceId(name.into())
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for SourceId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A position: byte offset plus 1-based line and column (columns count characters).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pos {
+    pub offset: usize,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// A half-open range between two positions in one source.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub start: Pos,
+    pub end: Pos,
+}
+
+impl Span {
+    pub fn new(start: Pos, end: Pos) -> Self {
+        Span { start, end }
+    }
+    /// A zero-width span at one position.
+    pub fn point(p: Pos) -> Self {
+        Span { start: p, end: p }
+    }
+}
+
+impl fmt::Display for Span {
+    /// `line:column` of the start, the form used in `file:line:col` locations.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.start.line, self.start.column)
+    }
+}
+
+/// How serious a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+/// A message about a place in a source, ready to be rendered by a front end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub message: String,
+    pub source: Option<SourceId>,
+    pub span: Option<Span>,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn error(message: impl Into<String>) -> Self {
+        Diagnostic { severity: Severity::Error, message: message.into(), source: None, span: None, notes: Vec::new() }
+    }
+    pub fn warning(message: impl Into<String>) -> Self {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(message) }
+    }
+    pub fn at(mut self, source: SourceId, span: Span) -> Self {
+        self.source = Some(source);
+        self.span = Some(span);
+        self
+    }
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// `file:line:col: message`, the location parts present as far as known.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.source, &self.span) {
+            (Some(s), Some(sp)) => write!(f, "{}:{}: {}", s, sp, self.message),
+            (Some(s), None) => write!(f, "{}: {}", s, self.message),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+/// Converts byte offsets of one text to 1-based line/column positions.
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    /// The position of a byte offset; `text` must be the indexed text.
+    pub fn pos(&self, text: &str, offset: usize) -> Pos {
+        let line = self.starts.partition_point(|&s| s <= offset).saturating_sub(1);
+        let start = self.starts[line];
+        let end = offset.min(text.len());
+        let column = text.get(start..end).map_or(end - start, |s| s.chars().count()) + 1;
+        Pos { offset, line: line as u32 + 1, column: column as u32 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_index_positions() {
+        let text = "ab\ncé\nx";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.pos(text, 0), Pos { offset: 0, line: 1, column: 1 });
+        assert_eq!(idx.pos(text, 3), Pos { offset: 3, line: 2, column: 1 });
+        assert_eq!(idx.pos(text, 6), Pos { offset: 6, line: 2, column: 3 });
+        let d = Diagnostic::error("boom").at(SourceId::new("f.yaml"), Span::point(idx.pos(text, 7)));
+        assert_eq!(d.to_string(), "f.yaml:3:1: boom");
+    }
+}

@@ -1,0 +1,350 @@
+//! The one dynamic `Value` that flows through capstan: YAML documents, template data,
+//! Helm values and helmfile state all use it.
+//!
+//! Go's dynamic types are observable in templates (`%T`, `kindIs`, `eq` refusing int vs
+//! float64), so `Value` keeps them: `int`, `int64`, `uint64`, `float64`, `float32`,
+//! `[]interface {}` vs `[]string`, `map[string]interface {}` vs
+//! `map[interface {}]interface {}`, typed nil maps and slices. Maps iterate in Go's sorted
+//! key order. Strings and collections are reference-counted, so clones are cheap and
+//! mutation is copy-on-write (`Arc::make_mut`).
+
+mod fmt_go;
+mod path;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+pub use capstan_gocompat::time::GoTime;
+pub use fmt_go::{go_syntax, kind_order};
+pub use path::{Path, PathError, Segment};
+
+/// Shared immutable string.
+pub type Str = Arc<str>;
+
+/// The element type of a typed Go slice or map value (`[]string`, `map[string]string`…).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Elem {
+    /// `interface {}`
+    #[default]
+    Any,
+    String,
+    Int,
+    Int64,
+    Float64,
+    Bool,
+}
+
+impl Elem {
+    pub fn go_name(self) -> &'static str {
+        match self {
+            Elem::Any => "interface {}",
+            Elem::String => "string",
+            Elem::Int => "int",
+            Elem::Int64 => "int64",
+            Elem::Float64 => "float64",
+            Elem::Bool => "bool",
+        }
+    }
+}
+
+/// A Go slice: element type, nil-ness and items.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct List {
+    pub elem: Elem,
+    pub nil: bool,
+    pub items: Vec<Value>,
+}
+
+/// A Go map with string keys, iterated in sorted key order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Map {
+    pub elem: Elem,
+    pub nil: bool,
+    pub entries: BTreeMap<Str, Value>,
+}
+
+/// A `map[interface {}]interface {}`: keys of any scalar type, in insertion order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AnyMap {
+    pub entries: Vec<(Value, Value)>,
+}
+
+/// An object provided by the host (`.Files`, `.Capabilities`, `.Release`…): fields and
+/// methods reachable from templates.
+pub trait HostObject: Send + Sync + fmt::Debug {
+    /// The Go type name `%T` prints.
+    fn type_name(&self) -> &str;
+    /// A field or zero-argument accessor; `None` when there is no such field.
+    fn field(&self, name: &str) -> Option<Value>;
+    /// Calls a method; `None` when there is no such method.
+    fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
+        None
+    }
+}
+
+/// A Go value as seen through `interface {}`.
+#[derive(Clone, Debug)]
+pub enum Value {
+    Nil,
+    Bool(bool),
+    /// Go `int` (64-bit).
+    Int(i64),
+    Int64(i64),
+    Uint64(u64),
+    Float64(f64),
+    Float32(f32),
+    String(Str),
+    /// `[]byte`
+    Bytes(Arc<[u8]>),
+    Time(Arc<GoTime>),
+    List(Arc<List>),
+    Map(Arc<Map>),
+    AnyMap(Arc<AnyMap>),
+    Host(Arc<dyn HostObject>),
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        use Value::*;
+        match (self, other) {
+            (Nil, Nil) => true,
+            (Bool(a), Bool(b)) => a == b,
+            (Int(a), Int(b)) | (Int64(a), Int64(b)) => a == b,
+            (Uint64(a), Uint64(b)) => a == b,
+            (Float64(a), Float64(b)) => a == b || (a.is_nan() && b.is_nan()),
+            (Float32(a), Float32(b)) => a == b || (a.is_nan() && b.is_nan()),
+            (String(a), String(b)) => a == b,
+            (Bytes(a), Bytes(b)) => a == b,
+            (Time(a), Time(b)) => a == b,
+            (List(a), List(b)) => a == b,
+            (Map(a), Map(b)) => a == b,
+            (AnyMap(a), AnyMap(b)) => a == b,
+            (Host(a), Host(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::String(Str::from(s))
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::String(Str::from(s))
+    }
+}
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+impl From<i64> for Value {
+    fn from(i: i64) -> Self {
+        Value::Int(i)
+    }
+}
+impl From<f64> for Value {
+    fn from(f: f64) -> Self {
+        Value::Float64(f)
+    }
+}
+
+impl Value {
+    /// An empty `map[string]interface {}`.
+    pub fn empty_map() -> Value {
+        Value::Map(Arc::new(Map::default()))
+    }
+
+    /// A `map[string]interface {}` from entries.
+    pub fn map_from(entries: BTreeMap<Str, Value>) -> Value {
+        Value::Map(Arc::new(Map { elem: Elem::Any, nil: false, entries }))
+    }
+
+    /// A `[]interface {}` from items.
+    pub fn list_from(items: Vec<Value>) -> Value {
+        Value::List(Arc::new(List { elem: Elem::Any, nil: false, items }))
+    }
+
+    /// The Go type name, as `%T` prints it.
+    pub fn type_name(&self) -> String {
+        match self {
+            Value::Nil => "<nil>".into(),
+            Value::Bool(_) => "bool".into(),
+            Value::Int(_) => "int".into(),
+            Value::Int64(_) => "int64".into(),
+            Value::Uint64(_) => "uint64".into(),
+            Value::Float64(_) => "float64".into(),
+            Value::Float32(_) => "float32".into(),
+            Value::String(_) => "string".into(),
+            Value::Bytes(_) => "[]uint8".into(),
+            Value::Time(_) => "time.Time".into(),
+            Value::List(l) => format!("[]{}", l.elem.go_name()),
+            Value::Map(m) => format!("map[string]{}", m.elem.go_name()),
+            Value::AnyMap(_) => "map[interface {}]interface {}".into(),
+            Value::Host(h) => h.type_name().into(),
+        }
+    }
+
+    /// Go's `reflect.Kind` name (`kindOf` in sprig): `map`, `slice`, `int`, `ptr`…
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Value::Nil => "invalid",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Int64(_) => "int64",
+            Value::Uint64(_) => "uint64",
+            Value::Float64(_) => "float64",
+            Value::Float32(_) => "float32",
+            Value::String(_) => "string",
+            Value::Bytes(_) | Value::List(_) => "slice",
+            Value::Time(_) => "struct",
+            Value::Map(_) | Value::AnyMap(_) => "map",
+            Value::Host(_) => "ptr",
+        }
+    }
+
+    /// Go template truthiness: false for nil, false, zero numbers, empty strings,
+    /// collections and maps.
+    pub fn is_truthy(&self) -> bool {
+        match self {
+            Value::Nil => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) | Value::Int64(i) => *i != 0,
+            Value::Uint64(u) => *u != 0,
+            Value::Float64(f) => *f != 0.0,
+            Value::Float32(f) => *f != 0.0,
+            Value::String(s) => !s.is_empty(),
+            Value::Bytes(b) => !b.is_empty(),
+            Value::Time(_) | Value::Host(_) => true,
+            Value::List(l) => !l.items.is_empty(),
+            Value::Map(m) => !m.entries.is_empty(),
+            Value::AnyMap(m) => !m.entries.is_empty(),
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_list(&self) -> Option<&List> {
+        match self {
+            Value::List(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// A map entry by key (`None`: not a map, or the key is missing).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.as_map().and_then(|m| m.entries.get(key))
+    }
+
+    /// Mutable access to a string-keyed map's entries (copy-on-write).
+    pub fn map_entries_mut(&mut self) -> Option<&mut BTreeMap<Str, Value>> {
+        match self {
+            Value::Map(m) => {
+                let m = Arc::make_mut(m);
+                m.nil = false;
+                Some(&mut m.entries)
+            }
+            _ => None,
+        }
+    }
+
+    /// Mutable access to a list's items (copy-on-write).
+    pub fn list_items_mut(&mut self) -> Option<&mut Vec<Value>> {
+        match self {
+            Value::List(l) => {
+                let l = Arc::make_mut(l);
+                l.nil = false;
+                Some(&mut l.items)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether this is a map of either kind.
+    pub fn is_map(&self) -> bool {
+        matches!(self, Value::Map(_) | Value::AnyMap(_))
+    }
+}
+
+/// Go's `%v` formatting of a value (`map[a:1 b:[x y]]`, `<nil>`, `1e+06`).
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        fmt_go::write_v(&mut s, self, true);
+        f.write_str(&s)
+    }
+}
+
+/// Helm's `MergeMaps` (used between the documents of one values file): nested string maps
+/// merge, anything else in `b` replaces what `a` had.
+pub fn merge_maps(a: &BTreeMap<Str, Value>, b: &BTreeMap<Str, Value>) -> BTreeMap<Str, Value> {
+    let mut out = a.clone();
+    for (k, v) in b {
+        if let (Value::Map(vm), Some(Value::Map(am))) = (v, out.get(k)) {
+            let merged = merge_maps(&am.entries, &vm.entries);
+            out.insert(k.clone(), Value::map_from(merged));
+            continue;
+        }
+        out.insert(k.clone(), v.clone());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(pairs: &[(&str, Value)]) -> Value {
+        Value::map_from(pairs.iter().map(|(k, v)| (Str::from(*k), v.clone())).collect())
+    }
+
+    #[test]
+    fn type_names_and_truthiness() {
+        assert_eq!(Value::Int(1).type_name(), "int");
+        assert_eq!(Value::empty_map().type_name(), "map[string]interface {}");
+        let strs = Value::List(Arc::new(List { elem: Elem::String, nil: false, items: vec![] }));
+        assert_eq!(strs.type_name(), "[]string");
+        assert!(!strs.is_truthy());
+        assert!(Value::from("x").is_truthy());
+        assert!(!Value::Float64(0.0).is_truthy());
+    }
+
+    #[test]
+    fn percent_v() {
+        let v = m(&[("b", Value::list_from(vec![Value::Int(1), "x".into()])), ("a", Value::Float64(1e6))]);
+        assert_eq!(v.to_string(), "map[a:1e+06 b:[1 x]]");
+        assert_eq!(Value::Nil.to_string(), "<nil>");
+    }
+
+    #[test]
+    fn merge_maps_nested() {
+        let a = m(&[("x", m(&[("a", Value::Int(1)), ("b", Value::Int(2))])), ("l", Value::list_from(vec![Value::Int(1)]))]);
+        let b = m(&[("x", m(&[("b", Value::Int(3))])), ("l", Value::list_from(vec![]))]);
+        let out = Value::map_from(merge_maps(&a.as_map().unwrap().entries, &b.as_map().unwrap().entries));
+        assert_eq!(out.to_string(), "map[l:[] x:map[a:1 b:3]]");
+    }
+
+    #[test]
+    fn clones_share_and_copy_on_write() {
+        let mut a = m(&[("k", Value::Int(1))]);
+        let b = a.clone();
+        a.map_entries_mut().unwrap().insert("k".into(), Value::Int(2));
+        assert_eq!(b.get("k"), Some(&Value::Int(1)));
+        assert_eq!(a.get("k"), Some(&Value::Int(2)));
+    }
+}
