@@ -1,1 +1,29 @@
-//! placeholder
+//! YAML ⇄ `Value`, byte-compatible with the Go libraries Helm and helmfile use.
+//!
+//! - [`decode_helm`]: Helm's `loader.LoadValues` (yaml.v2 rules, YAML 1.1 booleans, every
+//!   number a float64 after the JSON round trip of `sigs.k8s.io/yaml`).
+//! - [`decode_helmfile`]: helmfile's yaml.v3 `Unmarshal` (ints stay ints, dates are times),
+//!   then [`stringify_keys`] for its key cast.
+//! - [`encode_helm`] / [`encode_helmfile`]: `sigs.k8s.io/yaml.Marshal` and helmfile's
+//!   v3 encoder with two-space indentation, byte for byte.
+//! - [`spans`]: the source position of every node, for errors and provenance.
+//!
+//! The event parser is `libyaml-safer`, a Rust port of libyaml, which go-yaml itself is a
+//! port of; scalar resolution, composition, decoding and emission are ours.
+
+mod compose;
+mod emit;
+mod encode;
+mod error;
+mod helm;
+mod helmfile;
+mod resolve;
+mod spans;
+mod walk;
+
+pub use compose::Generation;
+pub use encode::{encode_helm, encode_helmfile};
+pub use error::{CastError, YamlError};
+pub use helm::{decode_helm, decode_helm_direct, split_documents};
+pub use helmfile::{decode_helmfile, stringify_keys};
+pub use spans::{spans, SpanTree};

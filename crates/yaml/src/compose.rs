@@ -1,0 +1,240 @@
+//! Events → node tree. Reads the event stream of one YAML document (from `libyaml-safer`,
+//! a port of the same libyaml that go-yaml ports) and builds an arena of nodes with
+//! anchors resolved, spans kept, and go-yaml's parse-time errors (its `line N:` rule,
+//! unknown anchors, the 10000 nesting limit).
+
+use crate::error::YamlError;
+use capstan_source::Pos;
+use libyaml_safer::{Error as LibError, ErrorKind, Event, EventData, Mark, Parser, ScalarStyle};
+use std::collections::HashMap;
+
+/// go-yaml's limit on nesting (`max_flow_level` / `max_indents`).
+pub const MAX_DEPTH: usize = 10000;
+
+/// Which go-yaml generation's error-line rule applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Generation {
+    /// `gopkg.in/yaml.v2` (Helm): the problem's line first.
+    V2,
+    /// `gopkg.in/yaml.v3` (helmfile): the context's line first.
+    V3,
+}
+
+#[derive(Clone, Debug)]
+pub enum NodeKind {
+    Scalar { value: String, style: ScalarStyle, plain_implicit: bool },
+    Seq(Vec<usize>),
+    Map(Vec<(usize, usize)>),
+    /// An alias: the anchored node and the anchor's name.
+    Alias(usize, String),
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub kind: NodeKind,
+    /// The full tag as written (after handle expansion), if any.
+    pub tag: Option<String>,
+    pub start: Pos,
+    pub end: Pos,
+}
+
+impl Node {
+    pub fn line(&self) -> u32 {
+        self.start.line
+    }
+}
+
+/// One composed document.
+#[derive(Debug, Default)]
+pub struct Document {
+    pub nodes: Vec<Node>,
+    pub root: Option<usize>,
+    /// The deepest nesting seen (drives the choice of a larger stack for decoding).
+    pub depth: usize,
+}
+
+impl Document {
+    pub fn node(&self, i: usize) -> &Node {
+        &self.nodes[i]
+    }
+}
+
+pub fn pos(m: Mark) -> Pos {
+    Pos { offset: m.index as usize, line: m.line as u32 + 1, column: m.column as u32 + 1 }
+}
+
+/// Formats a libyaml error the way go-yaml's `parser.fail()` does.
+fn lib_error(e: &LibError, gen: Generation) -> YamlError {
+    let scanner = e.kind() == ErrorKind::Scanner;
+    let problem_line = e.problem_mark().map_or(0, |m| m.line);
+    let context_line = e.context_mark().map_or(0, |m| m.line);
+    let line = match gen {
+        Generation::V2 => {
+            if problem_line != 0 {
+                problem_line + u64::from(scanner)
+            } else {
+                context_line
+            }
+        }
+        Generation::V3 => {
+            if context_line != 0 {
+                context_line + u64::from(scanner)
+            } else if problem_line != 0 {
+                problem_line + u64::from(scanner)
+            } else {
+                0
+            }
+        }
+    };
+    let problem = e.problem();
+    let msg = if problem.is_empty() { "unknown problem parsing YAML content" } else { problem };
+    let message = if line != 0 { format!("yaml: line {line}: {msg}") } else { format!("yaml: {msg}") };
+    YamlError::new(message).at(e.problem_mark().map(pos))
+}
+
+enum Frame {
+    Seq { node: usize, items: Vec<usize> },
+    Map { node: usize, pairs: Vec<(usize, usize)>, key: Option<usize> },
+}
+
+/// Reads events up to the end of the first document of `input`. `Ok(None)` for a stream
+/// without documents.
+pub fn compose_first(input: &str, gen: Generation) -> Result<Option<Document>, YamlError> {
+    // libyaml-safer panics on a block scalar that ends the input without a line break
+    // (libyaml itself reads a NUL there). Parse with a final newline and take the extra
+    // line break off such a scalar afterwards.
+    let ends_open = !input.is_empty() && !input.ends_with(['\n', '\r']);
+    let owned;
+    let text = if ends_open {
+        owned = format!("{input}\n");
+        owned.as_str()
+    } else {
+        input
+    };
+    let mut doc = compose_text(text, gen)?;
+    if let (true, Some(doc)) = (ends_open, doc.as_mut()) {
+        for node in &mut doc.nodes {
+            if let NodeKind::Scalar { value, style: ScalarStyle::Literal | ScalarStyle::Folded, .. } = &mut node.kind {
+                if node.end.offset >= input.len() && value.ends_with('\n') {
+                    value.pop();
+                }
+            }
+        }
+    }
+    Ok(doc)
+}
+
+fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlError> {
+    let mut bytes = input.as_bytes();
+    let mut parser = Parser::new();
+    parser.set_input_string(&mut bytes);
+    let mut next = || match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse())) {
+        Ok(r) => r.map_err(|e| lib_error(&e, gen)),
+        Err(_) => Err(YamlError::new("yaml: the YAML parser failed on this input")),
+    };
+
+    // Stream start, then a document start or the stream end.
+    loop {
+        let ev = next()?;
+        match ev.data {
+            EventData::StreamStart { .. } => continue,
+            EventData::StreamEnd => return Ok(None),
+            EventData::DocumentStart { .. } => break,
+            _ => return Err(YamlError::new("yaml: unexpected event before the document")),
+        }
+    }
+
+    let mut doc = Document::default();
+    let mut anchors: HashMap<String, usize> = HashMap::new();
+    let mut stack: Vec<Frame> = Vec::new();
+
+    loop {
+        let ev: Event = next()?;
+        let start = pos(ev.start_mark);
+        let end = pos(ev.end_mark);
+        let is_seq_start = matches!(ev.data, EventData::SequenceStart { .. });
+        let finished: Option<usize> = match ev.data {
+            EventData::DocumentEnd { .. } => break,
+            EventData::Alias { anchor } => {
+                let Some(&target) = anchors.get(&anchor) else {
+                    return Err(YamlError::new(format!("yaml: unknown anchor '{anchor}' referenced")).at(Some(start)));
+                };
+                doc.nodes.push(Node { kind: NodeKind::Alias(target, anchor), tag: None, start, end });
+                Some(doc.nodes.len() - 1)
+            }
+            EventData::Scalar { anchor, tag, value, plain_implicit, style, .. } => {
+                let idx = doc.nodes.len();
+                if let Some(a) = &anchor {
+                    anchors.insert(a.clone(), idx);
+                }
+                doc.nodes.push(Node { kind: NodeKind::Scalar { value, style, plain_implicit }, tag, start, end });
+                Some(idx)
+            }
+            EventData::SequenceStart { anchor, tag, .. } | EventData::MappingStart { anchor, tag, .. } => {
+                let is_seq = is_seq_start;
+                let idx = doc.nodes.len();
+                if let Some(a) = &anchor {
+                    anchors.insert(a.clone(), idx);
+                }
+                let kind = if is_seq { NodeKind::Seq(Vec::new()) } else { NodeKind::Map(Vec::new()) };
+                doc.nodes.push(Node { kind, tag, start, end });
+                if stack.len() >= MAX_DEPTH {
+                    return Err(YamlError::new(format!("yaml: exceeded max depth of {MAX_DEPTH}")).at(Some(start)));
+                }
+                stack.push(if is_seq {
+                    Frame::Seq { node: idx, items: Vec::new() }
+                } else {
+                    Frame::Map { node: idx, pairs: Vec::new(), key: None }
+                });
+                doc.depth = doc.depth.max(stack.len());
+                None
+            }
+            EventData::SequenceEnd | EventData::MappingEnd => match stack.pop() {
+                Some(Frame::Seq { node, items }) => {
+                    doc.nodes[node].kind = NodeKind::Seq(items);
+                    doc.nodes[node].end = end;
+                    Some(node)
+                }
+                Some(Frame::Map { node, pairs, .. }) => {
+                    doc.nodes[node].kind = NodeKind::Map(pairs);
+                    doc.nodes[node].end = end;
+                    Some(node)
+                }
+                None => return Err(YamlError::new("yaml: unbalanced collection end").at(Some(start))),
+            },
+            EventData::StreamStart { .. } | EventData::StreamEnd | EventData::DocumentStart { .. } => {
+                return Err(YamlError::new("yaml: unexpected stream event inside a document").at(Some(start)))
+            }
+        };
+        if let Some(n) = finished {
+            match stack.last_mut() {
+                None => doc.root = Some(n),
+                Some(Frame::Seq { items, .. }) => items.push(n),
+                Some(Frame::Map { pairs, key, .. }) => match key.take() {
+                    None => *key = Some(n),
+                    Some(k) => pairs.push((k, n)),
+                },
+            }
+        }
+    }
+    Ok(Some(doc))
+}
+
+/// Runs `f` on a thread with a stack large enough for recursing `depth` levels of YAML
+/// nesting (go-yaml accepts up to 10000); shallow documents run in place.
+pub fn with_stack_for<T: Send>(depth: usize, f: impl FnOnce() -> T + Send) -> T {
+    if depth < 200 {
+        return f();
+    }
+    let size = 64 * 1024 + depth * 4096;
+    std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .stack_size(size)
+            .spawn_scoped(s, f)
+            .expect("spawning a decoder thread");
+        match handle.join() {
+            Ok(v) => v,
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    })
+}

@@ -1,0 +1,313 @@
+//! Value → YAML text, as Helm's `toYaml` (`sigs.k8s.io/yaml.Marshal`: JSON first, then
+//! yaml.v2) and helmfile's encoder (yaml.v3, two-space indent) produce it: the encoders'
+//! choice of scalar style, their key order, their number layout.
+
+use crate::compose::Generation;
+use crate::emit::{ENode, Emitter, Style};
+use crate::error::YamlError;
+use crate::resolve::{is_base60_float, is_old_bool, resolve, Scalar, STR};
+use capstan_gocompat::json::format_json_float;
+use capstan_gocompat::strconv::format_float;
+use capstan_value::Value;
+
+/// The style go-yaml's `stringv` asks for.
+fn string_node(s: &str, gen: Generation) -> ENode {
+    let plain_ok = match resolve(gen, "", s) {
+        Ok((tag, _)) => tag == STR && !is_base60_float(s) && !(gen == Generation::V3 && is_old_bool(s)),
+        Err(_) => false,
+    };
+    let style = if s.contains('\n') {
+        Style::Literal
+    } else if plain_ok {
+        Style::Plain
+    } else {
+        Style::DoubleQuoted
+    };
+    ENode::Scalar { value: s.to_string(), style }
+}
+
+fn plain(s: impl Into<String>) -> ENode {
+    ENode::Scalar { value: s.into(), style: Style::Plain }
+}
+
+fn float_text(f: f64, bits: u32) -> String {
+    match format_float(f, 'g', -1, bits).as_str() {
+        "+Inf" => ".inf".into(),
+        "-Inf" => "-.inf".into(),
+        "NaN" => ".nan".into(),
+        s => s.into(),
+    }
+}
+
+/// Go's `reflect.Kind` number of a key, for yaml's key ordering.
+fn kind_num(v: &Value) -> u8 {
+    match v {
+        Value::Bool(_) => 1,
+        Value::Int(_) => 2,
+        Value::Int64(_) => 6,
+        Value::Uint64(_) => 11,
+        Value::Float32(_) => 13,
+        Value::Float64(_) => 14,
+        Value::Nil => 20,
+        Value::Map(_) | Value::AnyMap(_) => 21,
+        Value::List(_) | Value::Bytes(_) => 23,
+        Value::String(_) => 24,
+        Value::Time(_) | Value::Host(_) => 25,
+    }
+}
+
+fn key_float(v: &Value) -> Option<f64> {
+    match v {
+        Value::Int(i) | Value::Int64(i) => Some(*i as f64),
+        Value::Uint64(u) => Some(*u as f64),
+        Value::Float64(f) => Some(*f),
+        Value::Float32(f) => Some(*f as f64),
+        Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+        _ => None,
+    }
+}
+
+fn is_digit(c: char) -> bool {
+    c.is_ascii_digit() || (!c.is_ascii() && c.is_numeric())
+}
+
+/// yaml's `keyList.Less`: numbers by value, strings in "natural" order (runs of digits
+/// compared as numbers, letters before other characters after a non-digit).
+fn key_less(a: &Value, b: &Value) -> bool {
+    let (ak, bk) = (kind_num(a), kind_num(b));
+    if let (Some(af), Some(bf)) = (key_float(a), key_float(b)) {
+        if af != bf {
+            return af < bf;
+        }
+        if ak != bk {
+            return ak < bk;
+        }
+        return match (a, b) {
+            (Value::Int(x) | Value::Int64(x), Value::Int(y) | Value::Int64(y)) => x < y,
+            (Value::Uint64(x), Value::Uint64(y)) => x < y,
+            (Value::Bool(x), Value::Bool(y)) => !x & y,
+            _ => false,
+        };
+    }
+    let (Value::String(sa), Value::String(sb)) = (a, b) else { return ak < bk };
+    let ar: Vec<char> = sa.chars().collect();
+    let br: Vec<char> = sb.chars().collect();
+    let mut digits = false;
+    let mut i = 0;
+    while i < ar.len() && i < br.len() {
+        if ar[i] == br[i] {
+            digits = is_digit(ar[i]);
+            i += 1;
+            continue;
+        }
+        let al = ar[i].is_alphabetic();
+        let bl = br[i].is_alphabetic();
+        if al && bl {
+            return ar[i] < br[i];
+        }
+        if al || bl {
+            return if digits { al } else { bl };
+        }
+        let (mut an, mut bn) = (0i64, 0i64);
+        if ar[i] == '0' || br[i] == '0' {
+            let mut j = i;
+            while j > 0 && is_digit(ar[j - 1]) {
+                j -= 1;
+                if ar[j] != '0' {
+                    an = 1;
+                    bn = 1;
+                    break;
+                }
+            }
+        }
+        let mut ai = i;
+        while ai < ar.len() && is_digit(ar[ai]) {
+            an = an.wrapping_mul(10).wrapping_add(ar[ai] as i64 - '0' as i64);
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && is_digit(br[bi]) {
+            bn = bn.wrapping_mul(10).wrapping_add(br[bi] as i64 - '0' as i64);
+            bi += 1;
+        }
+        if an != bn {
+            return an < bn;
+        }
+        if ai != bi {
+            return ai < bi;
+        }
+        return ar[i] < br[i];
+    }
+    ar.len() < br.len()
+}
+
+/// A stable merge sort that tolerates comparators that are not total orders (yaml's key
+/// order is not, for keys like `x01y`/`x1y`), where `slice::sort_by` may panic.
+fn sort_by_less<T>(items: Vec<T>, less: &impl Fn(&T, &T) -> bool) -> Vec<T> {
+    if items.len() <= 1 {
+        return items;
+    }
+    let mut left = items;
+    let right = left.split_off(left.len() / 2);
+    let left = sort_by_less(left, less);
+    let right = sort_by_less(right, less);
+    let mut out = Vec::with_capacity(left.len() + right.len());
+    let mut l = left.into_iter().peekable();
+    let mut r = right.into_iter().peekable();
+    loop {
+        match (l.peek(), r.peek()) {
+            (Some(a), Some(b)) => {
+                if less(b, a) {
+                    out.extend(r.next());
+                } else {
+                    out.extend(l.next());
+                }
+            }
+            (Some(_), None) => out.extend(l.next()),
+            (None, Some(_)) => out.extend(r.next()),
+            (None, None) => break,
+        }
+    }
+    out
+}
+
+fn sorted_pairs(pairs: Vec<(Value, ENode, ENode)>) -> ENode {
+    let sorted = sort_by_less(pairs, &|a: &(Value, ENode, ENode), b| key_less(&a.0, &b.0));
+    ENode::Map(sorted.into_iter().map(|(_, k, v)| (k, v)).collect())
+}
+
+fn unsupported(ty: &str) -> YamlError {
+    YamlError::new(format!("error marshaling into JSON: json: unsupported type: {ty}"))
+}
+
+/// `json.Marshal` then yaml.v2's reading of that JSON: what `sigs.k8s.io/yaml` hands to
+/// the v2 encoder. `bad_char` records a character the v2 reader would refuse.
+fn helm_node(v: &Value, bad_char: &mut bool) -> Result<ENode, YamlError> {
+    Ok(match v {
+        Value::Nil => plain("null"),
+        Value::Bool(b) => plain(b.to_string()),
+        Value::Int(i) | Value::Int64(i) => plain(i.to_string()),
+        Value::Uint64(u) => plain(u.to_string()),
+        Value::Float64(_) | Value::Float32(_) => {
+            let (f, bits) = match v {
+                Value::Float32(f) => (*f as f64, 32),
+                Value::Float64(f) => (*f, 64),
+                _ => unreachable!(),
+            };
+            if !f.is_finite() {
+                return Err(YamlError::new(format!(
+                    "error marshaling into JSON: json: unsupported value: {}",
+                    format_float(f, 'g', -1, 64)
+                )));
+            }
+            let text = format_json_float(f, bits);
+            match resolve(Generation::V2, "", &text) {
+                Ok((_, Scalar::Float(x))) => plain(format_float(x, 'g', -1, 64)),
+                _ => plain(text),
+            }
+        }
+        Value::String(s) => helm_string(s, bad_char),
+        Value::Bytes(b) => plain(base64(b)),
+        Value::Time(t) => helm_string(&t.rfc3339_nano(), bad_char),
+        Value::List(l) if l.nil => plain("null"),
+        Value::List(l) => ENode::Seq(l.items.iter().map(|x| helm_node(x, bad_char)).collect::<Result<_, _>>()?),
+        Value::Map(m) if m.nil => plain("null"),
+        Value::Map(m) => {
+            let mut pairs = Vec::with_capacity(m.entries.len());
+            for (k, x) in &m.entries {
+                pairs.push((Value::String(k.clone()), helm_string(k, bad_char), helm_node(x, bad_char)?));
+            }
+            sorted_pairs(pairs)
+        }
+        Value::AnyMap(_) => return Err(unsupported("map[interface {}]interface {}")),
+        Value::Host(h) => return Err(unsupported(h.type_name())),
+    })
+}
+
+fn helm_string(s: &str, bad_char: &mut bool) -> ENode {
+    if s.chars().any(|c| {
+        let u = c as u32;
+        u == 0x7f || ((0x80..=0x9f).contains(&u) && u != 0x85) || u == 0xfffe || u == 0xffff
+    }) {
+        *bad_char = true;
+    }
+    string_node(s, Generation::V2)
+}
+
+fn base64(b: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(b.len().div_ceil(3) * 4);
+    for chunk in b.chunks(3) {
+        let n = (chunk[0] as u32) << 16 | (*chunk.get(1).unwrap_or(&0) as u32) << 8 | *chunk.get(2).unwrap_or(&0) as u32;
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(T[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Helm's `toYaml` / `sigs.k8s.io/yaml.Marshal` output (before `toYaml` trims the final
+/// newline).
+pub fn encode_helm(v: &Value) -> Result<String, YamlError> {
+    let mut bad_char = false;
+    let node = helm_node(v, &mut bad_char)?;
+    if bad_char {
+        return Err(YamlError::new("yaml: control characters are not allowed"));
+    }
+    Ok(Emitter::new(Generation::V2).document(&node))
+}
+
+fn helmfile_node(v: &Value) -> Result<ENode, YamlError> {
+    Ok(match v {
+        Value::Nil => plain("null"),
+        Value::Bool(b) => plain(b.to_string()),
+        Value::Int(i) | Value::Int64(i) => plain(i.to_string()),
+        Value::Uint64(u) => plain(u.to_string()),
+        Value::Float64(f) => plain(float_text(*f, 64)),
+        Value::Float32(f) => plain(float_text(*f as f64, 32)),
+        Value::String(s) => string_node(s, Generation::V3),
+        Value::Time(t) => plain(t.rfc3339_nano()),
+        Value::Bytes(b) => ENode::Seq(b.iter().map(|x| plain(x.to_string())).collect()),
+        Value::List(l) => ENode::Seq(l.items.iter().map(helmfile_node).collect::<Result<_, _>>()?),
+        Value::Map(m) => {
+            let mut pairs = Vec::with_capacity(m.entries.len());
+            for (k, x) in &m.entries {
+                pairs.push((Value::String(k.clone()), string_node(k, Generation::V3), helmfile_node(x)?));
+            }
+            sorted_pairs(pairs)
+        }
+        Value::AnyMap(m) => {
+            let mut pairs = Vec::with_capacity(m.entries.len());
+            for (k, x) in &m.entries {
+                pairs.push((k.clone(), helmfile_node(k)?, helmfile_node(x)?));
+            }
+            sorted_pairs(pairs)
+        }
+        Value::Host(h) => return Err(YamlError::new(format!("yaml: cannot marshal type: {}", h.type_name()))),
+    })
+}
+
+/// helmfile's `pkg/yaml.Marshal`: yaml.v3 with two-space indentation.
+pub fn encode_helmfile(v: &Value) -> Result<String, YamlError> {
+    Ok(Emitter::new(Generation::V3).document(&helmfile_node(v)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_key_order() {
+        let mut keys: Vec<Value> = ["a10", "a2", "a1", "b", "A", "10", "1", "9", "_x", ""].iter().map(|s| Value::from(*s)).collect();
+        keys = sort_by_less(keys, &key_less);
+        let names: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        assert_eq!(names, ["", "_x", "1", "9", "10", "A", "a1", "a2", "a10", "b"]);
+        assert_eq!(key_less(&Value::Int(2), &Value::Int(10)), true);
+        assert_eq!(base64(b"\xff\xee\xff"), "/+7/");
+        assert_eq!(base64(b"ab"), "YWI=");
+    }
+}

@@ -1,0 +1,39 @@
+//! The YAML error type. Its `Display` is the exact `err.Error()` text of the Go library
+//! being reproduced; the position, when known, is kept beside it for diagnostics.
+
+use capstan_source::Pos;
+
+/// A YAML decode or encode failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct YamlError {
+    /// Go's message, byte for byte (for example `yaml: line 2: did not find expected key`).
+    pub message: String,
+    /// Where in the input the problem was found, if known (1-based line and column).
+    pub pos: Option<Pos>,
+}
+
+impl YamlError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        YamlError { message: message.into(), pos: None }
+    }
+
+    pub(crate) fn at(mut self, pos: Option<Pos>) -> Self {
+        if self.pos.is_none() {
+            self.pos = pos;
+        }
+        self
+    }
+
+    /// Prefixes the message (Go's `fmt.Errorf("context: %w", err)`).
+    pub(crate) fn wrap(mut self, prefix: &str) -> Self {
+        self.message = format!("{prefix}{}", self.message);
+        self
+    }
+}
+
+/// A value with keys that helmfile cannot turn into strings
+/// (`maputil.CastKeysToStrings`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CastError(pub String);

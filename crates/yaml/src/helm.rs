@@ -1,0 +1,262 @@
+//! Helm's reading of values: yaml.v2 decoding, then `sigs.k8s.io/yaml`'s round trip
+//! through JSON (string keys only, every number a float64), and `loader.LoadValues`'
+//! splitting on `---` lines with `MergeMaps` between the documents.
+
+use crate::compose::{compose_first, with_stack_for, Document, Generation, NodeKind};
+use crate::error::YamlError;
+use crate::resolve::{resolve, Scalar, BINARY};
+use crate::walk::{decode_base64, is_merge_key, is_quoted, want_map, Walker};
+use capstan_gocompat::strconv::format_float;
+use capstan_value::{go_syntax, merge_maps, AnyMap, Str, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+const GEN: Generation = Generation::V2;
+
+/// yaml.v2's decoding of one node into `interface {}`: maps are
+/// `map[interface {}]interface {}`, timestamps stay strings.
+fn v2_node(w: &mut Walker, i: usize) -> Result<Value, YamlError> {
+    w.count()?;
+    let node = w.doc.node(i);
+    match &node.kind {
+        NodeKind::Scalar { value, style, plain_implicit } => {
+            let tag = node.tag.as_deref().unwrap_or("");
+            if tag.is_empty() && !*plain_implicit && is_quoted(*style) {
+                return Ok(Value::from(value.as_str()));
+            }
+            let (rtag, resolved) = resolve(GEN, tag, value).map_err(|e| e.at(Some(node.start)))?;
+            Ok(match resolved {
+                Scalar::Null => Value::Nil,
+                Scalar::Bool(b) => Value::Bool(b),
+                Scalar::Int(n) => Value::Int(n),
+                Scalar::Uint(u) => Value::Uint64(u),
+                Scalar::Float(f) => Value::Float64(f),
+                Scalar::Timestamp(_) => Value::from(value.as_str()),
+                Scalar::Str(s) if rtag == BINARY => {
+                    let data = decode_base64(&s).ok_or_else(|| {
+                        YamlError::new("yaml: !!binary value contains invalid base64 data").at(Some(node.start))
+                    })?;
+                    Value::from(String::from_utf8_lossy(&data).into_owned())
+                }
+                Scalar::Str(s) => Value::from(s),
+            })
+        }
+        NodeKind::Seq(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for &it in items {
+                out.push(v2_node(w, it)?);
+            }
+            Ok(Value::list_from(out))
+        }
+        NodeKind::Map(_) => {
+            let mut out = AnyMap::default();
+            v2_mapping_into(w, i, &mut out)?;
+            Ok(Value::AnyMap(Arc::new(out)))
+        }
+        NodeKind::Alias(..) => {
+            let t = w.enter_alias(i)?;
+            let r = v2_node(w, t);
+            w.leave_alias(i);
+            r
+        }
+    }
+}
+
+fn set_any(map: &mut AnyMap, k: Value, v: Value) {
+    if let Some(slot) = map.entries.iter_mut().find(|(ek, _)| *ek == k) {
+        slot.1 = v;
+    } else {
+        map.entries.push((k, v));
+    }
+}
+
+fn v2_mapping_into(w: &mut Walker, i: usize, out: &mut AnyMap) -> Result<(), YamlError> {
+    let NodeKind::Map(pairs) = &w.doc.node(i).kind else { return Ok(()) };
+    for &(k, v) in pairs {
+        if is_merge_key(w.doc, k) {
+            v2_merge(w, v, out)?;
+            continue;
+        }
+        let key = v2_node(w, k)?;
+        if matches!(key, Value::List(_) | Value::Map(_) | Value::AnyMap(_)) {
+            return Err(YamlError::new(format!("yaml: invalid map key: {}", go_syntax(&key))).at(Some(w.doc.node(k).start)));
+        }
+        let val = v2_node(w, v)?;
+        set_any(out, key, val);
+    }
+    Ok(())
+}
+
+/// yaml.v2's merge: keys from the merged maps override what is already there; in a
+/// sequence, earlier maps take precedence (they are applied last).
+fn v2_merge(w: &mut Walker, v: usize, out: &mut AnyMap) -> Result<(), YamlError> {
+    match &w.doc.node(v).kind {
+        NodeKind::Map(_) => {
+            w.count()?;
+            v2_mapping_into(w, v, out)
+        }
+        NodeKind::Alias(..) => {
+            if !matches!(w.doc.node(w.deref(v)).kind, NodeKind::Map(_)) {
+                return Err(want_map());
+            }
+            w.count()?;
+            let t = w.enter_alias(v)?;
+            let r = w.count().and_then(|_| v2_mapping_into(w, t, out));
+            w.leave_alias(v);
+            r
+        }
+        NodeKind::Seq(items) => {
+            for &it in items.iter().rev() {
+                let target = w.deref(it);
+                if !matches!(w.doc.node(target).kind, NodeKind::Map(_)) {
+                    return Err(want_map());
+                }
+                w.count()?;
+                if matches!(w.doc.node(it).kind, NodeKind::Alias(..)) {
+                    let t = w.enter_alias(it)?;
+                    let r = w.count().and_then(|_| v2_mapping_into(w, t, out));
+                    w.leave_alias(it);
+                    r?;
+                } else {
+                    v2_mapping_into(w, it, out)?;
+                }
+            }
+            Ok(())
+        }
+        NodeKind::Scalar { .. } => Err(want_map()),
+    }
+}
+
+/// `sigs.k8s.io/yaml`'s `convertToJSONableObject` followed by the JSON round trip:
+/// keys become strings (or fail), numbers become float64, strings lose invalid UTF-8.
+fn jsonable(v: Value) -> Result<Value, YamlError> {
+    let conv = |e: String| YamlError::new(format!("error converting YAML to JSON: {e}"));
+    match v {
+        Value::AnyMap(m) => {
+            let mut out: BTreeMap<Str, Value> = BTreeMap::new();
+            let m = Arc::try_unwrap(m).unwrap_or_else(|a| (*a).clone());
+            for (k, val) in m.entries {
+                let key: String = match &k {
+                    Value::String(s) => s.to_string(),
+                    Value::Int(n) | Value::Int64(n) => n.to_string(),
+                    Value::Float64(f) => match format_float(*f, 'g', -1, 32).as_str() {
+                        "+Inf" => ".inf".into(),
+                        "-Inf" => "-.inf".into(),
+                        "NaN" => ".nan".into(),
+                        s => s.to_string(),
+                    },
+                    Value::Bool(b) => b.to_string(),
+                    other => {
+                        let ty = match other {
+                            Value::Nil => "%!s(<nil>)".to_string(),
+                            _ => other.type_name(),
+                        };
+                        return Err(conv(format!(
+                            "unsupported map key of type: {}, key: {}, value: {}",
+                            ty,
+                            go_syntax(other),
+                            go_syntax(&val)
+                        )));
+                    }
+                };
+                out.insert(Str::from(key), jsonable(val)?);
+            }
+            Ok(Value::map_from(out))
+        }
+        Value::List(l) => {
+            let l = Arc::try_unwrap(l).unwrap_or_else(|a| (*a).clone());
+            let items = l.items.into_iter().map(jsonable).collect::<Result<Vec<_>, _>>()?;
+            Ok(Value::list_from(items))
+        }
+        Value::Int(n) | Value::Int64(n) => Ok(Value::Float64(n as f64)),
+        Value::Uint64(u) => Ok(Value::Float64(u as f64)),
+        Value::Float64(f) if !f.is_finite() => {
+            Err(conv(format!("json: unsupported value: {}", format_float(f, 'g', -1, 64))))
+        }
+        other => Ok(other),
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::List(_) => "array",
+        Value::String(_) => "string",
+        Value::Bool(_) => "bool",
+        _ => "number",
+    }
+}
+
+/// Orders JSON-conversion errors before yaml.v2's own, as the Go code reaches them.
+fn to_json_map(doc: Option<Document>) -> Result<BTreeMap<Str, Value>, YamlError> {
+    let Some(doc) = doc else { return Ok(BTreeMap::new()) };
+    let Some(root) = doc.root else { return Ok(BTreeMap::new()) };
+    let value = with_stack_for(doc.depth, || {
+        let mut w = Walker::new(&doc);
+        v2_node(&mut w, root).map_err(|e| e.wrap("error converting YAML to JSON: ")).and_then(jsonable)
+    })?;
+    match value {
+        Value::Map(m) => Ok(Arc::try_unwrap(m).unwrap_or_else(|a| (*a).clone()).entries),
+        Value::Nil => Ok(BTreeMap::new()),
+        other => Err(YamlError::new(format!(
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            json_kind(&other)
+        ))),
+    }
+}
+
+fn unmarshal_one(text: &str) -> Result<BTreeMap<Str, Value>, YamlError> {
+    let doc = compose_first(text, GEN).map_err(|e| e.wrap("error converting YAML to JSON: "))?;
+    to_json_map(doc)
+}
+
+/// Helm's `common.ReadValues` (and `fromYaml`): one `sigs.k8s.io/yaml.Unmarshal` of the
+/// whole text into `map[string]interface {}`.
+pub fn decode_helm_direct(text: &str) -> Result<Value, YamlError> {
+    Ok(Value::map_from(unmarshal_one(text)?))
+}
+
+/// Splits text into documents like apimachinery's `YAMLReader`: a line starting with
+/// `---` ends a document; only spaces or a comment may follow the dashes.
+pub fn split_documents(text: &str) -> Result<Vec<String>, YamlError> {
+    let mut docs = Vec::new();
+    let mut buf = String::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (line, next) = match rest.find('\n') {
+            Some(i) => (&rest[..=i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        rest = next;
+        let content = line.strip_suffix('\n').unwrap_or(line);
+        let content = content.strip_suffix('\r').unwrap_or(content);
+        if let Some(after) = content.strip_prefix("---") {
+            let trimmed = after.trim_matches(|c: char| c.is_whitespace());
+            if !trimmed.is_empty() && !trimmed.starts_with('#') {
+                return Err(YamlError::new(format!(
+                    "error reading yaml document: invalid Yaml document separator: {trimmed}"
+                )));
+            }
+            if !buf.is_empty() {
+                docs.push(std::mem::take(&mut buf));
+            }
+            continue;
+        }
+        buf.push_str(content);
+        buf.push('\n');
+    }
+    if !buf.is_empty() {
+        docs.push(buf);
+    }
+    Ok(docs)
+}
+
+/// Helm's `loader.LoadValues`: how `-f` files and a chart's `values.yaml` are read.
+pub fn decode_helm(text: &str) -> Result<Value, YamlError> {
+    let mut values: BTreeMap<Str, Value> = BTreeMap::new();
+    for doc in split_documents(text)? {
+        let current = unmarshal_one(&doc).map_err(|e| e.wrap("cannot unmarshal yaml document: "))?;
+        values = merge_maps(&values, &current);
+    }
+    Ok(Value::map_from(values))
+}
+

@@ -1,0 +1,139 @@
+//! The conformance runner: reads the Go-generated vectors under `../shared/conformance`
+//! (and `../shared/peer`), runs capstan on each case and reports per case.
+//!
+//! Every suite is listed in [`SUITES`]. A suite whose feature is not built yet still
+//! enumerates its cases and reports each as failed with the reason, so nothing is ever
+//! skipped silently. The ratchet lists (`passing/<suite>.txt`) name the cases known to
+//! pass; `cargo test` fails if one of them regresses.
+
+pub mod report;
+pub mod tree;
+mod yaml_suite;
+
+use report::{CaseResult, Report};
+use serde_json::Value as J;
+use std::path::{Path, PathBuf};
+
+/// Suite names, in the order of the project's issues.
+pub const SUITES: &[&str] = &["yaml", "gotemplate", "strvals", "helm-values", "hcl", "env-merge", "helmfile-e2e"];
+
+/// Where each suite's data lives, relative to the `shared` folder.
+pub fn default_path(suite: &str) -> Option<&'static str> {
+    Some(match suite {
+        "yaml" => "conformance/yaml",
+        "gotemplate" => "conformance/gotemplate",
+        "strvals" => "conformance/helm/strvals.jsonl",
+        "helm-values" => "conformance/helm/values",
+        "hcl" => "conformance/helmfile-env/hcl",
+        "env-merge" => "conformance/helmfile-env/merge",
+        "helmfile-e2e" => "peer/helmfile-e2e",
+        _ => return None,
+    })
+}
+
+/// Reads a JSON-lines file.
+pub fn read_jsonl(path: &Path) -> Result<Vec<J>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            let mut de = serde_json::Deserializer::from_str(l);
+            de.disable_recursion_limit();
+            serde::Deserialize::deserialize(&mut de).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))
+        })
+        .collect()
+}
+
+fn jsonl_ids(path: &Path) -> Result<Vec<String>, String> {
+    let files: Vec<PathBuf> = if path.is_dir() {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(|e| format!("{}: {e}", path.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        v.sort();
+        v
+    } else {
+        vec![path.to_path_buf()]
+    };
+    let mut ids = Vec::new();
+    for f in files {
+        for case in read_jsonl(&f)? {
+            ids.push(case["id"].as_str().unwrap_or("?").to_string());
+        }
+    }
+    Ok(ids)
+}
+
+fn dir_ids(path: &Path) -> Result<Vec<String>, String> {
+    let mut ids: Vec<String> = std::fs::read_dir(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    ids.sort();
+    Ok(ids)
+}
+
+/// Every case of a suite reported as failed, for features not built yet.
+fn not_built(ids: Vec<String>, what: &str) -> Vec<CaseResult> {
+    ids.into_iter().map(|id| CaseResult::fail(id, format!("not implemented yet: {what}"), "")).collect()
+}
+
+/// Runs one suite over the data at `path`, on a thread with a large stack (some vectors
+/// nest thousands of levels deep).
+pub fn run_suite(suite: &str, path: &Path) -> Result<Report, String> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(1 << 30)
+            .spawn_scoped(s, || run_suite_here(suite, path))
+            .map_err(|e| e.to_string())?
+            .join()
+            .map_err(|_| format!("suite {suite} panicked"))?
+    })
+}
+
+fn run_suite_here(suite: &str, path: &Path) -> Result<Report, String> {
+    if !path.exists() {
+        return Err(format!("{}: no such file or directory", path.display()));
+    }
+    let results = match suite {
+        "yaml" => yaml_suite::run(path)?,
+        "gotemplate" => not_built(jsonl_ids(path)?, "the template engine (issue: Go text/template engine)"),
+        "strvals" => not_built(jsonl_ids(path)?, "--set parsing (issue: Helm values)"),
+        "helm-values" => not_built(dir_ids(path)?, "Helm values and chart rendering"),
+        "hcl" => not_built(dir_ids(path)?, "HCL values (issue: helmfile state files)"),
+        "env-merge" => not_built(dir_ids(path)?, "environment merging (issue: helmfile state files)"),
+        "helmfile-e2e" => {
+            let snap = path.join("snapshot");
+            not_built(dir_ids(if snap.is_dir() { &snap } else { path })?, "helmfile commands (issue: helmfile state files)")
+        }
+        other => return Err(format!("unknown suite {other:?}; suites: {}", SUITES.join(", "))),
+    };
+    Ok(Report { results })
+}
+
+/// The ratchet file of a suite.
+pub fn passing_file(suite: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("passing").join(format!("{suite}.txt"))
+}
+
+/// The case ids recorded as passing for a suite.
+pub fn read_passing(suite: &str) -> Vec<String> {
+    std::fs::read_to_string(passing_file(suite))
+        .map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// Adds the newly passing ids of a report to the suite's ratchet file (it only grows).
+/// Returns how many were added.
+pub fn update_passing(suite: &str, report: &Report) -> Result<usize, String> {
+    let mut ids: std::collections::BTreeSet<String> = read_passing(suite).into_iter().collect();
+    let before = ids.len();
+    ids.extend(report.results.iter().filter(|r| r.passed()).map(|r| r.id.clone()));
+    let text: String = ids.iter().map(|i| format!("{i}\n")).collect();
+    std::fs::write(passing_file(suite), text).map_err(|e| e.to_string())?;
+    Ok(ids.len() - before)
+}
