@@ -43,6 +43,7 @@ pub(crate) fn write_v(out: &mut String, v: &Value, _top: bool) {
         Value::Float64(f) => out.push_str(&format_float(*f, 'g', -1, 64)),
         Value::Float32(f) => out.push_str(&format_float(*f as f64, 'g', -1, 32)),
         Value::String(s) => out.push_str(s),
+        Value::RawString(b) => out.push_str(&String::from_utf8_lossy(b)),
         Value::Bytes(b) => {
             out.push('[');
             for (i, x) in b.iter().enumerate() {
@@ -114,6 +115,7 @@ fn write_sharp_v(out: &mut String, v: &Value, iface: bool) {
         Value::Float64(f) => out.push_str(&format_float(*f, 'g', -1, 64)),
         Value::Float32(f) => out.push_str(&format_float(*f as f64, 'g', -1, 32)),
         Value::String(s) => out.push_str(&go_quote(s)),
+        Value::RawString(b) => out.push_str(&go_quote_bytes(b)),
         Value::Bytes(b) => {
             out.push_str("[]byte{");
             for (i, x) in b.iter().enumerate() {

@@ -111,6 +111,17 @@ pub fn compose_first(input: &str, gen: Generation) -> Result<Option<Document>, Y
     } else {
         input
     };
+    if gen == Generation::V3 && text.starts_with('%') {
+        check_line_after_directive(text)?;
+    }
+    check_version_directive(text, gen)?;
+    let neutralized;
+    let text = if gen == Generation::V2 {
+        neutralized = neutralize_leading_document_ends(text);
+        neutralized.as_str()
+    } else {
+        text
+    };
     let mut doc = compose_text(text, gen)?;
     if let (true, Some(doc)) = (ends_open, doc.as_mut()) {
         for node in &mut doc.nodes {
@@ -122,6 +133,81 @@ pub fn compose_first(input: &str, gen: Generation) -> Result<Option<Document>, Y
         }
     }
     Ok(doc)
+}
+
+/// go-yaml accepts only `%YAML 1.1`; yaml.v2 rejects any other version as soon as it
+/// reads the directive, yaml.v3 when it reaches the document start.
+fn check_version_directive(text: &str, gen: Generation) -> Result<(), YamlError> {
+    let mut version: Option<&str> = None;
+    for line in text.lines() {
+        let t = line.trim_end();
+        if let Some(rest) = t.strip_prefix("%YAML") {
+            if version.is_none() {
+                version = Some(rest.trim().split(['#', ' ', '\t']).next().unwrap_or(""));
+                if gen == Generation::V2 {
+                    break;
+                }
+            }
+        } else if t.starts_with('%') || t.starts_with('#') || t.is_empty() {
+            continue;
+        } else if t.starts_with("---") {
+            break;
+        } else {
+            if gen == Generation::V3 {
+                return Ok(());
+            }
+            break;
+        }
+    }
+    match version {
+        Some(v) if v != "1.1" => Err(YamlError::new("yaml: found incompatible YAML document")),
+        _ => Ok(()),
+    }
+}
+
+/// yaml.v3's scanner eats the line break after a directive, so the line right after a
+/// directive cannot start with a simple key (`a: 1`): v3 reports that the mapping value is
+/// not allowed there before it looks at the version.
+fn check_line_after_directive(text: &str) -> Result<(), YamlError> {
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if !line.starts_with('%') {
+            let t = line.trim();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            return Ok(());
+        }
+        let Some(next) = lines.get(i + 1) else { return Ok(()) };
+        let t = next.trim_end();
+        if t.is_empty() || t.starts_with('#') || t.starts_with('%') || t.starts_with("---") || t.starts_with(' ') {
+            continue;
+        }
+        if t.ends_with(':') || t.contains(": ") || t.contains(":\t") {
+            return Err(YamlError::new(format!("yaml: line {}: mapping values are not allowed in this context", i + 2)));
+        }
+    }
+    Ok(())
+}
+
+/// yaml.v2 skips `...` document-end markers before the first document; libyaml-safer
+/// does not. Such lines are turned into comments of the same length, so positions stay.
+fn neutralize_leading_document_ends(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_prelude = true;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_end();
+        if in_prelude && (t == "..." || t.starts_with("... ") || t.starts_with("...\t")) {
+            out.push('#');
+            out.push_str(&line[1..]);
+            continue;
+        }
+        if !(t.is_empty() || t.starts_with('#')) {
+            in_prelude = false;
+        }
+        out.push_str(line);
+    }
+    out
 }
 
 fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlError> {

@@ -17,7 +17,8 @@ pub enum Style {
 /// A node ready to be emitted.
 #[derive(Clone, Debug)]
 pub enum ENode {
-    Scalar { value: String, style: Style },
+    /// `tag`, when set, is written before the scalar (`!!binary`).
+    Scalar { value: String, style: Style, tag: Option<&'static str> },
     Seq(Vec<ENode>),
     Map(Vec<(ENode, ENode)>),
 }
@@ -283,7 +284,12 @@ impl Emitter {
 
     fn node(&mut self, n: &ENode, ctx: Ctx) {
         match n {
-            ENode::Scalar { value, style } => self.scalar(value, *style, ctx),
+            ENode::Scalar { value, style, tag } => {
+                if let Some(t) = tag {
+                    self.write_indicator(t, true, false, false);
+                }
+                self.scalar(value, *style, ctx)
+            }
             ENode::Seq(items) if items.is_empty() => self.flow_empty("[", "]"),
             ENode::Map(pairs) if pairs.is_empty() => self.flow_empty("{", "}"),
             ENode::Seq(items) => {

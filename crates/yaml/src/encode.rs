@@ -23,11 +23,11 @@ fn string_node(s: &str, gen: Generation) -> ENode {
     } else {
         Style::DoubleQuoted
     };
-    ENode::Scalar { value: s.to_string(), style }
+    ENode::Scalar { value: s.to_string(), style, tag: None }
 }
 
 fn plain(s: impl Into<String>) -> ENode {
-    ENode::Scalar { value: s.into(), style: Style::Plain }
+    ENode::Scalar { value: s.into(), style: Style::Plain, tag: None }
 }
 
 fn float_text(f: f64, bits: u32) -> String {
@@ -51,7 +51,7 @@ fn kind_num(v: &Value) -> u8 {
         Value::Nil => 20,
         Value::Map(_) | Value::AnyMap(_) => 21,
         Value::List(_) | Value::Bytes(_) => 23,
-        Value::String(_) => 24,
+        Value::String(_) | Value::RawString(_) => 24,
         Value::Time(_) | Value::Host(_) => 25,
     }
 }
@@ -73,7 +73,7 @@ fn is_digit(c: char) -> bool {
 
 /// yaml's `keyList.Less`: numbers by value, strings in "natural" order (runs of digits
 /// compared as numbers, letters before other characters after a non-digit).
-fn key_less(a: &Value, b: &Value) -> bool {
+fn key_less(gen: Generation, a: &Value, b: &Value) -> bool {
     let (ak, bk) = (kind_num(a), kind_num(b));
     if let (Some(af), Some(bf)) = (key_float(a), key_float(b)) {
         if af != bf {
@@ -106,7 +106,8 @@ fn key_less(a: &Value, b: &Value) -> bool {
             return ar[i] < br[i];
         }
         if al || bl {
-            return if digits { al } else { bl };
+            // yaml.v3 remembers whether the common prefix ended in a digit; v2 does not.
+            return if digits && gen == Generation::V3 { al } else { bl };
         }
         let (mut an, mut bn) = (0i64, 0i64);
         if ar[i] == '0' || br[i] == '0' {
@@ -171,8 +172,8 @@ fn sort_by_less<T>(items: Vec<T>, less: &impl Fn(&T, &T) -> bool) -> Vec<T> {
     out
 }
 
-fn sorted_pairs(pairs: Vec<(Value, ENode, ENode)>) -> ENode {
-    let sorted = sort_by_less(pairs, &|a: &(Value, ENode, ENode), b| key_less(&a.0, &b.0));
+fn sorted_pairs(gen: Generation, pairs: Vec<(Value, ENode, ENode)>) -> ENode {
+    let sorted = sort_by_less(pairs, &|a: &(Value, ENode, ENode), b| key_less(gen, &a.0, &b.0));
     ENode::Map(sorted.into_iter().map(|(_, k, v)| (k, v)).collect())
 }
 
@@ -203,10 +204,13 @@ fn helm_node(v: &Value, bad_char: &mut bool) -> Result<ENode, YamlError> {
             let text = format_json_float(f, bits);
             match resolve(Generation::V2, "", &text) {
                 Ok((_, Scalar::Float(x))) => plain(format_float(x, 'g', -1, 64)),
+                Ok((_, Scalar::Int(i))) => plain(i.to_string()),
+                Ok((_, Scalar::Uint(u))) => plain(u.to_string()),
                 _ => plain(text),
             }
         }
         Value::String(s) => helm_string(s, bad_char),
+        Value::RawString(b) => helm_string(&String::from_utf8_lossy(b), bad_char),
         Value::Bytes(b) => plain(base64(b)),
         Value::Time(t) => helm_string(&t.rfc3339_nano(), bad_char),
         Value::List(l) if l.nil => plain("null"),
@@ -217,7 +221,15 @@ fn helm_node(v: &Value, bad_char: &mut bool) -> Result<ENode, YamlError> {
             for (k, x) in &m.entries {
                 pairs.push((Value::String(k.clone()), helm_string(k, bad_char), helm_node(x, bad_char)?));
             }
-            sorted_pairs(pairs)
+            sorted_pairs(Generation::V2, pairs)
+        }
+        Value::AnyMap(m) if m.entries.iter().all(|(k, _)| matches!(k, Value::String(_))) => {
+            let mut pairs = Vec::with_capacity(m.entries.len());
+            for (k, x) in &m.entries {
+                let Value::String(ks) = k else { continue };
+                pairs.push((k.clone(), helm_string(ks, bad_char), helm_node(x, bad_char)?));
+            }
+            sorted_pairs(Generation::V2, pairs)
         }
         Value::AnyMap(_) => return Err(unsupported("map[interface {}]interface {}")),
         Value::Host(h) => return Err(unsupported(h.type_name())),
@@ -270,6 +282,7 @@ fn helmfile_node(v: &Value) -> Result<ENode, YamlError> {
         Value::Float64(f) => plain(float_text(*f, 64)),
         Value::Float32(f) => plain(float_text(*f as f64, 32)),
         Value::String(s) => string_node(s, Generation::V3),
+        Value::RawString(b) => ENode::Scalar { value: base64(b), style: Style::Plain, tag: Some("!!binary") },
         Value::Time(t) => plain(t.rfc3339_nano()),
         Value::Bytes(b) => ENode::Seq(b.iter().map(|x| plain(x.to_string())).collect()),
         Value::List(l) => ENode::Seq(l.items.iter().map(helmfile_node).collect::<Result<_, _>>()?),
@@ -278,14 +291,14 @@ fn helmfile_node(v: &Value) -> Result<ENode, YamlError> {
             for (k, x) in &m.entries {
                 pairs.push((Value::String(k.clone()), string_node(k, Generation::V3), helmfile_node(x)?));
             }
-            sorted_pairs(pairs)
+            sorted_pairs(Generation::V3, pairs)
         }
         Value::AnyMap(m) => {
             let mut pairs = Vec::with_capacity(m.entries.len());
             for (k, x) in &m.entries {
                 pairs.push((k.clone(), helmfile_node(k)?, helmfile_node(x)?));
             }
-            sorted_pairs(pairs)
+            sorted_pairs(Generation::V3, pairs)
         }
         Value::Host(h) => return Err(YamlError::new(format!("yaml: cannot marshal type: {}", h.type_name()))),
     })
@@ -303,10 +316,10 @@ mod tests {
     #[test]
     fn natural_key_order() {
         let mut keys: Vec<Value> = ["a10", "a2", "a1", "b", "A", "10", "1", "9", "_x", ""].iter().map(|s| Value::from(*s)).collect();
-        keys = sort_by_less(keys, &key_less);
+        keys = sort_by_less(keys, &|a, b| key_less(Generation::V3, a, b));
         let names: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
         assert_eq!(names, ["", "_x", "1", "9", "10", "A", "a1", "a2", "a10", "b"]);
-        assert_eq!(key_less(&Value::Int(2), &Value::Int(10)), true);
+        assert!(key_less(Generation::V3, &Value::Int(2), &Value::Int(10)));
         assert_eq!(base64(b"\xff\xee\xff"), "/+7/");
         assert_eq!(base64(b"ab"), "YWI=");
     }

@@ -39,6 +39,7 @@ fn v2_node(w: &mut Walker, i: usize) -> Result<Value, YamlError> {
                     Value::from(String::from_utf8_lossy(&data).into_owned())
                 }
                 Scalar::Str(s) => Value::from(s),
+                Scalar::Bytes(b) => Value::from(String::from_utf8_lossy(&b).into_owned()),
             })
         }
         NodeKind::Seq(items) => {

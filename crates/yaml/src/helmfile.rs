@@ -72,7 +72,10 @@ impl<'d> V3<'d> {
             let data = decode_base64(value).ok_or_else(|| {
                 YamlError::new("yaml: !!binary value contains invalid base64 data").at(Some(n.start))
             })?;
-            return Ok(Scalar::Str(String::from_utf8_lossy(&data).into_owned()));
+            return Ok(match String::from_utf8(data) {
+                Ok(s) => Scalar::Str(s),
+                Err(e) => Scalar::Bytes(e.into_bytes()),
+            });
         }
         Ok(resolved)
     }
@@ -108,6 +111,7 @@ impl<'d> V3<'d> {
                 Scalar::Uint(u) => Value::Uint64(u),
                 Scalar::Float(f) => Value::Float64(f),
                 Scalar::Str(s) => Value::from(s),
+                Scalar::Bytes(b) => Value::RawString(b.into()),
                 Scalar::Timestamp(t) => Value::Time(Arc::new(t)),
             }),
             NodeKind::Seq(items) => {
@@ -158,6 +162,7 @@ impl<'d> V3<'d> {
             NodeKind::Scalar { value, .. } => match self.scalar(i)? {
                 Scalar::Null => Ok(None),
                 Scalar::Str(s) if self.scalar_tag(i).as_deref() == Some(BINARY) => Ok(Some(s)),
+                Scalar::Bytes(b) => Ok(Some(String::from_utf8_lossy(&b).into_owned())),
                 _ => Ok(Some(value.clone())),
             },
         }

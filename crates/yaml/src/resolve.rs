@@ -37,6 +37,8 @@ pub enum Scalar {
     Uint(u64),
     Float(f64),
     Str(String),
+    /// Decoded `!!binary` data that is not UTF-8 (a Go string of raw bytes).
+    Bytes(Vec<u8>),
     Timestamp(GoTime),
 }
 
@@ -48,7 +50,7 @@ impl Scalar {
             Scalar::Bool(_) => BOOL,
             Scalar::Int(_) | Scalar::Uint(_) => INT,
             Scalar::Float(_) => FLOAT,
-            Scalar::Str(_) => STR,
+            Scalar::Str(_) | Scalar::Bytes(_) => STR,
             Scalar::Timestamp(_) => TIMESTAMP,
         }
     }

@@ -18,6 +18,13 @@ fn float_from(s: &str, bits: u32) -> Result<f64, String> {
     }
 }
 
+fn raw_bytes(j: &J) -> Option<Vec<u8>> {
+    if j.get("enc").and_then(J::as_str) != Some("base64") {
+        return None;
+    }
+    base64::engine::general_purpose::STANDARD.decode(j.get("v")?.as_str()?).ok()
+}
+
 fn leaf_str(j: &J) -> Result<String, String> {
     let v = j.get("v").and_then(J::as_str).ok_or("leaf without v")?;
     if j.get("enc").and_then(J::as_str) == Some("base64") {
@@ -44,7 +51,13 @@ pub fn to_value(j: &J) -> Result<Value, String> {
     let nil = j.get("nil").and_then(J::as_bool).unwrap_or(false);
     Ok(match t {
         "<nil>" => Value::Nil,
-        "string" => Value::from(leaf_str(j)?),
+        "string" => match raw_bytes(j) {
+            Some(b) => match String::from_utf8(b) {
+                Ok(s) => Value::from(s),
+                Err(e) => Value::RawString(e.into_bytes().into()),
+            },
+            None => Value::from(leaf_str(j)?),
+        },
         "bool" => Value::Bool(leaf_str(j)? == "true"),
         "int" => Value::Int(leaf_str(j)?.parse().map_err(|e| format!("{e}"))?),
         "int64" => Value::Int64(leaf_str(j)?.parse().map_err(|e| format!("{e}"))?),
@@ -107,6 +120,7 @@ pub fn from_value(v: &Value) -> J {
         Value::Float64(f) => leaf("float64", format_float(*f, 'g', -1, 64)),
         Value::Float32(f) => leaf("float32", format_float(*f as f64, 'g', -1, 32)),
         Value::String(s) => leaf("string", s.to_string()),
+        Value::RawString(b) => json!({"t": "string", "v": base64::engine::general_purpose::STANDARD.encode(b), "enc": "base64"}),
         Value::Time(t) => leaf("time.Time", t.rfc3339_nano()),
         Value::Bytes(b) => leaf("[]uint8", base64::engine::general_purpose::STANDARD.encode(b)),
         Value::List(l) => {
@@ -142,7 +156,7 @@ pub fn normalize(j: &J) -> J {
         J::Object(o) => {
             let mut out = JMap::new();
             for (k, v) in o {
-                if k == "nil" || k == "enc" {
+                if k == "nil" {
                     continue;
                 }
                 out.insert(k.clone(), normalize(v));
