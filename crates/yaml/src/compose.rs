@@ -210,7 +210,31 @@ fn neutralize_leading_document_ends(text: &str) -> String {
     out
 }
 
+/// Finds a tag token whose name runs into a `,` (`[!t,]`, `{a: !t,}`): libyaml-safer 0.3
+/// panics on it (go-yaml reads an empty tagged scalar). Returns the 1-based line.
+fn tag_before_comma(text: &str) -> Option<usize> {
+    for (n, line) in text.lines().enumerate() {
+        let b = line.as_bytes();
+        for (i, &c) in b.iter().enumerate() {
+            let starts_token = i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'[' | b'{' | b',');
+            let verbatim = b.get(i + 1) == Some(&b'<');
+            if c == b'!' && starts_token && !verbatim {
+                let word = b[i..].iter().take_while(|&&x| x != b' ' && x != b'\t');
+                if word.into_iter().any(|&x| x == b',') {
+                    return Some(n + 1);
+                }
+            }
+        }
+    }
+    None
+}
+
 fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlError> {
+    if let Some(line) = tag_before_comma(input) {
+        return Err(YamlError::new(format!(
+            "yaml: line {line}: a tag directly followed by ',' is not supported (write a space before the ',')"
+        )));
+    }
     let mut bytes = input.as_bytes();
     let mut parser = Parser::new();
     parser.set_input_string(&mut bytes);

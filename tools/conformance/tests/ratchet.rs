@@ -1,0 +1,45 @@
+//! The conformance ratchet: every case listed in `passing/<suite>.txt` must still pass
+//! against `../shared` (the Go-generated vectors). New passes are recorded with
+//! `conformance --update-passing`; the lists only grow.
+
+use capstan_conformance::{default_path, read_passing, run_suite, SUITES};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+fn shared_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    assert!(
+        dir.join("conformance").is_dir(),
+        "the conformance data is expected at {} (the repo's sibling `shared/`)",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+fn listed_cases_still_pass() {
+    let shared = shared_dir();
+    let mut regressions = Vec::new();
+    for suite in SUITES {
+        let listed = read_passing(suite);
+        if listed.is_empty() {
+            continue;
+        }
+        let path = shared.join(default_path(suite).expect("every suite has a path"));
+        let report = run_suite(suite, &path).unwrap_or_else(|e| panic!("suite {suite}: {e}"));
+        let outcome: HashMap<&str, Option<&str>> = report
+            .results
+            .iter()
+            .map(|r| (r.id.as_str(), r.failure.as_ref().map(|f| f.summary.as_str())))
+            .collect();
+        for id in &listed {
+            match outcome.get(id.as_str()) {
+                Some(None) => {}
+                Some(Some(why)) => regressions.push(format!("{suite} {id}: {why}")),
+                None => regressions.push(format!("{suite} {id}: no longer in the corpus")),
+            }
+        }
+        eprintln!("{suite}: {} listed, {} passed of {}", listed.len(), report.passed(), report.results.len());
+    }
+    assert!(regressions.is_empty(), "{} listed case(s) regressed:\n{}", regressions.len(), regressions.join("\n"));
+}
