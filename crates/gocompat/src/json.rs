@@ -120,10 +120,17 @@ pub fn is_go_printable(c: char) -> bool {
     if u < 0x20 || (0x7f..0xa0).contains(&u) {
         return false;
     }
-    if u == 0xad || (0x2000..=0x200f).contains(&u) && u != 0x2000 && !(0x2001..=0x200a).contains(&u) {
+    if u == 0xad || (0x2000..=0x200f).contains(&u) && u != 0x2000 && !(0x2001..=0x200a).contains(&u)
+    {
         return false;
     }
-    if (0x2000..=0x200a).contains(&u) || u == 0x2028 || u == 0x2029 || u == 0x202f || u == 0x205f || u == 0x3000 {
+    if (0x2000..=0x200a).contains(&u)
+        || u == 0x2028
+        || u == 0x2029
+        || u == 0x202f
+        || u == 0x205f
+        || u == 0x3000
+    {
         // Unicode spaces other than U+0020 are not printable for Go.
         return false;
     }

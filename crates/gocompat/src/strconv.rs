@@ -23,7 +23,10 @@ impl Decimal {
         if digits.is_empty() {
             return Decimal { digits, dp: 0 };
         }
-        Decimal { digits, dp: exp + 1 }
+        Decimal {
+            digits,
+            dp: exp + 1,
+        }
     }
 
     /// The shortest digits that read back as the same float of `bits` size.
@@ -95,7 +98,11 @@ pub fn format_float(x: f64, fmt: char, prec: i32, bits: u32) -> String {
         return "NaN".into();
     }
     if x.is_infinite() {
-        return if x > 0.0 { "+Inf".into() } else { "-Inf".into() };
+        return if x > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
     }
     let mut out = String::new();
     if x.is_sign_negative() {
@@ -105,7 +112,11 @@ pub fn format_float(x: f64, fmt: char, prec: i32, bits: u32) -> String {
     let shortest = prec < 0;
     match fmt {
         'e' | 'E' => {
-            let d = if shortest { Decimal::shortest(a, bits) } else { Decimal::rounded(a, prec as usize + 1) };
+            let d = if shortest {
+                Decimal::shortest(a, bits)
+            } else {
+                Decimal::rounded(a, prec as usize + 1)
+            };
             let p = if shortest { (d.nd() - 1).max(0) } else { prec };
             fmt_e(&mut out, &d, p, fmt);
         }
@@ -178,14 +189,24 @@ impl fmt::Display for NumError {
             NumErrorKind::Range => "value out of range",
             NumErrorKind::Base => "invalid base",
         };
-        write!(f, "strconv.{}: parsing {}: {}", self.func, crate::json::go_quote(&self.input), what)
+        write!(
+            f,
+            "strconv.{}: parsing {}: {}",
+            self.func,
+            crate::json::go_quote(&self.input),
+            what
+        )
     }
 }
 
 impl std::error::Error for NumError {}
 
 fn num_err(func: &'static str, s: &str, kind: NumErrorKind) -> NumError {
-    NumError { func, input: s.to_string(), kind }
+    NumError {
+        func,
+        input: s.to_string(),
+        kind,
+    }
 }
 
 /// Go's `underscoreOK`: underscores only between digits, or after a base prefix.
@@ -257,7 +278,11 @@ fn parse_uint_named(s0: &str, base: u32, bits: u32, func: &'static str) -> Resul
         return Err(num_err(func, s0, NumErrorKind::Base));
     }
     let bits = if bits == 0 { 64 } else { bits };
-    let max: u64 = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let max: u64 = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     let mut n: u64 = 0;
     let mut underscores = false;
     let mut range = false;
@@ -278,7 +303,10 @@ fn parse_uint_named(s0: &str, base: u32, bits: u32, func: &'static str) -> Resul
         if range {
             continue;
         }
-        match n.checked_mul(base as u64).and_then(|v| v.checked_add(d as u64)) {
+        match n
+            .checked_mul(base as u64)
+            .and_then(|v| v.checked_add(d as u64))
+        {
             Some(v) if v <= max => n = v,
             _ => range = true,
         }
@@ -321,7 +349,11 @@ pub fn parse_int(s: &str, base: u32, bits: u32) -> Result<i64, NumError> {
     if neg && un > cutoff {
         return Err(num_err(F, s, NumErrorKind::Range));
     }
-    Ok(if neg { (un as i64).wrapping_neg() } else { un as i64 })
+    Ok(if neg {
+        (un as i64).wrapping_neg()
+    } else {
+        un as i64
+    })
 }
 
 /// Parses a hexadecimal float body (after `0x`), e.g. `1.8p3`.
@@ -381,9 +413,15 @@ pub fn parse_float(s: &str, bits: u32) -> Result<f64, NumError> {
     let v = if lower.starts_with("0x") {
         parse_hex_float(&body[2..]).ok_or_else(syntax)?
     } else {
-        let clean: String = if has_underscore { body.replace('_', "") } else { body.to_string() };
+        let clean: String = if has_underscore {
+            body.replace('_', "")
+        } else {
+            body.to_string()
+        };
         let ok = !clean.is_empty()
-            && clean.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
+            && clean
+                .bytes()
+                .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
             && clean.bytes().any(|c| c.is_ascii_digit());
         if !ok {
             return Err(syntax());
@@ -396,7 +434,11 @@ pub fn parse_float(s: &str, bits: u32) -> Result<f64, NumError> {
     };
     let v = if neg { -v } else { v };
     if v.is_infinite() {
-        return Err(NumError { func: F, input: s.to_string(), kind: NumErrorKind::Range });
+        return Err(NumError {
+            func: F,
+            input: s.to_string(),
+            kind: NumErrorKind::Range,
+        });
     }
     Ok(v)
 }
@@ -415,7 +457,10 @@ mod tests {
         assert_eq!(format_float(0.0, 'g', -1, 64), "0");
         assert_eq!(format_float(-0.0, 'g', -1, 64), "-0");
         assert_eq!(format_float(12345678.9, 'g', -1, 64), "1.23456789e+07");
-        assert_eq!(format_float(1.7976931348623157e308, 'g', -1, 64), "1.7976931348623157e+308");
+        assert_eq!(
+            format_float(1.7976931348623157e308, 'g', -1, 64),
+            "1.7976931348623157e+308"
+        );
         assert_eq!(format_float(5e-324, 'g', -1, 64), "5e-324");
         assert_eq!(format_float(0.1, 'g', -1, 32), "0.1");
         assert_eq!(format_float(f64::INFINITY, 'g', -1, 64), "+Inf");
@@ -444,7 +489,10 @@ mod tests {
         assert!(parse_int("08", 0, 64).is_err());
         assert_eq!(parse_int("+5", 0, 64), Ok(5));
         assert_eq!(parse_int("-9223372036854775808", 0, 64), Ok(i64::MIN));
-        assert_eq!(parse_int("9223372036854775808", 0, 64).unwrap_err().kind, NumErrorKind::Range);
+        assert_eq!(
+            parse_int("9223372036854775808", 0, 64).unwrap_err().kind,
+            NumErrorKind::Range
+        );
         assert_eq!(
             parse_int("x", 10, 64).unwrap_err().to_string(),
             "strconv.ParseInt: parsing \"x\": invalid syntax"

@@ -69,7 +69,12 @@ impl GoTime {
     pub fn from_civil_utc(c: Civil, nanos: u32) -> GoTime {
         let days = days_from_civil(c.year, c.month, c.day);
         let unix = days * 86400 + c.hour as i64 * 3600 + c.minute as i64 * 60 + c.second as i64;
-        GoTime { unix, nanos, offset: 0, zone: "UTC".into() }
+        GoTime {
+            unix,
+            nanos,
+            offset: 0,
+            zone: "UTC".into(),
+        }
     }
 
     /// The civil fields in the time's own zone.
@@ -78,7 +83,14 @@ impl GoTime {
         let days = local.div_euclid(86400);
         let secs = local.rem_euclid(86400) as u32;
         let (year, month, day) = civil_from_days(days);
-        Civil { year, month, day, hour: secs / 3600, minute: secs / 60 % 60, second: secs % 60 }
+        Civil {
+            year,
+            month,
+            day,
+            hour: secs / 3600,
+            minute: secs / 60 % 60,
+            second: secs % 60,
+        }
     }
 
     fn write_offset(&self, out: &mut String, colon: bool, z_for_utc: bool) {
@@ -167,7 +179,14 @@ fn parse_layout(s: &[u8], layout: Layout) -> Option<GoTime> {
     if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
         return None;
     }
-    let mut civil = Civil { year, month, day, hour: 0, minute: 0, second: 0 };
+    let mut civil = Civil {
+        year,
+        month,
+        day,
+        hour: 0,
+        minute: 0,
+        second: 0,
+    };
     let mut nanos = 0u32;
     let mut offset: Option<i32> = None;
     if layout != Layout::DateOnly {
@@ -235,7 +254,11 @@ fn parse_layout(s: &[u8], layout: Layout) -> Option<GoTime> {
         t.unix -= off as i64;
         t.offset = off;
         // Go keeps the local zone (UTC here) when the offset matches it, else an unnamed zone.
-        t.zone = if off == 0 { "UTC".into() } else { String::new() };
+        t.zone = if off == 0 {
+            "UTC".into()
+        } else {
+            String::new()
+        };
     }
     Some(t)
 }
@@ -248,9 +271,14 @@ pub fn parse_yaml_timestamp(s: &str) -> Option<GoTime> {
     if i != 4 || i == b.len() || b[i] != b'-' {
         return None;
     }
-    [Layout::Zoned(b'T'), Layout::Zoned(b't'), Layout::SpaceNoZone, Layout::DateOnly]
-        .into_iter()
-        .find_map(|l| parse_layout(b, l))
+    [
+        Layout::Zoned(b'T'),
+        Layout::Zoned(b't'),
+        Layout::SpaceNoZone,
+        Layout::DateOnly,
+    ]
+    .into_iter()
+    .find_map(|l| parse_layout(b, l))
 }
 
 #[cfg(test)]
@@ -265,8 +293,16 @@ mod tests {
         let t = parse_yaml_timestamp("2001-12-14T21:59:43-05:00").unwrap();
         assert_eq!(t.rfc3339_nano(), "2001-12-14T21:59:43-05:00");
         assert_eq!(t.to_string(), "2001-12-14 21:59:43 -0500 -0500");
-        assert_eq!(parse_yaml_timestamp("2001-12-14").unwrap().rfc3339_nano(), "2001-12-14T00:00:00Z");
-        assert_eq!(parse_yaml_timestamp("2001-1-4 1:2:3").unwrap().rfc3339_nano(), "2001-01-04T01:02:03Z");
+        assert_eq!(
+            parse_yaml_timestamp("2001-12-14").unwrap().rfc3339_nano(),
+            "2001-12-14T00:00:00Z"
+        );
+        assert_eq!(
+            parse_yaml_timestamp("2001-1-4 1:2:3")
+                .unwrap()
+                .rfc3339_nano(),
+            "2001-01-04T01:02:03Z"
+        );
         assert!(parse_yaml_timestamp("2001-02-30").is_none());
         assert!(parse_yaml_timestamp("2001-12-14 21:59:43.10 -5").is_none());
         assert!(parse_yaml_timestamp("12001-12-14").is_none());

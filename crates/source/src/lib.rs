@@ -75,10 +75,19 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn error(message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Error, message: message.into(), source: None, span: None, notes: Vec::new() }
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            source: None,
+            span: None,
+            notes: Vec::new(),
+        }
     }
     pub fn warning(message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(message) }
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(message)
+        }
     }
     pub fn at(mut self, source: SourceId, span: Span) -> Self {
         self.source = Some(source);
@@ -110,17 +119,32 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
-        starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
         LineIndex { starts }
     }
 
     /// The position of a byte offset; `text` must be the indexed text.
     pub fn pos(&self, text: &str, offset: usize) -> Pos {
-        let line = self.starts.partition_point(|&s| s <= offset).saturating_sub(1);
+        let line = self
+            .starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1);
         let start = self.starts[line];
         let end = offset.min(text.len());
-        let column = text.get(start..end).map_or(end - start, |s| s.chars().count()) + 1;
-        Pos { offset, line: line as u32 + 1, column: column as u32 }
+        let column = text
+            .get(start..end)
+            .map_or(end - start, |s| s.chars().count())
+            + 1;
+        Pos {
+            offset,
+            line: line as u32 + 1,
+            column: column as u32,
+        }
     }
 }
 
@@ -132,10 +156,32 @@ mod tests {
     fn line_index_positions() {
         let text = "ab\ncé\nx";
         let idx = LineIndex::new(text);
-        assert_eq!(idx.pos(text, 0), Pos { offset: 0, line: 1, column: 1 });
-        assert_eq!(idx.pos(text, 3), Pos { offset: 3, line: 2, column: 1 });
-        assert_eq!(idx.pos(text, 6), Pos { offset: 6, line: 2, column: 3 });
-        let d = Diagnostic::error("boom").at(SourceId::new("f.yaml"), Span::point(idx.pos(text, 7)));
+        assert_eq!(
+            idx.pos(text, 0),
+            Pos {
+                offset: 0,
+                line: 1,
+                column: 1
+            }
+        );
+        assert_eq!(
+            idx.pos(text, 3),
+            Pos {
+                offset: 3,
+                line: 2,
+                column: 1
+            }
+        );
+        assert_eq!(
+            idx.pos(text, 6),
+            Pos {
+                offset: 6,
+                line: 2,
+                column: 3
+            }
+        );
+        let d =
+            Diagnostic::error("boom").at(SourceId::new("f.yaml"), Span::point(idx.pos(text, 7)));
         assert_eq!(d.to_string(), "f.yaml:3:1: boom");
     }
 }

@@ -1,7 +1,7 @@
 //! Go's `fmt` printing of values: `%v` (`map[a:1]`, `[1 2]`) and the Go-syntax form
 //! `%#v` used in YAML and conversion error messages (`[]interface {}{1, 2}`).
 
-use crate::{Value};
+use crate::Value;
 use capstan_gocompat::json::{go_quote, go_quote_bytes};
 use capstan_gocompat::strconv::format_float;
 
@@ -191,9 +191,14 @@ mod tests {
     fn sharp_v_forms() {
         let l = Value::list_from(vec![Value::Int(1), Value::Int(2)]);
         assert_eq!(go_syntax(&l), "[]interface {}{1, 2}");
-        let m = Value::AnyMap(Arc::new(AnyMap { entries: vec![("a".into(), Value::Int(1))] }));
+        let m = Value::AnyMap(Arc::new(AnyMap {
+            entries: vec![("a".into(), Value::Int(1))],
+        }));
         assert_eq!(go_syntax(&m), "map[interface {}]interface {}{\"a\":1}");
-        assert_eq!(go_syntax(&Value::Uint64(9223372036854775808)), "0x8000000000000000");
+        assert_eq!(
+            go_syntax(&Value::Uint64(9223372036854775808)),
+            "0x8000000000000000"
+        );
         assert_eq!(go_syntax(&Value::Nil), "<nil>");
     }
 }

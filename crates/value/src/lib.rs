@@ -163,12 +163,20 @@ impl Value {
 
     /// A `map[string]interface {}` from entries.
     pub fn map_from(entries: BTreeMap<Str, Value>) -> Value {
-        Value::Map(Arc::new(Map { elem: Elem::Any, nil: false, entries }))
+        Value::Map(Arc::new(Map {
+            elem: Elem::Any,
+            nil: false,
+            entries,
+        }))
     }
 
     /// A `[]interface {}` from items.
     pub fn list_from(items: Vec<Value>) -> Value {
-        Value::List(Arc::new(List { elem: Elem::Any, nil: false, items }))
+        Value::List(Arc::new(List {
+            elem: Elem::Any,
+            nil: false,
+            items,
+        }))
     }
 
     /// The Go type name, as `%T` prints it.
@@ -313,14 +321,23 @@ mod tests {
     use super::*;
 
     fn m(pairs: &[(&str, Value)]) -> Value {
-        Value::map_from(pairs.iter().map(|(k, v)| (Str::from(*k), v.clone())).collect())
+        Value::map_from(
+            pairs
+                .iter()
+                .map(|(k, v)| (Str::from(*k), v.clone()))
+                .collect(),
+        )
     }
 
     #[test]
     fn type_names_and_truthiness() {
         assert_eq!(Value::Int(1).type_name(), "int");
         assert_eq!(Value::empty_map().type_name(), "map[string]interface {}");
-        let strs = Value::List(Arc::new(List { elem: Elem::String, nil: false, items: vec![] }));
+        let strs = Value::List(Arc::new(List {
+            elem: Elem::String,
+            nil: false,
+            items: vec![],
+        }));
         assert_eq!(strs.type_name(), "[]string");
         assert!(!strs.is_truthy());
         assert!(Value::from("x").is_truthy());
@@ -329,16 +346,28 @@ mod tests {
 
     #[test]
     fn percent_v() {
-        let v = m(&[("b", Value::list_from(vec![Value::Int(1), "x".into()])), ("a", Value::Float64(1e6))]);
+        let v = m(&[
+            ("b", Value::list_from(vec![Value::Int(1), "x".into()])),
+            ("a", Value::Float64(1e6)),
+        ]);
         assert_eq!(v.to_string(), "map[a:1e+06 b:[1 x]]");
         assert_eq!(Value::Nil.to_string(), "<nil>");
     }
 
     #[test]
     fn merge_maps_nested() {
-        let a = m(&[("x", m(&[("a", Value::Int(1)), ("b", Value::Int(2))])), ("l", Value::list_from(vec![Value::Int(1)]))]);
-        let b = m(&[("x", m(&[("b", Value::Int(3))])), ("l", Value::list_from(vec![]))]);
-        let out = Value::map_from(merge_maps(&a.as_map().unwrap().entries, &b.as_map().unwrap().entries));
+        let a = m(&[
+            ("x", m(&[("a", Value::Int(1)), ("b", Value::Int(2))])),
+            ("l", Value::list_from(vec![Value::Int(1)])),
+        ]);
+        let b = m(&[
+            ("x", m(&[("b", Value::Int(3))])),
+            ("l", Value::list_from(vec![])),
+        ]);
+        let out = Value::map_from(merge_maps(
+            &a.as_map().unwrap().entries,
+            &b.as_map().unwrap().entries,
+        ));
         assert_eq!(out.to_string(), "map[l:[] x:map[a:1 b:3]]");
     }
 
@@ -346,7 +375,9 @@ mod tests {
     fn clones_share_and_copy_on_write() {
         let mut a = m(&[("k", Value::Int(1))]);
         let b = a.clone();
-        a.map_entries_mut().unwrap().insert("k".into(), Value::Int(2));
+        a.map_entries_mut()
+            .unwrap()
+            .insert("k".into(), Value::Int(2));
         assert_eq!(b.get("k"), Some(&Value::Int(1)));
         assert_eq!(a.get("k"), Some(&Value::Int(2)));
     }

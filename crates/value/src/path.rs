@@ -33,7 +33,10 @@ impl std::error::Error for PathError {}
 impl Path {
     /// Parses `a.b[0].c`; an empty string is the root.
     pub fn parse(s: &str) -> Result<Path, PathError> {
-        let err = |reason| PathError { path: s.to_string(), reason };
+        let err = |reason| PathError {
+            path: s.to_string(),
+            reason,
+        };
         let mut segs = Vec::new();
         let mut key = String::new();
         let mut chars = s.chars().peekable();
@@ -162,7 +165,10 @@ mod tests {
         let p = Path::parse("a.list[2].name").unwrap();
         p.set(&mut root, "x".into());
         assert_eq!(p.lookup(&root), Some(&Value::from("x")));
-        assert_eq!(root.to_string(), "map[a:map[list:[<nil> <nil> map[name:x]]]]");
+        assert_eq!(
+            root.to_string(),
+            "map[a:map[list:[<nil> <nil> map[name:x]]]]"
+        );
         assert_eq!(Path::parse("a.missing").unwrap().lookup(&root), None);
     }
 }

@@ -22,7 +22,11 @@ pub enum Generation {
 
 #[derive(Clone, Debug)]
 pub enum NodeKind {
-    Scalar { value: String, style: ScalarStyle, plain_implicit: bool },
+    Scalar {
+        value: String,
+        style: ScalarStyle,
+        plain_implicit: bool,
+    },
     Seq(Vec<usize>),
     Map(Vec<(usize, usize)>),
     /// An alias: the anchored node and the anchor's name.
@@ -60,7 +64,11 @@ impl Document {
 }
 
 pub fn pos(m: Mark) -> Pos {
-    Pos { offset: m.index as usize, line: m.line as u32 + 1, column: m.column as u32 + 1 }
+    Pos {
+        offset: m.index as usize,
+        line: m.line as u32 + 1,
+        column: m.column as u32 + 1,
+    }
 }
 
 /// Formats a libyaml error the way go-yaml's `parser.fail()` does.
@@ -87,14 +95,29 @@ fn lib_error(e: &LibError, gen: Generation) -> YamlError {
         }
     };
     let problem = e.problem();
-    let msg = if problem.is_empty() { "unknown problem parsing YAML content" } else { problem };
-    let message = if line != 0 { format!("yaml: line {line}: {msg}") } else { format!("yaml: {msg}") };
+    let msg = if problem.is_empty() {
+        "unknown problem parsing YAML content"
+    } else {
+        problem
+    };
+    let message = if line != 0 {
+        format!("yaml: line {line}: {msg}")
+    } else {
+        format!("yaml: {msg}")
+    };
     YamlError::new(message).at(e.problem_mark().map(pos))
 }
 
 enum Frame {
-    Seq { node: usize, items: Vec<usize> },
-    Map { node: usize, pairs: Vec<(usize, usize)>, key: Option<usize> },
+    Seq {
+        node: usize,
+        items: Vec<usize>,
+    },
+    Map {
+        node: usize,
+        pairs: Vec<(usize, usize)>,
+        key: Option<usize>,
+    },
 }
 
 /// Reads events up to the end of the first document of `input`. `Ok(None)` for a stream
@@ -125,7 +148,12 @@ pub fn compose_first(input: &str, gen: Generation) -> Result<Option<Document>, Y
     let mut doc = compose_text(text, gen)?;
     if let (true, Some(doc)) = (ends_open, doc.as_mut()) {
         for node in &mut doc.nodes {
-            if let NodeKind::Scalar { value, style: ScalarStyle::Literal | ScalarStyle::Folded, .. } = &mut node.kind {
+            if let NodeKind::Scalar {
+                value,
+                style: ScalarStyle::Literal | ScalarStyle::Folded,
+                ..
+            } = &mut node.kind
+            {
                 if node.end.offset >= input.len() && value.ends_with('\n') {
                     value.pop();
                 }
@@ -178,13 +206,23 @@ fn check_line_after_directive(text: &str) -> Result<(), YamlError> {
             }
             return Ok(());
         }
-        let Some(next) = lines.get(i + 1) else { return Ok(()) };
+        let Some(next) = lines.get(i + 1) else {
+            return Ok(());
+        };
         let t = next.trim_end();
-        if t.is_empty() || t.starts_with('#') || t.starts_with('%') || t.starts_with("---") || t.starts_with(' ') {
+        if t.is_empty()
+            || t.starts_with('#')
+            || t.starts_with('%')
+            || t.starts_with("---")
+            || t.starts_with(' ')
+        {
             continue;
         }
         if t.ends_with(':') || t.contains(": ") || t.contains(":\t") {
-            return Err(YamlError::new(format!("yaml: line {}: mapping values are not allowed in this context", i + 2)));
+            return Err(YamlError::new(format!(
+                "yaml: line {}: mapping values are not allowed in this context",
+                i + 2
+            )));
         }
     }
     Ok(())
@@ -238,10 +276,11 @@ fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlEr
     let mut bytes = input.as_bytes();
     let mut parser = Parser::new();
     parser.set_input_string(&mut bytes);
-    let mut next = || match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse())) {
-        Ok(r) => r.map_err(|e| lib_error(&e, gen)),
-        Err(_) => Err(YamlError::new("yaml: the YAML parser failed on this input")),
-    };
+    let mut next =
+        || match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse())) {
+            Ok(r) => r.map_err(|e| lib_error(&e, gen)),
+            Err(_) => Err(YamlError::new("yaml: the YAML parser failed on this input")),
+        };
 
     // Stream start, then a document start or the stream end.
     loop {
@@ -267,34 +306,78 @@ fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlEr
             EventData::DocumentEnd { .. } => break,
             EventData::Alias { anchor } => {
                 let Some(&target) = anchors.get(&anchor) else {
-                    return Err(YamlError::new(format!("yaml: unknown anchor '{anchor}' referenced")).at(Some(start)));
+                    return Err(YamlError::new(format!(
+                        "yaml: unknown anchor '{anchor}' referenced"
+                    ))
+                    .at(Some(start)));
                 };
-                doc.nodes.push(Node { kind: NodeKind::Alias(target, anchor), tag: None, start, end });
+                doc.nodes.push(Node {
+                    kind: NodeKind::Alias(target, anchor),
+                    tag: None,
+                    start,
+                    end,
+                });
                 Some(doc.nodes.len() - 1)
             }
-            EventData::Scalar { anchor, tag, value, plain_implicit, style, .. } => {
+            EventData::Scalar {
+                anchor,
+                tag,
+                value,
+                plain_implicit,
+                style,
+                ..
+            } => {
                 let idx = doc.nodes.len();
                 if let Some(a) = &anchor {
                     anchors.insert(a.clone(), idx);
                 }
-                doc.nodes.push(Node { kind: NodeKind::Scalar { value, style, plain_implicit }, tag, start, end });
+                doc.nodes.push(Node {
+                    kind: NodeKind::Scalar {
+                        value,
+                        style,
+                        plain_implicit,
+                    },
+                    tag,
+                    start,
+                    end,
+                });
                 Some(idx)
             }
-            EventData::SequenceStart { anchor, tag, .. } | EventData::MappingStart { anchor, tag, .. } => {
+            EventData::SequenceStart { anchor, tag, .. }
+            | EventData::MappingStart { anchor, tag, .. } => {
                 let is_seq = is_seq_start;
                 let idx = doc.nodes.len();
                 if let Some(a) = &anchor {
                     anchors.insert(a.clone(), idx);
                 }
-                let kind = if is_seq { NodeKind::Seq(Vec::new()) } else { NodeKind::Map(Vec::new()) };
-                doc.nodes.push(Node { kind, tag, start, end });
+                let kind = if is_seq {
+                    NodeKind::Seq(Vec::new())
+                } else {
+                    NodeKind::Map(Vec::new())
+                };
+                doc.nodes.push(Node {
+                    kind,
+                    tag,
+                    start,
+                    end,
+                });
                 if stack.len() >= MAX_DEPTH {
-                    return Err(YamlError::new(format!("yaml: exceeded max depth of {MAX_DEPTH}")).at(Some(start)));
+                    return Err(
+                        YamlError::new(format!("yaml: exceeded max depth of {MAX_DEPTH}"))
+                            .at(Some(start)),
+                    );
                 }
                 stack.push(if is_seq {
-                    Frame::Seq { node: idx, items: Vec::new() }
+                    Frame::Seq {
+                        node: idx,
+                        items: Vec::new(),
+                    }
                 } else {
-                    Frame::Map { node: idx, pairs: Vec::new(), key: None }
+                    Frame::Map {
+                        node: idx,
+                        pairs: Vec::new(),
+                        key: None,
+                    }
                 });
                 doc.depth = doc.depth.max(stack.len());
                 None
@@ -310,10 +393,17 @@ fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlEr
                     doc.nodes[node].end = end;
                     Some(node)
                 }
-                None => return Err(YamlError::new("yaml: unbalanced collection end").at(Some(start))),
+                None => {
+                    return Err(YamlError::new("yaml: unbalanced collection end").at(Some(start)))
+                }
             },
-            EventData::StreamStart { .. } | EventData::StreamEnd | EventData::DocumentStart { .. } => {
-                return Err(YamlError::new("yaml: unexpected stream event inside a document").at(Some(start)))
+            EventData::StreamStart { .. }
+            | EventData::StreamEnd
+            | EventData::DocumentStart { .. } => {
+                return Err(
+                    YamlError::new("yaml: unexpected stream event inside a document")
+                        .at(Some(start)),
+                )
             }
         };
         if let Some(n) = finished {

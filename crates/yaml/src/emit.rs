@@ -18,7 +18,11 @@ pub enum Style {
 #[derive(Clone, Debug)]
 pub enum ENode {
     /// `tag`, when set, is written before the scalar (`!!binary`).
-    Scalar { value: String, style: Style, tag: Option<&'static str> },
+    Scalar {
+        value: String,
+        style: Style,
+        tag: Option<&'static str>,
+    },
     Seq(Vec<ENode>),
     Map(Vec<(ENode, ENode)>),
 }
@@ -72,7 +76,8 @@ fn analyze(value: &str, gen: Generation) -> Analysis {
         flow_ind = true;
     }
     let (mut line_breaks, mut special, mut tabs) = (false, false, false);
-    let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) = (false, false, false, false);
+    let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) =
+        (false, false, false, false);
     let (mut break_space, mut space_break) = (false, false);
     let (mut prev_space, mut prev_break) = (false, false);
     let mut preceded_by_ws = true;
@@ -82,7 +87,8 @@ fn analyze(value: &str, gen: Generation) -> Analysis {
         let followed_by_ws = i + 1 >= n || is_blank(chars[i + 1]) || is_break(chars[i + 1]);
         if i == 0 {
             match c {
-                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@' | '`' => {
+                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
+                | '%' | '@' | '`' => {
                     flow_ind = true;
                     block_ind = true;
                 }
@@ -230,8 +236,20 @@ pub struct Emitter {
 
 impl Emitter {
     pub fn new(gen: Generation) -> Self {
-        let best_width = if gen == Generation::V2 { 80 } else { usize::MAX };
-        Emitter { out: String::new(), gen, best_width, column: 0, indent: -1, whitespace: true, indention: true }
+        let best_width = if gen == Generation::V2 {
+            80
+        } else {
+            usize::MAX
+        };
+        Emitter {
+            out: String::new(),
+            gen,
+            best_width,
+            column: 0,
+            indent: -1,
+            whitespace: true,
+            indention: true,
+        }
     }
 
     /// Emits one document holding `root` and returns the text.
@@ -309,15 +327,33 @@ impl Emitter {
                 for (k, v) in pairs {
                     self.write_indent();
                     if is_simple_key(k) {
-                        self.node(k, Ctx { mapping: true, simple_key: true });
+                        self.node(
+                            k,
+                            Ctx {
+                                mapping: true,
+                                simple_key: true,
+                            },
+                        );
                         self.write_indicator(":", false, false, false);
                     } else {
                         self.write_indicator("?", true, false, true);
-                        self.node(k, Ctx { mapping: true, simple_key: false });
+                        self.node(
+                            k,
+                            Ctx {
+                                mapping: true,
+                                simple_key: false,
+                            },
+                        );
                         self.write_indent();
                         self.write_indicator(":", true, false, true);
                     }
-                    self.node(v, Ctx { mapping: true, simple_key: false });
+                    self.node(
+                        v,
+                        Ctx {
+                            mapping: true,
+                            simple_key: false,
+                        },
+                    );
                 }
                 self.indent = saved;
             }
@@ -357,49 +393,31 @@ impl Emitter {
         if !self.whitespace {
             self.put(' ');
         }
-        let chars: Vec<char> = value.chars().collect();
-        let (mut spaces, mut breaks) = (false, false);
-        let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
-            if c == ' ' {
-                let next_space = chars.get(i + 1) == Some(&' ');
-                if allow_breaks && !spaces && self.column > self.best_width && !next_space {
-                    self.write_indent();
-                } else {
-                    self.put(c);
-                }
-                spaces = true;
-            } else if is_break(c) {
-                if !breaks && c == '\n' {
-                    self.put_break();
-                }
-                self.write_break_char(c);
-                self.indention = true;
-                breaks = true;
-            } else {
-                if breaks {
-                    self.write_indent();
-                }
-                self.put(c);
-                self.indention = false;
-                spaces = false;
-                breaks = false;
-            }
-            i += 1;
-        }
+        self.write_foldable(value, allow_breaks, false);
         self.whitespace = false;
         self.indention = false;
     }
 
     fn write_single(&mut self, value: &str, allow_breaks: bool) {
         self.write_indicator("'", true, false, false);
+        self.write_foldable(value, allow_breaks, true);
+        self.write_indicator("'", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    /// The text of a plain or single-quoted scalar: a space past the best width becomes a
+    /// line break (not the first or last character when quoted), line breaks are doubled,
+    /// and quotes are doubled inside single quotes.
+    fn write_foldable(&mut self, value: &str, allow_breaks: bool, single: bool) {
         let chars: Vec<char> = value.chars().collect();
         let (mut spaces, mut breaks) = (false, false);
         for (i, &c) in chars.iter().enumerate() {
             if c == ' ' {
                 let next_space = chars.get(i + 1) == Some(&' ');
-                if allow_breaks && !spaces && self.column > self.best_width && i > 0 && i + 1 < chars.len() && !next_space {
+                let inner = !single || (i > 0 && i + 1 < chars.len());
+                if allow_breaks && !spaces && self.column > self.best_width && inner && !next_space
+                {
                     self.write_indent();
                 } else {
                     self.put(c);
@@ -416,7 +434,7 @@ impl Emitter {
                 if breaks {
                     self.write_indent();
                 }
-                if c == '\'' {
+                if single && c == '\'' {
                     self.put('\'');
                 }
                 self.put(c);
@@ -425,9 +443,6 @@ impl Emitter {
                 breaks = false;
             }
         }
-        self.write_indicator("'", false, false, false);
-        self.whitespace = false;
-        self.indention = false;
     }
 
     fn write_double(&mut self, value: &str, allow_breaks: bool) {
@@ -470,7 +485,12 @@ impl Emitter {
                 }
                 spaces = false;
             } else if c == ' ' {
-                if allow_breaks && !spaces && self.column > self.best_width && i > 0 && i + 1 < chars.len() {
+                if allow_breaks
+                    && !spaces
+                    && self.column > self.best_width
+                    && i > 0
+                    && i + 1 < chars.len()
+                {
                     self.write_indent();
                     if chars.get(i + 1) == Some(&' ') {
                         self.put('\\');

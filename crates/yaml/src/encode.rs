@@ -13,7 +13,9 @@ use capstan_value::Value;
 /// The style go-yaml's `stringv` asks for.
 fn string_node(s: &str, gen: Generation) -> ENode {
     let plain_ok = match resolve(gen, "", s) {
-        Ok((tag, _)) => tag == STR && !is_base60_float(s) && !(gen == Generation::V3 && is_old_bool(s)),
+        Ok((tag, _)) => {
+            tag == STR && !is_base60_float(s) && !(gen == Generation::V3 && is_old_bool(s))
+        }
         Err(_) => false,
     };
     let style = if s.contains('\n') {
@@ -23,11 +25,19 @@ fn string_node(s: &str, gen: Generation) -> ENode {
     } else {
         Style::DoubleQuoted
     };
-    ENode::Scalar { value: s.to_string(), style, tag: None }
+    ENode::Scalar {
+        value: s.to_string(),
+        style,
+        tag: None,
+    }
 }
 
 fn plain(s: impl Into<String>) -> ENode {
-    ENode::Scalar { value: s.into(), style: Style::Plain, tag: None }
+    ENode::Scalar {
+        value: s.into(),
+        style: Style::Plain,
+        tag: None,
+    }
 }
 
 fn float_text(f: f64, bits: u32) -> String {
@@ -89,7 +99,9 @@ fn key_less(gen: Generation, a: &Value, b: &Value) -> bool {
             _ => false,
         };
     }
-    let (Value::String(sa), Value::String(sb)) = (a, b) else { return ak < bk };
+    let (Value::String(sa), Value::String(sb)) = (a, b) else {
+        return ak < bk;
+    };
     let ar: Vec<char> = sa.chars().collect();
     let br: Vec<char> = sb.chars().collect();
     let mut digits = false;
@@ -107,7 +119,11 @@ fn key_less(gen: Generation, a: &Value, b: &Value) -> bool {
         }
         if al || bl {
             // yaml.v3 remembers whether the common prefix ended in a digit; v2 does not.
-            return if digits && gen == Generation::V3 { al } else { bl };
+            return if digits && gen == Generation::V3 {
+                al
+            } else {
+                bl
+            };
         }
         let (mut an, mut bn) = (0i64, 0i64);
         if ar[i] == '0' || br[i] == '0' {
@@ -173,12 +189,16 @@ fn sort_by_less<T>(items: Vec<T>, less: &impl Fn(&T, &T) -> bool) -> Vec<T> {
 }
 
 fn sorted_pairs(gen: Generation, pairs: Vec<(Value, ENode, ENode)>) -> ENode {
-    let sorted = sort_by_less(pairs, &|a: &(Value, ENode, ENode), b| key_less(gen, &a.0, &b.0));
+    let sorted = sort_by_less(pairs, &|a: &(Value, ENode, ENode), b| {
+        key_less(gen, &a.0, &b.0)
+    });
     ENode::Map(sorted.into_iter().map(|(_, k, v)| (k, v)).collect())
 }
 
 fn unsupported(ty: &str) -> YamlError {
-    YamlError::new(format!("error marshaling into JSON: json: unsupported type: {ty}"))
+    YamlError::new(format!(
+        "error marshaling into JSON: json: unsupported type: {ty}"
+    ))
 }
 
 /// `json.Marshal` then yaml.v2's reading of that JSON: what `sigs.k8s.io/yaml` hands to
@@ -214,12 +234,21 @@ fn helm_node(v: &Value, bad_char: &mut bool) -> Result<ENode, YamlError> {
         Value::Bytes(b) => plain(base64(b)),
         Value::Time(t) => helm_string(&t.rfc3339_nano(), bad_char),
         Value::List(l) if l.nil => plain("null"),
-        Value::List(l) => ENode::Seq(l.items.iter().map(|x| helm_node(x, bad_char)).collect::<Result<_, _>>()?),
+        Value::List(l) => ENode::Seq(
+            l.items
+                .iter()
+                .map(|x| helm_node(x, bad_char))
+                .collect::<Result<_, _>>()?,
+        ),
         Value::Map(m) if m.nil => plain("null"),
         Value::Map(m) => {
             let mut pairs = Vec::with_capacity(m.entries.len());
             for (k, x) in &m.entries {
-                pairs.push((Value::String(k.clone()), helm_string(k, bad_char), helm_node(x, bad_char)?));
+                pairs.push((
+                    Value::String(k.clone()),
+                    helm_string(k, bad_char),
+                    helm_node(x, bad_char)?,
+                ));
             }
             sorted_pairs(Generation::V2, pairs)
         }
@@ -227,7 +256,11 @@ fn helm_node(v: &Value, bad_char: &mut bool) -> Result<ENode, YamlError> {
             let mut pairs = Vec::with_capacity(m.entries.len());
             for (k, x) in &m.entries {
                 let Value::String(ks) = k else { continue };
-                pairs.push((k.clone(), helm_string(ks, bad_char), helm_node(x, bad_char)?));
+                pairs.push((
+                    k.clone(),
+                    helm_string(ks, bad_char),
+                    helm_node(x, bad_char)?,
+                ));
             }
             sorted_pairs(Generation::V2, pairs)
         }
@@ -250,7 +283,9 @@ fn base64(b: &[u8]) -> String {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(b.len().div_ceil(3) * 4);
     for chunk in b.chunks(3) {
-        let n = (chunk[0] as u32) << 16 | (*chunk.get(1).unwrap_or(&0) as u32) << 8 | *chunk.get(2).unwrap_or(&0) as u32;
+        let n = (chunk[0] as u32) << 16
+            | (*chunk.get(1).unwrap_or(&0) as u32) << 8
+            | *chunk.get(2).unwrap_or(&0) as u32;
         for k in 0..4 {
             if k <= chunk.len() {
                 out.push(T[(n >> (18 - 6 * k) & 63) as usize] as char);
@@ -282,14 +317,27 @@ fn helmfile_node(v: &Value) -> Result<ENode, YamlError> {
         Value::Float64(f) => plain(float_text(*f, 64)),
         Value::Float32(f) => plain(float_text(*f as f64, 32)),
         Value::String(s) => string_node(s, Generation::V3),
-        Value::RawString(b) => ENode::Scalar { value: base64(b), style: Style::Plain, tag: Some("!!binary") },
+        Value::RawString(b) => ENode::Scalar {
+            value: base64(b),
+            style: Style::Plain,
+            tag: Some("!!binary"),
+        },
         Value::Time(t) => plain(t.rfc3339_nano()),
         Value::Bytes(b) => ENode::Seq(b.iter().map(|x| plain(x.to_string())).collect()),
-        Value::List(l) => ENode::Seq(l.items.iter().map(helmfile_node).collect::<Result<_, _>>()?),
+        Value::List(l) => ENode::Seq(
+            l.items
+                .iter()
+                .map(helmfile_node)
+                .collect::<Result<_, _>>()?,
+        ),
         Value::Map(m) => {
             let mut pairs = Vec::with_capacity(m.entries.len());
             for (k, x) in &m.entries {
-                pairs.push((Value::String(k.clone()), string_node(k, Generation::V3), helmfile_node(x)?));
+                pairs.push((
+                    Value::String(k.clone()),
+                    string_node(k, Generation::V3),
+                    helmfile_node(x)?,
+                ));
             }
             sorted_pairs(Generation::V3, pairs)
         }
@@ -300,7 +348,12 @@ fn helmfile_node(v: &Value) -> Result<ENode, YamlError> {
             }
             sorted_pairs(Generation::V3, pairs)
         }
-        Value::Host(h) => return Err(YamlError::new(format!("yaml: cannot marshal type: {}", h.type_name()))),
+        Value::Host(h) => {
+            return Err(YamlError::new(format!(
+                "yaml: cannot marshal type: {}",
+                h.type_name()
+            )))
+        }
     })
 }
 
@@ -315,10 +368,16 @@ mod tests {
 
     #[test]
     fn natural_key_order() {
-        let mut keys: Vec<Value> = ["a10", "a2", "a1", "b", "A", "10", "1", "9", "_x", ""].iter().map(|s| Value::from(*s)).collect();
+        let mut keys: Vec<Value> = ["a10", "a2", "a1", "b", "A", "10", "1", "9", "_x", ""]
+            .iter()
+            .map(|s| Value::from(*s))
+            .collect();
         keys = sort_by_less(keys, &|a, b| key_less(Generation::V3, a, b));
         let names: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-        assert_eq!(names, ["", "_x", "1", "9", "10", "A", "a1", "a2", "a10", "b"]);
+        assert_eq!(
+            names,
+            ["", "_x", "1", "9", "10", "A", "a1", "a2", "a10", "b"]
+        );
         assert!(key_less(Generation::V3, &Value::Int(2), &Value::Int(10)));
         assert_eq!(base64(b"\xff\xee\xff"), "/+7/");
         assert_eq!(base64(b"ab"), "YWI=");

@@ -15,7 +15,10 @@ pub struct YamlError {
 
 impl YamlError {
     pub(crate) fn new(message: impl Into<String>) -> Self {
-        YamlError { message: message.into(), pos: None }
+        YamlError {
+            message: message.into(),
+            pos: None,
+        }
     }
 
     pub(crate) fn at(mut self, pos: Option<Pos>) -> Self {

@@ -19,7 +19,11 @@ fn v2_node(w: &mut Walker, i: usize) -> Result<Value, YamlError> {
     w.count()?;
     let node = w.doc.node(i);
     match &node.kind {
-        NodeKind::Scalar { value, style, plain_implicit } => {
+        NodeKind::Scalar {
+            value,
+            style,
+            plain_implicit,
+        } => {
             let tag = node.tag.as_deref().unwrap_or("");
             if tag.is_empty() && !*plain_implicit && is_quoted(*style) {
                 return Ok(Value::from(value.as_str()));
@@ -34,7 +38,8 @@ fn v2_node(w: &mut Walker, i: usize) -> Result<Value, YamlError> {
                 Scalar::Timestamp(_) => Value::from(value.as_str()),
                 Scalar::Str(s) if rtag == BINARY => {
                     let data = decode_base64(&s).ok_or_else(|| {
-                        YamlError::new("yaml: !!binary value contains invalid base64 data").at(Some(node.start))
+                        YamlError::new("yaml: !!binary value contains invalid base64 data")
+                            .at(Some(node.start))
                     })?;
                     Value::from(String::from_utf8_lossy(&data).into_owned())
                 }
@@ -72,7 +77,9 @@ fn set_any(map: &mut AnyMap, k: Value, v: Value) {
 }
 
 fn v2_mapping_into(w: &mut Walker, i: usize, out: &mut AnyMap) -> Result<(), YamlError> {
-    let NodeKind::Map(pairs) = &w.doc.node(i).kind else { return Ok(()) };
+    let NodeKind::Map(pairs) = &w.doc.node(i).kind else {
+        return Ok(());
+    };
     for &(k, v) in pairs {
         if is_merge_key(w.doc, k) {
             v2_merge(w, v, out)?;
@@ -80,7 +87,10 @@ fn v2_mapping_into(w: &mut Walker, i: usize, out: &mut AnyMap) -> Result<(), Yam
         }
         let key = v2_node(w, k)?;
         if matches!(key, Value::List(_) | Value::Map(_) | Value::AnyMap(_)) {
-            return Err(YamlError::new(format!("yaml: invalid map key: {}", go_syntax(&key))).at(Some(w.doc.node(k).start)));
+            return Err(
+                YamlError::new(format!("yaml: invalid map key: {}", go_syntax(&key)))
+                    .at(Some(w.doc.node(k).start)),
+            );
         }
         let val = v2_node(w, v)?;
         set_any(out, key, val);
@@ -166,14 +176,19 @@ fn jsonable(v: Value) -> Result<Value, YamlError> {
         }
         Value::List(l) => {
             let l = Arc::try_unwrap(l).unwrap_or_else(|a| (*a).clone());
-            let items = l.items.into_iter().map(jsonable).collect::<Result<Vec<_>, _>>()?;
+            let items = l
+                .items
+                .into_iter()
+                .map(jsonable)
+                .collect::<Result<Vec<_>, _>>()?;
             Ok(Value::list_from(items))
         }
         Value::Int(n) | Value::Int64(n) => Ok(Value::Float64(n as f64)),
         Value::Uint64(u) => Ok(Value::Float64(u as f64)),
-        Value::Float64(f) if !f.is_finite() => {
-            Err(conv(format!("json: unsupported value: {}", format_float(f, 'g', -1, 64))))
-        }
+        Value::Float64(f) if !f.is_finite() => Err(conv(format!(
+            "json: unsupported value: {}",
+            format_float(f, 'g', -1, 64)
+        ))),
         other => Ok(other),
     }
 }
@@ -189,11 +204,17 @@ fn json_kind(v: &Value) -> &'static str {
 
 /// Orders JSON-conversion errors before yaml.v2's own, as the Go code reaches them.
 fn to_json_map(doc: Option<Document>) -> Result<BTreeMap<Str, Value>, YamlError> {
-    let Some(doc) = doc else { return Ok(BTreeMap::new()) };
-    let Some(root) = doc.root else { return Ok(BTreeMap::new()) };
+    let Some(doc) = doc else {
+        return Ok(BTreeMap::new());
+    };
+    let Some(root) = doc.root else {
+        return Ok(BTreeMap::new());
+    };
     let value = with_stack_for(doc.depth, || {
         let mut w = Walker::new(&doc);
-        v2_node(&mut w, root).map_err(|e| e.wrap("error converting YAML to JSON: ")).and_then(jsonable)
+        v2_node(&mut w, root)
+            .map_err(|e| e.wrap("error converting YAML to JSON: "))
+            .and_then(jsonable)
     })?;
     match value {
         Value::Map(m) => Ok(Arc::try_unwrap(m).unwrap_or_else(|a| (*a).clone()).entries),
@@ -255,9 +276,9 @@ pub fn split_documents(text: &str) -> Result<Vec<String>, YamlError> {
 pub fn decode_helm(text: &str) -> Result<Value, YamlError> {
     let mut values: BTreeMap<Str, Value> = BTreeMap::new();
     for doc in split_documents(text)? {
-        let current = unmarshal_one(&doc).map_err(|e| e.wrap("cannot unmarshal yaml document: "))?;
+        let current =
+            unmarshal_one(&doc).map_err(|e| e.wrap("cannot unmarshal yaml document: "))?;
         values = merge_maps(&values, &current);
     }
     Ok(Value::map_from(values))
 }
-

@@ -30,7 +30,9 @@ impl<'d> V3<'d> {
     /// scalar counts as an indicated string.
     fn scalar_tag(&self, i: usize) -> Option<String> {
         let n = self.w.doc.node(i);
-        let NodeKind::Scalar { value, style, .. } = &n.kind else { return None };
+        let NodeKind::Scalar { value, style, .. } = &n.kind else {
+            return None;
+        };
         match n.tag.as_deref() {
             Some(t) if t != "!" => {
                 if t == STR {
@@ -51,9 +53,12 @@ impl<'d> V3<'d> {
         match &n.kind {
             NodeKind::Scalar { value, .. } => match self.scalar_tag(i) {
                 None => "!!str".into(),
-                Some(t) if t.is_empty() => {
-                    short_tag(resolve(GEN, "", value).map(|(t, _)| t).unwrap_or_else(|_| STR.into()).as_str())
-                }
+                Some(t) if t.is_empty() => short_tag(
+                    resolve(GEN, "", value)
+                        .map(|(t, _)| t)
+                        .unwrap_or_else(|_| STR.into())
+                        .as_str(),
+                ),
                 Some(t) => short_tag(&t),
             },
             NodeKind::Seq(_) => short_tag(n.tag.as_deref().filter(|t| *t != "!").unwrap_or(SEQ)),
@@ -65,12 +70,17 @@ impl<'d> V3<'d> {
     /// Resolves a scalar node: `Ok(None)` for null.
     fn scalar(&self, i: usize) -> Result<Scalar, YamlError> {
         let n = self.w.doc.node(i);
-        let NodeKind::Scalar { value, .. } = &n.kind else { return Ok(Scalar::Null) };
-        let Some(tag) = self.scalar_tag(i) else { return Ok(Scalar::Str(value.clone())) };
+        let NodeKind::Scalar { value, .. } = &n.kind else {
+            return Ok(Scalar::Null);
+        };
+        let Some(tag) = self.scalar_tag(i) else {
+            return Ok(Scalar::Str(value.clone()));
+        };
         let (rtag, resolved) = resolve(GEN, &tag, value).map_err(|e| e.at(Some(n.start)))?;
         if rtag == BINARY {
             let data = decode_base64(value).ok_or_else(|| {
-                YamlError::new("yaml: !!binary value contains invalid base64 data").at(Some(n.start))
+                YamlError::new("yaml: !!binary value contains invalid base64 data")
+                    .at(Some(n.start))
             })?;
             return Ok(match String::from_utf8(data) {
                 Ok(s) => Scalar::Str(s),
@@ -89,7 +99,10 @@ impl<'d> V3<'d> {
         let value = match &n.kind {
             NodeKind::Scalar { value, .. } if tag != "!!seq" && tag != "!!map" => {
                 if value.len() > 10 {
-                    let cut = (0..=7).rev().find(|&k| value.is_char_boundary(k)).unwrap_or(0);
+                    let cut = (0..=7)
+                        .rev()
+                        .find(|&k| value.is_char_boundary(k))
+                        .unwrap_or(0);
                     format!(" `{}...`", &value[..cut])
                 } else {
                     format!(" `{value}`")
@@ -97,7 +110,13 @@ impl<'d> V3<'d> {
             }
             _ => String::new(),
         };
-        self.terrors.push(format!("line {}: cannot unmarshal {}{} into {}", n.line(), tag, value, into));
+        self.terrors.push(format!(
+            "line {}: cannot unmarshal {}{} into {}",
+            n.line(),
+            tag,
+            value,
+            into
+        ));
     }
 
     /// Decodes into `interface {}`.
@@ -127,7 +146,11 @@ impl<'d> V3<'d> {
                     let t = self.short_tag_of(k);
                     t == "!!str" || t == "!!merge"
                 });
-                let mut target = if string_keys { Target::Strings(BTreeMap::new()) } else { Target::Any(AnyMap::default()) };
+                let mut target = if string_keys {
+                    Target::Strings(BTreeMap::new())
+                } else {
+                    Target::Any(AnyMap::default())
+                };
                 self.map_into(i, &mut target)?;
                 Ok(match target {
                     Target::Strings(entries) => Value::map_from(entries),
@@ -194,7 +217,9 @@ impl<'d> V3<'d> {
     }
 
     fn map_into(&mut self, i: usize, target: &mut Target) -> Result<(), YamlError> {
-        let NodeKind::Map(pairs) = &self.w.doc.node(i).kind else { return Ok(()) };
+        let NodeKind::Map(pairs) = &self.w.doc.node(i).kind else {
+            return Ok(());
+        };
         let pairs = pairs.clone();
         self.check_duplicates(&pairs);
         let mut merged_fields = self.merged_fields.take();
@@ -218,8 +243,10 @@ impl<'d> V3<'d> {
                 mf.push(key.clone());
             }
             if matches!(key, Value::List(_) | Value::Map(_) | Value::AnyMap(_)) {
-                return Err(YamlError::new(format!("yaml: invalid map key: {}", go_syntax(&key)))
-                    .at(Some(self.w.doc.node(k).start)));
+                return Err(
+                    YamlError::new(format!("yaml: invalid map key: {}", go_syntax(&key)))
+                        .at(Some(self.w.doc.node(k).start)),
+                );
             }
             let val = self.value(v)?;
             match target {
@@ -245,7 +272,12 @@ impl<'d> V3<'d> {
     }
 
     /// v3's merge: keys already in the map (or merged earlier) win.
-    fn merge(&mut self, parent: &[(usize, usize)], m: usize, target: &mut Target) -> Result<(), YamlError> {
+    fn merge(
+        &mut self,
+        parent: &[(usize, usize)],
+        m: usize,
+        target: &mut Target,
+    ) -> Result<(), YamlError> {
         let saved = self.merged_fields.clone();
         if self.merged_fields.is_none() {
             let mut mf = Vec::new();
@@ -255,23 +287,24 @@ impl<'d> V3<'d> {
             self.merged_fields = Some(mf);
         }
         let doc = self.w.doc;
-        let merge_one = |this: &mut Self, item: usize, target: &mut Target| -> Result<(), YamlError> {
-            this.w.count()?;
-            match &doc.node(item).kind {
-                NodeKind::Map(_) => this.map_into(item, target),
-                NodeKind::Alias(t, _) => {
-                    if !matches!(doc.node(this.w.deref(*t)).kind, NodeKind::Map(_)) {
-                        return Err(want_map());
+        let merge_one =
+            |this: &mut Self, item: usize, target: &mut Target| -> Result<(), YamlError> {
+                this.w.count()?;
+                match &doc.node(item).kind {
+                    NodeKind::Map(_) => this.map_into(item, target),
+                    NodeKind::Alias(t, _) => {
+                        if !matches!(doc.node(this.w.deref(*t)).kind, NodeKind::Map(_)) {
+                            return Err(want_map());
+                        }
+                        this.w.count()?;
+                        let inner = this.w.enter_alias(item)?;
+                        let r = this.map_into(this.w.deref(inner), target);
+                        this.w.leave_alias(item);
+                        r
                     }
-                    this.w.count()?;
-                    let inner = this.w.enter_alias(item)?;
-                    let r = this.map_into(this.w.deref(inner), target);
-                    this.w.leave_alias(item);
-                    r
+                    _ => Err(want_map()),
                 }
-                _ => Err(want_map()),
-            }
-        };
+            };
         match &doc.node(m).kind {
             NodeKind::Map(_) | NodeKind::Alias(..) => merge_one(self, m, target)?,
             NodeKind::Seq(items) => {
@@ -289,10 +322,18 @@ impl<'d> V3<'d> {
 /// helmfile's reading of an environment or values YAML file: yaml.v3 `Unmarshal` of the
 /// first document into `map[string]any`. Only the first document is parsed.
 pub fn decode_helmfile(text: &str) -> Result<Value, YamlError> {
-    let Some(doc) = compose_first(text, GEN)? else { return Ok(Value::empty_map()) };
-    let Some(root) = doc.root else { return Ok(Value::empty_map()) };
+    let Some(doc) = compose_first(text, GEN)? else {
+        return Ok(Value::empty_map());
+    };
+    let Some(root) = doc.root else {
+        return Ok(Value::empty_map());
+    };
     with_stack_for(doc.depth, || {
-        let mut d = V3 { w: Walker::new(&doc), terrors: Vec::new(), merged_fields: None };
+        let mut d = V3 {
+            w: Walker::new(&doc),
+            terrors: Vec::new(),
+            merged_fields: None,
+        };
         d.w.count()?;
         let into = "map[string]interface {}";
         let result = match &doc.node(root).kind {
@@ -307,7 +348,10 @@ pub fn decode_helmfile(text: &str) -> Result<Value, YamlError> {
             NodeKind::Scalar { .. } => {
                 let s = d.scalar(root)?;
                 if s == Scalar::Null {
-                    Value::Map(Arc::new(Map { nil: true, ..Map::default() }))
+                    Value::Map(Arc::new(Map {
+                        nil: true,
+                        ..Map::default()
+                    }))
                 } else {
                     let tag = match d.scalar_tag(root) {
                         None => "!!str".to_string(),
@@ -325,7 +369,10 @@ pub fn decode_helmfile(text: &str) -> Result<Value, YamlError> {
         if d.terrors.is_empty() {
             Ok(result)
         } else {
-            Err(YamlError::new(format!("yaml: unmarshal errors:\n  {}", d.terrors.join("\n  "))))
+            Err(YamlError::new(format!(
+                "yaml: unmarshal errors:\n  {}",
+                d.terrors.join("\n  ")
+            )))
         }
     })
 }
@@ -358,8 +405,12 @@ pub fn stringify_keys(v: &Value) -> Result<Value, CastError> {
             }
             Ok(Value::map_from(out))
         }
-        Value::List(l) => Ok(Value::list_from(l.items.iter().map(stringify_keys).collect::<Result<_, _>>()?)),
+        Value::List(l) => Ok(Value::list_from(
+            l.items
+                .iter()
+                .map(stringify_keys)
+                .collect::<Result<_, _>>()?,
+        )),
         other => Ok(other.clone()),
     }
 }
-

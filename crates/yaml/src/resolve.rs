@@ -187,7 +187,12 @@ pub fn resolve(gen: Generation, tag: &str, s: &str) -> Result<(String, Scalar), 
             return Ok((FLOAT.to_string(), Scalar::Float(i as f64)));
         }
     }
-    Err(YamlError::new(format!("yaml: cannot decode {} `{}` as a {}", short_tag(rtag), s, short_tag(tag))))
+    Err(YamlError::new(format!(
+        "yaml: cannot decode {} `{}` as a {}",
+        short_tag(rtag),
+        s,
+        short_tag(tag)
+    )))
 }
 
 fn resolve_untagged(gen: Generation, tag: &str, s: &str) -> Scalar {
@@ -273,7 +278,21 @@ pub fn is_base60_float(s: &str) -> bool {
 pub fn is_old_bool(s: &str) -> bool {
     matches!(
         s,
-        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF"
+        "y" | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "on"
+            | "On"
+            | "ON"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "off"
+            | "Off"
+            | "OFF"
     )
 }
 
@@ -300,7 +319,10 @@ mod tests {
         assert_eq!(r(V3, "08"), Scalar::Float(8.0));
         assert_eq!(r(V3, "1_000"), Scalar::Int(1000));
         assert_eq!(r(V3, "1e3"), Scalar::Float(1000.0));
-        assert_eq!(r(V3, "9223372036854775808"), Scalar::Uint(9223372036854775808));
+        assert_eq!(
+            r(V3, "9223372036854775808"),
+            Scalar::Uint(9223372036854775808)
+        );
         assert_eq!(r(V3, "1.10"), Scalar::Float(1.1));
         assert_eq!(r(V3, "1.0.0"), Scalar::Str("1.0.0".into()));
         assert_eq!(r(V3, "+.inf"), Scalar::Float(f64::INFINITY));

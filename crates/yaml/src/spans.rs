@@ -13,15 +13,23 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq)]
 pub enum SpanTree {
     Leaf(Span),
-    Map { span: Span, entries: BTreeMap<String, (Span, SpanTree)> },
-    List { span: Span, items: Vec<SpanTree> },
+    Map {
+        span: Span,
+        entries: BTreeMap<String, (Span, SpanTree)>,
+    },
+    List {
+        span: Span,
+        items: Vec<SpanTree>,
+    },
 }
 
 impl SpanTree {
     /// The span of this node.
     pub fn span(&self) -> Span {
         match self {
-            SpanTree::Leaf(s) | SpanTree::Map { span: s, .. } | SpanTree::List { span: s, .. } => *s,
+            SpanTree::Leaf(s) | SpanTree::Map { span: s, .. } | SpanTree::List { span: s, .. } => {
+                *s
+            }
         }
     }
 
@@ -56,7 +64,10 @@ fn build(doc: &Document, i: usize) -> SpanTree {
     let span = Span::new(n.start, n.end);
     match &n.kind {
         NodeKind::Scalar { .. } | NodeKind::Alias(..) => SpanTree::Leaf(span),
-        NodeKind::Seq(items) => SpanTree::List { span, items: items.iter().map(|&it| build(doc, it)).collect() },
+        NodeKind::Seq(items) => SpanTree::List {
+            span,
+            items: items.iter().map(|&it| build(doc, it)).collect(),
+        },
         NodeKind::Map(pairs) => {
             let mut entries = BTreeMap::new();
             for &(k, v) in pairs {
@@ -75,8 +86,12 @@ fn build(doc: &Document, i: usize) -> SpanTree {
 
 /// The spans of the first document of `text` (`None` for an empty stream).
 pub fn spans(text: &str, generation: Generation) -> Result<Option<SpanTree>, YamlError> {
-    let Some(doc) = compose_first(text, generation)? else { return Ok(None) };
-    Ok(doc.root.map(|r| crate::compose::with_stack_for(doc.depth, || build(&doc, r))))
+    let Some(doc) = compose_first(text, generation)? else {
+        return Ok(None);
+    };
+    Ok(doc
+        .root
+        .map(|r| crate::compose::with_stack_for(doc.depth, || build(&doc, r))))
 }
 
 #[cfg(test)]

@@ -18,7 +18,8 @@ fn allowed_alias_ratio(decode_count: usize) -> f64 {
     } else if c >= ALIAS_RATIO_RANGE_HIGH {
         0.10
     } else {
-        0.99 - 0.89 * ((c - ALIAS_RATIO_RANGE_LOW) / (ALIAS_RATIO_RANGE_HIGH - ALIAS_RATIO_RANGE_LOW))
+        0.99 - 0.89
+            * ((c - ALIAS_RATIO_RANGE_LOW) / (ALIAS_RATIO_RANGE_HIGH - ALIAS_RATIO_RANGE_LOW))
     }
 }
 
@@ -33,7 +34,13 @@ pub struct Walker<'d> {
 
 impl<'d> Walker<'d> {
     pub fn new(doc: &'d Document) -> Self {
-        Walker { doc, decode_count: 0, alias_count: 0, alias_depth: 0, active_aliases: HashSet::new() }
+        Walker {
+            doc,
+            decode_count: 0,
+            alias_count: 0,
+            alias_depth: 0,
+            active_aliases: HashSet::new(),
+        }
     }
 
     /// Called once per node decode (go-yaml's `unmarshal`).
@@ -44,7 +51,8 @@ impl<'d> Walker<'d> {
         }
         if self.alias_count > 100
             && self.decode_count > 1000
-            && self.alias_count as f64 / self.decode_count as f64 > allowed_alias_ratio(self.decode_count)
+            && self.alias_count as f64 / self.decode_count as f64
+                > allowed_alias_ratio(self.decode_count)
         {
             return Err(YamlError::new("yaml: document contains excessive aliasing"));
         }
@@ -54,10 +62,14 @@ impl<'d> Walker<'d> {
     /// Enters alias node `alias`, refusing self-containing anchors; returns the node it
     /// names. Pair with [`Walker::leave_alias`].
     pub fn enter_alias(&mut self, alias: usize) -> Result<usize, YamlError> {
-        let NodeKind::Alias(target, name) = &self.doc.node(alias).kind else { return Ok(alias) };
+        let NodeKind::Alias(target, name) = &self.doc.node(alias).kind else {
+            return Ok(alias);
+        };
         if !self.active_aliases.insert(alias) {
-            return Err(YamlError::new(format!("yaml: anchor '{name}' value contains itself"))
-                .at(Some(self.doc.node(alias).start)));
+            return Err(
+                YamlError::new(format!("yaml: anchor '{name}' value contains itself"))
+                    .at(Some(self.doc.node(alias).start)),
+            );
         }
         self.alias_depth += 1;
         Ok(*target)
@@ -85,10 +97,12 @@ pub fn is_quoted(style: ScalarStyle) -> bool {
 /// go-yaml's `isMerge`: a plain `<<` key, or one tagged `!!merge`.
 pub fn is_merge_key(doc: &Document, i: usize) -> bool {
     match &doc.node(i).kind {
-        NodeKind::Scalar { value, style, .. } if value == "<<" => match doc.node(i).tag.as_deref() {
-            None | Some("!") => !is_quoted(*style),
-            Some(t) => t == MERGE,
-        },
+        NodeKind::Scalar { value, style, .. } if value == "<<" => {
+            match doc.node(i).tag.as_deref() {
+                None | Some("!") => !is_quoted(*style),
+                Some(t) => t == MERGE,
+            }
+        }
         _ => false,
     }
 }

@@ -15,7 +15,15 @@ use serde_json::Value as J;
 use std::path::{Path, PathBuf};
 
 /// Suite names, in the order of the project's issues.
-pub const SUITES: &[&str] = &["yaml", "gotemplate", "strvals", "helm-values", "hcl", "env-merge", "helmfile-e2e"];
+pub const SUITES: &[&str] = &[
+    "yaml",
+    "gotemplate",
+    "strvals",
+    "helm-values",
+    "hcl",
+    "env-merge",
+    "helmfile-e2e",
+];
 
 /// Where each suite's data lives, relative to the `shared` folder.
 pub fn default_path(suite: &str) -> Option<&'static str> {
@@ -40,7 +48,8 @@ pub fn read_jsonl(path: &Path) -> Result<Vec<J>, String> {
         .map(|(i, l)| {
             let mut de = serde_json::Deserializer::from_str(l);
             de.disable_recursion_limit();
-            serde::Deserialize::deserialize(&mut de).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))
+            serde::Deserialize::deserialize(&mut de)
+                .map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))
         })
         .collect()
 }
@@ -79,7 +88,9 @@ fn dir_ids(path: &Path) -> Result<Vec<String>, String> {
 
 /// Every case of a suite reported as failed, for features not built yet.
 fn not_built(ids: Vec<String>, what: &str) -> Vec<CaseResult> {
-    ids.into_iter().map(|id| CaseResult::fail(id, format!("not implemented yet: {what}"), "")).collect()
+    ids.into_iter()
+        .map(|id| CaseResult::fail(id, format!("not implemented yet: {what}"), ""))
+        .collect()
 }
 
 /// Runs one suite over the data at `path`, on a thread with a large stack (some vectors
@@ -101,29 +112,51 @@ fn run_suite_here(suite: &str, path: &Path) -> Result<Report, String> {
     }
     let results = match suite {
         "yaml" => yaml_suite::run(path)?,
-        "gotemplate" => not_built(jsonl_ids(path)?, "the template engine (issue: Go text/template engine)"),
+        "gotemplate" => not_built(
+            jsonl_ids(path)?,
+            "the template engine (issue: Go text/template engine)",
+        ),
         "strvals" => not_built(jsonl_ids(path)?, "--set parsing (issue: Helm values)"),
         "helm-values" => not_built(dir_ids(path)?, "Helm values and chart rendering"),
         "hcl" => not_built(dir_ids(path)?, "HCL values (issue: helmfile state files)"),
-        "env-merge" => not_built(dir_ids(path)?, "environment merging (issue: helmfile state files)"),
+        "env-merge" => not_built(
+            dir_ids(path)?,
+            "environment merging (issue: helmfile state files)",
+        ),
         "helmfile-e2e" => {
             let snap = path.join("snapshot");
-            not_built(dir_ids(if snap.is_dir() { &snap } else { path })?, "helmfile commands (issue: helmfile state files)")
+            not_built(
+                dir_ids(if snap.is_dir() { &snap } else { path })?,
+                "helmfile commands (issue: helmfile state files)",
+            )
         }
-        other => return Err(format!("unknown suite {other:?}; suites: {}", SUITES.join(", "))),
+        other => {
+            return Err(format!(
+                "unknown suite {other:?}; suites: {}",
+                SUITES.join(", ")
+            ))
+        }
     };
     Ok(Report { results })
 }
 
 /// The ratchet file of a suite.
 pub fn passing_file(suite: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("passing").join(format!("{suite}.txt"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("passing")
+        .join(format!("{suite}.txt"))
 }
 
 /// The case ids recorded as passing for a suite.
 pub fn read_passing(suite: &str) -> Vec<String> {
     std::fs::read_to_string(passing_file(suite))
-        .map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from).collect())
+        .map(|t| {
+            t.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(String::from)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -132,7 +165,13 @@ pub fn read_passing(suite: &str) -> Vec<String> {
 pub fn update_passing(suite: &str, report: &Report) -> Result<usize, String> {
     let mut ids: std::collections::BTreeSet<String> = read_passing(suite).into_iter().collect();
     let before = ids.len();
-    ids.extend(report.results.iter().filter(|r| r.passed()).map(|r| r.id.clone()));
+    ids.extend(
+        report
+            .results
+            .iter()
+            .filter(|r| r.passed())
+            .map(|r| r.id.clone()),
+    );
     let text: String = ids.iter().map(|i| format!("{i}\n")).collect();
     std::fs::write(passing_file(suite), text).map_err(|e| e.to_string())?;
     Ok(ids.len() - before)

@@ -19,11 +19,24 @@ pub struct Failure {
 
 impl CaseResult {
     pub fn pass(id: impl Into<String>) -> Self {
-        CaseResult { id: id.into(), failure: None }
+        CaseResult {
+            id: id.into(),
+            failure: None,
+        }
     }
 
-    pub fn fail(id: impl Into<String>, summary: impl Into<String>, detail: impl Into<String>) -> Self {
-        CaseResult { id: id.into(), failure: Some(Failure { summary: summary.into(), detail: detail.into() }) }
+    pub fn fail(
+        id: impl Into<String>,
+        summary: impl Into<String>,
+        detail: impl Into<String>,
+    ) -> Self {
+        CaseResult {
+            id: id.into(),
+            failure: Some(Failure {
+                summary: summary.into(),
+                detail: detail.into(),
+            }),
+        }
     }
 
     /// Compares expected and actual texts; the summary shows where they first differ.
@@ -31,14 +44,22 @@ impl CaseResult {
         if expected == actual {
             return CaseResult::pass(id);
         }
-        let at = expected.chars().zip(actual.chars()).take_while(|(a, b)| a == b).count();
+        let at = expected
+            .chars()
+            .zip(actual.chars())
+            .take_while(|(a, b)| a == b)
+            .count();
         let clip = |s: &str| -> String {
             let tail: String = s.chars().skip(at.saturating_sub(10)).take(60).collect();
             format!("{tail:?}")
         };
         CaseResult::fail(
             id,
-            format!("{what} differs at char {at}: expected {} got {}", clip(expected), clip(actual)),
+            format!(
+                "{what} differs at char {at}: expected {} got {}",
+                clip(expected),
+                clip(actual)
+            ),
             format!("--- expected {what}\n{expected}\n--- actual {what}\n{actual}"),
         )
     }
@@ -78,7 +99,11 @@ impl Report {
                 }
             }
         }
-        out.push_str(&format!("{} passed, {} failed\n", self.passed(), self.failed()));
+        out.push_str(&format!(
+            "{} passed, {} failed\n",
+            self.passed(),
+            self.failed()
+        ));
         out
     }
 }

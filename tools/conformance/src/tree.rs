@@ -22,13 +22,17 @@ fn raw_bytes(j: &J) -> Option<Vec<u8>> {
     if j.get("enc").and_then(J::as_str) != Some("base64") {
         return None;
     }
-    base64::engine::general_purpose::STANDARD.decode(j.get("v")?.as_str()?).ok()
+    base64::engine::general_purpose::STANDARD
+        .decode(j.get("v")?.as_str()?)
+        .ok()
 }
 
 fn leaf_str(j: &J) -> Result<String, String> {
     let v = j.get("v").and_then(J::as_str).ok_or("leaf without v")?;
     if j.get("enc").and_then(J::as_str) == Some("base64") {
-        let bytes = base64::engine::general_purpose::STANDARD.decode(v).map_err(|e| e.to_string())?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(v)
+            .map_err(|e| e.to_string())?;
         return Ok(String::from_utf8_lossy(&bytes).into_owned());
     }
     Ok(v.to_string())
@@ -66,11 +70,15 @@ pub fn to_value(j: &J) -> Result<Value, String> {
         "float32" => Value::Float32(float_from(&leaf_str(j)?, 32)? as f32),
         "time.Time" => {
             let s = leaf_str(j)?;
-            Value::Time(Arc::new(parse_yaml_timestamp(&s).ok_or_else(|| format!("bad time {s}"))?))
+            Value::Time(Arc::new(
+                parse_yaml_timestamp(&s).ok_or_else(|| format!("bad time {s}"))?,
+            ))
         }
         "[]uint8" => {
             let v = j.get("v").and_then(J::as_str).unwrap_or("");
-            let bytes = base64::engine::general_purpose::STANDARD.decode(v).map_err(|e| e.to_string())?;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(v)
+                .map_err(|e| e.to_string())?;
             Value::Bytes(bytes.into())
         }
         t if t.starts_with("map[string]") => {
@@ -81,7 +89,11 @@ pub fn to_value(j: &J) -> Result<Value, String> {
                 }
             }
             let nil = nil || j.get("m").is_some_and(J::is_null);
-            Value::Map(Arc::new(Map { elem: elem_of(&t["map[string]".len()..]), nil, entries }))
+            Value::Map(Arc::new(Map {
+                elem: elem_of(&t["map[string]".len()..]),
+                nil,
+                entries,
+            }))
         }
         t if t.starts_with("[]") => {
             let mut items = Vec::new();
@@ -91,7 +103,11 @@ pub fn to_value(j: &J) -> Result<Value, String> {
                 }
             }
             let nil = nil || j.get("l").is_some_and(J::is_null);
-            Value::List(Arc::new(List { elem: elem_of(&t[2..]), nil, items }))
+            Value::List(Arc::new(List {
+                elem: elem_of(&t[2..]),
+                nil,
+                items,
+            }))
         }
         "map[interface {}]interface {}" => {
             let mut entries = Vec::new();
@@ -120,9 +136,14 @@ pub fn from_value(v: &Value) -> J {
         Value::Float64(f) => leaf("float64", format_float(*f, 'g', -1, 64)),
         Value::Float32(f) => leaf("float32", format_float(*f as f64, 'g', -1, 32)),
         Value::String(s) => leaf("string", s.to_string()),
-        Value::RawString(b) => json!({"t": "string", "v": base64::engine::general_purpose::STANDARD.encode(b), "enc": "base64"}),
+        Value::RawString(b) => {
+            json!({"t": "string", "v": base64::engine::general_purpose::STANDARD.encode(b), "enc": "base64"})
+        }
         Value::Time(t) => leaf("time.Time", t.rfc3339_nano()),
-        Value::Bytes(b) => leaf("[]uint8", base64::engine::general_purpose::STANDARD.encode(b)),
+        Value::Bytes(b) => leaf(
+            "[]uint8",
+            base64::engine::general_purpose::STANDARD.encode(b),
+        ),
         Value::List(l) => {
             let items: Vec<J> = l.items.iter().map(from_value).collect();
             json!({"t": v.type_name(), "l": if l.nil { J::Null } else { J::Array(items) }})

@@ -30,7 +30,12 @@ fn listed_cases_still_pass() {
         let outcome: HashMap<&str, Option<&str>> = report
             .results
             .iter()
-            .map(|r| (r.id.as_str(), r.failure.as_ref().map(|f| f.summary.as_str())))
+            .map(|r| {
+                (
+                    r.id.as_str(),
+                    r.failure.as_ref().map(|f| f.summary.as_str()),
+                )
+            })
             .collect();
         for id in &listed {
             match outcome.get(id.as_str()) {
@@ -39,7 +44,17 @@ fn listed_cases_still_pass() {
                 None => regressions.push(format!("{suite} {id}: no longer in the corpus")),
             }
         }
-        eprintln!("{suite}: {} listed, {} passed of {}", listed.len(), report.passed(), report.results.len());
+        eprintln!(
+            "{suite}: {} listed, {} passed of {}",
+            listed.len(),
+            report.passed(),
+            report.results.len()
+        );
     }
-    assert!(regressions.is_empty(), "{} listed case(s) regressed:\n{}", regressions.len(), regressions.join("\n"));
+    assert!(
+        regressions.is_empty(),
+        "{} listed case(s) regressed:\n{}",
+        regressions.len(),
+        regressions.join("\n")
+    );
 }
