@@ -1,7 +1,7 @@
 //! The YAML error type. Its `Display` is the exact `err.Error()` text of the Go library
 //! being reproduced; the position, when known, is kept beside it for diagnostics.
 
-use capstan_source::Pos;
+use capstan_source::{Diagnostic, Pos, SourceId, Span};
 
 /// A YAML decode or encode failure.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -28,6 +28,19 @@ impl YamlError {
         self
     }
 
+    /// The error as a diagnostic located in `file` (`file:line:col: message` when the
+    /// position is known).
+    pub fn diagnostic(&self, file: SourceId) -> Diagnostic {
+        let d = Diagnostic::error(self.message.clone());
+        match self.pos {
+            Some(p) => d.at(file, Span::point(p)),
+            None => Diagnostic {
+                source: Some(file),
+                ..d
+            },
+        }
+    }
+
     /// Prefixes the message (Go's `fmt.Errorf("context: %w", err)`).
     pub(crate) fn wrap(mut self, prefix: &str) -> Self {
         self.message = format!("{prefix}{}", self.message);
@@ -40,3 +53,18 @@ impl YamlError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct CastError(pub String);
+
+#[cfg(test)]
+mod tests {
+    use crate::decode_helmfile;
+    use capstan_source::SourceId;
+
+    #[test]
+    fn bad_yaml_is_located() {
+        let err = decode_helmfile("a: 1\nb: [1, 2\nc: 3\n").unwrap_err();
+        let shown = err.diagnostic(SourceId::new("values.yaml")).to_string();
+        assert!(shown.starts_with("values.yaml:"), "{shown}");
+        let pos = err.pos.expect("a syntax error has a position");
+        assert!(pos.line >= 2 && pos.column >= 1, "{pos:?}");
+    }
+}
