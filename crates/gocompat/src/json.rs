@@ -42,9 +42,9 @@ pub fn format_json_float(f: f64, bits: u32) -> String {
     if abs != 0.0 {
         let small_or_big = if bits == 32 {
             let a = abs as f32;
-            a < 1e-6 || a >= 1e21
+            !(1e-6..1e21).contains(&a)
         } else {
-            abs < 1e-6 || abs >= 1e21
+            !(1e-6..1e21).contains(&abs)
         };
         if small_or_big {
             fmt = 'e';

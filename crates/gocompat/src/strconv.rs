@@ -222,7 +222,7 @@ fn underscore_ok(s: &str) -> bool {
     if s.len() >= 2 && s[0] == b'0' && matches!(s[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
         i = 2;
         saw = b'0';
-        hex = s[1].to_ascii_lowercase() == b'x';
+        hex = s[1].eq_ignore_ascii_case(&b'x');
     }
     while i < s.len() {
         let c = s[i];
@@ -260,13 +260,13 @@ fn parse_uint_named(s0: &str, base: u32, bits: u32, func: &'static str) -> Resul
         base = 10;
         let b = s.as_bytes();
         if b[0] == b'0' {
-            if b.len() >= 3 && b[1].to_ascii_lowercase() == b'b' {
+            if b.len() >= 3 && b[1].eq_ignore_ascii_case(&b'b') {
                 base = 2;
                 s = &s[2..];
-            } else if b.len() >= 3 && b[1].to_ascii_lowercase() == b'o' {
+            } else if b.len() >= 3 && b[1].eq_ignore_ascii_case(&b'o') {
                 base = 8;
                 s = &s[2..];
-            } else if b.len() >= 3 && b[1].to_ascii_lowercase() == b'x' {
+            } else if b.len() >= 3 && b[1].eq_ignore_ascii_case(&b'x') {
                 base = 16;
                 s = &s[2..];
             } else {

@@ -174,7 +174,7 @@ fn write_sharp_v(out: &mut String, v: &Value, iface: bool) {
             out.push('}');
         }
         Value::Host(h) => {
-            out.push_str("&");
+            out.push('&');
             out.push_str(h.type_name());
             out.push_str("{}");
         }
