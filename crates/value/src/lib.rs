@@ -10,6 +10,7 @@
 
 mod fmt_go;
 mod path;
+pub mod printf;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -6,6 +6,7 @@
 //! skipped silently. The ratchet lists (`passing/<suite>.txt`) name the cases known to
 //! pass; `cargo test` fails if one of them regresses.
 
+mod gotemplate_suite;
 pub mod report;
 pub mod tree;
 mod yaml_suite;
@@ -112,10 +113,7 @@ fn run_suite_here(suite: &str, path: &Path) -> Result<Report, String> {
     }
     let results = match suite {
         "yaml" => yaml_suite::run(path)?,
-        "gotemplate" => not_built(
-            jsonl_ids(path)?,
-            "the template engine (issue: Go text/template engine)",
-        ),
+        "gotemplate" => gotemplate_suite::run(path)?,
         "strvals" => not_built(jsonl_ids(path)?, "--set parsing (issue: Helm values)"),
         "helm-values" => not_built(dir_ids(path)?, "Helm values and chart rendering"),
         "hcl" => not_built(dir_ids(path)?, "HCL values (issue: helmfile state files)"),

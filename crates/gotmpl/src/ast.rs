@@ -1,0 +1,209 @@
+//! The parse tree of a template, and the `String()` forms Go prints in error contexts
+//! (`executing "tpl" at <.name.x>`).
+
+use std::fmt;
+
+/// A numeric constant as Go's parser classifies it.
+#[derive(Clone, Debug)]
+pub struct Number {
+    pub text: String,
+    pub is_int: bool,
+    pub is_uint: bool,
+    pub is_float: bool,
+    pub int: i64,
+    pub uint: u64,
+    pub float: f64,
+}
+
+#[derive(Clone, Debug)]
+pub enum Arg {
+    /// `.a.b`
+    Field {
+        pos: usize,
+        idents: Vec<String>,
+    },
+    /// `$x.a.b` (`idents[0]` is the variable name with its `$`).
+    Variable {
+        pos: usize,
+        idents: Vec<String>,
+    },
+    /// `(pipe).a.b` or `fn.a`
+    Chain {
+        pos: usize,
+        node: Box<Arg>,
+        fields: Vec<String>,
+    },
+    Dot(usize),
+    Nil(usize),
+    Bool(usize, bool),
+    Number(usize, Number),
+    /// The quoted source text and the unquoted value.
+    Str {
+        pos: usize,
+        quoted: String,
+        text: String,
+    },
+    /// A function name.
+    Ident {
+        pos: usize,
+        name: String,
+    },
+    Pipe(Box<Pipe>),
+}
+
+impl Arg {
+    pub fn pos(&self) -> usize {
+        match self {
+            Arg::Field { pos, .. }
+            | Arg::Variable { pos, .. }
+            | Arg::Chain { pos, .. }
+            | Arg::Dot(pos)
+            | Arg::Nil(pos)
+            | Arg::Bool(pos, _)
+            | Arg::Number(pos, _)
+            | Arg::Str { pos, .. }
+            | Arg::Ident { pos, .. } => *pos,
+            Arg::Pipe(p) => p.pos,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Command {
+    pub pos: usize,
+    pub args: Vec<Arg>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Pipe {
+    pub pos: usize,
+    pub line: usize,
+    pub is_assign: bool,
+    pub decl: Vec<String>,
+    pub cmds: Vec<Command>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    If,
+    Range,
+    With,
+}
+
+#[derive(Clone, Debug)]
+pub enum Node {
+    Text(String),
+    Action {
+        pos: usize,
+        pipe: Pipe,
+    },
+    Control {
+        kind: Control,
+        pos: usize,
+        pipe: Pipe,
+        list: Vec<Node>,
+        else_list: Option<Vec<Node>>,
+    },
+    Template {
+        pos: usize,
+        name: String,
+        pipe: Option<Pipe>,
+    },
+    Break(usize),
+    Continue(usize),
+}
+
+impl fmt::Display for Arg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Arg::Field { idents, .. } => {
+                for i in idents {
+                    write!(f, ".{i}")?;
+                }
+                Ok(())
+            }
+            Arg::Variable { idents, .. } => f.write_str(&idents.join(".")),
+            Arg::Chain { node, fields, .. } => {
+                if let Arg::Pipe(_) = **node {
+                    write!(f, "({node})")?;
+                } else {
+                    write!(f, "{node}")?;
+                }
+                for x in fields {
+                    write!(f, ".{x}")?;
+                }
+                Ok(())
+            }
+            Arg::Dot(_) => f.write_str("."),
+            Arg::Nil(_) => f.write_str("nil"),
+            Arg::Bool(_, b) => write!(f, "{b}"),
+            Arg::Number(_, n) => f.write_str(&n.text),
+            Arg::Str { quoted, .. } => f.write_str(quoted),
+            Arg::Ident { name, .. } => f.write_str(name),
+            Arg::Pipe(p) => write!(f, "{p}"),
+        }
+    }
+}
+
+impl fmt::Display for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, a) in self.args.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            if let Arg::Pipe(p) = a {
+                write!(f, "({p})")?;
+            } else {
+                write!(f, "{a}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Pipe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.decl.is_empty() {
+            f.write_str(&self.decl.join(", "))?;
+            f.write_str(if self.is_assign { " = " } else { " := " })?;
+        }
+        for (i, c) in self.cmds.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" | ")?;
+            }
+            write!(f, "{c}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Node {
+    /// Go's `String()` of an action-like node, used as the error context.
+    pub fn context(&self) -> String {
+        match self {
+            Node::Template { name, pipe, .. } => match pipe {
+                Some(p) => format!(
+                    "{{{{template {} {}}}}}",
+                    capstan_gocompat::json::go_quote(name),
+                    p
+                ),
+                None => format!(
+                    "{{{{template {}}}}}",
+                    capstan_gocompat::json::go_quote(name)
+                ),
+            },
+            Node::Action { pipe, .. } => format!("{{{{{pipe}}}}}"),
+            Node::Break(_) => "{{break}}".into(),
+            Node::Continue(_) => "{{continue}}".into(),
+            Node::Text(t) => t.clone(),
+            Node::Control { kind, pipe, .. } => {
+                let k = match kind {
+                    Control::If => "if",
+                    Control::Range => "range",
+                    Control::With => "with",
+                };
+                format!("{{{{{k} {pipe}}}}}")
+            }
+        }
+    }
+}

@@ -1,0 +1,829 @@
+//! Execution of parsed templates: walking the tree, evaluating pipelines, fields,
+//! variables and function calls with Go's semantics and error texts
+//! (`template: NAME:LINE:COL: executing "NAME" at <NODE>: MSG`).
+
+use crate::ast::{Arg, Command, Control, Node, Number, Pipe};
+use crate::{CallCtx, MissingKey, TemplateDef, Templates, Ty};
+use capstan_gocompat::json::go_quote;
+use capstan_value::{Elem, List, Value};
+use std::fmt;
+use std::sync::Arc;
+
+/// An execution failure; `Display` is Go's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecError(pub String);
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+/// Go's limit on nested template calls.
+const MAX_DEPTH: usize = 10000;
+
+/// A value during evaluation: `None` is Go's invalid `reflect.Value` (a missing key under
+/// `missingkey=default`, or a nil interface after a pipeline stage).
+type EV = Option<Value>;
+
+enum Flow {
+    Normal,
+    Break,
+    Continue,
+}
+
+struct State<'a> {
+    set: &'a Templates,
+    def: Arc<TemplateDef>,
+    name: String,
+    vars: Vec<(String, EV)>,
+    depth: usize,
+}
+
+pub fn execute(
+    set: &Templates,
+    name: &str,
+    data: &Value,
+    out: &mut String,
+    depth: usize,
+) -> Result<(), ExecError> {
+    let Some(def) = set.lookup(name) else {
+        return Err(ExecError(format!(
+            "template: no template {} associated with template {}",
+            go_quote(name),
+            go_quote(name)
+        )));
+    };
+    if depth > MAX_DEPTH {
+        return Err(ExecError(format!(
+            "template: exceeded maximum template depth ({MAX_DEPTH})"
+        )));
+    }
+    let mut st = State {
+        set,
+        def: def.clone(),
+        name: name.to_string(),
+        vars: vec![("$".into(), Some(data.clone()))],
+        depth,
+    };
+    let def = def.clone();
+    st.walk(&Some(data.clone()), &def.root, out)?;
+    Ok(())
+}
+
+fn truth(v: &EV) -> bool {
+    v.as_ref().is_some_and(Value::is_truthy)
+}
+
+/// The value as passed to an `interface {}` parameter.
+fn concrete(v: EV) -> Value {
+    v.unwrap_or(Value::Nil)
+}
+
+/// After each pipeline stage Go digs into `interface {}`: a nil becomes invalid.
+fn dig(v: EV) -> EV {
+    match v {
+        Some(Value::Nil) => None,
+        other => other,
+    }
+}
+
+impl<'a> State<'a> {
+    fn location(&self, pos: usize) -> String {
+        let text = &self.def.text[..pos.min(self.def.text.len())];
+        let line = 1 + text.matches('\n').count();
+        let col = match text.rfind('\n') {
+            Some(i) => pos - (i + 1),
+            None => pos,
+        };
+        format!("{}:{}:{}", self.def.parse_name, line, col)
+    }
+
+    fn error(&self, pos: usize, context: impl fmt::Display, msg: impl fmt::Display) -> ExecError {
+        ExecError(format!(
+            "template: {}: executing {} at <{}>: {}",
+            self.location(pos),
+            go_quote(&self.name),
+            context,
+            msg
+        ))
+    }
+
+    fn walk(&mut self, dot: &EV, nodes: &[Node], out: &mut String) -> Result<Flow, ExecError> {
+        for node in nodes {
+            match self.walk_node(dot, node, out)? {
+                Flow::Normal => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn walk_node(&mut self, dot: &EV, node: &Node, out: &mut String) -> Result<Flow, ExecError> {
+        match node {
+            Node::Text(t) => out.push_str(t),
+            Node::Action { pipe, .. } => {
+                let v = self.eval_pipeline(dot, pipe)?;
+                if pipe.decl.is_empty() {
+                    print_value(out, &v);
+                }
+            }
+            Node::Control {
+                kind,
+                pipe,
+                list,
+                else_list,
+                ..
+            } => {
+                let mark = self.vars.len();
+                let flow = match kind {
+                    Control::If | Control::With => {
+                        let v = self.eval_pipeline(dot, pipe)?;
+                        if truth(&v) {
+                            let inner = if *kind == Control::With {
+                                v
+                            } else {
+                                dot.clone()
+                            };
+                            self.walk(&inner, list, out)?
+                        } else if let Some(e) = else_list {
+                            self.walk(dot, e, out)?
+                        } else {
+                            Flow::Normal
+                        }
+                    }
+                    Control::Range => {
+                        self.walk_range(dot, pipe, list, else_list.as_deref(), out)?
+                    }
+                };
+                self.vars.truncate(mark);
+                if !matches!(flow, Flow::Normal) {
+                    return Ok(flow);
+                }
+            }
+            Node::Template { pos, name, pipe } => {
+                let Some(def) = self.set.lookup(name).cloned() else {
+                    return Err(self.error(
+                        *pos,
+                        node.context(),
+                        format!("template {} not defined", go_quote(name)),
+                    ));
+                };
+                let new_dot = match pipe {
+                    Some(p) => self.eval_pipeline(dot, p)?,
+                    None => None,
+                };
+                if self.depth + 1 > MAX_DEPTH {
+                    return Err(self.error(
+                        *pos,
+                        node.context(),
+                        format!("exceeded maximum template depth ({MAX_DEPTH})"),
+                    ));
+                }
+                let mut st = State {
+                    set: self.set,
+                    def: def.clone(),
+                    name: name.clone(),
+                    vars: vec![("$".into(), new_dot.clone())],
+                    depth: self.depth + 1,
+                };
+                st.walk(&new_dot, &def.root, out)?;
+            }
+            Node::Break(_) => return Ok(Flow::Break),
+            Node::Continue(_) => return Ok(Flow::Continue),
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn walk_range(
+        &mut self,
+        dot: &EV,
+        pipe: &Pipe,
+        list: &[Node],
+        else_list: Option<&[Node]>,
+        out: &mut String,
+    ) -> Result<Flow, ExecError> {
+        // Evaluate without declaring: range declares per iteration.
+        let val = self.eval_pipeline_raw(dot, pipe)?;
+        let mark = self.vars.len();
+        let mut ran = false;
+        let mut one =
+            |st: &mut Self, key: Value, elem: Value, out: &mut String| -> Result<bool, ExecError> {
+                st.vars.truncate(mark);
+                match pipe.decl.len() {
+                    0 => {}
+                    1 => st.vars.push((pipe.decl[0].clone(), Some(elem.clone()))),
+                    _ => {
+                        st.vars.push((pipe.decl[0].clone(), Some(key)));
+                        st.vars.push((pipe.decl[1].clone(), Some(elem.clone())));
+                    }
+                }
+                let r = st.walk(&Some(elem), list, out)?;
+                Ok(matches!(r, Flow::Break))
+            };
+        match &val {
+            None | Some(Value::Nil) => {}
+            Some(Value::List(l)) => {
+                for (i, item) in l.items.iter().enumerate() {
+                    ran = true;
+                    if one(self, Value::Int(i as i64), item.clone(), out)? {
+                        break;
+                    }
+                }
+            }
+            Some(Value::Map(m)) => {
+                for (k, item) in &m.entries {
+                    ran = true;
+                    if one(self, Value::String(k.clone()), item.clone(), out)? {
+                        break;
+                    }
+                }
+            }
+            Some(Value::AnyMap(m)) => {
+                let mut entries = m.entries.clone();
+                entries.sort_by(|a, b| a.0.to_string().cmp(&b.0.to_string()));
+                for (k, item) in entries {
+                    ran = true;
+                    if one(self, k, item, out)? {
+                        break;
+                    }
+                }
+            }
+            Some(Value::Int(n)) | Some(Value::Int64(n)) => {
+                if pipe.decl.len() > 1 {
+                    let (pos, ctx) = last_arg(pipe);
+                    return Err(self.error(
+                        pos,
+                        ctx,
+                        format!("can't use {n} to iterate over more than one variable"),
+                    ));
+                }
+                for i in 0..*n {
+                    ran = true;
+                    let iv = if matches!(val, Some(Value::Int64(_))) {
+                        Value::Int64(i)
+                    } else {
+                        Value::Int(i)
+                    };
+                    if one(self, iv.clone(), iv, out)? {
+                        break;
+                    }
+                }
+            }
+            Some(Value::Bytes(b)) => {
+                for (i, x) in b.iter().enumerate() {
+                    ran = true;
+                    if one(self, Value::Int(i as i64), Value::Int(*x as i64), out)? {
+                        break;
+                    }
+                }
+            }
+            Some(other) => {
+                let (pos, ctx) = last_arg(pipe);
+                return Err(self.error(pos, ctx, format!("range can't iterate over {other}")));
+            }
+        }
+        self.vars.truncate(mark);
+        if !ran {
+            if let Some(e) = else_list {
+                return self.walk(dot, e, out);
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn eval_pipeline(&mut self, dot: &EV, pipe: &Pipe) -> Result<EV, ExecError> {
+        let v = self.eval_pipeline_raw(dot, pipe)?;
+        for name in &pipe.decl {
+            if pipe.is_assign {
+                match self.vars.iter_mut().rev().find(|(n, _)| n == name) {
+                    Some(slot) => slot.1 = v.clone(),
+                    None => {
+                        let (pos, ctx) = last_arg(pipe);
+                        return Err(self.error(pos, ctx, format!("undefined variable: {name}")));
+                    }
+                }
+            } else {
+                self.vars.push((name.clone(), v.clone()));
+            }
+        }
+        Ok(v)
+    }
+
+    fn eval_pipeline_raw(&mut self, dot: &EV, pipe: &Pipe) -> Result<EV, ExecError> {
+        let mut value: Option<EV> = None;
+        for cmd in &pipe.cmds {
+            let v = self.eval_command(dot, cmd, value.take())?;
+            value = Some(dig(v));
+        }
+        Ok(value.flatten())
+    }
+
+    fn not_a_function(&self, cmd: &Command, final_: &Option<EV>) -> Result<(), ExecError> {
+        if cmd.args.len() > 1 || final_.is_some() {
+            let a = &cmd.args[0];
+            return Err(self.error(
+                a.pos(),
+                a,
+                format!("can't give argument to non-function {a}"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn eval_command(
+        &mut self,
+        dot: &EV,
+        cmd: &Command,
+        final_: Option<EV>,
+    ) -> Result<EV, ExecError> {
+        let first = &cmd.args[0];
+        match first {
+            Arg::Field { pos, idents } => {
+                let recv = dot.clone();
+                self.eval_field_chain(dot, recv, true, first, *pos, idents, &cmd.args, final_)
+            }
+            Arg::Chain { pos, node, fields } => {
+                let recv = self.eval_arg_value(dot, node)?;
+                let from_iface = matches!(**node, Arg::Field { .. } | Arg::Variable { .. });
+                self.eval_field_chain(
+                    dot, recv, from_iface, first, *pos, fields, &cmd.args, final_,
+                )
+            }
+            Arg::Variable { pos, idents } => {
+                let v = self.var_value(idents[0].as_str(), *pos, first)?;
+                if idents.len() == 1 {
+                    self.not_a_function(cmd, &final_)?;
+                    return Ok(v);
+                }
+                self.eval_field_chain(dot, v, false, first, *pos, &idents[1..], &cmd.args, final_)
+            }
+            Arg::Ident { pos, name } => self.eval_function(dot, *pos, name, cmd, final_),
+            Arg::Pipe(p) => {
+                self.not_a_function(cmd, &final_)?;
+                self.eval_pipeline(dot, p)
+            }
+            Arg::Bool(_, b) => {
+                self.not_a_function(cmd, &final_)?;
+                Ok(Some(Value::Bool(*b)))
+            }
+            Arg::Dot(_) => {
+                self.not_a_function(cmd, &final_)?;
+                Ok(dot.clone())
+            }
+            Arg::Nil(pos) => {
+                self.not_a_function(cmd, &final_)?;
+                Err(self.error(*pos, first, "nil is not a command"))
+            }
+            Arg::Number(pos, n) => {
+                self.not_a_function(cmd, &final_)?;
+                self.ideal_constant(*pos, first, n).map(Some)
+            }
+            Arg::Str { text, .. } => {
+                self.not_a_function(cmd, &final_)?;
+                Ok(Some(Value::from(text.as_str())))
+            }
+        }
+    }
+
+    fn ideal_constant(&self, pos: usize, node: &Arg, n: &Number) -> Result<Value, ExecError> {
+        let t = &n.text;
+        let is_hex_int = t.len() > 2
+            && t.starts_with('0')
+            && (t.as_bytes()[1] | 0x20) == b'x'
+            && !t.contains(['p', 'P']);
+        let is_rune = t.starts_with('\'');
+        if n.is_float && !is_hex_int && !is_rune && t.contains(['.', 'e', 'E', 'p', 'P']) {
+            return Ok(Value::Float64(n.float));
+        }
+        if n.is_int {
+            return Ok(Value::Int(n.int));
+        }
+        if n.is_uint {
+            return Err(self.error(pos, node, format!("{t} overflows int")));
+        }
+        Ok(Value::Nil)
+    }
+
+    fn var_value(&self, name: &str, pos: usize, node: &Arg) -> Result<EV, ExecError> {
+        match self.vars.iter().rev().find(|(n, _)| n == name) {
+            Some((_, v)) => Ok(v.clone()),
+            None => Err(self.error(pos, node, format!("undefined variable: {name}"))),
+        }
+    }
+
+    /// Evaluates an argument for an `interface {}` parameter.
+    fn eval_arg_value(&mut self, dot: &EV, a: &Arg) -> Result<EV, ExecError> {
+        match a {
+            Arg::Field { pos, idents } => {
+                self.eval_field_chain(dot, dot.clone(), true, a, *pos, idents, &[], None)
+            }
+            Arg::Variable { pos, idents } => {
+                let v = self.var_value(&idents[0], *pos, a)?;
+                if idents.len() == 1 {
+                    return Ok(v);
+                }
+                self.eval_field_chain(dot, v, false, a, *pos, &idents[1..], &[], None)
+            }
+            Arg::Chain { pos, node, fields } => {
+                let recv = self.eval_arg_value(dot, node)?;
+                let from_iface = matches!(**node, Arg::Field { .. } | Arg::Variable { .. });
+                self.eval_field_chain(dot, recv, from_iface, a, *pos, fields, &[], None)
+            }
+            Arg::Dot(_) => Ok(dot.clone()),
+            Arg::Nil(_) => Ok(Some(Value::Nil)),
+            Arg::Bool(_, b) => Ok(Some(Value::Bool(*b))),
+            Arg::Number(pos, n) => self.ideal_constant(*pos, a, n).map(Some),
+            Arg::Str { text, .. } => Ok(Some(Value::from(text.as_str()))),
+            Arg::Ident { pos, name } => {
+                let cmd = Command {
+                    pos: *pos,
+                    args: vec![a.clone()],
+                };
+                self.eval_function(dot, *pos, name, &cmd, None)
+            }
+            Arg::Pipe(p) => self.eval_pipeline(dot, p),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn eval_field_chain(
+        &mut self,
+        dot: &EV,
+        mut recv: EV,
+        mut from_iface: bool,
+        node: &Arg,
+        pos: usize,
+        idents: &[String],
+        args: &[Arg],
+        final_: Option<EV>,
+    ) -> Result<EV, ExecError> {
+        let n = idents.len();
+        for (i, name) in idents.iter().enumerate() {
+            let last = i + 1 == n;
+            let (a, f) = if last {
+                (args, final_.clone())
+            } else {
+                (&[][..], None)
+            };
+            recv = self.eval_field(dot, name, node, pos, a, f, recv, from_iface)?;
+            from_iface = true;
+        }
+        Ok(recv)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn eval_field(
+        &mut self,
+        dot: &EV,
+        name: &str,
+        node: &Arg,
+        pos: usize,
+        args: &[Arg],
+        final_: Option<EV>,
+        recv: EV,
+        from_iface: bool,
+    ) -> Result<EV, ExecError> {
+        let has_args = args.len() > 1 || final_.is_some();
+        let Some(recv) = recv else {
+            if self.set.missing_key == MissingKey::Error {
+                return Err(self.error(
+                    pos,
+                    node,
+                    format!("nil data; no entry for key {}", go_quote(name)),
+                ));
+            }
+            return Ok(None);
+        };
+        let lookup = |m: Option<&Value>| -> Result<EV, ExecError> {
+            match m {
+                Some(v) => Ok(Some(v.clone())),
+                None => match self.set.missing_key {
+                    MissingKey::Default => Ok(None),
+                    MissingKey::Zero => Ok(Some(Value::Nil)),
+                    MissingKey::Error => Err(self.error(
+                        pos,
+                        node,
+                        format!("map has no entry for key {}", go_quote(name)),
+                    )),
+                },
+            }
+        };
+        match &recv {
+            Value::Map(m) => {
+                if has_args {
+                    return Err(self.error(
+                        pos,
+                        node,
+                        format!("{name} is not a method but has arguments"),
+                    ));
+                }
+                lookup(m.entries.get(name))
+            }
+            Value::AnyMap(m) => {
+                if has_args {
+                    return Err(self.error(
+                        pos,
+                        node,
+                        format!("{name} is not a method but has arguments"),
+                    ));
+                }
+                lookup(
+                    m.entries
+                        .iter()
+                        .find(|(k, _)| k.as_str() == Some(name))
+                        .map(|(_, v)| v),
+                )
+            }
+            Value::Host(h) => {
+                if has_args {
+                    let mut argv = Vec::new();
+                    for a in args.iter().skip(1) {
+                        argv.push(concrete(self.eval_arg_value(dot, a)?));
+                    }
+                    if let Some(f) = final_ {
+                        argv.push(concrete(f));
+                    }
+                    return match h.call(name, &argv) {
+                        Some(Ok(v)) => Ok(Some(v)),
+                        Some(Err(e)) => {
+                            Err(self.error(pos, node, format!("error calling {name}: {e}")))
+                        }
+                        None => Err(self.error(
+                            pos,
+                            node,
+                            format!("can't evaluate field {name} in type {}", h.type_name()),
+                        )),
+                    };
+                }
+                if let Some(v) = h.field(name) {
+                    return Ok(Some(v));
+                }
+                match h.call(name, &[]) {
+                    Some(Ok(v)) => Ok(Some(v)),
+                    Some(Err(e)) => {
+                        Err(self.error(pos, node, format!("error calling {name}: {e}")))
+                    }
+                    None => Err(self.error(
+                        pos,
+                        node,
+                        format!("can't evaluate field {name} in type {}", h.type_name()),
+                    )),
+                }
+            }
+            Value::Nil => {
+                let ty = if from_iface {
+                    "interface {}".to_string()
+                } else {
+                    "interface {}".to_string()
+                };
+                Err(self.error(pos, node, format!("nil pointer evaluating {ty}.{name}")))
+            }
+            other => {
+                let ty = if from_iface {
+                    "interface {}".to_string()
+                } else {
+                    other.type_name()
+                };
+                Err(self.error(
+                    pos,
+                    node,
+                    format!("can't evaluate field {name} in type {ty}"),
+                ))
+            }
+        }
+    }
+
+    fn eval_function(
+        &mut self,
+        dot: &EV,
+        pos: usize,
+        name: &str,
+        cmd: &Command,
+        final_: Option<EV>,
+    ) -> Result<EV, ExecError> {
+        let ident = &cmd.args[0];
+        let args = &cmd.args[1..];
+        // and/or evaluate their arguments lazily.
+        if name == "and" || name == "or" {
+            let total = args.len() + usize::from(final_.is_some());
+            if total == 0 {
+                return Err(self.error(
+                    pos,
+                    ident,
+                    format!("wrong number of args for {name}: want at least 1 got 0"),
+                ));
+            }
+            let mut v: EV = None;
+            for a in args {
+                v = self.eval_arg_value(dot, a)?;
+                let t = truth(&v);
+                if (name == "and" && !t) || (name == "or" && t) {
+                    return Ok(Some(concrete(v)));
+                }
+            }
+            if let Some(f) = final_ {
+                v = f;
+            }
+            return Ok(Some(concrete(v)));
+        }
+        let Some(func) = self.set.funcs().get(name).cloned() else {
+            return Err(self.error(
+                pos,
+                ident,
+                format!("{} is not a defined function", go_quote(name)),
+            ));
+        };
+        let total = args.len() + usize::from(final_.is_some());
+        let fixed = func.params.len();
+        if func.variadic.is_some() {
+            if total < fixed {
+                return Err(self.error(
+                    pos,
+                    ident,
+                    format!("wrong number of args for {name}: want at least {fixed} got {total}"),
+                ));
+            }
+        } else if total != fixed {
+            return Err(self.error(
+                pos,
+                ident,
+                format!("wrong number of args for {name}: want {fixed} got {total}"),
+            ));
+        }
+        let mut argv = Vec::with_capacity(total);
+        for (i, a) in args.iter().enumerate() {
+            let ty = if i < fixed {
+                func.params[i]
+            } else {
+                func.variadic.unwrap_or(Ty::Any)
+            };
+            argv.push(self.eval_typed_arg(dot, a, ty)?);
+        }
+        if let Some(f) = final_ {
+            let ty = if total - 1 < fixed {
+                func.params[total - 1]
+            } else {
+                func.variadic.unwrap_or(Ty::Any)
+            };
+            let v = concrete(f);
+            argv.push(self.check_type(pos, ident, v, ty)?);
+        }
+        let ctx = CallCtx {
+            templates: self.set,
+            depth: self.depth,
+        };
+        match (func.imp)(&ctx, argv) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => Err(self.error(cmd.pos, cmd, format!("error calling {name}: {e}"))),
+        }
+    }
+
+    /// Go's `evalArg` for a parameter of type `ty`.
+    fn eval_typed_arg(&mut self, dot: &EV, a: &Arg, ty: Ty) -> Result<Value, ExecError> {
+        match (a, ty) {
+            (_, Ty::Any) => Ok(concrete(self.eval_arg_value(dot, a)?)),
+            (Arg::Number(pos, n), Ty::Int | Ty::Int64) => {
+                if n.is_int {
+                    Ok(if ty == Ty::Int {
+                        Value::Int(n.int)
+                    } else {
+                        Value::Int64(n.int)
+                    })
+                } else {
+                    Err(self.error(*pos, a, format!("expected integer; found {}", n.text)))
+                }
+            }
+            (Arg::Number(pos, n), Ty::Float64) => {
+                if n.is_float {
+                    Ok(Value::Float64(n.float))
+                } else {
+                    Err(self.error(*pos, a, format!("expected float; found {}", n.text)))
+                }
+            }
+            (Arg::Number(pos, n), _) => Err(self.error(
+                *pos,
+                a,
+                format!("expected {}; found {}", short_kind(ty), n.text),
+            )),
+            (Arg::Str { pos, text, quoted }, t) => {
+                if t == Ty::String {
+                    Ok(Value::from(text.as_str()))
+                } else {
+                    Err(self.error(
+                        *pos,
+                        a,
+                        format!("expected {}; found {}", short_kind(t), quoted),
+                    ))
+                }
+            }
+            (Arg::Bool(pos, b), t) => {
+                if t == Ty::Bool {
+                    Ok(Value::Bool(*b))
+                } else {
+                    Err(self.error(*pos, a, format!("expected {}; found {}", short_kind(t), b)))
+                }
+            }
+            (Arg::Nil(pos), t) => {
+                if matches!(t, Ty::List | Ty::Map) {
+                    Ok(Value::Nil)
+                } else {
+                    Err(self.error(*pos, a, format!("cannot assign nil to {}", t.go_name())))
+                }
+            }
+            _ => {
+                let v = self.eval_arg_value(dot, a)?;
+                let v = match v {
+                    None => {
+                        if matches!(ty, Ty::List | Ty::Map) {
+                            Value::Nil
+                        } else {
+                            return Err(self.error(
+                                a.pos(),
+                                a,
+                                format!("invalid value; expected {}", ty.go_name()),
+                            ));
+                        }
+                    }
+                    Some(v) => v,
+                };
+                self.check_type(a.pos(), a, v, ty)
+            }
+        }
+    }
+
+    fn check_type(
+        &self,
+        pos: usize,
+        node: &dyn fmt::Display,
+        v: Value,
+        ty: Ty,
+    ) -> Result<Value, ExecError> {
+        let ok = match (ty, &v) {
+            (Ty::Any, _) => true,
+            (Ty::String, Value::String(_) | Value::RawString(_)) => true,
+            (Ty::Int, Value::Int(_))
+            | (Ty::Int64, Value::Int64(_))
+            | (Ty::Float64, Value::Float64(_))
+            | (Ty::Bool, Value::Bool(_)) => true,
+            (Ty::List, Value::List(l)) => l.elem == Elem::Any,
+            (Ty::Map, Value::Map(m)) => m.elem == Elem::Any,
+            (Ty::List | Ty::Map, Value::Nil) => true,
+            _ => false,
+        };
+        if ok {
+            return Ok(v);
+        }
+        if let Value::Nil = v {
+            return Err(self.error(
+                pos,
+                node,
+                format!("invalid value; expected {}", ty.go_name()),
+            ));
+        }
+        Err(self.error(
+            pos,
+            node,
+            format!(
+                "wrong type for value; expected {}; got {}",
+                ty.go_name(),
+                v.type_name()
+            ),
+        ))
+    }
+}
+
+fn short_kind(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Int | Ty::Int64 => "integer",
+        Ty::Float64 => "float",
+        Ty::Bool => "bool",
+        Ty::String => "string",
+        _ => ty.go_name(),
+    }
+}
+
+/// The node Go last visited in a pipeline (its last command's last argument).
+fn last_arg(pipe: &Pipe) -> (usize, String) {
+    match pipe.cmds.last() {
+        Some(c) if c.args.len() == 1 => (c.args[0].pos(), c.args[0].to_string()),
+        Some(c) => (c.pos, c.to_string()),
+        None => (pipe.pos, pipe.to_string()),
+    }
+}
+
+/// Go's `printValue`: invalid prints `<no value>`, everything else as `%v`.
+fn print_value(out: &mut String, v: &EV) {
+    match v {
+        None | Some(Value::Nil) => out.push_str("<no value>"),
+        Some(Value::String(s)) => out.push_str(s),
+        Some(v) => out.push_str(&v.to_string()),
+    }
+}
+
+#[allow(dead_code)]
+fn empty_list() -> Value {
+    Value::List(Arc::new(List::default()))
+}

@@ -1,0 +1,203 @@
+//! Go's `text/template`: lexer → parser → tree → evaluator, with the builtin functions,
+//! `missingkey` modes, template sets (`define`/`template`/`block`) and Go's error texts.
+//!
+//! A [`Templates`] set is parsed once and can be executed many times, from many threads:
+//! trees and functions are shared (`Arc`). Functions are registered in a [`FuncMap`];
+//! sprig, Helm and helmfile add theirs on top of [`builtins`].
+
+pub mod ast;
+mod builtins;
+mod exec;
+pub mod lex;
+pub mod parse;
+
+pub use builtins::{builtins, escape_html, escape_js, query_escape};
+pub use exec::ExecError;
+
+use ast::Node;
+use capstan_value::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// What `{{ .missing }}` does on a map without that key (`Option("missingkey=…")`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum MissingKey {
+    /// Prints `<no value>` (`missingkey=default` / `invalid`).
+    #[default]
+    Default,
+    /// The map's zero value (`missingkey=zero`): nil for `interface {}` maps.
+    Zero,
+    /// Fails with `map has no entry for key "x"`.
+    Error,
+}
+
+/// The Go type a function parameter is declared with; arguments are checked and
+/// converted as Go's `evalArg` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    Any,
+    String,
+    Int,
+    Int64,
+    Float64,
+    Bool,
+    /// `[]interface {}`
+    List,
+    /// `map[string]interface {}`
+    Map,
+}
+
+impl Ty {
+    pub fn go_name(self) -> &'static str {
+        match self {
+            Ty::Any => "interface {}",
+            Ty::String => "string",
+            Ty::Int => "int",
+            Ty::Int64 => "int64",
+            Ty::Float64 => "float64",
+            Ty::Bool => "bool",
+            Ty::List => "[]interface {}",
+            Ty::Map => "map[string]interface {}",
+        }
+    }
+}
+
+/// What a function sees besides its arguments: the template set it runs in.
+pub struct CallCtx<'a> {
+    pub templates: &'a Templates,
+    pub depth: usize,
+}
+
+pub type FuncImpl = dyn Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync;
+
+/// A template function: its Go signature and its implementation.
+#[derive(Clone)]
+pub struct Func {
+    pub params: Vec<Ty>,
+    /// The element type of a final `...T` parameter.
+    pub variadic: Option<Ty>,
+    pub imp: Arc<FuncImpl>,
+}
+
+impl Func {
+    /// A function with fixed parameters.
+    pub fn new(
+        params: &[Ty],
+        imp: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
+    ) -> Func {
+        Func {
+            params: params.to_vec(),
+            variadic: None,
+            imp: Arc::new(imp),
+        }
+    }
+
+    /// A function whose last parameter is `...T`.
+    pub fn variadic(
+        params: &[Ty],
+        rest: Ty,
+        imp: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
+    ) -> Func {
+        Func {
+            params: params.to_vec(),
+            variadic: Some(rest),
+            imp: Arc::new(imp),
+        }
+    }
+}
+
+pub type FuncMap = HashMap<String, Func>;
+
+/// One parsed template body and the text it came from (for error positions).
+#[derive(Debug)]
+pub struct TemplateDef {
+    pub root: Vec<Node>,
+    pub text: Arc<str>,
+    /// The name of the top-level template whose text holds this one (Go's `ParseName`).
+    pub parse_name: String,
+}
+
+/// A set of associated templates sharing functions and options.
+#[derive(Clone, Default)]
+pub struct Templates {
+    defs: HashMap<String, Arc<TemplateDef>>,
+    funcs: Arc<FuncMap>,
+    pub missing_key: MissingKey,
+}
+
+impl Templates {
+    /// An empty set with the builtins and `extra` functions.
+    pub fn new(extra: FuncMap) -> Templates {
+        let mut funcs = builtins();
+        funcs.extend(extra);
+        Templates {
+            defs: HashMap::new(),
+            funcs: Arc::new(funcs),
+            missing_key: MissingKey::Default,
+        }
+    }
+
+    /// A set sharing an existing function map.
+    pub fn with_funcs(funcs: Arc<FuncMap>) -> Templates {
+        Templates {
+            defs: HashMap::new(),
+            funcs,
+            missing_key: MissingKey::Default,
+        }
+    }
+
+    pub fn funcs(&self) -> &Arc<FuncMap> {
+        &self.funcs
+    }
+
+    /// Parses `text` as template `name` (plus every `define` in it) into the set.
+    /// A definition with an empty body never replaces an existing one.
+    pub fn parse(&mut self, name: &str, text: &str) -> Result<(), String> {
+        let funcs = self.funcs.clone();
+        let trees = parse::parse(name, text, &|f| funcs.contains_key(f)).map_err(|e| e.0)?;
+        let text: Arc<str> = Arc::from(text);
+        for t in trees {
+            if let Some(old) = self.defs.get(&t.name) {
+                if parse::is_empty_tree(&t.root) && !parse::is_empty_tree(&old.root) {
+                    continue;
+                }
+            }
+            self.defs.insert(
+                t.name,
+                Arc::new(TemplateDef {
+                    root: t.root,
+                    text: text.clone(),
+                    parse_name: name.to_string(),
+                }),
+            );
+        }
+        Ok(())
+    }
+
+    pub fn lookup(&self, name: &str) -> Option<&Arc<TemplateDef>> {
+        self.defs.get(name)
+    }
+
+    /// Names of the templates in the set.
+    pub fn names(&self) -> impl Iterator<Item = &String> {
+        self.defs.keys()
+    }
+
+    /// Executes template `name` with `data` as dot.
+    pub fn execute(&self, name: &str, data: &Value) -> Result<String, ExecError> {
+        let mut out = String::new();
+        self.execute_into(name, data, &mut out, 0)?;
+        Ok(out)
+    }
+
+    /// Executes into `out` at a nesting depth (for `include`/`tpl`).
+    pub fn execute_into(
+        &self,
+        name: &str,
+        data: &Value,
+        out: &mut String,
+        depth: usize,
+    ) -> Result<(), ExecError> {
+        exec::execute(self, name, data, out, depth)
+    }
+}

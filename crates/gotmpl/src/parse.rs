@@ -1,0 +1,713 @@
+//! The parser of Go's `text/template`: tokens → trees (the main template and every
+//! `define`/`block`), with Go's parse-time checks and error texts
+//! (`template: NAME:LINE: msg`).
+
+use crate::ast::{Arg, Command, Control, Node, Number, Pipe};
+use crate::lex::{Kind, LexError, Lexer, Token};
+use capstan_gocompat::strconv::{parse_float, parse_int, parse_uint};
+
+/// A parse failure, already formatted as Go formats it.
+#[derive(Debug, Clone)]
+pub struct ParseError(pub String);
+
+/// One parsed tree: a template name and its body.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    pub name: String,
+    pub root: Vec<Node>,
+}
+
+/// Whether a body counts as empty for redefinition (only whitespace text).
+pub fn is_empty_tree(nodes: &[Node]) -> bool {
+    nodes
+        .iter()
+        .all(|n| matches!(n, Node::Text(t) if t.trim().is_empty()))
+}
+
+struct Parser<'a> {
+    toks: Vec<Token>,
+    i: usize,
+    parse_name: String,
+    vars: Vec<String>,
+    range_depth: usize,
+    has_func: &'a dyn Fn(&str) -> bool,
+    trees: Vec<Tree>,
+}
+
+type R<T> = Result<T, ParseError>;
+
+/// Parses `text` as template `name`; returns every tree it defines, the main one first.
+pub fn parse(
+    name: &str,
+    text: &str,
+    has_func: &dyn Fn(&str) -> bool,
+) -> Result<Vec<Tree>, ParseError> {
+    let toks = Lexer::lex(text)
+        .map_err(|LexError { msg, line }| ParseError(format!("template: {name}:{line}: {msg}")))?;
+    let mut p = Parser {
+        toks,
+        i: 0,
+        parse_name: name.to_string(),
+        vars: vec!["$".into()],
+        range_depth: 0,
+        has_func,
+        trees: Vec::new(),
+    };
+    let mut root = Vec::new();
+    while p.peek().kind != Kind::Eof {
+        if p.peek().kind == Kind::LeftDelim {
+            let save = p.i;
+            p.next();
+            if p.peek_non_space().kind == Kind::Keyword && p.peek_non_space().text == "define" {
+                p.next_non_space();
+                p.definition()?;
+                continue;
+            }
+            p.i = save;
+        }
+        match p.text_or_action()? {
+            Item::Node(n) => root.push(n),
+            Item::End(_) => return Err(p.error("unexpected {{end}}")),
+            Item::Else(_) => return Err(p.error("unexpected {{else}}")),
+        }
+    }
+    let main = Tree {
+        name: name.to_string(),
+        root,
+    };
+    p.add(main)?;
+    // The main template goes first.
+    let idx = p.trees.iter().position(|t| t.name == name).unwrap_or(0);
+    let mut trees = p.trees;
+    if idx < trees.len() {
+        let main = trees.remove(idx);
+        trees.insert(0, main);
+    }
+    Ok(trees)
+}
+
+enum Item {
+    Node(Node),
+    End(usize),
+    /// `{{else}}`; `chained` when an `if`/`with` follows directly.
+    Else(usize),
+}
+
+fn item_string(t: &Token) -> String {
+    match t.kind {
+        Kind::Eof => "EOF".into(),
+        Kind::Keyword => format!("<{}>", t.text),
+        Kind::Space => format!("{:?}", t.text),
+        _ if t.text.chars().count() > 10 => {
+            let short: String = t.text.chars().take(10).collect();
+            format!("{}...", capstan_gocompat::json::go_quote(&short))
+        }
+        _ => capstan_gocompat::json::go_quote(&t.text),
+    }
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> &Token {
+        &self.toks[self.i.min(self.toks.len() - 1)]
+    }
+
+    fn next(&mut self) -> Token {
+        let t = self.peek().clone();
+        if self.i < self.toks.len() - 1 {
+            self.i += 1;
+        }
+        t
+    }
+
+    fn peek_non_space(&mut self) -> Token {
+        let save = self.i;
+        let t = self.next_non_space();
+        self.i = save;
+        t
+    }
+
+    fn next_non_space(&mut self) -> Token {
+        loop {
+            let t = self.next();
+            if t.kind != Kind::Space {
+                return t;
+            }
+        }
+    }
+
+    fn current_line(&self) -> usize {
+        self.toks[self.i.saturating_sub(1).min(self.toks.len() - 1)].line
+    }
+
+    fn error(&self, msg: impl AsRef<str>) -> ParseError {
+        ParseError(format!(
+            "template: {}:{}: {}",
+            self.parse_name,
+            self.current_line(),
+            msg.as_ref()
+        ))
+    }
+
+    fn unexpected(&self, t: &Token, context: &str) -> ParseError {
+        if t.kind == Kind::Eof {
+            return self.error(format!("unexpected EOF in {context}"));
+        }
+        self.error(format!("unexpected {} in {context}", item_string(t)))
+    }
+
+    fn add(&mut self, tree: Tree) -> R<()> {
+        if let Some(existing) = self.trees.iter_mut().find(|t| t.name == tree.name) {
+            if is_empty_tree(&existing.root) {
+                *existing = tree;
+                return Ok(());
+            }
+            if !is_empty_tree(&tree.root) {
+                return Err(self.error(format!(
+                    "template: multiple definition of template {}",
+                    capstan_gocompat::json::go_quote(&tree.name)
+                )));
+            }
+            return Ok(());
+        }
+        self.trees.push(tree);
+        Ok(())
+    }
+
+    fn definition(&mut self) -> R<()> {
+        const CONTEXT: &str = "define clause";
+        let t = self.next_non_space();
+        if !matches!(t.kind, Kind::Str | Kind::RawStr) {
+            return Err(self.unexpected(&t, CONTEXT));
+        }
+        let name = unquote(&t.text).map_err(|e| self.error(e))?;
+        let t = self.next_non_space();
+        if t.kind != Kind::RightDelim {
+            return Err(self.unexpected(&t, CONTEXT));
+        }
+        let saved_vars = std::mem::replace(&mut self.vars, vec!["$".into()]);
+        let (root, end) = self.item_list()?;
+        self.vars = saved_vars;
+        if let Item::Else(_) = end {
+            return Err(self.error(format!("unexpected {{{{else}}}} in {CONTEXT}")));
+        }
+        self.add(Tree { name, root })
+    }
+
+    fn text_or_action(&mut self) -> R<Item> {
+        let t = self.next_non_space();
+        match t.kind {
+            Kind::Text => Ok(Item::Node(Node::Text(t.text))),
+            Kind::LeftDelim => self.action(),
+            _ => Err(self.unexpected(&t, "input")),
+        }
+    }
+
+    /// Items up to `{{end}}` or `{{else}}`.
+    fn item_list(&mut self) -> R<(Vec<Node>, Item)> {
+        let mut list = Vec::new();
+        while self.peek_non_space().kind != Kind::Eof {
+            match self.text_or_action()? {
+                Item::Node(n) => list.push(n),
+                other => return Ok((list, other)),
+            }
+        }
+        Err(self.error("unexpected EOF"))
+    }
+
+    fn expect_right_delim(&mut self, context: &str) -> R<()> {
+        let t = self.next_non_space();
+        if t.kind != Kind::RightDelim {
+            return Err(self.unexpected(&t, context));
+        }
+        Ok(())
+    }
+
+    fn action(&mut self) -> R<Item> {
+        let t = self.next_non_space();
+        if t.kind == Kind::Keyword {
+            match t.text.as_str() {
+                "block" => return self.block().map(Item::Node),
+                "break" | "continue" => {
+                    self.expect_right_delim(&format!("{{{{{}}}}}", t.text))?;
+                    if self.range_depth == 0 {
+                        return Err(self.error(format!("{{{{{}}}}} outside {{{{range}}}}", t.text)));
+                    }
+                    return Ok(Item::Node(if t.text == "break" {
+                        Node::Break(t.pos)
+                    } else {
+                        Node::Continue(t.pos)
+                    }));
+                }
+                "else" => {
+                    let p = self.peek_non_space();
+                    if p.kind == Kind::Keyword && (p.text == "if" || p.text == "with") {
+                        return Ok(Item::Else(t.pos));
+                    }
+                    self.expect_right_delim("else")?;
+                    return Ok(Item::Else(t.pos));
+                }
+                "end" => {
+                    self.expect_right_delim("end")?;
+                    return Ok(Item::End(t.pos));
+                }
+                "if" => return self.control(Control::If).map(Item::Node),
+                "range" => return self.control(Control::Range).map(Item::Node),
+                "with" => return self.control(Control::With).map(Item::Node),
+                "template" => return self.template().map(Item::Node),
+                _ => {}
+            }
+        }
+        self.i -= 1;
+        while self.toks[self.i].kind == Kind::Space {
+            self.i -= 1;
+        }
+        let pos = self.peek_non_space().pos;
+        let pipe = self.pipeline("command", Kind::RightDelim)?;
+        Ok(Item::Node(Node::Action { pos, pipe }))
+    }
+
+    fn control(&mut self, kind: Control) -> R<Node> {
+        let context = match kind {
+            Control::If => "if",
+            Control::Range => "range",
+            Control::With => "with",
+        };
+        let nvars = self.vars.len();
+        let pipe = self.pipeline(context, Kind::RightDelim)?;
+        if kind == Control::Range {
+            self.range_depth += 1;
+        }
+        let (list, next) = self.item_list()?;
+        if kind == Control::Range {
+            self.range_depth -= 1;
+        }
+        let mut else_list = None;
+        if let Item::Else(_) = next {
+            let p = self.peek_non_space();
+            if kind == Control::If && p.kind == Kind::Keyword && p.text == "if" {
+                self.next_non_space();
+                else_list = Some(vec![self.control(Control::If)?]);
+            } else if kind == Control::With && p.kind == Kind::Keyword && p.text == "with" {
+                self.next_non_space();
+                else_list = Some(vec![self.control(Control::With)?]);
+            } else {
+                let (l, n) = self.item_list()?;
+                if let Item::Else(_) = n {
+                    return Err(self.error("expected end; found {{else}}"));
+                }
+                else_list = Some(l);
+            }
+        }
+        self.vars.truncate(nvars);
+        Ok(Node::Control {
+            kind,
+            pos: pipe.pos,
+            pipe,
+            list,
+            else_list,
+        })
+    }
+
+    fn template_name(&mut self, t: &Token, context: &str) -> R<String> {
+        match t.kind {
+            Kind::Str | Kind::RawStr => unquote(&t.text).map_err(|e| self.error(e)),
+            _ => Err(self.unexpected(t, context)),
+        }
+    }
+
+    fn template(&mut self) -> R<Node> {
+        const CONTEXT: &str = "template clause";
+        let t = self.next_non_space();
+        let name = self.template_name(&t, CONTEXT)?;
+        let pipe = if self.peek_non_space().kind != Kind::RightDelim {
+            Some(self.pipeline(CONTEXT, Kind::RightDelim)?)
+        } else {
+            self.next_non_space();
+            None
+        };
+        Ok(Node::Template {
+            pos: t.pos,
+            name,
+            pipe,
+        })
+    }
+
+    fn block(&mut self) -> R<Node> {
+        const CONTEXT: &str = "block clause";
+        let t = self.next_non_space();
+        let name = self.template_name(&t, CONTEXT)?;
+        let pipe = self.pipeline(CONTEXT, Kind::RightDelim)?;
+        let saved_vars = std::mem::replace(&mut self.vars, vec!["$".into()]);
+        let (root, end) = self.item_list()?;
+        self.vars = saved_vars;
+        if let Item::Else(_) = end {
+            return Err(self.error(format!("unexpected {{{{else}}}} in {CONTEXT}")));
+        }
+        self.add(Tree {
+            name: name.clone(),
+            root,
+        })?;
+        Ok(Node::Template {
+            pos: t.pos,
+            name,
+            pipe: Some(pipe),
+        })
+    }
+
+    fn pipeline(&mut self, context: &str, end: Kind) -> R<Pipe> {
+        let first = self.peek_non_space();
+        let mut pipe = Pipe {
+            pos: first.pos,
+            line: first.line,
+            is_assign: false,
+            decl: Vec::new(),
+            cmds: Vec::new(),
+        };
+        loop {
+            let v = self.peek_non_space();
+            if v.kind != Kind::Variable {
+                break;
+            }
+            let save = self.i;
+            self.next_non_space();
+            let n = self.peek_non_space();
+            if n.kind == Kind::Assign || n.kind == Kind::Declare {
+                pipe.is_assign = n.kind == Kind::Assign;
+                self.next_non_space();
+                pipe.decl.push(v.text.clone());
+                self.vars.push(v.text.clone());
+                break;
+            } else if n.kind == Kind::Punct && n.text == "," {
+                self.next_non_space();
+                pipe.decl.push(v.text.clone());
+                self.vars.push(v.text.clone());
+                if context == "range" && pipe.decl.len() < 2 {
+                    let p = self.peek_non_space();
+                    if matches!(p.kind, Kind::Variable | Kind::RightDelim | Kind::RightParen) {
+                        continue;
+                    }
+                    return Err(self.error("range can only initialize variables"));
+                }
+                return Err(self.error(format!("too many declarations in {context}")));
+            } else {
+                self.i = save;
+                break;
+            }
+        }
+        loop {
+            let t = self.next_non_space();
+            if t.kind == end {
+                if pipe.cmds.is_empty() {
+                    return Err(self.error(format!("missing value for {context}")));
+                }
+                for (i, c) in pipe.cmds.iter().enumerate().skip(1) {
+                    if matches!(
+                        c.args[0],
+                        Arg::Bool(..)
+                            | Arg::Dot(_)
+                            | Arg::Nil(_)
+                            | Arg::Number(..)
+                            | Arg::Str { .. }
+                    ) {
+                        return Err(self.error(format!(
+                            "non executable command in pipeline stage {}",
+                            i + 1
+                        )));
+                    }
+                }
+                return Ok(pipe);
+            }
+            match t.kind {
+                Kind::Bool
+                | Kind::Char
+                | Kind::Dot
+                | Kind::Field
+                | Kind::Identifier
+                | Kind::Number
+                | Kind::Nil
+                | Kind::RawStr
+                | Kind::Str
+                | Kind::Variable
+                | Kind::LeftParen => {
+                    self.i -= 1;
+                    let c = self.command()?;
+                    pipe.cmds.push(c);
+                }
+                _ => return Err(self.unexpected(&t, context)),
+            }
+        }
+    }
+
+    fn command(&mut self) -> R<Command> {
+        let mut cmd = Command {
+            pos: self.peek_non_space().pos,
+            args: Vec::new(),
+        };
+        loop {
+            self.peek_non_space();
+            if let Some(op) = self.operand()? {
+                cmd.args.push(op);
+            }
+            let t = self.next();
+            match t.kind {
+                Kind::Space => continue,
+                Kind::RightDelim | Kind::RightParen => self.i -= 1,
+                Kind::Pipe => {}
+                _ => return Err(self.unexpected(&t, "operand")),
+            }
+            break;
+        }
+        if cmd.args.is_empty() {
+            return Err(self.error("empty command"));
+        }
+        Ok(cmd)
+    }
+
+    fn operand(&mut self) -> R<Option<Arg>> {
+        let Some(node) = self.term()? else {
+            return Ok(None);
+        };
+        if self.peek().kind != Kind::Field {
+            return Ok(Some(node));
+        }
+        let chain_pos = self.peek().pos;
+        let mut fields = Vec::new();
+        while self.peek().kind == Kind::Field {
+            fields.push(self.next().text[1..].to_string());
+        }
+        Ok(Some(match node {
+            Arg::Field { mut idents, .. } => {
+                idents.extend(fields);
+                Arg::Field {
+                    pos: chain_pos,
+                    idents,
+                }
+            }
+            Arg::Variable { mut idents, .. } => {
+                idents.extend(fields);
+                Arg::Variable {
+                    pos: chain_pos,
+                    idents,
+                }
+            }
+            Arg::Bool(..) | Arg::Str { .. } | Arg::Number(..) | Arg::Nil(_) | Arg::Dot(_) => {
+                return Err(self.error(format!(
+                    "unexpected . after term {}",
+                    capstan_gocompat::json::go_quote(&node.to_string())
+                )));
+            }
+            other => Arg::Chain {
+                pos: chain_pos,
+                node: Box::new(other),
+                fields,
+            },
+        }))
+    }
+
+    fn term(&mut self) -> R<Option<Arg>> {
+        let t = self.next_non_space();
+        Ok(Some(match t.kind {
+            Kind::Identifier => {
+                if !(self.has_func)(&t.text) {
+                    return Err(self.error(format!(
+                        "function {} not defined",
+                        capstan_gocompat::json::go_quote(&t.text)
+                    )));
+                }
+                Arg::Ident {
+                    pos: t.pos,
+                    name: t.text,
+                }
+            }
+            Kind::Dot => Arg::Dot(t.pos),
+            Kind::Nil => Arg::Nil(t.pos),
+            Kind::Variable => {
+                if !self.vars.iter().any(|v| *v == t.text) {
+                    return Err(self.error(format!(
+                        "undefined variable {}",
+                        capstan_gocompat::json::go_quote(&t.text)
+                    )));
+                }
+                Arg::Variable {
+                    pos: t.pos,
+                    idents: vec![t.text],
+                }
+            }
+            Kind::Field => Arg::Field {
+                pos: t.pos,
+                idents: vec![t.text[1..].to_string()],
+            },
+            Kind::Bool => Arg::Bool(t.pos, t.text == "true"),
+            Kind::Char | Kind::Number => Arg::Number(t.pos, self.number(&t)?),
+            Kind::LeftParen => Arg::Pipe(Box::new(
+                self.pipeline("parenthesized pipeline", Kind::RightParen)?,
+            )),
+            Kind::Str | Kind::RawStr => {
+                let text = unquote(&t.text).map_err(|e| self.error(e))?;
+                Arg::Str {
+                    pos: t.pos,
+                    quoted: t.text,
+                    text,
+                }
+            }
+            _ => {
+                self.i -= 1;
+                return Ok(None);
+            }
+        }))
+    }
+
+    fn number(&self, t: &Token) -> R<Number> {
+        let text = t.text.clone();
+        let mut n = Number {
+            text: text.clone(),
+            is_int: false,
+            is_uint: false,
+            is_float: false,
+            int: 0,
+            uint: 0,
+            float: 0.0,
+        };
+        if t.kind == Kind::Char {
+            let (c, tail) = unquote_char(&text[1..], '\'').map_err(|e| self.error(e))?;
+            if tail != "'" {
+                return Err(self.error(format!("malformed character constant: {text}")));
+            }
+            n.is_int = true;
+            n.is_uint = true;
+            n.is_float = true;
+            n.int = c as i64;
+            n.uint = c as u64;
+            n.float = c as u32 as f64;
+            return Ok(n);
+        }
+        if text.ends_with('i') {
+            return Err(self.error(format!("complex numbers are not supported: {text}")));
+        }
+        if let Ok(u) = parse_uint(&text, 0, 64) {
+            n.is_uint = true;
+            n.uint = u;
+        }
+        if let Ok(i) = parse_int(&text, 0, 64) {
+            n.is_int = true;
+            n.int = i;
+            if i == 0 {
+                n.is_uint = true;
+            }
+        }
+        if n.is_int {
+            n.is_float = true;
+            n.float = n.int as f64;
+        } else if n.is_uint {
+            n.is_float = true;
+            n.float = n.uint as f64;
+        } else if let Ok(f) = parse_float(&text, 64) {
+            if !text.contains(['.', 'e', 'E', 'p', 'P']) {
+                return Err(self.error(format!(
+                    "integer overflow: {}",
+                    capstan_gocompat::json::go_quote(&text)
+                )));
+            }
+            n.is_float = true;
+            n.float = f;
+            if (f as i64) as f64 == f {
+                n.is_int = true;
+                n.int = f as i64;
+            }
+            if f >= 0.0 && (f as u64) as f64 == f {
+                n.is_uint = true;
+                n.uint = f as u64;
+            }
+        }
+        if !n.is_int && !n.is_uint && !n.is_float {
+            return Err(self.error(format!(
+                "illegal number syntax: {}",
+                capstan_gocompat::json::go_quote(&text)
+            )));
+        }
+        Ok(n)
+    }
+}
+
+/// Go's `strconv.UnquoteChar`: one (possibly escaped) character and the rest.
+pub fn unquote_char(s: &str, quote: char) -> Result<(char, &str), String> {
+    let syntax = || "invalid syntax".to_string();
+    let mut chars = s.chars();
+    let c = chars.next().ok_or_else(syntax)?;
+    if c == quote && (quote == '\'' || quote == '"') {
+        return Err(syntax());
+    }
+    if c != '\\' {
+        return Ok((c, chars.as_str()));
+    }
+    let e = chars.next().ok_or_else(syntax)?;
+    let rest = chars.as_str();
+    let simple = match e {
+        'a' => Some('\u{7}'),
+        'b' => Some('\u{8}'),
+        'f' => Some('\u{c}'),
+        'n' => Some('\n'),
+        'r' => Some('\r'),
+        't' => Some('\t'),
+        'v' => Some('\u{b}'),
+        '\\' => Some('\\'),
+        '\'' | '"' if e == quote => Some(e),
+        _ => None,
+    };
+    if let Some(c) = simple {
+        return Ok((c, rest));
+    }
+    let hex = |n: usize| -> Result<(u32, &str), String> {
+        if rest.len() < n || !rest.is_char_boundary(n) {
+            return Err(syntax());
+        }
+        let v = u32::from_str_radix(&rest[..n], 16).map_err(|_| syntax())?;
+        Ok((v, &rest[n..]))
+    };
+    match e {
+        'x' => {
+            let (v, r) = hex(2)?;
+            char::from_u32(v).map(|c| (c, r)).ok_or_else(syntax)
+        }
+        'u' => {
+            let (v, r) = hex(4)?;
+            char::from_u32(v).map(|c| (c, r)).ok_or_else(syntax)
+        }
+        'U' => {
+            let (v, r) = hex(8)?;
+            char::from_u32(v).map(|c| (c, r)).ok_or_else(syntax)
+        }
+        '0'..='7' => {
+            if rest.len() < 2 {
+                return Err(syntax());
+            }
+            let digits = format!("{e}{}", &rest[..2]);
+            let v = u32::from_str_radix(&digits, 8).map_err(|_| syntax())?;
+            if v > 255 {
+                return Err(syntax());
+            }
+            char::from_u32(v)
+                .map(|c| (c, &rest[2..]))
+                .ok_or_else(syntax)
+        }
+        _ => Err(syntax()),
+    }
+}
+
+/// Go's `strconv.Unquote` for `"…"` and `` `…` `` literals.
+pub fn unquote(s: &str) -> Result<String, String> {
+    if s.len() >= 2 && s.starts_with('`') && s.ends_with('`') {
+        return Ok(s[1..s.len() - 1].replace('\r', ""));
+    }
+    if s.len() < 2 || !s.starts_with('"') || !s.ends_with('"') {
+        return Err("invalid syntax".into());
+    }
+    let mut body = &s[1..s.len() - 1];
+    let mut out = String::with_capacity(body.len());
+    while !body.is_empty() {
+        let (c, rest) = unquote_char(body, '"')?;
+        out.push(c);
+        body = rest;
+    }
+    Ok(out)
+}
