@@ -148,7 +148,7 @@ fn length(v: &Value) -> Result<Value, String> {
         Value::List(l) => l.items.len() as i64,
         Value::Map(m) => m.entries.len() as i64,
         Value::AnyMap(m) => m.entries.len() as i64,
-        Value::Nil => return Err("len of nil pointer".into()),
+        Value::Nil => return Err("reflect: call of reflect.Value.Type on zero Value".into()),
         other => return Err(format!("len of type {}", other.type_name())),
     }))
 }
@@ -182,14 +182,14 @@ fn index(args: Vec<Value>) -> Result<Value, String> {
                 let x = index_arg(ix, l.items.len(), "slice/array")?;
                 match l.items.get(x) {
                     Some(v) => v.clone(),
-                    None => return Err(format!("index out of range: {x}")),
+                    None => return Err("reflect: slice index out of range".into()),
                 }
             }
             Value::String(s) => {
                 let x = index_arg(ix, s.len(), "slice/array")?;
                 match s.as_bytes().get(x) {
                     Some(b) => Value::Int(*b as i64),
-                    None => return Err(format!("index out of range: {x}")),
+                    None => return Err("reflect: string index out of range".into()),
                 }
             }
             Value::Map(m) => match ix {
@@ -320,7 +320,17 @@ fn joined(args: &[Value]) -> String {
     if let [Value::String(s)] = args {
         return s.to_string();
     }
-    sprint(args)
+    let printable: Vec<Value> = args
+        .iter()
+        .map(|a| {
+            if matches!(a, Value::Nil) {
+                Value::from("<no value>")
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    sprint(&printable)
 }
 
 /// The builtin function map.

@@ -5,7 +5,7 @@
 use crate::ast::{Arg, Command, Control, Node, Number, Pipe};
 use crate::{CallCtx, MissingKey, TemplateDef, Templates, Ty};
 use capstan_gocompat::json::go_quote;
-use capstan_value::{Elem, List, Value};
+use capstan_value::{Elem, Value};
 use std::fmt;
 use std::sync::Arc;
 
@@ -629,6 +629,24 @@ impl<'a> State<'a> {
             }
             return Ok(Some(concrete(v)));
         }
+        if name == "call" && !args.is_empty() {
+            // Go passes the callee's source text along to report "non-function X".
+            let callee = self.eval_arg_value(dot, &args[0])?;
+            return match callee {
+                None | Some(Value::Nil) => {
+                    Err(self.error(cmd.pos, cmd, "error calling call: call of nil"))
+                }
+                Some(v) => Err(self.error(
+                    cmd.pos,
+                    cmd,
+                    format!(
+                        "error calling call: non-function {} of type {}",
+                        args[0],
+                        v.type_name()
+                    ),
+                )),
+            };
+        }
         let Some(func) = self.set.funcs().get(name).cloned() else {
             return Err(self.error(
                 pos,
@@ -821,9 +839,4 @@ fn print_value(out: &mut String, v: &EV) {
         Some(Value::String(s)) => out.push_str(s),
         Some(v) => out.push_str(&v.to_string()),
     }
-}
-
-#[allow(dead_code)]
-fn empty_list() -> Value {
-    Value::List(Arc::new(List::default()))
 }

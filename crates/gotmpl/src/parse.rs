@@ -96,7 +96,7 @@ enum Item {
 fn item_string(t: &Token) -> String {
     match t.kind {
         Kind::Eof => "EOF".into(),
-        Kind::Keyword => format!("<{}>", t.text),
+        Kind::Keyword | Kind::Dot | Kind::Nil | Kind::Bool => format!("<{}>", t.text),
         Kind::Space => format!("{:?}", t.text),
         _ if t.text.chars().count() > 10 => {
             let short: String = t.text.chars().take(10).collect();

@@ -18,7 +18,7 @@ struct Flags {
     prec: Option<usize>,
 }
 
-fn pad(out: &mut String, s: &str, f: &Flags, zero_ok: bool) {
+fn pad(out: &mut String, s: &str, f: &Flags, numeric: bool) {
     let n = s.chars().count();
     let w = f.width.unwrap_or(0);
     if n >= w {
@@ -29,10 +29,10 @@ fn pad(out: &mut String, s: &str, f: &Flags, zero_ok: bool) {
     if f.minus {
         out.push_str(s);
         out.extend(std::iter::repeat_n(' ', fill));
-    } else if f.zero && zero_ok {
-        // Zeros go after a sign.
+    } else if f.zero {
+        // For numbers, zeros go after the sign.
         let (sign, rest) = match s.chars().next() {
-            Some(c @ ('+' | '-' | ' ')) => (Some(c), &s[1..]),
+            Some(c @ ('+' | '-' | ' ')) if numeric => (Some(c), &s[1..]),
             _ => (None, s),
         };
         if let Some(c) = sign {
@@ -107,7 +107,7 @@ fn fmt_integer(out: &mut String, neg: bool, mag: u128, verb: char, f: &Flags) {
     };
     let s = format!("{sign}{prefix}{digits}");
     let nf = Flags { zero, ..*f };
-    pad(out, &s, &nf, false);
+    pad(out, &s, &nf, true);
 }
 
 fn hex_float(x: f64, prec: Option<usize>, upper: bool) -> String {
@@ -246,8 +246,11 @@ fn fmt_float(out: &mut String, x: f64, bits: u32, verb: char, f: &Flags) {
             s.insert(0, ' ');
         }
     }
-    let zero_ok = x.is_finite();
-    pad(out, &s, f, zero_ok);
+    if x.is_finite() {
+        pad(out, &s, f, true);
+    } else {
+        pad(out, &s, &Flags { zero: false, ..*f }, false);
+    }
 }
 
 fn quote_go(s: &str, f: &Flags) -> String {
@@ -315,6 +318,15 @@ fn bad_verb(out: &mut String, v: &Value, verb: char, f: &Flags) {
     out.push(')');
 }
 
+/// An element of a slice or map: a nil interface prints `<nil>` whatever the verb.
+fn print_elem(out: &mut String, v: &Value, verb: char, f: &Flags) {
+    if matches!(v, Value::Nil) && verb != 'T' {
+        out.push_str("<nil>");
+        return;
+    }
+    print_arg(out, v, verb, f);
+}
+
 /// Formats one argument with a verb (Go's `printArg`/`printValue`).
 fn print_arg(out: &mut String, v: &Value, verb: char, f: &Flags) {
     if verb == 'T' {
@@ -374,7 +386,7 @@ fn print_arg(out: &mut String, v: &Value, verb: char, f: &Flags) {
                 if i > 0 {
                     out.push(' ');
                 }
-                print_arg(out, x, verb, f);
+                print_elem(out, x, verb, f);
             }
             out.push(']');
         }
@@ -386,7 +398,7 @@ fn print_arg(out: &mut String, v: &Value, verb: char, f: &Flags) {
                 }
                 print_arg(out, &Value::String(k.clone()), verb, f);
                 out.push(':');
-                print_arg(out, x, verb, f);
+                print_elem(out, x, verb, f);
             }
             out.push(']');
         }
@@ -563,6 +575,10 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         if verb == 'w' {
             bad_verb(&mut out, arg, verb, &f);
             continue;
+        }
+        if verb == 'v' && f.plus {
+            // %+v: the plus flag asks for field names, not signs.
+            f.plus = false;
         }
         print_arg(&mut out, arg, verb, &f);
     }
