@@ -123,6 +123,9 @@ pub struct Templates {
     defs: HashMap<String, Arc<TemplateDef>>,
     funcs: Arc<FuncMap>,
     pub missing_key: MissingKey,
+    /// The name of the set's root template (Go's `template.New(name)`), used in
+    /// "no template … associated with template …" errors and by Helm's `tpl`.
+    pub root_name: String,
 }
 
 impl Templates {
@@ -134,15 +137,17 @@ impl Templates {
             defs: HashMap::new(),
             funcs: Arc::new(funcs),
             missing_key: MissingKey::Default,
+            root_name: String::new(),
         }
     }
 
-    /// A set sharing an existing function map.
+    /// A set sharing an existing function map, which must include the builtins.
     pub fn with_funcs(funcs: Arc<FuncMap>) -> Templates {
         Templates {
             defs: HashMap::new(),
             funcs,
             missing_key: MissingKey::Default,
+            root_name: String::new(),
         }
     }
 

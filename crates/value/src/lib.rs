@@ -9,6 +9,7 @@
 //! mutation is copy-on-write (`Arc::make_mut`).
 
 mod fmt_go;
+pub mod json;
 mod path;
 pub mod printf;
 

@@ -202,6 +202,24 @@ fn json_kind(v: &Value) -> &'static str {
     }
 }
 
+/// `sigs.k8s.io/yaml.Unmarshal` into `interface {}` (Helm's `fromYamlArray` reads into
+/// a slice this way): any top-level shape, numbers as float64.
+pub fn decode_helm_value(text: &str) -> Result<Value, YamlError> {
+    let doc = compose_first(text, GEN).map_err(|e| e.wrap("error converting YAML to JSON: "))?;
+    let Some(doc) = doc else {
+        return Ok(Value::Nil);
+    };
+    let Some(root) = doc.root else {
+        return Ok(Value::Nil);
+    };
+    with_stack_for(doc.depth, || {
+        let mut w = Walker::new(&doc);
+        v2_node(&mut w, root)
+            .map_err(|e| e.wrap("error converting YAML to JSON: "))
+            .and_then(jsonable)
+    })
+}
+
 /// Orders JSON-conversion errors before yaml.v2's own, as the Go code reaches them.
 fn to_json_map(doc: Option<Document>) -> Result<BTreeMap<Str, Value>, YamlError> {
     let Some(doc) = doc else {

@@ -377,6 +377,32 @@ pub fn decode_helmfile(text: &str) -> Result<Value, YamlError> {
     })
 }
 
+/// yaml.v3 `Unmarshal` of the first document into `interface {}` (any top-level shape).
+pub fn decode_helmfile_value(text: &str) -> Result<Value, YamlError> {
+    let Some(doc) = compose_first(text, GEN)? else {
+        return Ok(Value::Nil);
+    };
+    let Some(root) = doc.root else {
+        return Ok(Value::Nil);
+    };
+    with_stack_for(doc.depth, || {
+        let mut d = V3 {
+            w: Walker::new(&doc),
+            terrors: Vec::new(),
+            merged_fields: None,
+        };
+        let v = d.value(root)?;
+        if d.terrors.is_empty() {
+            Ok(v)
+        } else {
+            Err(YamlError::new(format!(
+                "yaml: unmarshal errors:\n  {}",
+                d.terrors.join("\n  ")
+            )))
+        }
+    })
+}
+
 /// helmfile's `maputil.CastKeysToStrings` over a decoded value: every
 /// `map[interface {}]interface {}` becomes a string map, or fails on a non-string key.
 pub fn stringify_keys(v: &Value) -> Result<Value, CastError> {

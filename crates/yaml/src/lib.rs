@@ -24,6 +24,6 @@ mod walk;
 pub use compose::Generation;
 pub use encode::{encode_helm, encode_helmfile};
 pub use error::{CastError, YamlError};
-pub use helm::{decode_helm, decode_helm_direct, split_documents};
-pub use helmfile::{decode_helmfile, stringify_keys};
+pub use helm::{decode_helm, decode_helm_direct, decode_helm_value, split_documents};
+pub use helmfile::{decode_helmfile, decode_helmfile_value, stringify_keys};
 pub use spans::{spans, SpanTree};

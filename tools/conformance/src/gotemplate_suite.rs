@@ -4,11 +4,14 @@
 //! the error text is compared exactly.
 
 use crate::report::CaseResult;
-use capstan_gotmpl::{FuncMap, MissingKey, Templates};
+use capstan_chart::{helm_funcs, helm_templates};
+use capstan_gotmpl::{FuncMap, Templates};
+use capstan_state::{helmfile_funcs, helmfile_templates};
 use capstan_value::Value;
 use capstan_yaml::{decode_helm, decode_helmfile, stringify_keys};
 use serde_json::Value as J;
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 fn data(case: &J) -> Result<Value, String> {
     let text = case["data_yaml"].as_str().unwrap_or("");
@@ -26,15 +29,16 @@ fn render(set: &str, template: &str, data: &Value) -> Result<String, String> {
         "helm" => {
             // Helm: root template "gotpl", missingkey=zero, the case parsed as "tpl",
             // every "<no value>" removed from the output.
-            let mut t = Templates::new(FuncMap::new());
-            t.missing_key = MissingKey::Zero;
+            static FUNCS: OnceLock<Arc<FuncMap>> = OnceLock::new();
+            let mut t = helm_templates(FUNCS.get_or_init(|| Arc::new(helm_funcs())).clone());
             t.parse("tpl", template)?;
             let out = t.execute("tpl", data).map_err(|e| e.to_string())?;
             Ok(out.replace("<no value>", ""))
         }
         "helmfile" => {
-            let mut t = Templates::new(FuncMap::new());
-            t.missing_key = MissingKey::Error;
+            static FUNCS: OnceLock<Arc<FuncMap>> = OnceLock::new();
+            let mut t =
+                helmfile_templates(FUNCS.get_or_init(|| Arc::new(helmfile_funcs())).clone());
             t.parse("stringTemplate", template)?;
             t.execute("stringTemplate", data).map_err(|e| e.to_string())
         }

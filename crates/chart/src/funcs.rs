@@ -1,0 +1,176 @@
+//! Helm's template functions on top of sprig (`toYaml`, `toYamlPretty`, `fromYaml`,
+//! `fromYamlArray`, `toJson`, `fromJson`, `fromJsonArray`, `include`, `tpl`, `required`,
+//! `fail`) and `helm_templates`, the template set configured as Helm's engine
+//! (`missingkey=zero`, root template `gotpl`).
+
+use capstan_gotmpl::{CallCtx, Func, FuncMap, MissingKey, Templates, Ty};
+use capstan_sprig::strval;
+use capstan_value::json::{from_json, to_json, JsonStyle};
+use capstan_value::Value;
+use capstan_yaml::{decode_helm_direct, decode_helm_value, encode_helm, encode_helmfile};
+use std::sync::Arc;
+
+/// Helm's limit on nested `include`s of one template.
+const MAX_INCLUDE_DEPTH: usize = 1000;
+
+/// Helm's markers around `required`/`fail` messages (removed when Helm prints them).
+fn warn_wrap(msg: &str) -> String {
+    format!("HELM_ERR_START{msg}HELM_ERR_END")
+}
+
+fn trimmed(s: String) -> String {
+    s.strip_suffix('\n').map(String::from).unwrap_or(s)
+}
+
+fn reg(
+    m: &mut FuncMap,
+    name: &str,
+    params: &[Ty],
+    f: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
+) {
+    m.insert(name.to_string(), Func::new(params, f));
+}
+
+fn map_with_error(err: String) -> Value {
+    let mut m = std::collections::BTreeMap::new();
+    m.insert("Error".into(), Value::from(err));
+    Value::map_from(m)
+}
+
+/// Helm's function map: sprig without `env`/`expandenv`, plus Helm's own.
+pub fn helm_funcs() -> FuncMap {
+    let mut m = capstan_sprig::funcs_without_env();
+    reg(&mut m, "toYaml", &[Ty::Any], |_, a| {
+        Ok(Value::from(
+            encode_helm(&a[0]).map(trimmed).unwrap_or_default(),
+        ))
+    });
+    reg(&mut m, "mustToYaml", &[Ty::Any], |_, a| {
+        encode_helm(&a[0])
+            .map(|s| Value::from(trimmed(s)))
+            .map_err(|e| e.to_string())
+    });
+    reg(&mut m, "toYamlPretty", &[Ty::Any], |_, a| {
+        Ok(Value::from(
+            encode_helmfile(&a[0]).map(trimmed).unwrap_or_default(),
+        ))
+    });
+    reg(&mut m, "fromYaml", &[Ty::String], |_, a| {
+        Ok(decode_helm_direct(&strval(&a[0])).unwrap_or_else(|e| map_with_error(e.to_string())))
+    });
+    reg(&mut m, "fromYamlArray", &[Ty::String], |_, a| {
+        Ok(match decode_helm_value(&strval(&a[0])) {
+            Ok(v @ Value::List(_)) => v,
+            Ok(Value::Nil) => Value::list_from(Vec::new()),
+            Ok(other) => Value::list_from(vec![Value::from(format!(
+                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type []interface {{}}",
+                json_kind(&other)
+            ))]),
+            Err(e) => Value::list_from(vec![Value::from(e.to_string())]),
+        })
+    });
+    reg(&mut m, "toJson", &[Ty::Any], |_, a| {
+        Ok(Value::from(
+            to_json(
+                &a[0],
+                JsonStyle {
+                    escape_html: true,
+                    indent: None,
+                },
+            )
+            .unwrap_or_default(),
+        ))
+    });
+    reg(&mut m, "mustToJson", &[Ty::Any], |_, a| {
+        to_json(
+            &a[0],
+            JsonStyle {
+                escape_html: true,
+                indent: None,
+            },
+        )
+        .map(Value::from)
+    });
+    reg(&mut m, "fromJson", &[Ty::String], |_, a| {
+        Ok(match from_json(&strval(&a[0])) {
+            Ok(v @ Value::Map(_)) => v,
+            Ok(Value::Nil) => Value::empty_map(),
+            Ok(other) => map_with_error(format!(
+                "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                json_kind(&other)
+            )),
+            Err(e) => map_with_error(e),
+        })
+    });
+    reg(&mut m, "fromJsonArray", &[Ty::String], |_, a| {
+        Ok(match from_json(&strval(&a[0])) {
+            Ok(v @ Value::List(_)) => v,
+            Ok(Value::Nil) => Value::list_from(Vec::new()),
+            Ok(other) => Value::list_from(vec![Value::from(format!(
+                "json: cannot unmarshal {} into Go value of type []interface {{}}",
+                json_kind(&other)
+            ))]),
+            Err(e) => Value::list_from(vec![Value::from(e)]),
+        })
+    });
+    reg(
+        &mut m,
+        "required",
+        &[Ty::String, Ty::Any],
+        |_, a| match &a[1] {
+            Value::Nil => Err(warn_wrap(&strval(&a[0]))),
+            Value::String(s) if s.is_empty() => Err(warn_wrap(&strval(&a[0]))),
+            v => Ok(v.clone()),
+        },
+    );
+    reg(&mut m, "fail", &[Ty::String], |_, a| {
+        Err(warn_wrap(&strval(&a[0])))
+    });
+    reg(&mut m, "include", &[Ty::String, Ty::Any], |ctx, a| {
+        let name = strval(&a[0]);
+        if ctx.depth >= MAX_INCLUDE_DEPTH {
+            return Err(format!("rendering template has a nested reference name: {name}: unable to execute template"));
+        }
+        let mut out = String::new();
+        ctx.templates
+            .execute_into(&name, &a[1], &mut out, ctx.depth + 1)
+            .map_err(|e| e.to_string())?;
+        Ok(Value::from(out))
+    });
+    reg(&mut m, "tpl", &[Ty::String, Ty::Any], |ctx, a| {
+        let text = strval(&a[0]);
+        let mut set = ctx.templates.clone();
+        let name = if set.root_name.is_empty() {
+            "tpl".to_string()
+        } else {
+            set.root_name.clone()
+        };
+        let quoted = capstan_gocompat::json::go_quote(&text);
+        set.parse(&name, &text)
+            .map_err(|e| format!("cannot parse template {quoted}: {e}"))?;
+        let mut out = String::new();
+        set.execute_into(&name, &a[1], &mut out, ctx.depth + 1)
+            .map_err(|e| format!("error during tpl function execution for {quoted}: {e}"))?;
+        Ok(Value::from(out.replace("<no value>", "")))
+    });
+    m
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::List(_) => "array",
+        Value::String(_) => "string",
+        Value::Bool(_) => "bool",
+        Value::Map(_) => "object",
+        _ => "number",
+    }
+}
+
+/// An empty template set configured like Helm's engine: root `gotpl`,
+/// `missingkey=zero`, Helm's functions. Output should have `<no value>` removed.
+pub fn helm_templates(funcs: Arc<FuncMap>) -> Templates {
+    let mut t = Templates::with_funcs(funcs);
+    t.missing_key = MissingKey::Zero;
+    t.root_name = "gotpl".into();
+    t
+}

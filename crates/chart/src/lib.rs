@@ -1,0 +1,6 @@
+//! Helm charts: (so far) Helm's template functions and the engine configuration Helm
+//! renders with. Chart loading, values coalescing and rendering come with the Helm issue.
+
+pub mod funcs;
+
+pub use funcs::{helm_funcs, helm_templates};

@@ -1,0 +1,398 @@
+//! Go's `encoding/json` for `Value`s: `Marshal` (sorted keys, HTML escaping, Go's float
+//! layout, base64 for `[]byte`, RFC 3339 times), `MarshalIndent`, and decoding JSON text
+//! the way `json.Unmarshal` into `interface {}` does (numbers become float64).
+
+use crate::{Str, Value};
+use capstan_gocompat::json::{format_json_float, quote_string};
+use capstan_gocompat::strconv::format_float;
+use std::collections::BTreeMap;
+
+/// Standard base64 (with padding), as Go's `base64.StdEncoding`.
+pub fn base64_encode(b: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(b.len().div_ceil(3) * 4);
+    for chunk in b.chunks(3) {
+        let n = (chunk[0] as u32) << 16
+            | (*chunk.get(1).unwrap_or(&0) as u32) << 8
+            | *chunk.get(2).unwrap_or(&0) as u32;
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(T[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Options of Go's JSON encoder.
+#[derive(Clone, Copy)]
+pub struct JsonStyle<'a> {
+    pub escape_html: bool,
+    /// `Some(indent)` for `MarshalIndent(v, "", indent)`.
+    pub indent: Option<&'a str>,
+}
+
+fn newline(out: &mut String, style: &JsonStyle, depth: usize) {
+    if let Some(ind) = style.indent {
+        out.push('\n');
+        for _ in 0..depth {
+            out.push_str(ind);
+        }
+    }
+}
+
+fn write(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> Result<(), String> {
+    match v {
+        Value::Nil => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) | Value::Int64(i) => out.push_str(&i.to_string()),
+        Value::Uint64(u) => out.push_str(&u.to_string()),
+        Value::Float64(f) => {
+            if !f.is_finite() {
+                return Err(format!(
+                    "json: unsupported value: {}",
+                    format_float(*f, 'g', -1, 64)
+                ));
+            }
+            out.push_str(&format_json_float(*f, 64));
+        }
+        Value::Float32(f) => {
+            if !f.is_finite() {
+                return Err(format!(
+                    "json: unsupported value: {}",
+                    format_float(*f as f64, 'g', -1, 32)
+                ));
+            }
+            out.push_str(&format_json_float(*f as f64, 32));
+        }
+        Value::String(s) => quote_string(out, s, style.escape_html),
+        Value::RawString(b) => quote_string(out, &String::from_utf8_lossy(b), style.escape_html),
+        Value::Bytes(b) => {
+            out.push('"');
+            out.push_str(&base64_encode(b));
+            out.push('"');
+        }
+        Value::Time(t) => quote_string(out, &t.rfc3339_nano(), style.escape_html),
+        Value::List(l) => {
+            if l.nil {
+                out.push_str("null");
+                return Ok(());
+            }
+            out.push('[');
+            for (i, x) in l.items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, style, depth + 1);
+                write(out, x, style, depth + 1)?;
+            }
+            if !l.items.is_empty() {
+                newline(out, style, depth);
+            }
+            out.push(']');
+        }
+        Value::Map(m) => {
+            if m.nil {
+                out.push_str("null");
+                return Ok(());
+            }
+            out.push('{');
+            for (i, (k, x)) in m.entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, style, depth + 1);
+                quote_string(out, k, style.escape_html);
+                out.push(':');
+                if style.indent.is_some() {
+                    out.push(' ');
+                }
+                write(out, x, style, depth + 1)?;
+            }
+            if !m.entries.is_empty() {
+                newline(out, style, depth);
+            }
+            out.push('}');
+        }
+        Value::AnyMap(_) => {
+            return Err("json: unsupported type: map[interface {}]interface {}".into())
+        }
+        Value::Host(h) => return Err(format!("json: unsupported type: {}", h.type_name())),
+    }
+    Ok(())
+}
+
+/// `json.Marshal` (and `MarshalIndent` with `style.indent`).
+pub fn to_json(v: &Value, style: JsonStyle) -> Result<String, String> {
+    let mut out = String::new();
+    write(&mut out, v, &style, 0)?;
+    Ok(out)
+}
+
+/// A JSON syntax error with Go's message text.
+fn syntax(msg: String) -> String {
+    msg
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn ws(&mut self) {
+        while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+
+    fn bad(&self, context: &str) -> String {
+        match self.b.get(self.i) {
+            None => "unexpected end of JSON input".into(),
+            Some(&c) => syntax(format!("invalid character {} {context}", quote_char(c))),
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, String> {
+        if depth > 10000 {
+            return Err("exceeded max depth".into());
+        }
+        self.ws();
+        match self.b.get(self.i) {
+            None => Err("unexpected end of JSON input".into()),
+            Some(b'{') => {
+                self.i += 1;
+                let mut m = BTreeMap::new();
+                self.ws();
+                if self.b.get(self.i) == Some(&b'}') {
+                    self.i += 1;
+                    return Ok(Value::map_from(m));
+                }
+                loop {
+                    self.ws();
+                    if self.b.get(self.i) != Some(&b'"') {
+                        return Err(self.bad("looking for beginning of object key string"));
+                    }
+                    let k = self.string()?;
+                    self.ws();
+                    if self.b.get(self.i) != Some(&b':') {
+                        return Err(self.bad("after object key"));
+                    }
+                    self.i += 1;
+                    let v = self.value(depth + 1)?;
+                    m.insert(Str::from(k), v);
+                    self.ws();
+                    match self.b.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b'}') => {
+                            self.i += 1;
+                            return Ok(Value::map_from(m));
+                        }
+                        _ => return Err(self.bad("after object key:value pair")),
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.i += 1;
+                let mut items = Vec::new();
+                self.ws();
+                if self.b.get(self.i) == Some(&b']') {
+                    self.i += 1;
+                    return Ok(Value::list_from(items));
+                }
+                loop {
+                    items.push(self.value(depth + 1)?);
+                    self.ws();
+                    match self.b.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b']') => {
+                            self.i += 1;
+                            return Ok(Value::list_from(items));
+                        }
+                        _ => return Err(self.bad("after array element")),
+                    }
+                }
+            }
+            Some(b'"') => Ok(Value::from(self.string()?)),
+            Some(b't') => self.lit("true", Value::Bool(true)),
+            Some(b'f') => self.lit("false", Value::Bool(false)),
+            Some(b'n') => self.lit("null", Value::Nil),
+            Some(c) if *c == b'-' || c.is_ascii_digit() => self.number(),
+            Some(_) => Err(self.bad("looking for beginning of value")),
+        }
+    }
+
+    fn lit(&mut self, word: &str, v: Value) -> Result<Value, String> {
+        for (k, &w) in word.as_bytes().iter().enumerate() {
+            if self.b.get(self.i + k) != Some(&w) {
+                self.i += k;
+                return Err(self.bad(&format!("in literal {word} (expecting {})", quote_char(w))));
+            }
+        }
+        self.i += word.len();
+        Ok(v)
+    }
+
+    fn number(&mut self) -> Result<Value, String> {
+        let st = self.i;
+        if self.b[self.i] == b'-' {
+            self.i += 1;
+        }
+        let digits = |r: &mut Self| {
+            let s = r.i;
+            while r.i < r.b.len() && r.b[r.i].is_ascii_digit() {
+                r.i += 1;
+            }
+            r.i - s
+        };
+        if self.b.get(self.i) == Some(&b'0') {
+            self.i += 1;
+        } else if digits(self) == 0 {
+            return Err(self.bad("in numeric literal"));
+        }
+        if self.b.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if digits(self) == 0 {
+                return Err(self.bad("after decimal point in numeric literal"));
+            }
+        }
+        if matches!(self.b.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.b.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if digits(self) == 0 {
+                return Err(self.bad("in exponent of numeric literal"));
+            }
+        }
+        let text = std::str::from_utf8(&self.b[st..self.i]).unwrap_or("0");
+        Ok(Value::Float64(text.parse().unwrap_or(0.0)))
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        self.i += 1;
+        let mut out = Vec::new();
+        loop {
+            let Some(&c) = self.b.get(self.i) else {
+                return Err("unexpected end of JSON input".into());
+            };
+            match c {
+                b'"' => {
+                    self.i += 1;
+                    return Ok(String::from_utf8_lossy(&out).into_owned());
+                }
+                b'\\' => {
+                    let Some(&e) = self.b.get(self.i + 1) else {
+                        return Err("unexpected end of JSON input".into());
+                    };
+                    self.i += 2;
+                    match e {
+                        b'"' => out.push(b'"'),
+                        b'\\' => out.push(b'\\'),
+                        b'/' => out.push(b'/'),
+                        b'b' => out.push(8),
+                        b'f' => out.push(12),
+                        b'n' => out.push(b'\n'),
+                        b'r' => out.push(b'\r'),
+                        b't' => out.push(b'\t'),
+                        b'u' => {
+                            let hex = |r: &Self, at: usize| -> Option<u32> {
+                                let s = std::str::from_utf8(r.b.get(at..at + 4)?).ok()?;
+                                u32::from_str_radix(s, 16).ok()
+                            };
+                            let Some(mut u) = hex(self, self.i) else {
+                                return Err(self.bad("in \\u hexadecimal character escape"));
+                            };
+                            self.i += 4;
+                            if (0xd800..0xdc00).contains(&u)
+                                && self.b.get(self.i) == Some(&b'\\')
+                                && self.b.get(self.i + 1) == Some(&b'u')
+                            {
+                                if let Some(lo) =
+                                    hex(self, self.i + 2).filter(|lo| (0xdc00..0xe000).contains(lo))
+                                {
+                                    u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+                                    self.i += 6;
+                                }
+                            }
+                            let ch = char::from_u32(u).unwrap_or('\u{fffd}');
+                            let mut buf = [0u8; 4];
+                            out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                        }
+                        _ => {
+                            self.i -= 1;
+                            return Err(self.bad("in string escape code"));
+                        }
+                    }
+                }
+                c if c < 0x20 => return Err(self.bad("in string literal")),
+                c => {
+                    out.push(c);
+                    self.i += 1;
+                }
+            }
+        }
+    }
+}
+
+fn quote_char(c: u8) -> String {
+    match c {
+        b'\'' => "'\\''".into(),
+        b'"' => "'\"'".into(),
+        c if c.is_ascii_graphic() || c == b' ' => format!("'{}'", c as char),
+        c => format!("'\\x{c:02x}'"),
+    }
+}
+
+/// `json.Unmarshal` into `interface {}`: objects become `map[string]interface {}`,
+/// numbers float64. Errors carry Go's texts.
+pub fn from_json(text: &str) -> Result<Value, String> {
+    let mut r = Reader {
+        b: text.as_bytes(),
+        i: 0,
+    };
+    let v = r.value(0)?;
+    r.ws();
+    if r.i < r.b.len() {
+        return Err(r.bad("after top-level value"));
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marshal_like_go() {
+        let v = from_json(r#"{"b":[1,2.5,"<x>"],"a":null,"c":{}}"#).unwrap();
+        let compact = to_json(
+            &v,
+            JsonStyle {
+                escape_html: true,
+                indent: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(compact, r#"{"a":null,"b":[1,2.5,"\u003cx\u003e"],"c":{}}"#);
+        let pretty = to_json(
+            &v,
+            JsonStyle {
+                escape_html: false,
+                indent: Some("  "),
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            pretty,
+            "{\n  \"a\": null,\n  \"b\": [\n    1,\n    2.5,\n    \"<x>\"\n  ],\n  \"c\": {}\n}"
+        );
+        assert_eq!(
+            from_json("[1,]").unwrap_err(),
+            "invalid character ']' looking for beginning of value"
+        );
+        assert_eq!(from_json("").unwrap_err(), "unexpected end of JSON input");
+    }
+}
