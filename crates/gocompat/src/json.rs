@@ -124,7 +124,9 @@ pub fn is_go_printable(c: char) -> bool {
     {
         return false;
     }
-    if (0x2000..=0x200a).contains(&u)
+    if u == 0xa0
+        || u == 0x1680
+        || (0x2000..=0x200a).contains(&u)
         || u == 0x2028
         || u == 0x2029
         || u == 0x202f

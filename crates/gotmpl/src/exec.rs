@@ -756,14 +756,13 @@ impl<'a> State<'a> {
                 let v = match v {
                     None => {
                         if matches!(ty, Ty::List | Ty::Map) {
-                            Value::Nil
-                        } else {
-                            return Err(self.error(
-                                a.pos(),
-                                a,
-                                format!("invalid value; expected {}", ty.go_name()),
-                            ));
+                            return Ok(Value::Nil);
                         }
+                        return Err(self.error(
+                            a.pos(),
+                            a,
+                            format!("invalid value; expected {}", ty.go_name()),
+                        ));
                     }
                     Some(v) => v,
                 };
@@ -788,7 +787,6 @@ impl<'a> State<'a> {
             | (Ty::Bool, Value::Bool(_)) => true,
             (Ty::List, Value::List(l)) => l.elem == Elem::Any,
             (Ty::Map, Value::Map(m)) => m.elem == Elem::Any,
-            (Ty::List | Ty::Map, Value::Nil) => true,
             _ => false,
         };
         if ok {
@@ -798,7 +796,10 @@ impl<'a> State<'a> {
             return Err(self.error(
                 pos,
                 node,
-                format!("invalid value; expected {}", ty.go_name()),
+                format!(
+                    "wrong type for value; expected {}; got interface {{}}",
+                    ty.go_name()
+                ),
             ));
         }
         Err(self.error(

@@ -32,12 +32,21 @@ pub fn to_i64_opt(v: &Value) -> Option<i64> {
     match v {
         Value::Int(i) | Value::Int64(i) => Some(*i),
         Value::Uint64(u) => Some(*u as i64),
-        Value::Float64(f) => Some(*f as i64),
-        Value::Float32(f) => Some(*f as i64),
+        Value::Float64(f) => Some(go_f64_to_i64(*f)),
+        Value::Float32(f) => Some(go_f64_to_i64(*f as f64)),
         Value::Bool(b) => Some(*b as i64),
         Value::Nil => Some(0),
         Value::String(s) => parse_int(trim_zero_decimal(s), 0, 64).ok(),
         _ => None,
+    }
+}
+
+/// Go's `int64(f)` on amd64: out-of-range values and NaN give the minimum int64.
+fn go_f64_to_i64(f: f64) -> i64 {
+    if f.is_nan() || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
+        i64::MIN
+    } else {
+        f as i64
     }
 }
 
@@ -147,23 +156,31 @@ pub fn deep_equal(a: &Value, b: &Value) -> bool {
 
 /// sprig's `seq` (like the Unix command).
 fn seq(p: &[i64]) -> String {
-    let (start, step, end) = match p {
+    let (start, stop, step) = match p {
         [] => return String::new(),
         [end] => {
-            if *end == 0 {
+            let step = if *end < 1 { -1 } else { 1 };
+            (1, end + step, step)
+        }
+        [start, end] => {
+            let step = if end < start { -1 } else { 1 };
+            (*start, end + step, step)
+        }
+        [start, step, end] => {
+            let inc = if end < start { -1 } else { 1 };
+            if (inc < 0 && *step > 0) || (inc > 0 && *step < 0) {
                 return String::new();
             }
-            (1, if *end > 0 { 1 } else { -1 }, *end)
+            (*start, end + inc, *step)
         }
-        [start, end] => (*start, if end >= start { 1 } else { -1 }, *end),
-        [start, step, end, ..] => (*start, *step, *end),
+        _ => return String::new(),
     };
     let mut out = Vec::new();
-    if step == 0 || (step > 0 && start > end) || (step < 0 && start < end) {
+    if step == 0 || (stop < start && step > 0) || (stop > start && step < 0) {
         return String::new();
     }
     let mut i = start;
-    while (step > 0 && i <= end) || (step < 0 && i >= end) {
+    while (step > 0 && i < stop) || (step < 0 && i > stop) {
         out.push(i.to_string());
         i += step;
     }

@@ -24,12 +24,9 @@ pub fn mergo(dst: &mut BTreeMap<Str, Value>, src: &BTreeMap<Str, Value>, overwri
                     let mut inner = entries(dv);
                     mergo(&mut inner, &sm.entries, overwrite);
                     *dv = Value::map_from(inner);
-                } else if overwrite || crate::defaults::empty(dv) {
-                    if !(overwrite && crate::defaults::empty(sv) && !matches!(dv, Value::Nil))
-                        || !overwrite
-                    {
-                        *dv = sv.clone();
-                    }
+                } else if crate::defaults::empty(dv) || (overwrite && !matches!(sv, Value::List(_)))
+                {
+                    *dv = sv.clone();
                 }
             }
             None => {
@@ -117,10 +114,7 @@ pub fn register(m: &mut FuncMap) {
     }
     regv(m, "dig", &[], Ty::Any, |a| {
         if a.len() < 3 {
-            return Err(format!(
-                "dig needs at least three arguments, got {}",
-                a.len()
-            ));
+            return Err("dig needs at least three arguments".into());
         }
         let dict = &a[a.len() - 1];
         let default = &a[a.len() - 2];
@@ -130,7 +124,13 @@ pub fn register(m: &mut FuncMap) {
             let Value::String(k) = k else {
                 return Err(format!("dig: key is not a string: {k}"));
             };
-            match cur.get(k) {
+            let Value::Map(m) = &cur else {
+                return Err(format!(
+                    "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
+                    cur.type_name()
+                ));
+            };
+            match m.entries.get(&**k) {
                 Some(v) => cur = v.clone(),
                 None => return Ok(default.clone()),
             }

@@ -74,7 +74,7 @@ pub fn register(m: &mut FuncMap) {
     both(m, "rest", &[Ty::Any], |a| {
         let l = items(&a[0], "find rest")?;
         Ok(if l.is_empty() {
-            Value::Nil
+            list(Vec::new())
         } else {
             list(l[1..].to_vec())
         })
@@ -82,7 +82,7 @@ pub fn register(m: &mut FuncMap) {
     both(m, "initial", &[Ty::Any], |a| {
         let l = items(&a[0], "find initial")?;
         Ok(if l.is_empty() {
-            Value::Nil
+            list(Vec::new())
         } else {
             list(l[..l.len() - 1].to_vec())
         })
@@ -125,9 +125,7 @@ pub fn register(m: &mut FuncMap) {
         let start = a.get(1).map(to_i64).unwrap_or(0);
         let end = a.get(2).map(to_i64).unwrap_or(n);
         if start < 0 || end > n || start > end {
-            return Err(format!(
-                "runtime error: slice bounds out of range [{start}:{end}]"
-            ));
+            return Err("reflect.Value.Slice: slice index out of bounds".into());
         }
         Ok(list(l[start as usize..end as usize].to_vec()))
     });
@@ -148,9 +146,17 @@ pub fn register(m: &mut FuncMap) {
     });
     both(m, "chunk", &[Ty::Int, Ty::Any], |a| {
         let size = to_i64(&a[0]);
-        let l = items(&a[1], "chunk")?;
+        let l = match &a[1] {
+            Value::List(_) => items(&a[1], "chunk")?,
+            Value::Nil => {
+                return Err(
+                    "runtime error: invalid memory address or nil pointer dereference".into(),
+                )
+            }
+            other => return Err(format!("Cannot chunk type {}", other.kind_name())),
+        };
         if size <= 0 {
-            return Err("runtime error: integer divide by zero".into());
+            return Err("runtime error: makeslice: len out of range".into());
         }
         Ok(list(
             l.chunks(size as usize).map(|c| list(c.to_vec())).collect(),

@@ -32,6 +32,38 @@ fn go_template(repl: &str) -> String {
     repl.to_string()
 }
 
+/// Go's `Regexp.Split`.
+fn go_split(re: &Regex, s: &str, n: i64) -> Vec<String> {
+    if n == 0 {
+        return Vec::new();
+    }
+    if re.as_str().is_empty() && !s.is_empty() {
+        let chars: Vec<String> = s.chars().map(String::from).collect();
+        if n > 0 && chars.len() as i64 > n {
+            let mut head = chars[..n as usize - 1].to_vec();
+            head.push(chars[n as usize - 1..].concat());
+            return head;
+        }
+        return chars;
+    }
+    let mut out = Vec::new();
+    let (mut beg, mut end) = (0, 0);
+    for m in re.find_iter(s) {
+        if n > 0 && out.len() as i64 == n - 1 {
+            break;
+        }
+        end = m.start();
+        if m.end() != 0 {
+            out.push(s[beg..end].to_string());
+        }
+        beg = m.end();
+    }
+    if end != s.len() {
+        out.push(s[beg..].to_string());
+    }
+    out
+}
+
 fn n_limit(v: &Value) -> Option<usize> {
     let n = to_i64(v);
     if n < 0 {
@@ -125,11 +157,7 @@ pub fn register(m: &mut FuncMap) {
             move |a| match compile(&s(&a[0])) {
                 Ok(re) => {
                     let text = s(&a[1]);
-                    let v: Vec<String> = match to_i64(&a[2]) {
-                        0 => Vec::new(),
-                        n if n < 0 => re.split(&text).map(String::from).collect(),
-                        n => re.splitn(&text, n as usize).map(String::from).collect(),
-                    };
+                    let v = go_split(&re, &text, to_i64(&a[2]));
                     Ok(string_list(v))
                 }
                 Err(e) if must => Err(e),

@@ -42,7 +42,7 @@ fn abbreviate_full(s: &str, offset: i64, max: i64) -> Result<String, String> {
         );
     }
     if offset + max - 3 < len {
-        let rest = byte(offset + max - 3, len);
+        let rest = byte(offset, len);
         return Ok(format!("...{}", abbreviate_full(&rest, 0, max - 3)?));
     }
     Ok(format!("...{}", byte(len - (max - 3), len)))
@@ -174,30 +174,54 @@ fn camelcase(s: &str) -> String {
     out
 }
 
-/// goutils' `WrapCustom(str, width, "\n", false)`.
-fn wrap(s: &str, width: i64, nl: &str) -> String {
-    let width = if width < 1 { 1 } else { width as usize };
+/// goutils' `WrapCustom` (byte-based, as in Go).
+fn wrap(s: &str, width: i64, nl: &str, long_words: bool) -> String {
+    if s.is_empty() {
+        return String::new();
+    }
+    let nl = if nl.is_empty() { "\n" } else { nl };
+    let w = if width < 1 { 1 } else { width as usize };
+    let b = s.as_bytes();
+    let n = b.len();
+    let text = |a: usize, z: usize| String::from_utf8_lossy(&b[a.min(n)..z.min(n)]).into_owned();
     let mut out = String::new();
-    for (li, line) in s.split('\n').enumerate() {
-        if li > 0 {
-            out.push('\n');
+    let mut offset = 0usize;
+    while n - offset > w {
+        if b[offset] == b' ' {
+            offset += 1;
+            continue;
         }
-        let mut col = 0usize;
-        let mut first = true;
-        for word in line.split(' ').filter(|w| !w.is_empty()) {
-            let wl = word.chars().count();
-            if !first && col + 1 + wl > width {
+        let end = (w + offset + 1).min(n);
+        match b[offset..end].iter().rposition(|&c| c == b' ') {
+            Some(sp) => {
+                let at = offset + sp;
+                out.push_str(&text(offset, at));
                 out.push_str(nl);
-                col = 0;
-            } else if !first {
-                out.push(' ');
-                col += 1;
+                offset = at + 1;
             }
-            out.push_str(word);
-            col += wl;
-            first = false;
+            None if long_words => {
+                out.push_str(&text(offset, offset + w));
+                out.push_str(nl);
+                offset += w;
+            }
+            None => {
+                let end = w + offset;
+                match b[end..].iter().position(|&c| c == b' ') {
+                    None => {
+                        out.push_str(&text(offset, n));
+                        offset = n;
+                    }
+                    Some(idx) => {
+                        let at = idx + end;
+                        out.push_str(&text(offset, at));
+                        out.push_str(nl);
+                        offset = at + 1;
+                    }
+                }
+            }
         }
     }
+    out.push_str(&text(offset, n));
     out
 }
 
@@ -213,9 +237,12 @@ fn string_map(pairs: Vec<(String, String)>) -> Value {
     }))
 }
 
-fn indent(n: i64, v: &str) -> String {
-    let pad = " ".repeat(n.max(0) as usize);
-    format!("{pad}{}", v.replace('\n', &format!("\n{pad}")))
+fn indent(n: i64, v: &str) -> Result<String, String> {
+    if n < 0 {
+        return Err("strings: negative Repeat count".into());
+    }
+    let pad = " ".repeat(n as usize);
+    Ok(format!("{pad}{}", v.replace('\n', &format!("\n{pad}"))))
 }
 
 fn byte_slice(s: &str, a: usize, b: usize) -> Result<Value, String> {
@@ -334,10 +361,10 @@ pub fn register(m: &mut FuncMap) {
         Ok(Value::from(s(&a[1]).repeat(c as usize)))
     });
     reg(m, "wrap", &[Ty::Int, Ty::String], |a| {
-        Ok(Value::from(wrap(&s(&a[1]), i(&a[0]), "\n")))
+        Ok(Value::from(wrap(&s(&a[1]), i(&a[0]), "\n", false)))
     });
     reg(m, "wrapWith", &[Ty::Int, Ty::String, Ty::String], |a| {
-        Ok(Value::from(wrap(&s(&a[2]), i(&a[0]), &s(&a[1]))))
+        Ok(Value::from(wrap(&s(&a[2]), i(&a[0]), &s(&a[1]), true)))
     });
     reg(m, "contains", &[Ty::String, Ty::String], |a| {
         Ok(Value::Bool(s(&a[1]).contains(&s(&a[0]))))
@@ -373,10 +400,10 @@ pub fn register(m: &mut FuncMap) {
         Ok(Value::from(parts.join(" ")))
     });
     reg(m, "indent", &[Ty::Int, Ty::String], |a| {
-        Ok(Value::from(indent(i(&a[0]), &s(&a[1]))))
+        Ok(Value::from(indent(i(&a[0]), &s(&a[1]))?))
     });
     reg(m, "nindent", &[Ty::Int, Ty::String], |a| {
-        Ok(Value::from(format!("\n{}", indent(i(&a[0]), &s(&a[1])))))
+        Ok(Value::from(format!("\n{}", indent(i(&a[0]), &s(&a[1]))?)))
     });
     reg(m, "replace", &[Ty::String, Ty::String, Ty::String], |a| {
         Ok(Value::from(s(&a[2]).replace(&s(&a[0]), &s(&a[1]))))
