@@ -209,7 +209,7 @@ impl<'a> State<'a> {
         let val = self.eval_pipeline_raw(dot, pipe)?;
         let mark = self.vars.len();
         let mut ran = false;
-        let mut one =
+        let one =
             |st: &mut Self, key: Value, elem: Value, out: &mut String| -> Result<bool, ExecError> {
                 st.vars.truncate(mark);
                 match pipe.decl.len() {

@@ -67,8 +67,8 @@ pub fn parse(
         }
         match p.text_or_action()? {
             Item::Node(n) => root.push(n),
-            Item::End(_) => return Err(p.error("unexpected {{end}}")),
-            Item::Else(_) => return Err(p.error("unexpected {{else}}")),
+            Item::End => return Err(p.error("unexpected {{end}}")),
+            Item::Else => return Err(p.error("unexpected {{else}}")),
         }
     }
     let main = Tree {
@@ -88,9 +88,9 @@ pub fn parse(
 
 enum Item {
     Node(Node),
-    End(usize),
-    /// `{{else}}`; `chained` when an `if`/`with` follows directly.
-    Else(usize),
+    End,
+    /// `{{else}}` (an `if`/`with` right after it is left to the caller).
+    Else,
 }
 
 fn item_string(t: &Token) -> String {
@@ -187,7 +187,7 @@ impl<'a> Parser<'a> {
         let saved_vars = std::mem::replace(&mut self.vars, vec!["$".into()]);
         let (root, end) = self.item_list()?;
         self.vars = saved_vars;
-        if let Item::Else(_) = end {
+        if let Item::Else = end {
             return Err(self.error(format!("unexpected {{{{else}}}} in {CONTEXT}")));
         }
         self.add(Tree { name, root })
@@ -241,14 +241,14 @@ impl<'a> Parser<'a> {
                 "else" => {
                     let p = self.peek_non_space();
                     if p.kind == Kind::Keyword && (p.text == "if" || p.text == "with") {
-                        return Ok(Item::Else(t.pos));
+                        return Ok(Item::Else);
                     }
                     self.expect_right_delim("else")?;
-                    return Ok(Item::Else(t.pos));
+                    return Ok(Item::Else);
                 }
                 "end" => {
                     self.expect_right_delim("end")?;
-                    return Ok(Item::End(t.pos));
+                    return Ok(Item::End);
                 }
                 "if" => return self.control(Control::If).map(Item::Node),
                 "range" => return self.control(Control::Range).map(Item::Node),
@@ -282,7 +282,7 @@ impl<'a> Parser<'a> {
             self.range_depth -= 1;
         }
         let mut else_list = None;
-        if let Item::Else(_) = next {
+        if let Item::Else = next {
             let p = self.peek_non_space();
             if kind == Control::If && p.kind == Kind::Keyword && p.text == "if" {
                 self.next_non_space();
@@ -292,7 +292,7 @@ impl<'a> Parser<'a> {
                 else_list = Some(vec![self.control(Control::With)?]);
             } else {
                 let (l, n) = self.item_list()?;
-                if let Item::Else(_) = n {
+                if let Item::Else = n {
                     return Err(self.error("expected end; found {{else}}"));
                 }
                 else_list = Some(l);
@@ -340,7 +340,7 @@ impl<'a> Parser<'a> {
         let saved_vars = std::mem::replace(&mut self.vars, vec!["$".into()]);
         let (root, end) = self.item_list()?;
         self.vars = saved_vars;
-        if let Item::Else(_) = end {
+        if let Item::Else = end {
             return Err(self.error(format!("unexpected {{{{else}}}} in {CONTEXT}")));
         }
         self.add(Tree {

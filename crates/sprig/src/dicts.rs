@@ -24,8 +24,7 @@ pub fn mergo(dst: &mut BTreeMap<Str, Value>, src: &BTreeMap<Str, Value>, overwri
                     let mut inner = entries(dv);
                     mergo(&mut inner, &sm.entries, overwrite);
                     *dv = Value::map_from(inner);
-                } else if crate::defaults::empty(dv) || (overwrite && !matches!(sv, Value::List(_)))
-                {
+                } else if crate::defaults::empty(dv) || overwrite {
                     *dv = sv.clone();
                 }
             }

@@ -487,7 +487,7 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             i += 1;
         }
         // Argument index [n].
-        let mut parse_index = |i: &mut usize, argn: &mut usize, reordered: &mut bool| -> bool {
+        let parse_index = |i: &mut usize, argn: &mut usize, reordered: &mut bool| -> bool {
             if *i < b.len() && b[*i] == b'[' {
                 *reordered = true;
                 if let Some(close) = format[*i..].find(']') {
