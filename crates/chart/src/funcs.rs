@@ -128,7 +128,7 @@ pub fn helm_funcs() -> FuncMap {
     });
     reg(&mut m, "include", &[Ty::String, Ty::Any], |ctx, a| {
         let name = strval(&a[0]);
-        if ctx.depth >= MAX_INCLUDE_DEPTH {
+        if ctx.depth > MAX_INCLUDE_DEPTH {
             return Err(format!("rendering template has a nested reference name: {name}: unable to execute template"));
         }
         let mut out = String::new();

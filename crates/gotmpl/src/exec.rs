@@ -50,10 +50,15 @@ pub fn execute(
     depth: usize,
 ) -> Result<(), ExecError> {
     let Some(def) = set.lookup(name) else {
+        let root = if set.root_name.is_empty() {
+            name
+        } else {
+            set.root_name.as_str()
+        };
         return Err(ExecError(format!(
             "template: no template {} associated with template {}",
             go_quote(name),
-            go_quote(name)
+            go_quote(root)
         )));
     };
     if depth > MAX_DEPTH {

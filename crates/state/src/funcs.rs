@@ -12,6 +12,9 @@ use std::sync::Arc;
 /// The name helmfile gives every template it renders.
 pub const TEMPLATE_NAME: &str = "stringTemplate";
 
+/// helmfile's limit on nested `include`s (the same as Helm's).
+const MAX_INCLUDE_DEPTH: usize = 1000;
+
 fn reg(
     m: &mut FuncMap,
     name: &str,
@@ -131,15 +134,6 @@ pub fn helmfile_funcs() -> FuncMap {
         let text = strval(&a[0]);
         let offending = |e: String| format!("{e}, offending yaml: {text}");
         let v = decode_helmfile_value(&text).map_err(|e| offending(e.to_string()))?;
-        let v = match v {
-            Value::Nil => Value::empty_map(),
-            v @ (Value::Map(_) | Value::AnyMap(_)) => v,
-            _ => {
-                return Err(offending(
-                    "yaml: unmarshal errors:\n  line 1: cannot unmarshal into map".into(),
-                ))
-            }
-        };
         stringify_keys(&v).map_err(|e| offending(e.to_string()))
     });
     regv(&mut m, "get", &[Ty::String], |_, a| {
@@ -184,9 +178,15 @@ pub fn helmfile_funcs() -> FuncMap {
         }
     });
     reg(&mut m, "include", &[Ty::String, Ty::Any], |ctx, a| {
+        let name = strval(&a[0]);
+        if ctx.depth > MAX_INCLUDE_DEPTH {
+            return Err(format!(
+                "rendering template has a nested reference name: {name}: unable to execute template"
+            ));
+        }
         let mut out = String::new();
         ctx.templates
-            .execute_into(&strval(&a[0]), &a[1], &mut out, ctx.depth + 1)
+            .execute_into(&name, &a[1], &mut out, ctx.depth + 1)
             .map_err(|e| e.to_string())?;
         Ok(Value::from(out))
     });
