@@ -146,7 +146,7 @@ fn length(v: &Value) -> Result<Value, String> {
         Value::String(s) => s.len() as i64,
         Value::RawString(b) | Value::Bytes(b) => b.len() as i64,
         Value::List(l) => l.items.len() as i64,
-        Value::Map(m) => m.entries.len() as i64,
+        Value::Map(m) => m.len() as i64,
         Value::AnyMap(m) => m.entries.len() as i64,
         Value::Nil => return Err("reflect: call of reflect.Value.Type on zero Value".into()),
         other => return Err(format!("len of type {}", other.type_name())),
@@ -193,7 +193,7 @@ fn index(args: Vec<Value>) -> Result<Value, String> {
                 }
             }
             Value::Map(m) => match ix {
-                Value::String(k) => m.entries.get(k).cloned().unwrap_or(Value::Nil),
+                Value::String(k) => m.get(k).unwrap_or(Value::Nil),
                 Value::Nil => return Err("value is nil; should be of type string".into()),
                 other => {
                     return Err(format!(

@@ -239,7 +239,8 @@ impl<'a> State<'a> {
                 }
             }
             Some(Value::Map(m)) => {
-                for (k, item) in &m.entries {
+                // A snapshot: the body may change the map (`set`) while it runs.
+                for (k, item) in m.snapshot() {
                     ran = true;
                     if one(self, Value::String(k.clone()), item.clone(), out)? {
                         break;
@@ -525,7 +526,7 @@ impl<'a> State<'a> {
                         format!("{name} is not a method but has arguments"),
                     ));
                 }
-                lookup(m.entries.get(name))
+                lookup(m.get(name).as_ref())
             }
             Value::AnyMap(m) => {
                 if has_args {

@@ -1,38 +1,45 @@
 //! Dictionary functions: `dict`, `get`, `set`, `unset`, `hasKey`, `pluck`, `keys`,
 //! `values`, `pick`, `omit`, `merge`, `mergeOverwrite` (mergo's deep merges), `dig`.
 //!
-//! Go maps are references: `set`/`unset`/`merge` change the map every holder sees. Here
-//! values are shared immutably, so these functions return the changed map and the
-//! original holders keep theirs (see COMPATIBILITY.md).
+//! Go maps are references: `set`, `unset` and the merges change the map in place, so every
+//! holder of it (a variable, `.Values`, a list item) sees the change, as in Go.
 
 use crate::convert::{s, string_list, strval};
 use crate::{reg, regv};
 use capstan_gotmpl::{FuncMap, Ty};
-use capstan_value::{Str, Value};
+use capstan_value::{Map, Str, Value};
 use std::collections::BTreeMap;
 
 fn entries(v: &Value) -> BTreeMap<Str, Value> {
-    v.as_map().map(|m| m.entries.clone()).unwrap_or_default()
+    v.as_map().map(Map::snapshot).unwrap_or_default()
 }
 
-/// mergo's `Merge` (dst wins) or `Merge(WithOverride)` (src wins), deep over maps.
-pub fn mergo(dst: &mut BTreeMap<Str, Value>, src: &BTreeMap<Str, Value>, overwrite: bool) {
+/// mergo's `Merge` (dst wins) or `Merge(WithOverride)` (src wins), deep over maps, in
+/// place: nested maps of `dst` are changed where they are.
+pub fn mergo(dst: &Map, src: &BTreeMap<Str, Value>, overwrite: bool) {
     for (k, sv) in src {
-        match dst.get_mut(k) {
+        let current = dst.get(k);
+        match current {
+            Some(Value::Map(dm)) if matches!(sv, Value::Map(_)) => {
+                if let Value::Map(sm) = sv {
+                    let inner = sm.snapshot();
+                    mergo(&dm, &inner, overwrite);
+                }
+            }
             Some(dv) => {
-                if let (Value::Map(_), Value::Map(sm)) = (&*dv, sv) {
-                    let mut inner = entries(dv);
-                    mergo(&mut inner, &sm.entries, overwrite);
-                    *dv = Value::map_from(inner);
-                } else if crate::defaults::empty(dv) || overwrite {
-                    *dv = sv.clone();
+                if crate::defaults::empty(&dv) || overwrite {
+                    dst.write().insert(k.clone(), sv.clone());
                 }
             }
             None => {
-                dst.insert(k.clone(), sv.clone());
+                dst.write().insert(k.clone(), sv.clone());
             }
         }
     }
+}
+
+fn nil_map_error() -> String {
+    "assignment to entry in nil map".into()
 }
 
 pub fn register(m: &mut FuncMap) {
@@ -45,20 +52,20 @@ pub fn register(m: &mut FuncMap) {
         Ok(Value::map_from(d))
     });
     reg(m, "get", &[Ty::Map, Ty::String], |a| {
-        Ok(a[0]
-            .get(&s(&a[1]))
-            .cloned()
-            .unwrap_or_else(|| Value::from("")))
+        Ok(a[0].get(&s(&a[1])).unwrap_or_else(|| Value::from("")))
     });
     reg(m, "set", &[Ty::Map, Ty::String, Ty::Any], |a| {
-        let mut d = entries(&a[0]);
-        d.insert(Str::from(s(&a[1])), a[2].clone());
-        Ok(Value::map_from(d))
+        let Value::Map(d) = &a[0] else {
+            return Err(nil_map_error());
+        };
+        d.write().insert(Str::from(s(&a[1])), a[2].clone());
+        Ok(a[0].clone())
     });
     reg(m, "unset", &[Ty::Map, Ty::String], |a| {
-        let mut d = entries(&a[0]);
-        d.remove(s(&a[1]).as_str());
-        Ok(Value::map_from(d))
+        if let Value::Map(d) = &a[0] {
+            d.write().remove(s(&a[1]).as_str());
+        }
+        Ok(a[0].clone())
     });
     reg(m, "hasKey", &[Ty::Map, Ty::String], |a| {
         Ok(Value::Bool(a[0].get(&s(&a[1])).is_some()))
@@ -66,7 +73,7 @@ pub fn register(m: &mut FuncMap) {
     regv(m, "pluck", &[Ty::String], Ty::Map, |a| {
         let k = s(&a[0]);
         Ok(Value::list_from(
-            a[1..].iter().filter_map(|d| d.get(&k).cloned()).collect(),
+            a[1..].iter().filter_map(|d| d.get(&k)).collect(),
         ))
     });
     regv(m, "keys", &[], Ty::Map, |a| {
@@ -104,11 +111,13 @@ pub fn register(m: &mut FuncMap) {
         ("mustMergeOverwrite", true),
     ] {
         regv(m, name, &[Ty::Map], Ty::Map, move |a| {
-            let mut d = entries(&a[0]);
+            let Value::Map(d) = &a[0] else {
+                return Err(nil_map_error());
+            };
             for src in &a[1..] {
-                mergo(&mut d, &entries(src), overwrite);
+                mergo(d, &entries(src), overwrite);
             }
-            Ok(Value::map_from(d))
+            Ok(a[0].clone())
         });
     }
     regv(m, "dig", &[], Ty::Any, |a| {
@@ -129,8 +138,9 @@ pub fn register(m: &mut FuncMap) {
                     cur.type_name()
                 ));
             };
-            match m.entries.get(&**k) {
-                Some(v) => cur = v.clone(),
+            let next = m.get(k);
+            match next {
+                Some(v) => cur = v,
                 None => return Ok(default.clone()),
             }
         }

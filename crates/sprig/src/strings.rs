@@ -230,11 +230,7 @@ fn string_map(pairs: Vec<(String, String)>) -> Value {
         .into_iter()
         .map(|(k, v)| (Str::from(k), Value::from(v)))
         .collect();
-    Value::Map(Arc::new(Map {
-        elem: Elem::String,
-        nil: false,
-        entries,
-    }))
+    Value::Map(Arc::new(Map::new(Elem::String, false, entries)))
 }
 
 fn indent(n: i64, v: &str) -> Result<String, String> {

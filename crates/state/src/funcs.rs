@@ -45,7 +45,7 @@ fn get(path: &str, def: Option<&Value>, obj: &Value) -> Result<Value, GetError> 
     }
     let (key, rest) = path.split_once('.').unwrap_or((path, ""));
     let found = match obj {
-        Value::Map(m) => m.entries.get(key).cloned(),
+        Value::Map(m) => m.get(key),
         Value::AnyMap(m) => m
             .entries
             .iter()
@@ -88,35 +88,29 @@ fn get_args(a: &[Value]) -> Result<(String, Option<Value>, Value), GetError> {
 
 fn set_value_at_path(path: &str, value: Value, obj: &Value) -> Result<Value, String> {
     let keys: Vec<&str> = path.split('.').collect();
-    fn set(cur: &Value, keys: &[&str], value: Value, path: &str) -> Result<Value, String> {
-        let Value::Map(m) = cur else {
-            return Err(format!(
-                "failed to set value at path \"{path}\": value for key \"{}\" was not a map",
-                keys[0]
-            ));
-        };
-        let mut entries = m.entries.clone();
-        if keys.len() == 1 {
-            entries.insert(Str::from(keys[0]), value);
-        } else {
-            let Some(next) = entries.get(keys[0]) else {
-                return Err(format!(
-                    "failed to set value at path \"{path}\": value for key \"{}\" does not exist",
-                    keys[0]
-                ));
-            };
-            if !matches!(next, Value::Map(_)) {
-                return Err(format!(
-                    "failed to set value at path \"{path}\": value for key \"{}\" was not a map",
-                    keys[0]
-                ));
-            }
-            let updated = set(next, &keys[1..], value, path)?;
-            entries.insert(Str::from(keys[0]), updated);
+    let not_a_map = |k: &str| {
+        format!("failed to set value at path \"{path}\": value for key \"{k}\" was not a map")
+    };
+    let Value::Map(mut cur) = obj.clone() else {
+        return Err(not_a_map(keys[0]));
+    };
+    for (i, k) in keys.iter().enumerate() {
+        if i + 1 == keys.len() {
+            // Go maps are references: the change is seen by every holder of the map.
+            cur.write().insert(Str::from(*k), value);
+            break;
         }
-        Ok(Value::map_from(entries))
+        match cur.get(k) {
+            Some(Value::Map(next)) => cur = next,
+            Some(_) => return Err(not_a_map(k)),
+            None => {
+                return Err(format!(
+                    "failed to set value at path \"{path}\": value for key \"{k}\" does not exist"
+                ))
+            }
+        }
     }
-    set(obj, &keys, value, path)
+    Ok(obj.clone())
 }
 
 /// helmfile's function map: all of sprig plus helmfile's own.

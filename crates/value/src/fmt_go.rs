@@ -67,7 +67,7 @@ pub(crate) fn write_v(out: &mut String, v: &Value, _top: bool) {
         }
         Value::Map(m) => {
             out.push_str("map[");
-            for (i, (k, x)) in m.entries.iter().enumerate() {
+            for (i, (k, x)) in m.read().iter().enumerate() {
                 if i > 0 {
                     out.push(' ');
                 }
@@ -149,7 +149,7 @@ fn write_sharp_v(out: &mut String, v: &Value, iface: bool) {
                 return;
             }
             out.push('{');
-            for (i, (k, x)) in m.entries.iter().enumerate() {
+            for (i, (k, x)) in m.read().iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }

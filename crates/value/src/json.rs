@@ -99,7 +99,7 @@ fn write(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> Result
                 return Ok(());
             }
             out.push('{');
-            for (i, (k, x)) in m.entries.iter().enumerate() {
+            for (i, (k, x)) in m.read().iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
@@ -111,7 +111,7 @@ fn write(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> Result
                 }
                 write(out, x, style, depth + 1)?;
             }
-            if !m.entries.is_empty() {
+            if !m.is_empty() {
                 newline(out, style, depth);
             }
             out.push('}');

@@ -15,7 +15,7 @@ pub mod printf;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 pub use capstan_gocompat::time::GoTime;
 pub use fmt_go::{go_syntax, kind_order};
@@ -59,11 +59,78 @@ pub struct List {
 }
 
 /// A Go map with string keys, iterated in sorted key order.
-#[derive(Clone, Debug, Default, PartialEq)]
+///
+/// Go maps are references: a template's `set` changes the map every holder sees. The
+/// entries are therefore behind a lock, and [`Map::write`] changes them in place for all
+/// clones of the `Value` holding this map. Code that builds values (YAML, merging) uses
+/// copy-on-write through [`Value::map_entries_mut`] instead, which never disturbs other
+/// holders.
+#[derive(Debug, Default)]
 pub struct Map {
     pub elem: Elem,
     pub nil: bool,
-    pub entries: BTreeMap<Str, Value>,
+    entries: RwLock<BTreeMap<Str, Value>>,
+}
+
+impl Clone for Map {
+    fn clone(&self) -> Self {
+        Map {
+            elem: self.elem,
+            nil: self.nil,
+            entries: RwLock::new(self.read().clone()),
+        }
+    }
+}
+
+impl PartialEq for Map {
+    fn eq(&self, other: &Self) -> bool {
+        self.elem == other.elem
+            && self.nil == other.nil
+            && (std::ptr::eq(self, other) || *self.read() == *other.read())
+    }
+}
+
+impl Map {
+    pub fn new(elem: Elem, nil: bool, entries: BTreeMap<Str, Value>) -> Map {
+        Map {
+            elem,
+            nil,
+            entries: RwLock::new(entries),
+        }
+    }
+
+    /// The entries, for reading.
+    pub fn read(&self) -> RwLockReadGuard<'_, BTreeMap<Str, Value>> {
+        self.entries.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The entries, changed in place for every holder of this map (Go semantics).
+    pub fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<Str, Value>> {
+        self.entries.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The entries through exclusive access (no lock needed).
+    pub fn entries_mut(&mut self) -> &mut BTreeMap<Str, Value> {
+        self.entries.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// One entry, cloned out.
+    pub fn get(&self, key: &str) -> Option<Value> {
+        self.read().get(key).cloned()
+    }
+
+    pub fn len(&self) -> usize {
+        self.read().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.read().is_empty()
+    }
+
+    /// A copy of the entries.
+    pub fn snapshot(&self) -> BTreeMap<Str, Value> {
+        self.read().clone()
+    }
 }
 
 /// A `map[interface {}]interface {}`: keys of any scalar type, in insertion order.
@@ -168,7 +235,7 @@ impl Value {
         Value::Map(Arc::new(Map {
             elem: Elem::Any,
             nil: false,
-            entries,
+            entries: RwLock::new(entries),
         }))
     }
 
@@ -233,7 +300,7 @@ impl Value {
             Value::Bytes(b) | Value::RawString(b) => !b.is_empty(),
             Value::Time(_) | Value::Host(_) => true,
             Value::List(l) => !l.items.is_empty(),
-            Value::Map(m) => !m.entries.is_empty(),
+            Value::Map(m) => !m.is_empty(),
             Value::AnyMap(m) => !m.entries.is_empty(),
         }
     }
@@ -260,8 +327,8 @@ impl Value {
     }
 
     /// A map entry by key (`None`: not a map, or the key is missing).
-    pub fn get(&self, key: &str) -> Option<&Value> {
-        self.as_map().and_then(|m| m.entries.get(key))
+    pub fn get(&self, key: &str) -> Option<Value> {
+        self.as_map().and_then(|m| m.get(key))
     }
 
     /// Mutable access to a string-keyed map's entries (copy-on-write).
@@ -270,7 +337,7 @@ impl Value {
             Value::Map(m) => {
                 let m = Arc::make_mut(m);
                 m.nil = false;
-                Some(&mut m.entries)
+                Some(m.entries_mut())
             }
             _ => None,
         }
@@ -309,7 +376,7 @@ pub fn merge_maps(a: &BTreeMap<Str, Value>, b: &BTreeMap<Str, Value>) -> BTreeMa
     let mut out = a.clone();
     for (k, v) in b {
         if let (Value::Map(vm), Some(Value::Map(am))) = (v, out.get(k)) {
-            let merged = merge_maps(&am.entries, &vm.entries);
+            let merged = merge_maps(&am.read(), &vm.read());
             out.insert(k.clone(), Value::map_from(merged));
             continue;
         }
@@ -367,8 +434,8 @@ mod tests {
             ("l", Value::list_from(vec![])),
         ]);
         let out = Value::map_from(merge_maps(
-            &a.as_map().unwrap().entries,
-            &b.as_map().unwrap().entries,
+            &a.as_map().unwrap().read(),
+            &b.as_map().unwrap().read(),
         ));
         assert_eq!(out.to_string(), "map[l:[] x:map[a:1 b:3]]");
     }
@@ -380,7 +447,28 @@ mod tests {
         a.map_entries_mut()
             .unwrap()
             .insert("k".into(), Value::Int(2));
-        assert_eq!(b.get("k"), Some(&Value::Int(1)));
-        assert_eq!(a.get("k"), Some(&Value::Int(2)));
+        assert_eq!(b.get("k"), Some(Value::Int(1)));
+        assert_eq!(a.get("k"), Some(Value::Int(2)));
+    }
+}
+
+#[cfg(test)]
+mod reference_tests {
+    use super::*;
+
+    #[test]
+    fn map_write_is_seen_by_every_holder() {
+        let a = Value::empty_map();
+        let b = a.clone();
+        if let Value::Map(m) = &a {
+            m.write().insert("k".into(), Value::Int(9));
+        }
+        assert_eq!(b.get("k"), Some(Value::Int(9)));
+        // Copy-on-write access leaves the other holder alone.
+        let mut c = b.clone();
+        c.map_entries_mut()
+            .unwrap()
+            .insert("k".into(), Value::Int(1));
+        assert_eq!(a.get("k"), Some(Value::Int(9)));
     }
 }

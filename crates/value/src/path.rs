@@ -87,12 +87,12 @@ impl Path {
     }
 
     /// The value at this path, if every step exists.
-    pub fn lookup<'v>(&self, root: &'v Value) -> Option<&'v Value> {
-        let mut cur = root;
+    pub fn lookup(&self, root: &Value) -> Option<Value> {
+        let mut cur = root.clone();
         for seg in &self.0 {
-            cur = match (seg, cur) {
-                (Segment::Key(k), Value::Map(m)) => m.entries.get(k)?,
-                (Segment::Index(i), Value::List(l)) => l.items.get(*i)?,
+            cur = match (seg, &cur) {
+                (Segment::Key(k), Value::Map(m)) => m.get(k)?,
+                (Segment::Index(i), Value::List(l)) => l.items.get(*i)?.clone(),
                 _ => return None,
             };
         }
@@ -164,7 +164,7 @@ mod tests {
         let mut root = Value::empty_map();
         let p = Path::parse("a.list[2].name").unwrap();
         p.set(&mut root, "x".into());
-        assert_eq!(p.lookup(&root), Some(&Value::from("x")));
+        assert_eq!(p.lookup(&root), Some(Value::from("x")));
         assert_eq!(
             root.to_string(),
             "map[a:map[list:[<nil> <nil> map[name:x]]]]"

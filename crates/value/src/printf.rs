@@ -392,7 +392,7 @@ fn print_arg(out: &mut String, v: &Value, verb: char, f: &Flags) {
         }
         Value::Map(m) => {
             out.push_str("map[");
-            for (i, (k, x)) in m.entries.iter().enumerate() {
+            for (i, (k, x)) in m.read().iter().enumerate() {
                 if i > 0 {
                     out.push(' ');
                 }

@@ -242,8 +242,9 @@ fn helm_node(v: &Value, bad_char: &mut bool) -> Result<ENode, YamlError> {
         ),
         Value::Map(m) if m.nil => plain("null"),
         Value::Map(m) => {
-            let mut pairs = Vec::with_capacity(m.entries.len());
-            for (k, x) in &m.entries {
+            let entries = m.read();
+            let mut pairs = Vec::with_capacity(entries.len());
+            for (k, x) in entries.iter() {
                 pairs.push((
                     Value::String(k.clone()),
                     helm_string(k, bad_char),
@@ -331,8 +332,9 @@ fn helmfile_node(v: &Value) -> Result<ENode, YamlError> {
                 .collect::<Result<_, _>>()?,
         ),
         Value::Map(m) => {
-            let mut pairs = Vec::with_capacity(m.entries.len());
-            for (k, x) in &m.entries {
+            let entries = m.read();
+            let mut pairs = Vec::with_capacity(entries.len());
+            for (k, x) in entries.iter() {
                 pairs.push((
                     Value::String(k.clone()),
                     string_node(k, Generation::V3),

@@ -235,7 +235,7 @@ fn to_json_map(doc: Option<Document>) -> Result<BTreeMap<Str, Value>, YamlError>
             .and_then(jsonable)
     })?;
     match value {
-        Value::Map(m) => Ok(Arc::try_unwrap(m).unwrap_or_else(|a| (*a).clone()).entries),
+        Value::Map(m) => Ok(m.snapshot()),
         Value::Nil => Ok(BTreeMap::new()),
         other => Err(YamlError::new(format!(
             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",

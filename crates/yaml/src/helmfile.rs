@@ -348,10 +348,11 @@ pub fn decode_helmfile(text: &str) -> Result<Value, YamlError> {
             NodeKind::Scalar { .. } => {
                 let s = d.scalar(root)?;
                 if s == Scalar::Null {
-                    Value::Map(Arc::new(Map {
-                        nil: true,
-                        ..Map::default()
-                    }))
+                    Value::Map(Arc::new(Map::new(
+                        Default::default(),
+                        true,
+                        BTreeMap::new(),
+                    )))
                 } else {
                     let tag = match d.scalar_tag(root) {
                         None => "!!str".to_string(),
@@ -426,7 +427,7 @@ pub fn stringify_keys(v: &Value) -> Result<Value, CastError> {
         }
         Value::Map(m) => {
             let mut out = BTreeMap::new();
-            for (k, val) in &m.entries {
+            for (k, val) in m.read().iter() {
                 out.insert(k.clone(), stringify_keys(val)?);
             }
             Ok(Value::map_from(out))

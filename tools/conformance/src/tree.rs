@@ -89,11 +89,11 @@ pub fn to_value(j: &J) -> Result<Value, String> {
                 }
             }
             let nil = nil || j.get("m").is_some_and(J::is_null);
-            Value::Map(Arc::new(Map {
-                elem: elem_of(&t["map[string]".len()..]),
+            Value::Map(Arc::new(Map::new(
+                elem_of(&t["map[string]".len()..]),
                 nil,
                 entries,
-            }))
+            )))
         }
         t if t.starts_with("[]") => {
             let mut items = Vec::new();
@@ -150,7 +150,7 @@ pub fn from_value(v: &Value) -> J {
         }
         Value::Map(m) => {
             let mut o = JMap::new();
-            for (k, x) in &m.entries {
+            for (k, x) in m.read().iter() {
                 o.insert(k.to_string(), from_value(x));
             }
             json!({"t": v.type_name(), "m": if m.nil { J::Null } else { J::Object(o) }})

@@ -33,7 +33,7 @@ fn to_yaml_cases_match_go() {
         let value = if whole {
             data
         } else {
-            data.get("v").cloned().unwrap_or(capstan_value::Value::Nil)
+            data.get("v").unwrap_or(capstan_value::Value::Nil)
         };
         let helm_set = case["set"] == "helm";
         let actual = if helm_set && !pretty {
