@@ -13,9 +13,9 @@ use serde_json::Value as J;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-fn data(case: &J) -> Result<Value, String> {
-    let text = case["data_yaml"].as_str().unwrap_or("");
-    if case["data_parser"] == "helmfile" {
+/// Decodes a case's data with the parser it names (`helm` or `helmfile`).
+pub fn parse_data(text: &str, parser: &str) -> Result<Value, String> {
+    if parser == "helmfile" {
         let v = decode_helmfile(text).map_err(|e| e.to_string())?;
         stringify_keys(&v).map_err(|e| e.to_string())
     } else {
@@ -23,31 +23,56 @@ fn data(case: &J) -> Result<Value, String> {
     }
 }
 
-/// Renders one case the way its `set` configures Go's engine.
-fn render(set: &str, template: &str, data: &Value) -> Result<String, String> {
+fn data(case: &J) -> Result<Value, String> {
+    parse_data(
+        case["data_yaml"].as_str().unwrap_or(""),
+        case["data_parser"].as_str().unwrap_or("helm"),
+    )
+}
+
+/// A renderer for `template`, parsed once, configured as the case's `set` configures
+/// Go's engine: `helm` (root `gotpl`, `missingkey=zero`, template `tpl`, `<no value>`
+/// removed), `helmfile` (`stringTemplate`, `missingkey=error`) or `plain`.
+pub fn engine(
+    set: &str,
+    template: &str,
+) -> Result<Box<dyn Fn(&Value) -> Result<String, String>>, String> {
     match set {
         "helm" => {
-            // Helm: root template "gotpl", missingkey=zero, the case parsed as "tpl",
-            // every "<no value>" removed from the output.
             static FUNCS: OnceLock<Arc<FuncMap>> = OnceLock::new();
             let mut t = helm_templates(FUNCS.get_or_init(|| Arc::new(helm_funcs())).clone());
             t.parse("tpl", template)?;
-            let out = t.execute("tpl", data).map_err(|e| e.to_string())?;
-            Ok(out.replace("<no value>", ""))
+            Ok(Box::new(move |data| {
+                let out = t.execute("tpl", data).map_err(|e| e.to_string())?;
+                Ok(if out.contains("<no value>") {
+                    out.replace("<no value>", "")
+                } else {
+                    out
+                })
+            }))
         }
         "helmfile" => {
             static FUNCS: OnceLock<Arc<FuncMap>> = OnceLock::new();
             let mut t =
                 helmfile_templates(FUNCS.get_or_init(|| Arc::new(helmfile_funcs())).clone());
             t.parse("stringTemplate", template)?;
-            t.execute("stringTemplate", data).map_err(|e| e.to_string())
+            Ok(Box::new(move |data| {
+                t.execute("stringTemplate", data).map_err(|e| e.to_string())
+            }))
         }
         _ => {
             let mut t = Templates::new(FuncMap::new());
             t.parse("tpl", template)?;
-            t.execute("tpl", data).map_err(|e| e.to_string())
+            Ok(Box::new(move |data| {
+                t.execute("tpl", data).map_err(|e| e.to_string())
+            }))
         }
     }
+}
+
+/// Renders one case the way its `set` configures Go's engine.
+fn render(set: &str, template: &str, data: &Value) -> Result<String, String> {
+    engine(set, template)?(data)
 }
 
 fn run_case(case: &J) -> CaseResult {

@@ -6,6 +6,7 @@
 //! skipped silently. The ratchet lists (`passing/<suite>.txt`) name the cases known to
 //! pass; `cargo test` fails if one of them regresses.
 
+pub mod bench;
 mod gotemplate_suite;
 pub mod report;
 pub mod tree;

@@ -7,7 +7,7 @@ use capstan_conformance::{default_path, run_suite, update_passing, SUITES};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: conformance <suite> <path> [-v] [--update-passing]\n       conformance --update-passing [--shared DIR]\nsuites: yaml, gotemplate, strvals, helm-values, hcl, env-merge, helmfile-e2e";
+const USAGE: &str = "usage: conformance <suite> <path> [-v] [--update-passing]\n       conformance bench gotemplate <dir> [--iterations N]\n       conformance --update-passing [--shared DIR]\nsuites: yaml, gotemplate, strvals, helm-values, hcl, env-merge, helmfile-e2e";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -19,6 +19,9 @@ fn main() -> ExitCode {
     while let Some(a) = it.next() {
         match a.as_str() {
             "-v" | "--verbose" | "--update-passing" => {}
+            "--iterations" => {
+                it.next();
+            }
             "--shared" => match it.next() {
                 Some(d) => shared = PathBuf::from(d),
                 None => {
@@ -32,6 +35,37 @@ fn main() -> ExitCode {
             }
             _ => positional.push(a.clone()),
         }
+    }
+
+    if positional.first().map(String::as_str) == Some("bench") {
+        let iterations = args
+            .iter()
+            .position(|a| a == "--iterations")
+            .and_then(|i| args.get(i + 1))
+            .and_then(|n| n.parse().ok());
+        let positional: Vec<&String> = positional
+            .iter()
+            .filter(|p| p.parse::<usize>().is_err())
+            .collect();
+        return match positional.as_slice() {
+            [_, suite, dir] if suite.as_str() == "gotemplate" => {
+                match capstan_conformance::bench::run_gotemplate(
+                    std::path::Path::new(dir.as_str()),
+                    iterations,
+                ) {
+                    Ok(true) => ExitCode::SUCCESS,
+                    Ok(false) => ExitCode::FAILURE,
+                    Err(e) => {
+                        eprintln!("conformance bench: {e}");
+                        ExitCode::from(2)
+                    }
+                }
+            }
+            _ => {
+                eprintln!("{USAGE}");
+                ExitCode::from(2)
+            }
+        };
     }
 
     let runs: Vec<(String, PathBuf)> = match positional.as_slice() {
