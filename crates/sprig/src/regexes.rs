@@ -9,8 +9,29 @@ use capstan_gotmpl::{FuncMap, Ty};
 use capstan_value::Value;
 use regex::Regex;
 
-/// Compiles a Go (RE2) pattern: the Perl classes are ASCII-only in Go.
+/// Compiled patterns, shared by all renders (Go compiles on each call; compiling is the
+/// expensive part here, so patterns are cached, up to a bound).
+static CACHE: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, Regex>>> = std::sync::OnceLock::new();
+const CACHE_LIMIT: usize = 512;
+
+/// Compiles a Go (RE2) pattern, from the cache when it was seen before.
 pub fn compile(pat: &str) -> Result<Regex, String> {
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(re) = cache.lock().ok().and_then(|c| c.get(pat).cloned()) {
+        return Ok(re);
+    }
+    let re = compile_uncached(pat)?;
+    if let Ok(mut c) = cache.lock() {
+        if c.len() >= CACHE_LIMIT {
+            c.clear();
+        }
+        c.insert(pat.to_string(), re.clone());
+    }
+    Ok(re)
+}
+
+/// Compiles a Go (RE2) pattern: the Perl classes are ASCII-only in Go.
+fn compile_uncached(pat: &str) -> Result<Regex, String> {
     let translated = pat
         .replace("\\d", "[0-9]")
         .replace("\\D", "[^0-9]")
