@@ -43,10 +43,11 @@ pub enum Arg {
         quoted: String,
         text: String,
     },
-    /// A function name.
+    /// A function name, resolved in the set's function map at parse time.
     Ident {
         pos: usize,
         name: String,
+        func: Option<crate::Func>,
     },
     Pipe(Box<Pipe>),
 }

@@ -366,7 +366,7 @@ impl<'a> State<'a> {
                 }
                 self.eval_field_chain(dot, v, false, first, *pos, &idents[1..], &cmd.args, final_)
             }
-            Arg::Ident { pos, name } => self.eval_function(dot, *pos, name, cmd, final_),
+            Arg::Ident { pos, name, .. } => self.eval_function(dot, *pos, name, cmd, final_),
             Arg::Pipe(p) => {
                 self.not_a_function(cmd, &final_)?;
                 self.eval_pipeline(dot, p)
@@ -443,7 +443,7 @@ impl<'a> State<'a> {
             Arg::Bool(_, b) => Ok(Some(Value::Bool(*b))),
             Arg::Number(pos, n) => self.ideal_constant(*pos, a, n).map(Some),
             Arg::Str { text, .. } => Ok(Some(Value::from(text.as_str()))),
-            Arg::Ident { pos, name } => {
+            Arg::Ident { pos, name, .. } => {
                 let cmd = Command {
                     pos: *pos,
                     args: vec![a.clone()],
@@ -653,7 +653,11 @@ impl<'a> State<'a> {
                 )),
             };
         }
-        let Some(func) = self.set.funcs().get(name).cloned() else {
+        let resolved = match ident {
+            Arg::Ident { func: Some(f), .. } => Some(f.clone()),
+            _ => self.set.funcs().get(name).cloned(),
+        };
+        let Some(func) = resolved else {
             return Err(self.error(
                 pos,
                 ident,

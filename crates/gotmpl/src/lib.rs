@@ -73,7 +73,7 @@ pub type FuncImpl = dyn Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send
 /// A template function: its Go signature and its implementation.
 #[derive(Clone)]
 pub struct Func {
-    pub params: Vec<Ty>,
+    pub params: Arc<[Ty]>,
     /// The element type of a final `...T` parameter.
     pub variadic: Option<Ty>,
     pub imp: Arc<FuncImpl>,
@@ -86,7 +86,7 @@ impl Func {
         imp: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
     ) -> Func {
         Func {
-            params: params.to_vec(),
+            params: Arc::from(params),
             variadic: None,
             imp: Arc::new(imp),
         }
@@ -99,10 +99,16 @@ impl Func {
         imp: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
     ) -> Func {
         Func {
-            params: params.to_vec(),
+            params: Arc::from(params),
             variadic: Some(rest),
             imp: Arc::new(imp),
         }
+    }
+}
+
+impl std::fmt::Debug for Func {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Func({:?}, {:?})", self.params, self.variadic)
     }
 }
 
@@ -159,7 +165,7 @@ impl Templates {
     /// A definition with an empty body never replaces an existing one.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), String> {
         let funcs = self.funcs.clone();
-        let trees = parse::parse(name, text, &|f| funcs.contains_key(f)).map_err(|e| e.0)?;
+        let trees = parse::parse(name, text, &|f| funcs.get(f).cloned()).map_err(|e| e.0)?;
         let text: Arc<str> = Arc::from(text);
         for t in trees {
             if let Some(old) = self.defs.get(&t.name) {

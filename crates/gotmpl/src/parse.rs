@@ -30,7 +30,7 @@ struct Parser<'a> {
     parse_name: String,
     vars: Vec<String>,
     range_depth: usize,
-    has_func: &'a dyn Fn(&str) -> bool,
+    lookup_func: &'a dyn Fn(&str) -> Option<crate::Func>,
     trees: Vec<Tree>,
 }
 
@@ -40,7 +40,7 @@ type R<T> = Result<T, ParseError>;
 pub fn parse(
     name: &str,
     text: &str,
-    has_func: &dyn Fn(&str) -> bool,
+    lookup_func: &dyn Fn(&str) -> Option<crate::Func>,
 ) -> Result<Vec<Tree>, ParseError> {
     let toks = Lexer::lex(text)
         .map_err(|LexError { msg, line }| ParseError(format!("template: {name}:{line}: {msg}")))?;
@@ -50,7 +50,7 @@ pub fn parse(
         parse_name: name.to_string(),
         vars: vec!["$".into()],
         range_depth: 0,
-        has_func,
+        lookup_func,
         trees: Vec::new(),
     };
     let mut root = Vec::new();
@@ -508,15 +508,16 @@ impl<'a> Parser<'a> {
         let t = self.next_non_space();
         Ok(Some(match t.kind {
             Kind::Identifier => {
-                if !(self.has_func)(&t.text) {
+                let Some(func) = (self.lookup_func)(&t.text) else {
                     return Err(self.error(format!(
                         "function {} not defined",
                         capstan_gocompat::json::go_quote(&t.text)
                     )));
-                }
+                };
                 Arg::Ident {
                     pos: t.pos,
                     name: t.text,
+                    func: Some(func),
                 }
             }
             Kind::Dot => Arg::Dot(t.pos),

@@ -11,16 +11,18 @@ use regex::Regex;
 
 /// Compiled patterns, shared by all renders (Go compiles on each call; compiling is the
 /// expensive part here, so patterns are cached, up to a bound).
-static CACHE: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, Regex>>> = std::sync::OnceLock::new();
+static CACHE: std::sync::OnceLock<
+    std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<Regex>>>,
+> = std::sync::OnceLock::new();
 const CACHE_LIMIT: usize = 512;
 
 /// Compiles a Go (RE2) pattern, from the cache when it was seen before.
-pub fn compile(pat: &str) -> Result<Regex, String> {
+pub fn compile(pat: &str) -> Result<std::sync::Arc<Regex>, String> {
     let cache = CACHE.get_or_init(Default::default);
     if let Some(re) = cache.lock().ok().and_then(|c| c.get(pat).cloned()) {
         return Ok(re);
     }
-    let re = compile_uncached(pat)?;
+    let re = std::sync::Arc::new(compile_uncached(pat)?);
     if let Ok(mut c) = cache.lock() {
         if c.len() >= CACHE_LIMIT {
             c.clear();
