@@ -12,12 +12,35 @@ use capstan_value::Value;
 
 /// The style go-yaml's `stringv` asks for.
 fn string_node(s: &str, gen: Generation) -> ENode {
-    let plain_ok = match resolve(gen, "", s) {
-        Ok((tag, _)) => {
-            tag == STR && !is_base60_float(s) && !(gen == Generation::V3 && is_old_bool(s))
-        }
-        Err(_) => false,
+    // Only strings starting like a number, bool, null or timestamp can resolve to
+    // anything but a string.
+    let special = match s.bytes().next() {
+        None => true,
+        Some(c) => matches!(
+            c,
+            b'+' | b'-' | b'0'
+                ..=b'9'
+                    | b'.'
+                    | b'y'
+                    | b'Y'
+                    | b'n'
+                    | b'N'
+                    | b't'
+                    | b'T'
+                    | b'f'
+                    | b'F'
+                    | b'o'
+                    | b'O'
+                    | b'~'
+        ),
     };
+    let plain_ok = !special
+        || match resolve(gen, "", s) {
+            Ok((tag, _)) => {
+                tag == STR && !is_base60_float(s) && !(gen == Generation::V3 && is_old_bool(s))
+            }
+            Err(_) => false,
+        };
     let style = if s.contains('\n') {
         Style::Literal
     } else if plain_ok {
@@ -102,20 +125,35 @@ fn key_less(gen: Generation, a: &Value, b: &Value) -> bool {
     let (Value::String(sa), Value::String(sb)) = (a, b) else {
         return ak < bk;
     };
-    let ar: Vec<char> = sa.chars().collect();
-    let br: Vec<char> = sb.chars().collect();
+    if sa.is_ascii() && sb.is_ascii() {
+        natural_less(sa.as_bytes(), sb.as_bytes(), |b| b as char, gen)
+    } else {
+        let ar: Vec<char> = sa.chars().collect();
+        let br: Vec<char> = sb.chars().collect();
+        natural_less(&ar, &br, |c| c, gen)
+    }
+}
+
+/// yaml's string key order over characters (`ch` turns an element into a char).
+fn natural_less<C: Copy + PartialEq + PartialOrd>(
+    ar: &[C],
+    br: &[C],
+    ch: impl Fn(C) -> char,
+    gen: Generation,
+) -> bool {
     let mut digits = false;
     let mut i = 0;
     while i < ar.len() && i < br.len() {
         if ar[i] == br[i] {
-            digits = is_digit(ar[i]);
+            digits = is_digit(ch(ar[i]));
             i += 1;
             continue;
         }
-        let al = ar[i].is_alphabetic();
-        let bl = br[i].is_alphabetic();
+        let (ca, cb) = (ch(ar[i]), ch(br[i]));
+        let al = ca.is_alphabetic();
+        let bl = cb.is_alphabetic();
         if al && bl {
-            return ar[i] < br[i];
+            return ca < cb;
         }
         if al || bl {
             // yaml.v3 remembers whether the common prefix ended in a digit; v2 does not.
@@ -126,11 +164,11 @@ fn key_less(gen: Generation, a: &Value, b: &Value) -> bool {
             };
         }
         let (mut an, mut bn) = (0i64, 0i64);
-        if ar[i] == '0' || br[i] == '0' {
+        if ca == '0' || cb == '0' {
             let mut j = i;
-            while j > 0 && is_digit(ar[j - 1]) {
+            while j > 0 && is_digit(ch(ar[j - 1])) {
                 j -= 1;
-                if ar[j] != '0' {
+                if ch(ar[j]) != '0' {
                     an = 1;
                     bn = 1;
                     break;
@@ -138,13 +176,17 @@ fn key_less(gen: Generation, a: &Value, b: &Value) -> bool {
             }
         }
         let mut ai = i;
-        while ai < ar.len() && is_digit(ar[ai]) {
-            an = an.wrapping_mul(10).wrapping_add(ar[ai] as i64 - '0' as i64);
+        while ai < ar.len() && is_digit(ch(ar[ai])) {
+            an = an
+                .wrapping_mul(10)
+                .wrapping_add(ch(ar[ai]) as i64 - '0' as i64);
             ai += 1;
         }
         let mut bi = i;
-        while bi < br.len() && is_digit(br[bi]) {
-            bn = bn.wrapping_mul(10).wrapping_add(br[bi] as i64 - '0' as i64);
+        while bi < br.len() && is_digit(ch(br[bi])) {
+            bn = bn
+                .wrapping_mul(10)
+                .wrapping_add(ch(br[bi]) as i64 - '0' as i64);
             bi += 1;
         }
         if an != bn {
@@ -153,7 +195,7 @@ fn key_less(gen: Generation, a: &Value, b: &Value) -> bool {
         if ai != bi {
             return ai < bi;
         }
-        return ar[i] < br[i];
+        return ca < cb;
     }
     ar.len() < br.len()
 }
@@ -189,6 +231,10 @@ fn sort_by_less<T>(items: Vec<T>, less: &impl Fn(&T, &T) -> bool) -> Vec<T> {
 }
 
 fn sorted_pairs(gen: Generation, pairs: Vec<(Value, ENode, ENode)>) -> ENode {
+    // Keys usually arrive in an order yaml agrees with (a BTreeMap's): check first.
+    if pairs.windows(2).all(|w| !key_less(gen, &w[1].0, &w[0].0)) {
+        return ENode::Map(pairs.into_iter().map(|(_, k, v)| (k, v)).collect());
+    }
     let sorted = sort_by_less(pairs, &|a: &(Value, ENode, ENode), b| {
         key_less(gen, &a.0, &b.0)
     });
