@@ -81,10 +81,11 @@ fn analyze(value: &str, gen: Generation) -> Analysis {
     let (mut break_space, mut space_break) = (false, false);
     let (mut prev_space, mut prev_break) = (false, false);
     let mut preceded_by_ws = true;
-    let chars: Vec<char> = value.chars().collect();
-    let n = chars.len();
-    for (i, &c) in chars.iter().enumerate() {
-        let followed_by_ws = i + 1 >= n || is_blank(chars[i + 1]) || is_break(chars[i + 1]);
+    let mut it = value.chars().enumerate().peekable();
+    while let Some((i, c)) = it.next() {
+        let next = it.peek().map(|&(_, n)| n);
+        let is_last = next.is_none();
+        let followed_by_ws = next.is_none_or(|n| is_blank(n) || is_break(n));
         if i == 0 {
             match c {
                 '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
@@ -129,7 +130,7 @@ fn analyze(value: &str, gen: Generation) -> Analysis {
             if i == 0 {
                 leading_space = true;
             }
-            if i + 1 == n {
+            if is_last {
                 trailing_space = true;
             }
             if prev_break {
@@ -142,7 +143,7 @@ fn analyze(value: &str, gen: Generation) -> Analysis {
             if i == 0 {
                 leading_break = true;
             }
-            if i + 1 == n {
+            if is_last {
                 trailing_break = true;
             }
             if prev_space {
@@ -410,12 +411,13 @@ impl Emitter {
     /// line break (not the first or last character when quoted), line breaks are doubled,
     /// and quotes are doubled inside single quotes.
     fn write_foldable(&mut self, value: &str, allow_breaks: bool, single: bool) {
-        let chars: Vec<char> = value.chars().collect();
         let (mut spaces, mut breaks) = (false, false);
-        for (i, &c) in chars.iter().enumerate() {
+        let mut it = value.chars().enumerate().peekable();
+        while let Some((i, c)) = it.next() {
             if c == ' ' {
-                let next_space = chars.get(i + 1) == Some(&' ');
-                let inner = !single || (i > 0 && i + 1 < chars.len());
+                let next = it.peek().map(|&(_, n)| n);
+                let next_space = next == Some(' ');
+                let inner = !single || (i > 0 && next.is_some());
                 if allow_breaks && !spaces && self.column > self.best_width && inner && !next_space
                 {
                     self.write_indent();
@@ -447,9 +449,9 @@ impl Emitter {
 
     fn write_double(&mut self, value: &str, allow_breaks: bool) {
         self.write_indicator("\"", true, false, false);
-        let chars: Vec<char> = value.chars().collect();
         let mut spaces = false;
-        for (i, &c) in chars.iter().enumerate() {
+        let mut it = value.chars().enumerate().peekable();
+        while let Some((i, c)) = it.next() {
             if !is_printable(c) || c == '\u{feff}' || is_break(c) || c == '"' || c == '\\' {
                 self.put('\\');
                 let v = c as u32;
@@ -489,10 +491,10 @@ impl Emitter {
                     && !spaces
                     && self.column > self.best_width
                     && i > 0
-                    && i + 1 < chars.len()
+                    && it.peek().is_some()
                 {
                     self.write_indent();
-                    if chars.get(i + 1) == Some(&' ') {
+                    if it.peek().map(|&(_, n)| n) == Some(' ') {
                         self.put('\\');
                     }
                 } else {
