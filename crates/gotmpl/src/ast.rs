@@ -41,7 +41,7 @@ pub enum Arg {
     Str {
         pos: usize,
         quoted: String,
-        text: String,
+        text: capstan_value::Str,
     },
     /// A function name, resolved in the set's function map at parse time.
     Ident {

@@ -389,7 +389,7 @@ impl<'a> State<'a> {
             }
             Arg::Str { text, .. } => {
                 self.not_a_function(cmd, &final_)?;
-                Ok(Some(Value::from(text.as_str())))
+                Ok(Some(Value::String(text.clone())))
             }
         }
     }
@@ -442,7 +442,7 @@ impl<'a> State<'a> {
             Arg::Nil(_) => Ok(Some(Value::Nil)),
             Arg::Bool(_, b) => Ok(Some(Value::Bool(*b))),
             Arg::Number(pos, n) => self.ideal_constant(*pos, a, n).map(Some),
-            Arg::Str { text, .. } => Ok(Some(Value::from(text.as_str()))),
+            Arg::Str { text, .. } => Ok(Some(Value::String(text.clone()))),
             Arg::Ident { pos, name, .. } => {
                 let cmd = Command {
                     pos: *pos,
@@ -738,7 +738,7 @@ impl<'a> State<'a> {
             )),
             (Arg::Str { pos, text, quoted }, t) => {
                 if t == Ty::String {
-                    Ok(Value::from(text.as_str()))
+                    Ok(Value::String(text.clone()))
                 } else {
                     Err(self.error(
                         *pos,

@@ -548,7 +548,7 @@ impl<'a> Parser<'a> {
                 Arg::Str {
                     pos: t.pos,
                     quoted: t.text,
-                    text,
+                    text: capstan_value::Str::from(text),
                 }
             }
             _ => {
