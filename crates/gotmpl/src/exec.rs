@@ -40,6 +40,8 @@ struct State<'a> {
     name: String,
     vars: Vec<(String, EV)>,
     depth: usize,
+    /// Nodes walked so far, checked against the set's `step_limit`.
+    steps: u64,
 }
 
 pub fn execute(
@@ -72,6 +74,7 @@ pub fn execute(
         name: name.to_string(),
         vars: vec![("$".into(), Some(data.clone()))],
         depth,
+        steps: 0,
     };
     let def = def.clone();
     st.walk(&Some(data.clone()), &def.root, out)?;
@@ -126,7 +129,20 @@ impl<'a> State<'a> {
         Ok(Flow::Normal)
     }
 
+    fn step(&mut self) -> Result<(), ExecError> {
+        if let Some(limit) = self.set.step_limit {
+            self.steps += 1;
+            if self.steps > limit {
+                return Err(ExecError(format!(
+                    "template: execution exceeded the step limit ({limit})"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     fn walk_node(&mut self, dot: &EV, node: &Node, out: &mut String) -> Result<Flow, ExecError> {
+        self.step()?;
         match node {
             Node::Text(t) => out.push_str(t),
             Node::Action { pipe, .. } => {
@@ -193,8 +209,11 @@ impl<'a> State<'a> {
                     name: name.clone(),
                     vars: vec![("$".into(), new_dot.clone())],
                     depth: self.depth + 1,
+                    steps: self.steps,
                 };
-                st.walk(&new_dot, &def.root, out)?;
+                let r = st.walk(&new_dot, &def.root, out);
+                self.steps = st.steps;
+                r?;
             }
             Node::Break(_) => return Ok(Flow::Break),
             Node::Continue(_) => return Ok(Flow::Continue),
@@ -216,6 +235,7 @@ impl<'a> State<'a> {
         let mut ran = false;
         let one =
             |st: &mut Self, key: Value, elem: Value, out: &mut String| -> Result<bool, ExecError> {
+                st.step()?;
                 st.vars.truncate(mark);
                 match pipe.decl.len() {
                     0 => {}

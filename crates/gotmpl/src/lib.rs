@@ -132,6 +132,9 @@ pub struct Templates {
     /// The name of the set's root template (Go's `template.New(name)`), used in
     /// "no template … associated with template …" errors and by Helm's `tpl`.
     pub root_name: String,
+    /// A bound on the nodes one execution may walk (none in Go; for untrusted input
+    /// such as fuzzing).
+    pub step_limit: Option<u64>,
 }
 
 impl Templates {
@@ -144,6 +147,7 @@ impl Templates {
             funcs: Arc::new(funcs),
             missing_key: MissingKey::Default,
             root_name: String::new(),
+            step_limit: None,
         }
     }
 
@@ -154,6 +158,7 @@ impl Templates {
             funcs,
             missing_key: MissingKey::Default,
             root_name: String::new(),
+            step_limit: None,
         }
     }
 

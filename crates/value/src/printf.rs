@@ -454,6 +454,36 @@ fn fmt_float_verb(out: &mut String, v: &Value, x: f64, bits: u32, verb: char, f:
     }
 }
 
+/// Go's limit on widths and precisions (`tooLarge`).
+const MAX_NUM: u64 = 1_000_000;
+
+enum Num {
+    Absent,
+    Value(usize),
+    /// Go then skips the rest of the format (`parsenum` returns the end).
+    TooLarge,
+}
+
+/// Go's `parsenum`.
+fn parse_num(b: &[u8], i: &mut usize) -> Num {
+    let mut n: u64 = 0;
+    let mut any = false;
+    while *i < b.len() && b[*i].is_ascii_digit() {
+        if n > MAX_NUM {
+            *i = b.len();
+            return Num::TooLarge;
+        }
+        n = n * 10 + (b[*i] - b'0') as u64;
+        any = true;
+        *i += 1;
+    }
+    if any {
+        Num::Value(n as usize)
+    } else {
+        Num::Absent
+    }
+}
+
 /// Go's `fmt.Sprintf`.
 pub fn sprintf(format: &str, args: &[Value]) -> String {
     let mut out = String::with_capacity(format.len() + 16);
@@ -510,7 +540,7 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         if i < b.len() && b[i] == b'*' {
             i += 1;
             match args.get(argn) {
-                Some(Value::Int(n)) | Some(Value::Int64(n)) => {
+                Some(Value::Int(n)) | Some(Value::Int64(n)) if n.unsigned_abs() <= MAX_NUM => {
                     let n = *n;
                     if n < 0 {
                         f.minus = true;
@@ -522,12 +552,10 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             }
             argn += 1;
         } else {
-            let st = i;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i > st {
-                f.width = format[st..i].parse().ok();
+            match parse_num(b, &mut i) {
+                Num::Absent => {}
+                Num::Value(n) => f.width = Some(n),
+                Num::TooLarge => {}
             }
         }
         // Precision.
@@ -537,18 +565,19 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             if i < b.len() && b[i] == b'*' {
                 i += 1;
                 match args.get(argn) {
-                    Some(Value::Int(n)) | Some(Value::Int64(n)) if *n >= 0 => {
+                    Some(Value::Int(n)) | Some(Value::Int64(n))
+                        if *n >= 0 && n.unsigned_abs() <= MAX_NUM =>
+                    {
                         f.prec = Some(*n as usize)
                     }
                     _ => out.push_str("%!(BADPREC)"),
                 }
                 argn += 1;
             } else {
-                let st = i;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
-                }
-                f.prec = Some(format[st..i].parse().unwrap_or(0));
+                f.prec = match parse_num(b, &mut i) {
+                    Num::Value(n) => Some(n),
+                    _ => Some(0),
+                };
             }
         }
         if !reordered || good_index {
