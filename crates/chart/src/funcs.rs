@@ -40,6 +40,7 @@ fn map_with_error(err: String) -> Value {
 /// Helm's function map: sprig without `env`/`expandenv`, plus Helm's own.
 pub fn helm_funcs() -> FuncMap {
     let mut m = capstan_sprig::funcs_without_env();
+    register_durations(&mut m);
     reg(&mut m, "toYaml", &[Ty::Any], |_, a| {
         Ok(Value::from(
             encode_helm(&a[0]).map(trimmed).unwrap_or_default(),
@@ -173,4 +174,111 @@ pub fn helm_templates(funcs: Arc<FuncMap>) -> Templates {
     t.missing_key = MissingKey::Zero;
     t.root_name = "gotpl".into();
     t
+}
+
+/// Helm's `toDuration`: a Go duration string, a number of seconds (as a number or a
+/// numeric string).
+fn to_duration(v: &Value) -> Result<i64, String> {
+    use capstan_gocompat::time::parse_duration;
+    let secs = |f: f64| (f * 1e9) as i64;
+    match v {
+        Value::String(s) => parse_duration(s).or_else(|_| {
+            capstan_gocompat::strconv::parse_float(s, 64)
+                .map(secs)
+                .map_err(|_| {
+                    format!(
+                        "could not parse duration {}",
+                        capstan_gocompat::json::go_quote(s)
+                    )
+                })
+        }),
+        Value::Int(i) | Value::Int64(i) => Ok(i.saturating_mul(1_000_000_000)),
+        Value::Uint64(u) => Ok((*u as i64).saturating_mul(1_000_000_000)),
+        Value::Float64(f) => Ok(secs(*f)),
+        Value::Float32(f) => Ok(secs(*f as f64)),
+        _ => Err("invalid duration".into()),
+    }
+}
+
+fn go_round(d: i64, m: i64) -> i64 {
+    if m <= 0 {
+        return d;
+    }
+    let mut r = d % m;
+    if d < 0 {
+        r = -r;
+        if r + r < m {
+            return d + r;
+        }
+        return d - m + r;
+    }
+    if r + r < m {
+        return d - r;
+    }
+    d + (m - r)
+}
+
+/// Helm's `duration*` helpers.
+pub(crate) fn register_durations(m: &mut FuncMap) {
+    use capstan_gocompat::time::format_duration;
+    let unit = |d: i64, per: f64| (d / per as i64) as f64 + (d % per as i64) as f64 / per;
+    reg(m, "durationSeconds", &[Ty::Any], move |_, a| {
+        Ok(Value::Float64(
+            to_duration(&a[0]).map(|d| unit(d, 1e9)).unwrap_or(0.0),
+        ))
+    });
+    reg(m, "durationMinutes", &[Ty::Any], move |_, a| {
+        Ok(Value::Float64(
+            to_duration(&a[0]).map(|d| unit(d, 60e9)).unwrap_or(0.0),
+        ))
+    });
+    reg(m, "durationHours", &[Ty::Any], move |_, a| {
+        Ok(Value::Float64(
+            to_duration(&a[0]).map(|d| unit(d, 3600e9)).unwrap_or(0.0),
+        ))
+    });
+    reg(m, "durationDays", &[Ty::Any], move |_, a| {
+        Ok(Value::Float64(
+            to_duration(&a[0])
+                .map(|d| unit(d, 3600e9) / 24.0)
+                .unwrap_or(0.0),
+        ))
+    });
+    reg(m, "durationWeeks", &[Ty::Any], move |_, a| {
+        Ok(Value::Float64(
+            to_duration(&a[0])
+                .map(|d| unit(d, 3600e9) / 168.0)
+                .unwrap_or(0.0),
+        ))
+    });
+    reg(m, "durationMilliseconds", &[Ty::Any], |_, a| {
+        Ok(Value::Int64(
+            to_duration(&a[0]).map(|d| d / 1_000_000).unwrap_or(0),
+        ))
+    });
+    reg(m, "durationMicroseconds", &[Ty::Any], |_, a| {
+        Ok(Value::Int64(
+            to_duration(&a[0]).map(|d| d / 1_000).unwrap_or(0),
+        ))
+    });
+    reg(m, "durationNanoseconds", &[Ty::Any], |_, a| {
+        Ok(Value::Int64(to_duration(&a[0]).unwrap_or(0)))
+    });
+    reg(m, "mustToDuration", &[Ty::Any], |_, a| {
+        to_duration(&a[0]).map(|d| Value::from(format_duration(d)))
+    });
+    reg(m, "durationRoundTo", &[Ty::Any, Ty::Any], |_, a| {
+        let d = to_duration(&a[0]).unwrap_or(0);
+        Ok(Value::from(match to_duration(&a[1]) {
+            Ok(m) => format_duration(go_round(d, m)),
+            Err(_) => format_duration(d),
+        }))
+    });
+    reg(m, "durationTruncateTo", &[Ty::Any, Ty::Any], |_, a| {
+        let d = to_duration(&a[0]).unwrap_or(0);
+        Ok(Value::from(match to_duration(&a[1]) {
+            Ok(m) if m > 0 => format_duration(d - d % m),
+            _ => format_duration(d),
+        }))
+    });
 }

@@ -7,5 +7,6 @@
 pub mod json;
 pub mod strconv;
 pub mod time;
+pub mod timefmt;
 
 pub use strconv::{format_float, parse_float, parse_int, parse_uint, NumError, NumErrorKind};

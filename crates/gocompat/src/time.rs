@@ -316,3 +316,144 @@ mod tests {
         }
     }
 }
+
+/// Go's `time.ParseDuration`, in nanoseconds.
+pub fn parse_duration(s: &str) -> Result<i64, String> {
+    let orig = s;
+    let invalid = || format!("time: invalid duration {}", crate::json::go_quote(orig));
+    let mut s = s;
+    let neg = s.starts_with('-');
+    if s.starts_with('-') || s.starts_with('+') {
+        s = &s[1..];
+    }
+    if s == "0" {
+        return Ok(0);
+    }
+    if s.is_empty() {
+        return Err(invalid());
+    }
+    let mut total: f64 = 0.0;
+    let mut exact: u128 = 0;
+    while !s.is_empty() {
+        let b = s.as_bytes();
+        if !(b[0] == b'.' || b[0].is_ascii_digit()) {
+            return Err(invalid());
+        }
+        let int_len = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        let int_part: u128 = s[..int_len].parse().unwrap_or(0);
+        let mut rest = &s[int_len..];
+        let mut frac = String::new();
+        if let Some(r) = rest.strip_prefix('.') {
+            let n = r.bytes().take_while(|c| c.is_ascii_digit()).count();
+            frac = r[..n].to_string();
+            rest = &r[n..];
+            if int_len == 0 && n == 0 {
+                return Err(invalid());
+            }
+        }
+        let unit_len = rest
+            .bytes()
+            .take_while(|c| !(*c == b'.' || c.is_ascii_digit()))
+            .count();
+        if unit_len == 0 {
+            return Err(format!(
+                "time: missing unit in duration {}",
+                crate::json::go_quote(orig)
+            ));
+        }
+        let unit = &rest[..unit_len];
+        let scale: u128 = match unit {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => {
+                return Err(format!(
+                    "time: unknown unit {} in duration {}",
+                    crate::json::go_quote(unit),
+                    crate::json::go_quote(orig)
+                ))
+            }
+        };
+        exact += int_part * scale;
+        if !frac.is_empty() {
+            let f: f64 = format!("0.{frac}").parse().unwrap_or(0.0);
+            total += f * scale as f64;
+        }
+        if exact > i64::MAX as u128 {
+            return Err(invalid());
+        }
+        s = &rest[unit_len..];
+    }
+    let v = exact as i64 + total as i64;
+    Ok(if neg { -v } else { v })
+}
+
+/// Go's `Duration.String()`: `1h2m3.5s`, `1.5ms`, `0s`.
+pub fn format_duration(d: i64) -> String {
+    let neg = d < 0;
+    let mut u = d.unsigned_abs();
+    let frac = |u: u64, prec: u32| -> (String, u64) {
+        let mut digits = String::new();
+        let mut v = u;
+        let mut printed = false;
+        for _ in 0..prec {
+            let digit = v % 10;
+            printed = printed || digit != 0;
+            if printed {
+                digits.insert(0, char::from(b'0' + digit as u8));
+            }
+            v /= 10;
+        }
+        if printed {
+            digits.insert(0, '.');
+        }
+        (digits, v)
+    };
+    let mut out;
+    if u < 1_000_000_000 {
+        let (unit, prec) = match u {
+            0 => return "0s".into(),
+            u if u < 1_000 => ("ns", 0),
+            u if u < 1_000_000 => ("µs", 3),
+            _ => ("ms", 6),
+        };
+        let (f, whole) = frac(u, prec);
+        out = format!("{whole}{f}{unit}");
+    } else {
+        let (f, secs) = frac(u, 9);
+        u = secs;
+        out = format!("{}{f}s", u % 60);
+        u /= 60;
+        if u > 0 {
+            out = format!("{}m{out}", u % 60);
+            u /= 60;
+            if u > 0 {
+                out = format!("{u}h{out}");
+            }
+        }
+    }
+    if neg {
+        out.insert(0, '-');
+    }
+    out
+}
+
+#[cfg(test)]
+mod duration_tests {
+    use super::*;
+
+    #[test]
+    fn go_durations() {
+        assert_eq!(parse_duration("1h30m").unwrap(), 5_400_000_000_000);
+        assert_eq!(parse_duration("1.5s").unwrap(), 1_500_000_000);
+        assert!(parse_duration("bad").is_err());
+        assert_eq!(format_duration(3_723_500_000_000), "1h2m3.5s");
+        assert_eq!(format_duration(1_500_000), "1.5ms");
+        assert_eq!(format_duration(0), "0s");
+        assert_eq!(format_duration(-60_000_000_000), "-1m0s");
+        assert_eq!(format_duration(3_600_000_000_000), "1h0m0s");
+    }
+}

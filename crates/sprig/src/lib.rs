@@ -3,6 +3,7 @@
 //! error texts match what Helm and helmfile print.
 
 mod convert;
+mod dates;
 mod defaults;
 mod dicts;
 mod encoding;
@@ -57,6 +58,7 @@ pub fn funcs() -> FuncMap {
     encoding::register(&mut m);
     regexes::register(&mut m);
     paths::register(&mut m);
+    dates::register(&mut m);
     m
 }
 
