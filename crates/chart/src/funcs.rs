@@ -41,6 +41,10 @@ fn map_with_error(err: String) -> Value {
 pub fn helm_funcs() -> FuncMap {
     let mut m = capstan_sprig::funcs_without_env();
     register_durations(&mut m);
+    // Helm disables DNS lookups by default.
+    reg(&mut m, "getHostByName", &[Ty::String], |_, _| {
+        Ok(Value::from(""))
+    });
     reg(&mut m, "toYaml", &[Ty::Any], |_, a| {
         Ok(Value::from(
             encode_helm(&a[0]).map(trimmed).unwrap_or_default(),

@@ -10,8 +10,11 @@ mod encoding;
 mod lists;
 mod math;
 mod paths;
+mod random;
 mod regexes;
+mod semver;
 mod strings;
+mod urls;
 
 pub use convert::{strval, to_f64, to_i64};
 
@@ -59,6 +62,9 @@ pub fn funcs() -> FuncMap {
     regexes::register(&mut m);
     paths::register(&mut m);
     dates::register(&mut m);
+    semver::register(&mut m);
+    urls::register(&mut m);
+    random::register(&mut m);
     m
 }
 

@@ -91,10 +91,13 @@ pub(crate) fn write_v(out: &mut String, v: &Value, _top: bool) {
             }
             out.push(']');
         }
-        Value::Host(h) => {
-            out.push('&');
-            out.push_str(h.type_name());
-        }
+        Value::Host(h) => match h.display() {
+            Some(s) => out.push_str(&s),
+            None => {
+                out.push('&');
+                out.push_str(h.type_name());
+            }
+        },
     }
 }
 

@@ -119,7 +119,10 @@ fn write(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> Result
         Value::AnyMap(_) => {
             return Err("json: unsupported type: map[interface {}]interface {}".into())
         }
-        Value::Host(h) => return Err(format!("json: unsupported type: {}", h.type_name())),
+        Value::Host(h) => match h.display() {
+            Some(s) => quote_string(out, &s, style.escape_html),
+            None => return Err(format!("json: unsupported type: {}", h.type_name())),
+        },
     }
     Ok(())
 }

@@ -150,6 +150,13 @@ pub trait HostObject: Send + Sync + fmt::Debug {
     fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
         None
     }
+    /// The text Go prints for it (`String()` of a `fmt.Stringer`), also used by the
+    /// encoders as its marshalled form.
+    fn display(&self) -> Option<String> {
+        None
+    }
+    /// For downcasting method arguments of the same host type.
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// A Go value as seen through `interface {}`.

@@ -402,6 +402,14 @@ fn print_arg(out: &mut String, v: &Value, verb: char, f: &Flags) {
             }
             out.push(']');
         }
+        Value::Host(h) if h.display().is_some() && matches!(verb, 'v' | 's' | 'q' | 'x' | 'X') => {
+            fmt_string(
+                out,
+                &h.display().unwrap_or_default(),
+                if verb == 'v' { 's' } else { verb },
+                f,
+            )
+        }
         Value::AnyMap(_) | Value::Host(_) => pad(out, &v.to_string(), f, false),
     }
 }

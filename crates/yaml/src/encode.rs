@@ -312,7 +312,10 @@ fn helm_node(v: &Value, bad_char: &mut bool) -> Result<ENode, YamlError> {
             sorted_pairs(Generation::V2, pairs)
         }
         Value::AnyMap(_) => return Err(unsupported("map[interface {}]interface {}")),
-        Value::Host(h) => return Err(unsupported(h.type_name())),
+        Value::Host(h) => match h.display() {
+            Some(s) => helm_string(&s, bad_char),
+            None => return Err(unsupported(h.type_name())),
+        },
     })
 }
 
@@ -396,12 +399,15 @@ fn helmfile_node(v: &Value) -> Result<ENode, YamlError> {
             }
             sorted_pairs(Generation::V3, pairs)
         }
-        Value::Host(h) => {
-            return Err(YamlError::new(format!(
-                "yaml: cannot marshal type: {}",
-                h.type_name()
-            )))
-        }
+        Value::Host(h) => match h.display() {
+            Some(s) => string_node(&s, Generation::V3),
+            None => {
+                return Err(YamlError::new(format!(
+                    "yaml: cannot marshal type: {}",
+                    h.type_name()
+                )))
+            }
+        },
     })
 }
 
