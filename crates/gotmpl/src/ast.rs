@@ -80,7 +80,7 @@ pub struct Pipe {
     pub pos: usize,
     pub line: usize,
     pub is_assign: bool,
-    pub decl: Vec<String>,
+    pub decl: Vec<std::sync::Arc<str>>,
     pub cmds: Vec<Command>,
 }
 
@@ -165,7 +165,8 @@ impl fmt::Display for Command {
 impl fmt::Display for Pipe {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.decl.is_empty() {
-            f.write_str(&self.decl.join(", "))?;
+            let names: Vec<&str> = self.decl.iter().map(|d| &**d).collect();
+            f.write_str(&names.join(", "))?;
             f.write_str(if self.is_assign { " = " } else { " := " })?;
         }
         for (i, c) in self.cmds.iter().enumerate() {

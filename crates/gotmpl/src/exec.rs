@@ -21,6 +21,12 @@ impl fmt::Display for ExecError {
 
 impl std::error::Error for ExecError {}
 
+/// The name of the root variable, shared.
+fn dollar() -> Arc<str> {
+    static D: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
+    D.get_or_init(|| Arc::from("$")).clone()
+}
+
 /// Go's limit on nested template calls.
 const MAX_DEPTH: usize = 10000;
 
@@ -38,7 +44,7 @@ struct State<'a> {
     set: &'a Templates,
     def: Arc<TemplateDef>,
     name: String,
-    vars: Vec<(String, EV)>,
+    vars: Vec<(Arc<str>, EV)>,
     depth: usize,
     /// Nodes walked so far, checked against the set's `step_limit`.
     steps: u64,
@@ -72,7 +78,7 @@ pub fn execute(
         set,
         def: def.clone(),
         name: name.to_string(),
-        vars: vec![("$".into(), Some(data.clone()))],
+        vars: vec![(dollar(), Some(data.clone()))],
         depth,
         steps: 0,
     };
@@ -207,7 +213,7 @@ impl<'a> State<'a> {
                     set: self.set,
                     def: def.clone(),
                     name: name.clone(),
-                    vars: vec![("$".into(), new_dot.clone())],
+                    vars: vec![(dollar(), new_dot.clone())],
                     depth: self.depth + 1,
                     steps: self.steps,
                 };
@@ -434,7 +440,7 @@ impl<'a> State<'a> {
     }
 
     fn var_value(&self, name: &str, pos: usize, node: &Arg) -> Result<EV, ExecError> {
-        match self.vars.iter().rev().find(|(n, _)| n == name) {
+        match self.vars.iter().rev().find(|(n, _)| &**n == name) {
             Some((_, v)) => Ok(v.clone()),
             None => Err(self.error(pos, node, format!("undefined variable: {name}"))),
         }

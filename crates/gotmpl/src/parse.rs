@@ -374,12 +374,12 @@ impl<'a> Parser<'a> {
             if n.kind == Kind::Assign || n.kind == Kind::Declare {
                 pipe.is_assign = n.kind == Kind::Assign;
                 self.next_non_space();
-                pipe.decl.push(v.text.clone());
+                pipe.decl.push(std::sync::Arc::from(v.text.as_str()));
                 self.vars.push(v.text.clone());
                 break;
             } else if n.kind == Kind::Punct && n.text == "," {
                 self.next_non_space();
-                pipe.decl.push(v.text.clone());
+                pipe.decl.push(std::sync::Arc::from(v.text.as_str()));
                 self.vars.push(v.text.clone());
                 if context == "range" && pipe.decl.len() < 2 {
                     let p = self.peek_non_space();
