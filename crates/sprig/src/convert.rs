@@ -97,9 +97,12 @@ pub fn strslice(v: &Value) -> Vec<String> {
     }
 }
 
-/// The arguments as Go `string`s (already type-checked by the engine).
-pub fn s(v: &Value) -> String {
-    strval(v)
+/// A `string` argument (already type-checked by the engine), borrowed when possible.
+pub fn s(v: &Value) -> std::borrow::Cow<'_, str> {
+    match v {
+        Value::String(x) => std::borrow::Cow::Borrowed(x),
+        other => std::borrow::Cow::Owned(strval(other)),
+    }
 }
 
 fn kind_is_like(target: &str, v: &Value) -> bool {

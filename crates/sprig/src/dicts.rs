@@ -63,7 +63,7 @@ pub fn register(m: &mut FuncMap) {
     });
     reg(m, "unset", &[Ty::Map, Ty::String], |a| {
         if let Value::Map(d) = &a[0] {
-            d.write().remove(s(&a[1]).as_str());
+            d.write().remove(&*s(&a[1]));
         }
         Ok(a[0].clone())
     });
@@ -88,7 +88,7 @@ pub fn register(m: &mut FuncMap) {
     });
     regv(m, "pick", &[Ty::Map], Ty::String, |a| {
         let d = entries(&a[0]);
-        let keep: Vec<String> = a[1..].iter().map(s).collect();
+        let keep: Vec<String> = a[1..].iter().map(|x| s(x).into_owned()).collect();
         Ok(Value::map_from(
             d.into_iter()
                 .filter(|(k, _)| keep.iter().any(|x| **x == **k))
@@ -97,7 +97,7 @@ pub fn register(m: &mut FuncMap) {
     });
     regv(m, "omit", &[Ty::Map], Ty::String, |a| {
         let d = entries(&a[0]);
-        let drop: Vec<String> = a[1..].iter().map(s).collect();
+        let drop: Vec<String> = a[1..].iter().map(|x| s(x).into_owned()).collect();
         Ok(Value::map_from(
             d.into_iter()
                 .filter(|(k, _)| !drop.iter().any(|x| **x == **k))

@@ -276,11 +276,11 @@ pub fn register(m: &mut FuncMap) {
     });
     reg(m, "trimPrefix", &[Ty::String, Ty::String], |a| {
         let (p, v) = (s(&a[0]), s(&a[1]));
-        Ok(Value::from(v.strip_prefix(p.as_str()).unwrap_or(&v)))
+        Ok(Value::from(v.strip_prefix(&*p).unwrap_or(&v)))
     });
     reg(m, "trimSuffix", &[Ty::String, Ty::String], |a| {
         let (p, v) = (s(&a[0]), s(&a[1]));
-        Ok(Value::from(v.strip_suffix(p.as_str()).unwrap_or(&v)))
+        Ok(Value::from(v.strip_suffix(&*p).unwrap_or(&v)))
     });
     reg(m, "nospace", &[Ty::String], |a| {
         Ok(Value::from(
@@ -363,13 +363,13 @@ pub fn register(m: &mut FuncMap) {
         Ok(Value::from(wrap(&s(&a[2]), i(&a[0]), &s(&a[1]), true)))
     });
     reg(m, "contains", &[Ty::String, Ty::String], |a| {
-        Ok(Value::Bool(s(&a[1]).contains(&s(&a[0]))))
+        Ok(Value::Bool(s(&a[1]).contains(&*s(&a[0]))))
     });
     reg(m, "hasPrefix", &[Ty::String, Ty::String], |a| {
-        Ok(Value::Bool(s(&a[1]).starts_with(&s(&a[0]))))
+        Ok(Value::Bool(s(&a[1]).starts_with(&*s(&a[0]))))
     });
     reg(m, "hasSuffix", &[Ty::String, Ty::String], |a| {
-        Ok(Value::Bool(s(&a[1]).ends_with(&s(&a[0]))))
+        Ok(Value::Bool(s(&a[1]).ends_with(&*s(&a[0]))))
     });
     regv(m, "quote", &[], Ty::Any, |a| {
         let q: Vec<String> = a
@@ -402,7 +402,7 @@ pub fn register(m: &mut FuncMap) {
         Ok(Value::from(format!("\n{}", indent(i(&a[0]), &s(&a[1]))?)))
     });
     reg(m, "replace", &[Ty::String, Ty::String, Ty::String], |a| {
-        Ok(Value::from(s(&a[2]).replace(&s(&a[0]), &s(&a[1]))))
+        Ok(Value::from(s(&a[2]).replace(&*s(&a[0]), &s(&a[1]))))
     });
     reg(m, "plural", &[Ty::String, Ty::String, Ty::Int], |a| {
         Ok(if i(&a[2]) == 1 {

@@ -215,6 +215,11 @@ impl From<String> for Value {
         Value::String(Str::from(s))
     }
 }
+impl From<std::borrow::Cow<'_, str>> for Value {
+    fn from(s: std::borrow::Cow<'_, str>) -> Self {
+        Value::String(Str::from(s.as_ref()))
+    }
+}
 impl From<bool> for Value {
     fn from(b: bool) -> Self {
         Value::Bool(b)
