@@ -42,11 +42,71 @@ fn compile_uncached(pat: &str) -> Result<Regex, String> {
         .replace("\\s", "[\\t\\n\\f\\r ]")
         .replace("\\S", "[^\\t\\n\\f\\r ]");
     Regex::new(&translated).map_err(|e| {
-        format!(
-            "error parsing regexp: {}",
-            e.to_string().lines().last().unwrap_or("invalid")
-        )
+        go_syntax_error(pat).unwrap_or_else(|| {
+            format!(
+                "error parsing regexp: {}",
+                e.to_string().lines().last().unwrap_or("invalid")
+            )
+        })
     })
+}
+
+/// The panic text of Go's `regexp.MustCompile`.
+fn must_compile_error(pat: &str, err: &str) -> String {
+    let can_backquote = !pat.contains('`') && pat.chars().all(|c| c == '\t' || !c.is_control());
+    let q = if can_backquote {
+        format!("`{pat}`")
+    } else {
+        capstan_gocompat::json::go_quote(pat)
+    };
+    format!("regexp: Compile({q}): {err}")
+}
+
+/// Go's `regexp/syntax` error text for a pattern that does not parse:
+/// `error parsing regexp: CODE: `EXPR``.
+fn go_syntax_error(pat: &str) -> Option<String> {
+    use regex_syntax::ast::ErrorKind as K;
+    let err = regex_syntax::ast::parse::Parser::new().parse(pat).err()?;
+    let span = err.span();
+    let at = |a: usize, b: usize| pat.get(a..b).unwrap_or("").to_string();
+    let (code, expr) = match err.kind() {
+        K::ClassUnclosed => ("missing closing ]", at(span.start.offset, pat.len())),
+        K::GroupUnclosed => ("missing closing )", pat.to_string()),
+        K::GroupUnopened => ("unexpected )", pat.to_string()),
+        K::RepetitionCountInvalid | K::RepetitionCountDecimalEmpty | K::RepetitionCountUnclosed => {
+            (
+                "invalid repeat count",
+                at(span.start.offset, span.end.offset),
+            )
+        }
+        K::RepetitionMissing => (
+            "missing argument to repetition operator",
+            at(span.start.offset, (span.start.offset + 1).min(pat.len())),
+        ),
+        K::EscapeUnexpectedEof => ("trailing backslash at end of expression", String::new()),
+        K::EscapeUnrecognized => (
+            "invalid escape sequence",
+            at(span.start.offset, span.end.offset),
+        ),
+        K::ClassRangeInvalid => (
+            "invalid character class range",
+            at(span.start.offset, span.end.offset),
+        ),
+        K::GroupNameUnexpectedEof
+        | K::UnsupportedLookAround
+        | K::FlagUnrecognized
+        | K::GroupNameInvalid => {
+            let from = pat[..span.start.offset.min(pat.len())]
+                .rfind("(?")
+                .unwrap_or(0);
+            (
+                "invalid or unsupported Perl syntax",
+                at(from, (span.start.offset + 1).min(pat.len())),
+            )
+        }
+        _ => return None,
+    };
+    Some(format!("error parsing regexp: {code}: `{expr}`"))
 }
 
 /// Go's `Regexp.Expand` template syntax turned into the crate's (`$1x` means group `1x`).
@@ -126,7 +186,7 @@ pub fn register(m: &mut FuncMap) {
                         .unwrap_or_default(),
                 )),
                 Err(e) if must => Err(e),
-                Err(_) => Ok(Value::from("")),
+                Err(e) => Err(must_compile_error(&s(&a[0]), &e)),
             },
         );
         reg(
@@ -144,7 +204,7 @@ pub fn register(m: &mut FuncMap) {
                     Ok(string_list(v))
                 }
                 Err(e) if must => Err(e),
-                Err(_) => Ok(string_list(Vec::new())),
+                Err(e) => Err(must_compile_error(&s(&a[0]), &e)),
             },
         );
         reg(
@@ -157,7 +217,7 @@ pub fn register(m: &mut FuncMap) {
                         .into_owned(),
                 )),
                 Err(e) if must => Err(e),
-                Err(_) => Ok(Value::from("")),
+                Err(e) => Err(must_compile_error(&s(&a[0]), &e)),
             },
         );
         reg(
@@ -170,7 +230,7 @@ pub fn register(m: &mut FuncMap) {
                         .into_owned(),
                 )),
                 Err(e) if must => Err(e),
-                Err(_) => Ok(Value::from("")),
+                Err(e) => Err(must_compile_error(&s(&a[0]), &e)),
             },
         );
         reg(
@@ -184,7 +244,7 @@ pub fn register(m: &mut FuncMap) {
                     Ok(string_list(v))
                 }
                 Err(e) if must => Err(e),
-                Err(_) => Ok(string_list(Vec::new())),
+                Err(e) => Err(must_compile_error(&s(&a[0]), &e)),
             },
         );
     }
