@@ -41,6 +41,17 @@ fn map_with_error(err: String) -> Value {
 pub fn helm_funcs() -> FuncMap {
     let mut m = capstan_sprig::funcs_without_env();
     register_durations(&mut m);
+    reg(&mut m, "toToml", &[Ty::Any], |_, a| {
+        Ok(Value::from(
+            crate::toml::encode(&a[0]).unwrap_or_else(|e| e),
+        ))
+    });
+    reg(&mut m, "mustToToml", &[Ty::Any], |_, a| {
+        crate::toml::encode(&a[0]).map(Value::from)
+    });
+    reg(&mut m, "fromToml", &[Ty::String], |_, a| {
+        Ok(crate::toml::decode(&strval(&a[0])).unwrap_or_else(map_with_error))
+    });
     // Helm disables DNS lookups by default.
     reg(&mut m, "getHostByName", &[Ty::String], |_, _| {
         Ok(Value::from(""))

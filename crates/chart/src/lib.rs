@@ -2,5 +2,6 @@
 //! renders with. Chart loading, values coalescing and rendering come with the Helm issue.
 
 pub mod funcs;
+pub mod toml;
 
 pub use funcs::{helm_funcs, helm_templates};
