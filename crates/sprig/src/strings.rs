@@ -120,9 +120,16 @@ fn words(s: &str) -> Vec<String> {
         }
         if let Some(&prev) = cur.chars().last().as_ref() {
             let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            // Digits after letters start a word when lower-case letters follow them
+            // ("HTTP2xx" → "http-2xx"), else they stay ("Bld4Floor" → "bld4-floor").
+            let digits_then_lower = prev.is_alphabetic() && c.is_ascii_digit() && {
+                let k = chars[i..].iter().take_while(|d| d.is_ascii_digit()).count();
+                chars.get(i + k).is_some_and(|n| n.is_lowercase())
+            };
             let boundary = (prev.is_lowercase() && c.is_uppercase())
                 || (prev.is_uppercase() && c.is_uppercase() && next_lower)
-                || (prev.is_ascii_digit() && c.is_alphabetic() && c.is_uppercase());
+                || (prev.is_ascii_digit() && c.is_alphabetic() && c.is_uppercase())
+                || digits_then_lower;
             if boundary {
                 words.push(std::mem::take(&mut cur));
             }
@@ -135,42 +142,65 @@ fn words(s: &str) -> Vec<String> {
     words
 }
 
+fn is_connector(c: char) -> bool {
+    c == '-' || c == '_' || c.is_whitespace()
+}
+
+/// xstrings' snake/kebab case: words joined by `sep`, lower-cased; runs of separators
+/// at the start and the end are kept, one `sep` per character.
 fn join_lower(s: &str, sep: &str) -> String {
-    words(s)
+    let lead = s.chars().take_while(|&c| is_connector(c)).count();
+    let trail = if lead == s.chars().count() {
+        0
+    } else {
+        s.chars().rev().take_while(|&c| is_connector(c)).count()
+    };
+    let body = words(s)
         .iter()
         .map(|w| w.to_lowercase())
         .collect::<Vec<_>>()
-        .join(sep)
+        .join(sep);
+    format!("{}{body}{}", sep.repeat(lead), sep.repeat(trail))
 }
 
-/// xstrings v1.4 `ToCamelCase`: words separated by space, `_` or `-` joined, each
-/// capitalised; leading and trailing separators kept as one `_`.
+/// xstrings v1.4 `ToCamelCase`: separators (`_`, `-`, spaces) are dropped and the next
+/// letter upper-cased; a letter after an upper-case letter is lower-cased; separators at
+/// the start, and runs of them at the end, are kept.
 fn camelcase(s: &str) -> String {
-    let mut out = String::new();
-    let mut upper_next = true;
     let chars: Vec<char> = s.chars().collect();
+    let mut out = String::new();
     let mut i = 0;
-    while i < chars.len() {
+    while i < chars.len() && is_connector(chars[i]) {
+        out.push(chars[i]);
+        i += 1;
+    }
+    let trail = chars[i..]
+        .iter()
+        .rev()
+        .take_while(|&&c| is_connector(c))
+        .count();
+    let end = chars.len() - trail;
+    let mut upper_next = true;
+    let mut prev: Option<char> = None;
+    while i < end {
         let c = chars[i];
-        if c == '_' || c == ' ' || c == '-' {
-            let start = i;
-            while i < chars.len() && (chars[i] == '_' || chars[i] == ' ' || chars[i] == '-') {
-                i += 1;
-            }
-            if start == 0 || i == chars.len() {
-                out.push('_');
-            }
+        i += 1;
+        if is_connector(c) {
             upper_next = true;
+            prev = Some(c);
             continue;
         }
         if upper_next {
             out.extend(c.to_uppercase());
             upper_next = false;
+        } else if prev.is_some_and(char::is_uppercase) {
+            out.extend(c.to_lowercase());
         } else {
             out.push(c);
         }
-        i += 1;
+        prev = Some(c);
     }
+    out.extend(&chars[end..]);
     out
 }
 
