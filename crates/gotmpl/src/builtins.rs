@@ -96,16 +96,25 @@ fn eq(args: &[Value]) -> Result<bool, String> {
                 Kind::Str => as_s(a) == as_s(b),
                 Kind::Invalid => true,
                 Kind::Other => {
+                    let show = |v: &Value| sprintf("%s", std::slice::from_ref(v));
                     if a.type_name() != b.type_name() {
                         return Err(format!(
-                            "non-comparable types {a}: {}, {}: {b}",
+                            "non-comparable types {}: {}, {}: {}",
+                            show(a),
                             a.type_name(),
-                            b.type_name()
+                            b.type_name(),
+                            show(b)
                         ));
                     }
                     match (a, b) {
                         (Value::Time(x), Value::Time(y)) => x == y,
-                        _ => return Err(format!("non-comparable type {b}: {}", b.type_name())),
+                        _ => {
+                            return Err(format!(
+                                "non-comparable type {}: {}",
+                                show(b),
+                                b.type_name()
+                            ))
+                        }
                     }
                 }
             }

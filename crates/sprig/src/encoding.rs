@@ -33,7 +33,8 @@ fn base64_decode(s: &str) -> Result<Vec<u8>, String> {
             got += 1;
         }
         if got < 2 || (chunk.len() < 4 && got == chunk.len()) {
-            return Err(format!("illegal base64 data at input byte {}", i + got));
+            // Go reports an unfinished quantum at its start.
+            return Err(format!("illegal base64 data at input byte {i}"));
         }
         let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
         out.extend_from_slice(&bytes[..got - 1]);
