@@ -3,6 +3,7 @@
 //! error texts match what Helm and helmfile print.
 
 mod convert;
+mod crypto;
 mod dates;
 mod defaults;
 mod dicts;
@@ -65,6 +66,7 @@ pub fn funcs() -> FuncMap {
     semver::register(&mut m);
     urls::register(&mut m);
     random::register(&mut m);
+    crypto::register(&mut m);
     m
 }
 
