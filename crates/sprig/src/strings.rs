@@ -78,16 +78,34 @@ fn untitle(s: &str) -> String {
     out
 }
 
+/// Go's `unicode.IsSpace` for a byte read as a Latin-1 rune.
+fn latin1_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ' | 0x85 | 0xa0)
+}
+
+/// goutils' `Initials`: byte by byte, each byte taken as a Latin-1 rune (as goutils does).
 fn initials(s: &str) -> String {
     let mut out = String::new();
-    let mut prev_space = true;
-    for c in s.chars() {
-        if prev_space && !c.is_whitespace() {
-            out.push(c);
+    let mut gap = true;
+    for b in s.bytes() {
+        if latin1_space(b) {
+            gap = true;
+        } else if gap {
+            out.push(b as char);
+            gap = false;
         }
-        prev_space = c.is_whitespace();
     }
     out
+}
+
+/// goutils' `DeleteWhiteSpace`: bytes tested as Latin-1 runes, the others kept as they
+/// are (so removing the second byte of U+00A0 leaves a stray byte, as in Go).
+fn delete_white_space(s: &str) -> Value {
+    let kept: Vec<u8> = s.bytes().filter(|&b| !latin1_space(b)).collect();
+    match String::from_utf8(kept) {
+        Ok(t) => Value::from(t),
+        Err(e) => Value::RawString(e.into_bytes().into()),
+    }
 }
 
 fn swapcase(s: &str) -> String {
@@ -313,12 +331,7 @@ pub fn register(m: &mut FuncMap) {
         Ok(Value::from(v.strip_suffix(&*p).unwrap_or(&v)))
     });
     reg(m, "nospace", &[Ty::String], |a| {
-        Ok(Value::from(
-            s(&a[0])
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect::<String>(),
-        ))
+        Ok(delete_white_space(&s(&a[0])))
     });
     reg(m, "initials", &[Ty::String], |a| {
         Ok(Value::from(initials(&s(&a[0]))))
