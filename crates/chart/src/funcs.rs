@@ -3,7 +3,8 @@
 //! `fail`) and `helm_templates`, the template set configured as Helm's engine
 //! (`missingkey=zero`, root template `gotpl`).
 
-use capstan_gotmpl::{CallCtx, Func, FuncMap, MissingKey, Templates, Ty};
+use capstan_gotmpl::register as reg;
+use capstan_gotmpl::{FuncMap, MissingKey, Templates, Ty};
 use capstan_sprig::strval;
 use capstan_value::json::{from_json, to_json, JsonStyle};
 use capstan_value::Value;
@@ -20,15 +21,6 @@ fn warn_wrap(msg: &str) -> String {
 
 fn trimmed(s: String) -> String {
     s.strip_suffix('\n').map(String::from).unwrap_or(s)
-}
-
-fn reg(
-    m: &mut FuncMap,
-    name: &str,
-    params: &[Ty],
-    f: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
-) {
-    m.insert(name.to_string(), Func::new(params, f));
 }
 
 fn map_with_error(err: String) -> Value {

@@ -4,6 +4,7 @@
 //! (`strconv`, the number and string parts of `encoding/json`, `time` formatting) so that
 //! output printed by capstan is byte-identical to what Helm and helmfile print.
 
+pub mod base64;
 pub mod json;
 pub mod strconv;
 pub mod time;

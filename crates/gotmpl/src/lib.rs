@@ -114,6 +114,26 @@ impl std::fmt::Debug for Func {
 
 pub type FuncMap = HashMap<String, Func>;
 
+/// Adds a function with fixed parameters to a map.
+pub fn register(
+    m: &mut FuncMap,
+    name: &str,
+    params: &[Ty],
+    f: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
+) {
+    m.insert(name.to_string(), Func::new(params, f));
+}
+
+/// Adds a function whose last parameter is `...interface {}`.
+pub fn register_variadic(
+    m: &mut FuncMap,
+    name: &str,
+    params: &[Ty],
+    f: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
+) {
+    m.insert(name.to_string(), Func::variadic(params, Ty::Any, f));
+}
+
 /// One parsed template body and the text it came from (for error positions).
 #[derive(Debug)]
 pub struct TemplateDef {

@@ -13,34 +13,7 @@ fn hex(b: &[u8]) -> String {
 }
 
 pub(crate) fn base64_decode(s: &str) -> Result<Vec<u8>, String> {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let b: Vec<u8> = s.bytes().filter(|c| *c != b'\n' && *c != b'\r').collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let chunk = &b[i..(i + 4).min(b.len())];
-        let mut n = 0u32;
-        let mut got = 0;
-        for (k, &c) in chunk.iter().enumerate() {
-            if c == b'=' {
-                break;
-            }
-            let v = T
-                .iter()
-                .position(|&t| t == c)
-                .ok_or_else(|| format!("illegal base64 data at input byte {}", i + k))?;
-            n |= (v as u32) << (18 - 6 * k);
-            got += 1;
-        }
-        if got < 2 || (chunk.len() < 4 && got == chunk.len()) {
-            // Go reports an unfinished quantum at its start.
-            return Err(format!("illegal base64 data at input byte {i}"));
-        }
-        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        out.extend_from_slice(&bytes[..got - 1]);
-        i += 4;
-    }
-    Ok(out)
+    capstan_gocompat::base64::decode(s)
 }
 
 const B32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";

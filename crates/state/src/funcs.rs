@@ -3,7 +3,9 @@
 //! and `helmfile_templates`, the set configured as helmfile renders (`missingkey=error`,
 //! template `stringTemplate`). The functions with I/O come with the state loader.
 
-use capstan_gotmpl::{CallCtx, Func, FuncMap, MissingKey, Templates, Ty};
+use capstan_gotmpl::register as reg;
+use capstan_gotmpl::register_variadic as regv;
+use capstan_gotmpl::{FuncMap, MissingKey, Templates, Ty};
 use capstan_sprig::strval;
 use capstan_value::{Str, Value};
 use capstan_yaml::{decode_helmfile_value, encode_helmfile, stringify_keys};
@@ -14,24 +16,6 @@ pub const TEMPLATE_NAME: &str = "stringTemplate";
 
 /// helmfile's limit on nested `include`s (the same as Helm's).
 const MAX_INCLUDE_DEPTH: usize = 1000;
-
-fn reg(
-    m: &mut FuncMap,
-    name: &str,
-    params: &[Ty],
-    f: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
-) {
-    m.insert(name.to_string(), Func::new(params, f));
-}
-
-fn regv(
-    m: &mut FuncMap,
-    name: &str,
-    params: &[Ty],
-    f: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
-) {
-    m.insert(name.to_string(), Func::variadic(params, Ty::Any, f));
-}
 
 /// Why `get` found nothing (helmfile's `noValueError`, which `getOrNil` swallows).
 enum GetError {

@@ -7,24 +7,7 @@ use capstan_gocompat::json::{format_json_float, quote_string};
 use capstan_gocompat::strconv::format_float;
 use std::collections::BTreeMap;
 
-/// Standard base64 (with padding), as Go's `base64.StdEncoding`.
-pub fn base64_encode(b: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(b.len().div_ceil(3) * 4);
-    for chunk in b.chunks(3) {
-        let n = (chunk[0] as u32) << 16
-            | (*chunk.get(1).unwrap_or(&0) as u32) << 8
-            | *chunk.get(2).unwrap_or(&0) as u32;
-        for k in 0..4 {
-            if k <= chunk.len() {
-                out.push(T[(n >> (18 - 6 * k) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
+pub use capstan_gocompat::base64::encode as base64_encode;
 
 /// Options of Go's JSON encoder.
 #[derive(Clone, Copy)]

@@ -112,35 +112,7 @@ pub fn want_map() -> YamlError {
     YamlError::new("yaml: map merge requires map or sequence of maps as the value")
 }
 
-/// Decodes standard base64 as Go's `base64.StdEncoding.DecodeString` after go-yaml
-/// dropped line breaks and spaces.
+/// Decodes `!!binary` data (standard base64; line breaks are skipped).
 pub fn decode_base64(s: &str) -> Option<Vec<u8>> {
-    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let clean: Vec<u8> = s.bytes().filter(|b| *b != b'\n' && *b != b'\r').collect();
-    if !clean.len().is_multiple_of(4) {
-        return None;
-    }
-    let mut out = Vec::with_capacity(clean.len() / 4 * 3);
-    for chunk in clean.chunks(4) {
-        let mut n = 0u32;
-        let mut pad = 0;
-        for (k, &c) in chunk.iter().enumerate() {
-            let v = if c == b'=' {
-                if k < 2 {
-                    return None;
-                }
-                pad += 1;
-                0
-            } else {
-                if pad > 0 {
-                    return None;
-                }
-                TABLE.iter().position(|&t| t == c)? as u32
-            };
-            n = n << 6 | v;
-        }
-        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        out.extend_from_slice(&bytes[..3 - pad]);
-    }
-    Some(out)
+    capstan_gocompat::base64::decode(s).ok()
 }
