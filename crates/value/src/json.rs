@@ -347,6 +347,20 @@ pub fn from_json(text: &str) -> Result<Value, String> {
     Ok(v)
 }
 
+/// `json.Decoder.Decode` of the first JSON value at the start of `text`: the value and
+/// the bytes consumed (`InputOffset`). Later text is not looked at.
+pub fn from_json_prefix(text: &str) -> Result<(Value, usize), String> {
+    let mut r = Reader {
+        b: text.as_bytes(),
+        i: 0,
+    };
+    match r.value(0) {
+        Ok(v) => Ok((v, r.i)),
+        Err(e) if e == "unexpected end of JSON input" => Err("unexpected EOF".into()),
+        Err(e) => Err(e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

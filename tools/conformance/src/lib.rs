@@ -9,6 +9,7 @@
 pub mod bench;
 mod gotemplate_suite;
 pub mod report;
+mod strvals_suite;
 pub mod tree;
 mod yaml_suite;
 
@@ -56,27 +57,6 @@ pub fn read_jsonl(path: &Path) -> Result<Vec<J>, String> {
         .collect()
 }
 
-fn jsonl_ids(path: &Path) -> Result<Vec<String>, String> {
-    let files: Vec<PathBuf> = if path.is_dir() {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| format!("{}: {e}", path.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-            .collect();
-        v.sort();
-        v
-    } else {
-        vec![path.to_path_buf()]
-    };
-    let mut ids = Vec::new();
-    for f in files {
-        for case in read_jsonl(&f)? {
-            ids.push(case["id"].as_str().unwrap_or("?").to_string());
-        }
-    }
-    Ok(ids)
-}
-
 fn dir_ids(path: &Path) -> Result<Vec<String>, String> {
     let mut ids: Vec<String> = std::fs::read_dir(path)
         .map_err(|e| format!("{}: {e}", path.display()))?
@@ -115,7 +95,7 @@ fn run_suite_here(suite: &str, path: &Path) -> Result<Report, String> {
     let results = match suite {
         "yaml" => yaml_suite::run(path)?,
         "gotemplate" => gotemplate_suite::run(path)?,
-        "strvals" => not_built(jsonl_ids(path)?, "--set parsing (issue: Helm values)"),
+        "strvals" => strvals_suite::run(path)?,
         "helm-values" => not_built(dir_ids(path)?, "Helm values and chart rendering"),
         "hcl" => not_built(dir_ids(path)?, "HCL values (issue: helmfile state files)"),
         "env-merge" => not_built(
