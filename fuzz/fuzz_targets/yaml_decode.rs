@@ -15,4 +15,5 @@ fuzz_target!(|data: &[u8]| {
         let _ = capstan_yaml::stringify_keys(&v);
     }
     let _ = capstan_yaml::spans(text, capstan_yaml::Generation::V3);
+    let _ = capstan_yaml::number_traps(text);
 });

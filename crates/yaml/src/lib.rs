@@ -19,6 +19,7 @@ mod helm;
 mod helmfile;
 mod resolve;
 mod spans;
+mod traps;
 mod walk;
 
 pub use compose::Generation;
@@ -27,3 +28,4 @@ pub use error::{CastError, YamlError};
 pub use helm::{decode_helm, decode_helm_direct, decode_helm_value, split_documents};
 pub use helmfile::{decode_helmfile, decode_helmfile_value, stringify_keys};
 pub use spans::{spans, SpanTree};
+pub use traps::{number_traps, NumberTrap};
