@@ -135,15 +135,7 @@ pub fn helm_funcs() -> FuncMap {
         Err(warn_wrap(&strval(&a[0])))
     });
     reg(&mut m, "include", &[Ty::String, Ty::Any], |ctx, a| {
-        let name = strval(&a[0]);
-        if ctx.depth > MAX_INCLUDE_DEPTH {
-            return Err(format!("rendering template has a nested reference name: {name}: unable to execute template"));
-        }
-        let mut out = String::new();
-        ctx.templates
-            .execute_into(&name, &a[1], &mut out, ctx.depth + 1)
-            .map_err(|e| e.to_string())?;
-        Ok(Value::from(out))
+        capstan_gotmpl::include(ctx, &strval(&a[0]), &a[1], MAX_INCLUDE_DEPTH)
     });
     reg(&mut m, "tpl", &[Ty::String, Ty::Any], |ctx, a| {
         let text = strval(&a[0]);

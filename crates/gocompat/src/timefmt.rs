@@ -455,6 +455,18 @@ pub fn parse(layout: &str, value: &str, zone: &Zone) -> Result<GoTime, String> {
         }
         Some((v[..d].parse().ok()?, d))
     };
+    let field =
+        |v: &str, fixed: bool, max: u32, label: &str, elem: &str| -> Result<(u32, usize), String> {
+            let bad = || err(elem, v, "");
+            let (n, d) = num(v, 2, fixed).ok_or_else(bad)?;
+            if n > max {
+                return Err(format!(
+                    "parsing time {}: {label} out of range",
+                    crate::json::go_quote(orig_value)
+                ));
+            }
+            Ok((n, d))
+        };
     loop {
         let (prefix, std, suffix) = next_chunk(rest_layout);
         let stdstr = &rest_layout[prefix.len()..rest_layout.len() - suffix.len()];
@@ -537,47 +549,23 @@ pub fn parse(layout: &str, value: &str, zone: &Zone) -> Result<GoTime, String> {
                 v = &v.trim_start()[d..];
             }
             Std::Hour => {
-                let (h, d) = num(v, 2, false).ok_or_else(|| bad(v))?;
-                if h >= 24 {
-                    return Err(format!(
-                        "parsing time {}: hour out of range",
-                        crate::json::go_quote(orig_value)
-                    ));
-                }
-                hour = h;
+                let (n, d) = field(v, false, 23, "hour", stdstr)?;
+                hour = n;
                 v = &v[d..];
             }
             Std::Hour12 | Std::ZeroHour12 => {
-                let (h, d) = num(v, 2, std == Std::ZeroHour12).ok_or_else(|| bad(v))?;
-                if h > 12 {
-                    return Err(format!(
-                        "parsing time {}: hour out of range",
-                        crate::json::go_quote(orig_value)
-                    ));
-                }
-                hour = h;
+                let (n, d) = field(v, std == Std::ZeroHour12, 12, "hour", stdstr)?;
+                hour = n;
                 v = &v[d..];
             }
             Std::Minute | Std::ZeroMinute => {
-                let (m, d) = num(v, 2, std == Std::ZeroMinute).ok_or_else(|| bad(v))?;
-                if m >= 60 {
-                    return Err(format!(
-                        "parsing time {}: minute out of range",
-                        crate::json::go_quote(orig_value)
-                    ));
-                }
-                min = m;
+                let (n, d) = field(v, std == Std::ZeroMinute, 59, "minute", stdstr)?;
+                min = n;
                 v = &v[d..];
             }
             Std::Second | Std::ZeroSecond => {
-                let (s, d) = num(v, 2, std == Std::ZeroSecond).ok_or_else(|| bad(v))?;
-                if s >= 60 {
-                    return Err(format!(
-                        "parsing time {}: second out of range",
-                        crate::json::go_quote(orig_value)
-                    ));
-                }
-                sec = s;
+                let (n, d) = field(v, std == Std::ZeroSecond, 59, "second", stdstr)?;
+                sec = n;
                 v = &v[d..];
                 // A fraction the layout does not mention is still accepted.
                 if v.len() >= 2

@@ -114,6 +114,22 @@ impl std::fmt::Debug for Func {
 
 pub type FuncMap = HashMap<String, Func>;
 
+/// Helm's and helmfile's `include`: executes template `name` of the calling set with
+/// `data` and returns its output; more than `max_depth` nested includes is Helm's
+/// "nested reference" error.
+pub fn include(ctx: &CallCtx, name: &str, data: &Value, max_depth: usize) -> Result<Value, String> {
+    if ctx.depth > max_depth {
+        return Err(format!(
+            "rendering template has a nested reference name: {name}: unable to execute template"
+        ));
+    }
+    let mut out = String::new();
+    ctx.templates
+        .execute_into(name, data, &mut out, ctx.depth + 1)
+        .map_err(|e| e.to_string())?;
+    Ok(Value::from(out))
+}
+
 /// Adds a function with fixed parameters to a map.
 pub fn register(
     m: &mut FuncMap,
