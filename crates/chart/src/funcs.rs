@@ -44,6 +44,13 @@ pub fn helm_funcs() -> FuncMap {
     reg(&mut m, "fromToml", &[Ty::String], |_, a| {
         Ok(crate::toml::decode(&strval(&a[0])).unwrap_or_else(map_with_error))
     });
+    // `helm template` has no cluster: Helm's placeholder returns an empty map.
+    reg(
+        &mut m,
+        "lookup",
+        &[Ty::String, Ty::String, Ty::String, Ty::String],
+        |_, _| Ok(Value::empty_map()),
+    );
     // Helm disables DNS lookups by default.
     reg(&mut m, "getHostByName", &[Ty::String], |_, _| {
         Ok(Value::from(""))

@@ -1,7 +1,17 @@
-//! Helm charts: (so far) Helm's template functions and the engine configuration Helm
-//! renders with. Chart loading, values coalescing and rendering come with the Helm issue.
+//! Helm charts: loading a chart directory, dependency processing (aliases, conditions,
+//! tags, import-values), Helm's template functions and engine, manifest sorting and the
+//! in-process `helm template` (`template::template`).
 
+pub mod capabilities;
+pub mod dependencies;
+pub mod files;
 pub mod funcs;
+pub mod glob;
+pub mod load;
+pub mod manifests;
+pub mod render;
+pub mod template;
 pub mod toml;
 
 pub use funcs::{helm_funcs, helm_templates};
+pub use template::{template, Rendered, TemplateError, TemplateOptions};

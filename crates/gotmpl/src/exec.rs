@@ -304,6 +304,14 @@ impl<'a> State<'a> {
                     }
                 }
             }
+            Some(Value::Host(h)) if h.entries().is_some() => {
+                for (k, item) in h.entries().unwrap_or_default() {
+                    ran = true;
+                    if one(self, k, item, out)? {
+                        break;
+                    }
+                }
+            }
             Some(Value::Bytes(b)) => {
                 for (i, x) in b.iter().enumerate() {
                     ran = true;

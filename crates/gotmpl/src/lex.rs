@@ -43,6 +43,8 @@ pub struct Token {
 pub struct LexError {
     pub msg: String,
     pub line: usize,
+    /// The line of the action the error is in, when it started on an earlier line.
+    pub action_line: usize,
 }
 
 const KEYWORDS: &[&str] = &[
@@ -86,6 +88,7 @@ impl<'a> Lexer<'a> {
         Err(LexError {
             msg: msg.into(),
             line: self.line,
+            action_line: 0,
         })
     }
 
@@ -206,7 +209,12 @@ impl<'a> Lexer<'a> {
                 return Ok(());
             }
             let Some(c) = self.rest().chars().next() else {
-                return self.err("unclosed action");
+                // Go reports the line where input ended and the line the action began.
+                return Err(LexError {
+                    msg: "unclosed action".into(),
+                    line: line_at(self.src, self.pos),
+                    action_line: self.line,
+                });
             };
             let start = self.pos;
             match c {

@@ -42,8 +42,21 @@ pub fn parse(
     text: &str,
     lookup_func: &dyn Fn(&str) -> Option<crate::Func>,
 ) -> Result<Vec<Tree>, ParseError> {
-    let toks = Lexer::lex(text)
-        .map_err(|LexError { msg, line }| ParseError(format!("template: {name}:{line}: {msg}")))?;
+    let toks = Lexer::lex(text).map_err(
+        |LexError {
+             msg,
+             line,
+             action_line,
+         }| {
+            let extra = match action_line {
+                0 => String::new(),
+                a if a == line => String::new(),
+                a if msg.ends_with(" action") => format!(" started at {name}:{a}"),
+                a => format!(" in action started at {name}:{a}"),
+            };
+            ParseError(format!("template: {name}:{line}: {msg}{extra}"))
+        },
+    )?;
     let mut p = Parser {
         toks,
         i: 0,

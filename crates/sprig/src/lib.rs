@@ -14,6 +14,7 @@ mod paths;
 mod random;
 mod regexes;
 mod semver;
+pub use semver::semver_compare;
 mod strings;
 mod urls;
 

@@ -155,6 +155,11 @@ pub trait HostObject: Send + Sync + fmt::Debug {
     fn display(&self) -> Option<String> {
         None
     }
+    /// For a host object that is a Go map or slice (Helm's `Files`): its entries, in
+    /// the order `range` visits them.
+    fn entries(&self) -> Option<Vec<(Value, Value)>> {
+        None
+    }
     /// For downcasting method arguments of the same host type.
     fn as_any(&self) -> &dyn std::any::Any;
 }

@@ -45,6 +45,25 @@ pub fn coalesce_values(
     Ok(dest)
 }
 
+/// Helm's `MergeValues(chart, vals)`: like [`coalesce_values`] but a `null` is kept (it
+/// does not delete the default), as import-values processing needs.
+pub fn merge_values(
+    chart: &ChartValues,
+    user: &Map,
+    warnings: &mut Vec<String>,
+) -> Result<Map, String> {
+    let mut dest = user.clone();
+    coalesce(chart, &mut dest, "", true, warnings)?;
+    Ok(dest)
+}
+
+/// Helm's `MergeTables(dst, src)`: `src` fills in what `dst` lacks, maps merge deeply,
+/// `dst` wins everywhere else and its `null`s stay.
+pub fn merge_tables(dst: &mut Map, src: &Map) {
+    let mut warnings = Vec::new();
+    coalesce_tables(dst, src, "", true, &mut warnings);
+}
+
 fn coalesce(
     chart: &ChartValues,
     dest: &mut Map,
@@ -191,9 +210,31 @@ fn coalesce_chart_values(
                 }
             }
             None => {
-                v.insert(key.clone(), val.clone());
+                if let Some(x) = default_value(val, merge) {
+                    v.insert(key.clone(), x);
+                }
             }
         }
+    }
+}
+
+/// A chart default copied where the user set nothing. When coalescing, a `null` in
+/// chart values is no value at all (Helm v4 drops it, also inside maps); merging keeps it.
+fn default_value(val: &Value, merge: bool) -> Option<Value> {
+    if merge {
+        return Some(val.clone());
+    }
+    match val {
+        Value::Nil => None,
+        Value::Map(m) => {
+            let kept: Map = m
+                .snapshot()
+                .into_iter()
+                .filter_map(|(k, v)| default_value(&v, false).map(|v| (k, v)))
+                .collect();
+            Some(Value::map_from(kept))
+        }
+        other => Some(other.clone()),
     }
 }
 
@@ -206,20 +247,16 @@ fn coalesce_tables(
     merge: bool,
     warnings: &mut Vec<String>,
 ) {
-    let mut src = src.clone();
-    for (key, val) in dst.iter() {
-        if matches!(val, Value::Nil) {
-            src.insert(key.clone(), Value::Nil);
-        }
-    }
-    for (key, val) in &src {
+    for (key, val) in src {
         let full = concat(prefix, key);
         match dst.get(key).cloned() {
             Some(Value::Nil) if !merge => {
                 dst.remove(key);
             }
             None => {
-                dst.insert(key.clone(), val.clone());
+                if let Some(v) = default_value(val, merge) {
+                    dst.insert(key.clone(), v);
+                }
             }
             Some(dv) => {
                 if let Some(sv) = as_map(val) {

@@ -1,8 +1,11 @@
-//! Helm values: (so far) the `--set` family of flags (`strvals`). Coalescing, merging and
-//! provenance come with the rest of the Helm values issue.
+//! Helm values: the `--set` family of flags (`strvals`), the user's value flags merged as
+//! Helm does (`user`) and Helm's coalescing with chart defaults (`coalesce`). Provenance
+//! comes later.
 
 pub mod coalesce;
 pub mod strvals;
+pub mod user;
 
-pub use coalesce::{coalesce_values, ChartValues};
+pub use coalesce::{coalesce_values, merge_tables, merge_values, ChartValues};
 pub use strvals::{parse_into, Flag};
+pub use user::{merge_set_json, UserValues};

@@ -8,6 +8,7 @@
 
 pub mod bench;
 mod gotemplate_suite;
+mod helm_values_suite;
 pub mod report;
 mod strvals_suite;
 pub mod tree;
@@ -96,7 +97,7 @@ fn run_suite_here(suite: &str, path: &Path) -> Result<Report, String> {
         "yaml" => yaml_suite::run(path)?,
         "gotemplate" => gotemplate_suite::run(path)?,
         "strvals" => strvals_suite::run(path)?,
-        "helm-values" => not_built(dir_ids(path)?, "Helm values and chart rendering"),
+        "helm-values" => helm_values_suite::run(path)?,
         "hcl" => not_built(dir_ids(path)?, "HCL values (issue: helmfile state files)"),
         "env-merge" => not_built(
             dir_ids(path)?,

@@ -4,7 +4,7 @@
 //! or the error text.
 
 use crate::report::CaseResult;
-use capstan_value::{merge_maps, Value};
+use capstan_value::Value;
 use capstan_values::strvals::{parse_into, Flag};
 use capstan_yaml::decode_helm;
 use serde_json::Value as J;
@@ -34,7 +34,7 @@ fn escape_key(k: &str) -> String {
 }
 
 /// path → Go type of every leaf, in the corpus' notation.
-fn types(v: &Value, path: &str, out: &mut BTreeMap<String, String>) {
+pub(crate) fn types(v: &Value, path: &str, out: &mut BTreeMap<String, String>) {
     match v {
         Value::Map(m) if !m.is_empty() => {
             for (k, x) in m.read().iter() {
@@ -122,10 +122,7 @@ fn apply(case: &J) -> Result<Value, String> {
     for e in case["exprs"].as_array().into_iter().flatten() {
         let expr = e.as_str().unwrap_or("");
         if f == Flag::SetJson && expr.trim().starts_with('{') {
-            let v = capstan_value::json::from_json(expr.trim())
-                .map_err(|_| format!("failed parsing --set-json data JSON: {expr}"))?;
-            let m = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
-            base = merge_maps(&base, &m);
+            capstan_values::merge_set_json(expr, &mut base)?;
             continue;
         }
         parse_into(expr, f, &mut base, Some(&reader))?;

@@ -1,0 +1,102 @@
+//! `.Files` in Helm templates: a chart's non-template files with `Get`, `GetBytes`,
+//! `Glob`, `Lines`, `AsConfig` and `AsSecrets`. Ranging over it visits path and bytes.
+
+use crate::glob::glob_match;
+use capstan_value::{HostObject, Str, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A set of chart files by path.
+#[derive(Debug, Clone, Default)]
+pub struct Files(pub BTreeMap<String, Arc<[u8]>>);
+
+impl Files {
+    fn get(&self, name: &str) -> String {
+        self.0
+            .get(name)
+            .map(|d| String::from_utf8_lossy(d).into_owned())
+            .unwrap_or_default()
+    }
+
+    fn base_map(&self, f: impl Fn(&[u8]) -> String) -> Value {
+        let mut m = BTreeMap::new();
+        for (k, v) in &self.0 {
+            let base = k.rsplit('/').next().unwrap_or(k);
+            m.insert(Str::from(base), Value::from(f(v)));
+        }
+        Value::map_from(m)
+    }
+}
+
+fn arg(args: &[Value]) -> Result<String, String> {
+    match args {
+        [Value::String(s)] => Ok(s.to_string()),
+        [other] => Err(format!(
+            "wrong type for value; expected string; got {}",
+            other.type_name()
+        )),
+        _ => Err(format!("wrong number of args: got {} want 1", args.len())),
+    }
+}
+
+fn yaml_text(v: &Value) -> String {
+    let s = capstan_yaml::encode_helm(v).unwrap_or_default();
+    s.strip_suffix('\n').map(String::from).unwrap_or(s)
+}
+
+impl HostObject for Files {
+    fn type_name(&self) -> &str {
+        "common.Files"
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
+        Some(match name {
+            "Get" => arg(args).map(|p| Value::from(self.get(&p))),
+            "GetBytes" => arg(args).map(|p| {
+                Value::Bytes(
+                    self.0
+                        .get(&p)
+                        .cloned()
+                        .unwrap_or_else(|| Arc::from(Vec::new())),
+                )
+            }),
+            "Lines" => arg(args).map(|p| {
+                let s = self.get(&p);
+                if s.is_empty() {
+                    return Value::list_from(Vec::new());
+                }
+                let s = s.strip_suffix('\n').unwrap_or(&s);
+                Value::list_from(s.split('\n').map(Value::from).collect())
+            }),
+            "Glob" => arg(args).map(|pattern| {
+                let picked = self
+                    .0
+                    .iter()
+                    .filter(|(k, _)| glob_match(&pattern, k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                Value::Host(Arc::new(Files(picked)))
+            }),
+            "AsConfig" => Ok(Value::from(yaml_text(
+                &self.base_map(|d| String::from_utf8_lossy(d).into_owned()),
+            ))),
+            "AsSecrets" => Ok(Value::from(yaml_text(
+                &self.base_map(capstan_value::json::base64_encode),
+            ))),
+            _ => return None,
+        })
+    }
+    fn entries(&self) -> Option<Vec<(Value, Value)>> {
+        Some(
+            self.0
+                .iter()
+                .map(|(k, v)| (Value::from(k.as_str()), Value::Bytes(v.clone())))
+                .collect(),
+        )
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,323 @@
+//! The chart model and loading a chart directory the way Helm's loader does: `Chart.yaml`
+//! (validated), `values.yaml`, `values.schema.json`, `templates/`, `charts/<sub>/`
+//! (recursively), every other file as a chart file, `.helmignore` honoured.
+//! Packaged `.tgz` charts are not read yet.
+
+use crate::glob::glob_match;
+use capstan_value::{Str, Value};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+type Map = BTreeMap<Str, Value>;
+
+/// A file of a chart, named by its path inside the chart (`templates/cm.yaml`).
+#[derive(Clone, Debug)]
+pub struct ChartFile {
+    pub name: String,
+    pub data: Vec<u8>,
+}
+
+/// One entry of `dependencies:` in `Chart.yaml`.
+#[derive(Clone, Debug, Default)]
+pub struct Dependency {
+    pub name: String,
+    pub version: String,
+    pub repository: String,
+    pub condition: String,
+    pub tags: Vec<String>,
+    pub alias: String,
+    pub import_values: Vec<Value>,
+    pub enabled: bool,
+}
+
+/// `Chart.yaml`: the raw document (for `.Chart`) and the fields capstan uses.
+#[derive(Clone, Debug, Default)]
+pub struct Metadata {
+    pub raw: Map,
+    pub name: String,
+    pub version: String,
+    pub api_version: String,
+    pub kube_version: String,
+    pub chart_type: String,
+    pub dependencies: Vec<Dependency>,
+}
+
+/// A loaded chart with its subcharts.
+#[derive(Clone, Debug, Default)]
+pub struct Chart {
+    pub metadata: Metadata,
+    /// `values.yaml`, decoded as Helm does.
+    pub values: Map,
+    pub schema: Option<Vec<u8>>,
+    /// Files under `templates/`, in path order.
+    pub templates: Vec<ChartFile>,
+    /// Every other file (including `crds/`), in path order.
+    pub files: Vec<ChartFile>,
+    pub dependencies: Vec<Chart>,
+}
+
+impl Chart {
+    pub fn name(&self) -> &str {
+        &self.metadata.name
+    }
+
+    /// `crds/*.yaml|yml|json` files of this chart and its subcharts.
+    pub fn crd_files(&self, prefix: &str) -> Vec<(String, &ChartFile)> {
+        let path = format!("{prefix}{}", self.name());
+        let mut out: Vec<(String, &ChartFile)> = self
+            .files
+            .iter()
+            .filter(|f| {
+                f.name.starts_with("crds/")
+                    && [".yaml", ".yml", ".json"]
+                        .iter()
+                        .any(|e| f.name.ends_with(e))
+            })
+            .map(|f| (format!("{path}/{}", f.name), f))
+            .collect();
+        for d in &self.dependencies {
+            out.extend(d.crd_files(&format!("{path}/charts/")));
+        }
+        out
+    }
+}
+
+/// A loading failure, with Helm's text.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct LoadError(pub String);
+
+/// Loads a chart directory.
+pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
+    let mut files = Vec::new();
+    let ignore = IgnoreRules::read(dir);
+    walk(dir, "", &ignore, &mut files)?;
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    from_files(files)
+}
+
+fn walk(
+    dir: &Path,
+    rel: &str,
+    ignore: &IgnoreRules,
+    out: &mut Vec<ChartFile>,
+) -> Result<(), LoadError> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| LoadError(format!("{}: {e}", dir.display())))?;
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let path = if rel.is_empty() {
+            name.clone()
+        } else {
+            format!("{rel}/{name}")
+        };
+        let is_dir = std::fs::metadata(e.path())
+            .map(|m| m.is_dir())
+            .unwrap_or(false);
+        if ignore.ignored(&path, is_dir) {
+            continue;
+        }
+        if is_dir {
+            walk(&e.path(), &path, ignore, out)?;
+        } else {
+            let data = std::fs::read(e.path())
+                .map_err(|err| LoadError(format!("{}: {err}", e.path().display())))?;
+            out.push(ChartFile { name: path, data });
+        }
+    }
+    Ok(())
+}
+
+/// Helm's `.helmignore` rules plus its default (`templates/.?*`).
+struct IgnoreRules {
+    patterns: Vec<(String, bool, bool)>, // pattern, negated, directory only
+}
+
+impl IgnoreRules {
+    fn read(dir: &Path) -> IgnoreRules {
+        let mut patterns = vec![("templates/.?*".to_string(), false, false)];
+        if let Ok(text) = std::fs::read_to_string(dir.join(".helmignore")) {
+            for line in text.lines() {
+                let line = line.trim();
+                if line.is_empty() || line.starts_with('#') {
+                    continue;
+                }
+                let (negated, line) = match line.strip_prefix('!') {
+                    Some(rest) => (true, rest),
+                    None => (false, line),
+                };
+                let (dir_only, line) = match line.strip_suffix('/') {
+                    Some(rest) => (true, rest),
+                    None => (false, line),
+                };
+                patterns.push((line.trim_start_matches('/').to_string(), negated, dir_only));
+            }
+        }
+        IgnoreRules { patterns }
+    }
+
+    fn ignored(&self, path: &str, is_dir: bool) -> bool {
+        let base = path.rsplit('/').next().unwrap_or(path);
+        let mut ignored = false;
+        for (pattern, negated, dir_only) in &self.patterns {
+            if *dir_only && !is_dir {
+                continue;
+            }
+            let hit = if pattern.contains('/') {
+                glob_match(pattern, path)
+            } else {
+                glob_match(pattern, base)
+            };
+            if hit {
+                ignored = !negated;
+            }
+        }
+        ignored
+    }
+}
+
+fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
+    let mut chart = Chart::default();
+    let mut saw_chart_yaml = false;
+    let mut subcharts: BTreeMap<String, Vec<ChartFile>> = BTreeMap::new();
+    for f in files {
+        match f.name.as_str() {
+            "Chart.yaml" => {
+                saw_chart_yaml = true;
+                chart.metadata = parse_metadata(&String::from_utf8_lossy(&f.data))
+                    .map_err(|e| LoadError(format!("cannot load Chart.yaml: {e}")))?;
+            }
+            "values.yaml" => {
+                let v = capstan_yaml::decode_helm(&String::from_utf8_lossy(&f.data))
+                    .map_err(|e| LoadError(format!("cannot load values.yaml: {e}")))?;
+                chart.values = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
+            }
+            "values.schema.json" => chart.schema = Some(f.data),
+            name if name.starts_with("templates/") => chart.templates.push(f),
+            name if name.starts_with("charts/") => {
+                let rest = &name["charts/".len()..];
+                match rest.split_once('/') {
+                    Some((sub, inner)) => {
+                        subcharts
+                            .entry(sub.to_string())
+                            .or_default()
+                            .push(ChartFile {
+                                name: inner.to_string(),
+                                data: f.data,
+                            })
+                    }
+                    None if rest.ends_with(".tgz") => return Err(LoadError(format!(
+                        "{name}: packaged subcharts are not supported yet; unpack it into charts/"
+                    ))),
+                    None => chart.files.push(f),
+                }
+            }
+            _ => chart.files.push(f),
+        }
+    }
+    if !saw_chart_yaml {
+        return Err(LoadError("Chart.yaml file is missing".into()));
+    }
+    validate(&chart.metadata)?;
+    for (dir, files) in subcharts {
+        let sub = from_files(files).map_err(|e| {
+            LoadError(format!(
+                "error unpacking subchart {dir} in {}: {e}",
+                chart.name()
+            ))
+        })?;
+        chart.dependencies.push(sub);
+    }
+    Ok(chart)
+}
+
+fn validate(m: &Metadata) -> Result<(), LoadError> {
+    let err = |s: &str| Err(LoadError(format!("validation: {s}")));
+    if m.api_version.is_empty() {
+        return err("chart.metadata.apiVersion is required");
+    }
+    if m.name.is_empty() {
+        return err("chart.metadata.name is required");
+    }
+    if m.version.is_empty() {
+        return err("chart.metadata.version is required");
+    }
+    if !m.chart_type.is_empty() && m.chart_type != "application" && m.chart_type != "library" {
+        return err("chart.metadata.type must be application or library");
+    }
+    Ok(())
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::List(_) => "array",
+        Value::Map(_) => "object",
+        Value::Bool(_) => "bool",
+        Value::String(_) => "string",
+        _ => "number",
+    }
+}
+
+fn string_field(m: &Map, key: &str, ty: &str) -> Result<String, String> {
+    match m.get(key) {
+        None | Some(Value::Nil) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.to_string()),
+        Some(other) => Err(format!(
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {ty}.{key} of type string",
+            json_kind(other)
+        )),
+    }
+}
+
+fn parse_metadata(text: &str) -> Result<Metadata, String> {
+    let v = capstan_yaml::decode_helm_value(text).map_err(|e| e.to_string())?;
+    let raw = match &v {
+        Value::Map(m) => m.snapshot(),
+        Value::Nil => Map::new(),
+        other => {
+            return Err(format!(
+                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type chart.Metadata",
+                json_kind(other)
+            ))
+        }
+    };
+    let mut deps = Vec::new();
+    if let Some(Value::List(list)) = raw.get("dependencies") {
+        for d in list.items.iter() {
+            let Some(dm) = d.as_map().map(|m| m.snapshot()) else {
+                continue;
+            };
+            let s = |k: &str| string_field(&dm, k, "Dependency");
+            let tags = match dm.get("tags") {
+                Some(Value::List(l)) => l.items.iter().map(|t| t.to_string()).collect(),
+                _ => Vec::new(),
+            };
+            let import_values = match dm.get("import-values") {
+                Some(Value::List(l)) => l.items.to_vec(),
+                _ => Vec::new(),
+            };
+            deps.push(Dependency {
+                name: s("name")?,
+                version: s("version")?,
+                repository: s("repository")?,
+                condition: s("condition")?,
+                tags,
+                alias: s("alias")?,
+                import_values,
+                enabled: true,
+            });
+        }
+    }
+    let s = |k: &str| string_field(&raw, k, "Metadata");
+    Ok(Metadata {
+        name: s("name")?,
+        version: s("version")?,
+        api_version: s("apiVersion")?,
+        kube_version: s("kubeVersion")?,
+        chart_type: s("type")?,
+        dependencies: deps,
+        raw,
+    })
+}

@@ -1,0 +1,191 @@
+//! Turning rendered templates into what `helm template` prints: documents split on
+//! `---`, each document's head read (kind, name, hook annotations), hooks set apart,
+//! both lists ordered by Helm's install order of kinds (stable, unknown kinds last by
+//! name), and printed with `# Source:` headers.
+
+use capstan_value::Value;
+use std::collections::BTreeMap;
+
+/// Helm's `InstallOrder`.
+const INSTALL_ORDER: &[&str] = &[
+    "PriorityClass",
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
+
+const HOOK_EVENTS: &[&str] = &[
+    "pre-install",
+    "post-install",
+    "pre-delete",
+    "post-delete",
+    "pre-upgrade",
+    "post-upgrade",
+    "pre-rollback",
+    "post-rollback",
+    "test",
+    "test-success",
+];
+
+/// One document of a rendered template.
+#[derive(Clone, Debug)]
+pub struct Manifest {
+    /// The template path (`chart/templates/cm.yaml`).
+    pub source: String,
+    pub content: String,
+    pub kind: String,
+    /// Hook events, for hooks.
+    pub events: Vec<String>,
+}
+
+/// Regular manifests and hooks, each in install order.
+#[derive(Debug, Default)]
+pub struct Sorted {
+    pub manifests: Vec<Manifest>,
+    pub hooks: Vec<Manifest>,
+}
+
+/// Helm's `SplitManifests`: documents separated by a `---` line, trimmed, empty ones dropped.
+pub fn split_documents(text: &str) -> Vec<String> {
+    let text = text.trim();
+    let mut docs = Vec::new();
+    let mut current = String::new();
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end();
+        if bare.starts_with("---") && bare[3..].trim().is_empty() {
+            docs.push(std::mem::take(&mut current));
+            continue;
+        }
+        current.push_str(line);
+    }
+    docs.push(current);
+    docs.into_iter()
+        .map(|d| d.trim().to_string())
+        .filter(|d| !d.is_empty())
+        .map(|d| d + "\n")
+        .collect()
+}
+
+fn head_string(m: &Value, key: &str, field: &str) -> Result<String, String> {
+    match m.get(key) {
+        None | Some(Value::Nil) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.to_string()),
+        Some(other) => Err(format!(
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {field} of type string",
+            if other.is_map() { "object" } else if matches!(other, Value::List(_)) { "array" } else if matches!(other, Value::Bool(_)) { "bool" } else { "number" }
+        )),
+    }
+}
+
+/// Helm's `SortManifests` over the rendered files (partials, empty files and NOTES.txt
+/// already excluded by the caller or here).
+pub fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, String> {
+    let mut out = Sorted::default();
+    for (path, content) in files {
+        let base = path.rsplit('/').next().unwrap_or(path);
+        if base.starts_with('_') || content.trim().is_empty() {
+            continue;
+        }
+        for doc in split_documents(content) {
+            let head = capstan_yaml::decode_helm_value(&doc)
+                .map_err(|e| format!("YAML parse error on {path}: {e}"))?;
+            let wrap = |e: String| format!("YAML parse error on {path}: {e}");
+            let kind = head_string(&head, "kind", "SimpleHead.kind").map_err(wrap)?;
+            let annotations = head
+                .get("metadata")
+                .and_then(|m| m.get("annotations"))
+                .and_then(|a| a.as_map().map(|m| m.snapshot()));
+            let hook = annotations
+                .as_ref()
+                .and_then(|a| a.get("helm.sh/hook").cloned());
+            let mut m = Manifest {
+                source: path.clone(),
+                content: doc,
+                kind,
+                events: Vec::new(),
+            };
+            match hook {
+                Some(Value::String(events)) => {
+                    let mut known = true;
+                    for e in events.split(',') {
+                        let e = e.trim().to_lowercase();
+                        if HOOK_EVENTS.contains(&e.as_str()) {
+                            m.events.push(e);
+                        } else {
+                            known = false;
+                            break;
+                        }
+                    }
+                    if known {
+                        out.hooks.push(m);
+                    }
+                }
+                _ => out.manifests.push(m),
+            }
+        }
+    }
+    sort_by_kind(&mut out.manifests);
+    sort_by_kind(&mut out.hooks);
+    Ok(out)
+}
+
+fn sort_by_kind(list: &mut [Manifest]) {
+    let rank = |k: &str| INSTALL_ORDER.iter().position(|o| *o == k);
+    list.sort_by(|a, b| match (rank(&a.kind), rank(&b.kind)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.kind.cmp(&b.kind),
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_split_and_sorted_by_kind() {
+        let mut files = BTreeMap::new();
+        files.insert(
+            "c/templates/a.yaml".to_string(),
+            "kind: Service\n---\n# only a comment\n---\nkind: ConfigMap\n".to_string(),
+        );
+        let s = sort_manifests(&files).unwrap();
+        let kinds: Vec<&str> = s.manifests.iter().map(|m| m.kind.as_str()).collect();
+        assert_eq!(kinds, ["ConfigMap", "Service", ""]);
+    }
+}

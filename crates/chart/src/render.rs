@@ -1,0 +1,293 @@
+//! Helm's template engine run over a chart tree: every template of the chart and its
+//! (enabled) subcharts is parsed into one set (deepest first, so a parent's `define`
+//! wins), then each non-partial template is executed with its chart's scope
+//! (`.Values` section, `.Chart`, `.Files`, `.Release`, `.Capabilities`, `.Template`).
+//! Errors are reformatted the way Helm prints them.
+
+use crate::files::Files;
+use crate::load::Chart;
+use capstan_value::{Str, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+type Map = BTreeMap<Str, Value>;
+
+/// What every template sees besides its chart's own parts.
+pub struct RenderContext {
+    pub release: Value,
+    pub capabilities: Value,
+}
+
+struct Renderable {
+    text: String,
+    scope: Map,
+    base_path: String,
+}
+
+/// `.Chart`: the `Chart.yaml` fields under Go's field names, plus `IsRoot`.
+fn chart_object(c: &Chart, is_root: bool) -> Value {
+    let raw = &c.metadata.raw;
+    let mut m = Map::new();
+    let fields: [(&str, &str, Value); 17] = [
+        ("Name", "name", Value::from("")),
+        ("Home", "home", Value::from("")),
+        ("Sources", "sources", Value::list_from(Vec::new())),
+        ("Version", "version", Value::from("")),
+        ("Description", "description", Value::from("")),
+        ("Keywords", "keywords", Value::list_from(Vec::new())),
+        ("Maintainers", "maintainers", Value::list_from(Vec::new())),
+        ("Icon", "icon", Value::from("")),
+        ("APIVersion", "apiVersion", Value::from("")),
+        ("Condition", "condition", Value::from("")),
+        ("Tags", "tags", Value::from("")),
+        ("AppVersion", "appVersion", Value::from("")),
+        ("Deprecated", "deprecated", Value::Bool(false)),
+        ("Annotations", "annotations", Value::empty_map()),
+        ("KubeVersion", "kubeVersion", Value::from("")),
+        ("Dependencies", "dependencies", Value::list_from(Vec::new())),
+        ("Type", "type", Value::from("")),
+    ];
+    for (go, yaml, zero) in fields {
+        m.insert(Str::from(go), raw.get(yaml).cloned().unwrap_or(zero));
+    }
+    m.insert("Name".into(), Value::from(c.name()));
+    m.insert("IsRoot".into(), Value::Bool(is_root));
+    Value::map_from(m)
+}
+
+fn collect(
+    c: &Chart,
+    parent_path: Option<&str>,
+    parent_values: &Value,
+    ctx: &RenderContext,
+    out: &mut BTreeMap<String, Renderable>,
+) -> Value {
+    let full_path = match parent_path {
+        None => c.name().to_string(),
+        Some(p) => format!("{p}/charts/{}", c.name()),
+    };
+    let values = match parent_path {
+        None => parent_values.clone(),
+        Some(_) => parent_values
+            .get(c.name())
+            .filter(Value::is_map)
+            .unwrap_or_else(Value::empty_map),
+    };
+    let files = Files(
+        c.files
+            .iter()
+            .map(|f| (f.name.clone(), Arc::from(f.data.clone())))
+            .collect(),
+    );
+    let mut scope = Map::new();
+    scope.insert("Chart".into(), chart_object(c, parent_path.is_none()));
+    scope.insert("Files".into(), Value::Host(Arc::new(files)));
+    scope.insert("Release".into(), ctx.release.clone());
+    scope.insert("Capabilities".into(), ctx.capabilities.clone());
+    scope.insert("Values".into(), values.clone());
+    let mut subcharts = Map::new();
+    for d in &c.dependencies {
+        subcharts.insert(
+            Str::from(d.name()),
+            collect(d, Some(&full_path), &values, ctx, out),
+        );
+    }
+    scope.insert("Subcharts".into(), Value::map_from(subcharts));
+    let library = c.metadata.chart_type == "library";
+    for t in &c.templates {
+        let base = t.name.rsplit('/').next().unwrap_or(&t.name);
+        if library && !base.starts_with('_') {
+            continue;
+        }
+        out.insert(
+            format!("{full_path}/{}", t.name),
+            Renderable {
+                text: String::from_utf8_lossy(&t.data).into_owned(),
+                scope: scope.clone(),
+                base_path: format!("{full_path}/templates"),
+            },
+        );
+    }
+    Value::map_from(scope)
+}
+
+/// Helm's parse order: more path segments first, then reverse lexical order.
+fn sorted_names(tpls: &BTreeMap<String, Renderable>) -> Vec<String> {
+    let mut keys: Vec<String> = tpls.keys().cloned().collect();
+    keys.sort_by(|a, b| {
+        let (ca, cb) = (a.matches('/').count(), b.matches('/').count());
+        cb.cmp(&ca).then_with(|| b.cmp(a))
+    });
+    keys
+}
+
+/// Renders every template; the result maps template path to output (`<no value>`
+/// removed). `values` is the top chart's coalesced `.Values`.
+pub fn render(
+    chart: &Chart,
+    values: &Value,
+    ctx: &RenderContext,
+) -> Result<BTreeMap<String, String>, String> {
+    let mut tpls = BTreeMap::new();
+    collect(chart, None, values, ctx, &mut tpls);
+    let funcs = Arc::new(crate::funcs::helm_funcs());
+    let mut set = crate::funcs::helm_templates(funcs);
+    let names = sorted_names(&tpls);
+    for name in &names {
+        set.parse(name, &tpls[name].text)
+            .map_err(|e| parse_error(name, &e))?;
+    }
+    let mut rendered = BTreeMap::new();
+    for name in &names {
+        let base = name.rsplit('/').next().unwrap_or(name);
+        if base.starts_with('_') {
+            continue;
+        }
+        let r = &tpls[name];
+        let mut scope = r.scope.clone();
+        let mut template = Map::new();
+        template.insert("Name".into(), Value::from(name.as_str()));
+        template.insert("BasePath".into(), Value::from(r.base_path.as_str()));
+        scope.insert("Template".into(), Value::map_from(template));
+        let out = set
+            .execute(name, &Value::map_from(scope))
+            .map_err(|e| exec_error(name, &e.0))?;
+        rendered.insert(name.clone(), out.replace("<no value>", ""));
+    }
+    Ok(rendered)
+}
+
+/// Helm's `cleanupParseError`.
+fn parse_error(name: &str, err: &str) -> String {
+    let tokens: Vec<&str> = err.split(": ").collect();
+    if tokens.len() == 1 {
+        return format!("parse error in ({name}): {err}");
+    }
+    format!(
+        "parse error at ({}): {}",
+        tokens[1],
+        tokens[tokens.len() - 1]
+    )
+}
+
+/// One step of an execution error chain.
+#[derive(PartialEq)]
+struct Trace {
+    location: String,
+    executing: String,
+    message: String,
+}
+
+/// Splits `template: LOC: executing "NAME" at <ARG>: MSG` into its parts; MSG stops at
+/// the first nested ` template:` error, which is returned too.
+fn split_exec(text: &str) -> Option<(Trace, Option<String>)> {
+    let rest = text.strip_prefix("template: ")?;
+    let exec_at = rest.find(": executing ")?;
+    let location = &rest[..exec_at];
+    let rest = &rest[exec_at + ": executing ".len()..];
+    let at = rest.find(" at <")?;
+    let function = &rest[..at];
+    let rest = &rest[at + " at ".len()..];
+    let close = rest.find(">: ")?;
+    let arg = &rest[..=close];
+    let msg = &rest[close + 3..];
+    let (message, next) = match msg.get(1..).and_then(|m| m.find(" template:")) {
+        Some(i) => (&msg[..=i], Some(msg[i + 2..].to_string())),
+        None => (msg, None),
+    };
+    Some((
+        Trace {
+            location: location.to_string(),
+            executing: format!("executing {function} at {arg}:"),
+            message: message.to_string(),
+        },
+        next,
+    ))
+}
+
+/// Helm's `reformatExecErrorMsg`.
+fn exec_error(name: &str, err: &str) -> String {
+    let tokens: Vec<&str> = err.splitn(3, ": ").collect();
+    if tokens.len() != 3 {
+        return format!("execution error in ({name}): {err}");
+    }
+    if let (Some(s), Some(e)) = (
+        tokens[2].find("HELM_ERR_START"),
+        tokens[2].find("HELM_ERR_END"),
+    ) {
+        if s < e {
+            let msg = &tokens[2][s + "HELM_ERR_START".len()..e];
+            return format!("execution error at ({}): {msg}", tokens[1]);
+        }
+    }
+    let mut traces: Vec<Trace> = Vec::new();
+    let mut current = Some(err.to_string());
+    while let Some(text) = current.take() {
+        match split_exec(&text) {
+            Some((t, next)) => {
+                if traces.last() != Some(&t) {
+                    traces.push(t);
+                }
+                current = next;
+            }
+            None => traces.push(Trace {
+                location: String::new(),
+                executing: String::new(),
+                message: text,
+            }),
+        }
+    }
+    if traces.is_empty() {
+        return err.to_string();
+    }
+    for i in (0..traces.len().saturating_sub(1)).rev() {
+        let prev = traces[i + 1].message.clone();
+        if let Some(stripped) = traces[i].message.strip_suffix(prev.as_str()) {
+            traces[i].message = stripped.to_string();
+        }
+    }
+    let mut out = String::new();
+    for t in &traces {
+        if !t.executing.is_empty() && t.message.contains(&t.executing) {
+            continue;
+        }
+        if !t.location.is_empty() {
+            out.push_str(&format!("{}\n  ", t.location));
+        }
+        if !t.executing.is_empty() {
+            out.push_str(&format!("{}\n    ", t.executing));
+        }
+        if !t.message.is_empty() {
+            out.push_str(&format!("{}\n", t.message));
+        }
+    }
+    out.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exec_errors_are_reformatted_like_helm() {
+        let e = r#"template: t/templates/t.yaml:4:11: executing "t/templates/t.yaml" at <include "nope" .>: error calling include: template: no template "nope" associated with template "gotpl""#;
+        assert_eq!(
+            exec_error("t/templates/t.yaml", e),
+            "t/templates/t.yaml:4:11\n  executing \"t/templates/t.yaml\" at <include \"nope\" .>:\n    error calling include:\ntemplate: no template \"nope\" associated with template \"gotpl\""
+        );
+        let e = "template: t/templates/t.yaml:1:3: executing \"t/templates/t.yaml\" at <fail \"x\">: error calling fail: HELM_ERR_STARTboomHELM_ERR_END";
+        assert_eq!(
+            exec_error("t", e),
+            "execution error at (t/templates/t.yaml:1:3): boom"
+        );
+    }
+
+    #[test]
+    fn parse_errors_keep_location_and_last_message() {
+        let e = "template: t/templates/t.yaml:5: unclosed action started at t/templates/t.yaml:4";
+        assert_eq!(
+            parse_error("t/templates/t.yaml", e),
+            "parse error at (t/templates/t.yaml:5): unclosed action started at t/templates/t.yaml:4"
+        );
+    }
+}

@@ -1,0 +1,185 @@
+//! `helm template` for a local chart directory, in-process: merge the user's values,
+//! load the chart, check and process its dependencies, coalesce values, render, sort and
+//! print. Errors carry Helm's texts (render errors with Helm's `--debug` hint).
+
+use crate::dependencies::{chart_values, check_dependencies, process_dependencies};
+use crate::load::load_dir;
+use crate::manifests::sort_manifests;
+use crate::render::{render, RenderContext};
+use capstan_value::{Str, Value};
+use capstan_values::UserValues;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+type Map = BTreeMap<Str, Value>;
+
+/// Helm's defaults for what `helm template` reports as the cluster.
+pub const DEFAULT_KUBE_VERSION: &str = "v1.36.0";
+pub const HELM_VERSION: &str = "v4.2";
+
+/// The options of one `helm template` run.
+#[derive(Clone, Debug, Default)]
+pub struct TemplateOptions {
+    pub release_name: String,
+    pub namespace: String,
+    pub values: UserValues,
+    pub include_crds: bool,
+    pub is_upgrade: bool,
+    pub skip_tests: bool,
+    /// `--kube-version`; [`DEFAULT_KUBE_VERSION`] when empty.
+    pub kube_version: String,
+    /// `--api-versions`, added to the default set.
+    pub api_versions: Vec<String>,
+    /// `--skip-schema-validation`.
+    pub skip_schema_validation: bool,
+}
+
+/// What a successful run produced.
+#[derive(Debug)]
+pub struct Rendered {
+    /// The coalesced `.Values` of the top chart.
+    pub values: Map,
+    /// `helm template`'s standard output.
+    pub manifest: String,
+}
+
+/// Why `helm template` failed; `Display` is what Helm prints after `Error: `.
+#[derive(Debug, thiserror::Error)]
+pub enum TemplateError {
+    #[error("{0}")]
+    Values(String),
+    #[error("{0}")]
+    Load(String),
+    #[error("{0}")]
+    Dependencies(String),
+    #[error("{0}\n\nUse --debug flag to render out invalid YAML")]
+    Render(String),
+}
+
+const HOOK_TEST: &str = "test";
+
+fn release_object(o: &TemplateOptions) -> Value {
+    let mut m = Map::new();
+    m.insert("Name".into(), Value::from(o.release_name.as_str()));
+    m.insert("Namespace".into(), Value::from(o.namespace.as_str()));
+    m.insert("IsUpgrade".into(), Value::Bool(o.is_upgrade));
+    m.insert("IsInstall".into(), Value::Bool(!o.is_upgrade));
+    m.insert("Revision".into(), Value::Int(1));
+    m.insert("Service".into(), Value::from("Helm"));
+    Value::map_from(m)
+}
+
+/// Parses `v1.36.0` (or `1.36`) into Helm's KubeVersion fields.
+fn kube_version(text: &str) -> Result<(String, String, String), String> {
+    let t = text.trim_start_matches('v');
+    let mut parts = t.split(['.', '-', '+']);
+    let major = parts.next().unwrap_or("");
+    let minor = parts.next().unwrap_or("0");
+    let patch = parts.next().unwrap_or("0");
+    if major.parse::<u64>().is_err() || minor.parse::<u64>().is_err() {
+        return Err(format!("invalid kube version {text:?}"));
+    }
+    Ok((
+        format!("v{major}.{minor}.{patch}"),
+        major.to_string(),
+        minor.to_string(),
+    ))
+}
+
+fn capabilities(o: &TemplateOptions) -> Result<(Value, String), String> {
+    let requested = if o.kube_version.is_empty() {
+        DEFAULT_KUBE_VERSION
+    } else {
+        &o.kube_version
+    };
+    let (version, major, minor) = kube_version(requested)?;
+    let mut kv = Map::new();
+    kv.insert("Version".into(), Value::from(version.as_str()));
+    kv.insert("Major".into(), Value::from(major.as_str()));
+    kv.insert("Minor".into(), Value::from(minor.as_str()));
+    let mut hv = Map::new();
+    hv.insert("Version".into(), Value::from(HELM_VERSION));
+    hv.insert("GitCommit".into(), Value::from(""));
+    hv.insert("GitTreeState".into(), Value::from(""));
+    let mut api = crate::capabilities::default_api_versions();
+    api.extend(o.api_versions.iter().cloned());
+    let mut caps = Map::new();
+    caps.insert("KubeVersion".into(), Value::map_from(kv));
+    caps.insert("HelmVersion".into(), Value::map_from(hv));
+    caps.insert(
+        "APIVersions".into(),
+        Value::Host(std::sync::Arc::new(crate::capabilities::ApiVersions(api))),
+    );
+    Ok((Value::map_from(caps), version))
+}
+
+/// Runs `helm template NAME CHART_DIR` with `cwd` as the directory `-f` paths are
+/// relative to.
+pub fn template(
+    chart_dir: &Path,
+    cwd: &Path,
+    o: &TemplateOptions,
+) -> Result<Rendered, TemplateError> {
+    let read = |p: &str| {
+        std::fs::read_to_string(cwd.join(p)).map_err(|e| {
+            let reason = match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+                _ => e.to_string(),
+            };
+            format!("open {p}: {reason}")
+        })
+    };
+    let user = o.values.merge(&read).map_err(TemplateError::Values)?;
+    let mut chart = load_dir(chart_dir).map_err(|e| TemplateError::Load(e.0))?;
+    if !chart.metadata.chart_type.is_empty() && chart.metadata.chart_type != "application" {
+        return Err(TemplateError::Load(format!(
+            "{} charts are not installable",
+            chart.metadata.chart_type
+        )));
+    }
+    check_dependencies(&chart).map_err(TemplateError::Dependencies)?;
+    process_dependencies(&mut chart, &user).map_err(|e| {
+        TemplateError::Dependencies(format!("chart dependencies processing failed: {e}"))
+    })?;
+    let mut warnings = Vec::new();
+    let values = capstan_values::coalesce_values(&chart_values(&chart), &user, &mut warnings)
+        .map_err(TemplateError::Values)?;
+    let (caps, kube) = capabilities(o).map_err(TemplateError::Values)?;
+    if !chart.metadata.kube_version.is_empty()
+        && !capstan_sprig::semver_compare(&chart.metadata.kube_version, &kube).unwrap_or(false)
+    {
+        return Err(TemplateError::Render(format!(
+            "chart requires kubeVersion: {} which is incompatible with Kubernetes {kube}",
+            chart.metadata.kube_version
+        )));
+    }
+    let ctx = RenderContext {
+        release: release_object(o),
+        capabilities: caps,
+    };
+    let values_value = Value::map_from(values.clone());
+    let mut files = render(&chart, &values_value, &ctx).map_err(TemplateError::Render)?;
+    files.retain(|k, _| !k.ends_with("NOTES.txt"));
+    let sorted = sort_manifests(&files).map_err(TemplateError::Render)?;
+
+    let mut body = String::new();
+    if o.include_crds {
+        for (path, f) in chart.crd_files("") {
+            body.push_str(&format!(
+                "---\n# Source: {path}\n{}\n",
+                String::from_utf8_lossy(&f.data)
+            ));
+        }
+    }
+    for m in &sorted.manifests {
+        body.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.content));
+    }
+    let mut manifest = format!("{}\n", body.trim());
+    for h in &sorted.hooks {
+        if o.skip_tests && h.events.iter().any(|e| e == HOOK_TEST) {
+            continue;
+        }
+        manifest.push_str(&format!("---\n# Source: {}\n{}\n", h.source, h.content));
+    }
+    Ok(Rendered { values, manifest })
+}
