@@ -136,11 +136,7 @@ fn apply_tags(reqs: &mut [Dependency], cvals: &Map) {
                 _ => {}
             }
         }
-        if !has_true && has_false {
-            r.enabled = false;
-        } else {
-            r.enabled = true;
-        }
+        r.enabled = has_true || !has_false;
     }
 }
 

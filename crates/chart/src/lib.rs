@@ -10,6 +10,7 @@ pub mod glob;
 pub mod load;
 pub mod manifests;
 pub mod render;
+pub mod schema;
 pub mod template;
 pub mod toml;
 

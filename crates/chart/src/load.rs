@@ -208,9 +208,11 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                                 data: f.data,
                             })
                     }
-                    None if rest.ends_with(".tgz") => return Err(LoadError(format!(
+                    None if rest.ends_with(".tgz") => {
+                        return Err(LoadError(format!(
                         "{name}: packaged subcharts are not supported yet; unpack it into charts/"
-                    ))),
+                    )))
+                    }
                     None => chart.files.push(f),
                 }
             }

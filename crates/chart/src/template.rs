@@ -144,6 +144,13 @@ pub fn template(
     let mut warnings = Vec::new();
     let values = capstan_values::coalesce_values(&chart_values(&chart), &user, &mut warnings)
         .map_err(TemplateError::Values)?;
+    if !o.skip_schema_validation {
+        crate::schema::validate_chart(&chart, &values).map_err(|report| {
+            TemplateError::Values(format!(
+                "values don't meet the specifications of the schema(s) in the following chart(s):\n{report}"
+            ))
+        })?;
+    }
     let (caps, kube) = capabilities(o).map_err(TemplateError::Values)?;
     if !chart.metadata.kube_version.is_empty()
         && !capstan_sprig::semver_compare(&chart.metadata.kube_version, &kube).unwrap_or(false)
