@@ -65,6 +65,9 @@ pub struct Lexer<'a> {
     line: usize,
     tokens: Vec<Token>,
     paren_depth: usize,
+    /// The last position whose line was computed, and that line (tokens come mostly in
+    /// order, so lines are counted incrementally).
+    line_cache: (usize, usize),
 }
 
 fn line_at(src: &str, pos: usize) -> usize {
@@ -75,12 +78,28 @@ fn line_at(src: &str, pos: usize) -> usize {
 }
 
 impl<'a> Lexer<'a> {
+    fn line_of(&mut self, pos: usize) -> usize {
+        let (cached_pos, cached_line) = self.line_cache;
+        let line = if pos >= cached_pos && pos <= self.src.len() {
+            cached_line
+                + self.src.as_bytes()[cached_pos..pos]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count()
+        } else {
+            line_at(self.src, pos)
+        };
+        self.line_cache = (pos.min(self.src.len()), line);
+        line
+    }
+
     fn emit(&mut self, kind: Kind, start: usize, end: usize) {
+        let line = self.line_of(start);
         self.tokens.push(Token {
             kind,
             pos: start,
             text: self.src[start..end].to_string(),
-            line: line_at(self.src, start),
+            line,
         });
     }
 
@@ -104,6 +123,7 @@ impl<'a> Lexer<'a> {
             line: 1,
             tokens: Vec::new(),
             paren_depth: 0,
+            line_cache: (0, 1),
         };
         lx.text()?;
         let end = src.len();

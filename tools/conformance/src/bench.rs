@@ -1,6 +1,9 @@
 //! `conformance bench gotemplate DIR`: checks each benchmark template's output against
 //! its `.expected.txt`, then times warm renders and prints renders per second beside the
 //! Go figure from the folder's README (as a ratio).
+//! `conformance bench helm DIR`: checks the chart's output against `expected/` like a
+//! helm-values case, then times the full in-process `helm template` and compares it with
+//! the README's Go figures for the full render.
 
 use crate::gotemplate_suite::{engine, parse_data};
 use std::path::Path;
@@ -101,4 +104,49 @@ pub fn run_gotemplate(dir: &Path, iterations: Option<usize>) -> Result<bool, Str
         );
     }
     Ok(all_ok)
+}
+
+/// The Go full-render figures (ms per operation) from the helm bench README's row (b).
+fn go_full_render_ms(readme: &str) -> Vec<f64> {
+    readme
+        .lines()
+        .find(|l| l.starts_with("| (b)"))
+        .map(|l| {
+            l.split('|')
+                .filter_map(|c| c.trim().strip_suffix(" ms"))
+                .filter_map(|c| c.trim().parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Runs the Helm benchmark; returns false when the output differs from Go's.
+pub fn run_helm(dir: &Path, iterations: Option<usize>) -> Result<bool, String> {
+    let readme = std::fs::read_to_string(dir.join("README.md"))
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let check = crate::helm_values_suite::run_case(dir, "helm bench".into());
+    if let Some(f) = &check.failure {
+        println!("FAIL helm bench output differs from Go's: {}", f.summary);
+        return Ok(false);
+    }
+    let inputs: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("inputs.json"))
+            .map_err(|e| format!("inputs.json: {e}"))?,
+    )
+    .map_err(|e| format!("inputs.json: {e}"))?;
+    let opts = crate::helm_values_suite::options(&inputs);
+    let n = iterations.unwrap_or(200);
+    let chart = dir.join("chart");
+    let start = Instant::now();
+    for _ in 0..n {
+        capstan_chart::template(&chart, dir, &opts).map_err(|e| e.to_string())?;
+    }
+    let ms = start.elapsed().as_secs_f64() * 1000.0 / n as f64;
+    let go = go_full_render_ms(&readme);
+    let ratios: Vec<String> = go.iter().map(|g| format!("{:.1}x", g / ms)).collect();
+    println!(
+        "helm full render (merge -f + load + dependencies + coalesce + schema + render + sort): {ms:.3} ms/op over {n}; Go {go:?} ms -> {} faster",
+        ratios.join(" / ")
+    );
+    Ok(true)
 }

@@ -22,7 +22,7 @@ fn strings(j: &J, key: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn options(inputs: &J) -> TemplateOptions {
+pub(crate) fn options(inputs: &J) -> TemplateOptions {
     let release = &inputs["release"];
     TemplateOptions {
         release_name: release["name"].as_str().unwrap_or("").to_string(),
@@ -44,7 +44,7 @@ fn options(inputs: &J) -> TemplateOptions {
     }
 }
 
-fn run_case(dir: &Path, id: String) -> CaseResult {
+pub(crate) fn run_case(dir: &Path, id: String) -> CaseResult {
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
     let Some(inputs) = read("inputs.json").and_then(|t| serde_json::from_str::<J>(&t).ok()) else {
         return CaseResult::fail(id, "unreadable inputs.json", "");

@@ -8,7 +8,7 @@
 
 pub mod bench;
 mod gotemplate_suite;
-mod helm_values_suite;
+pub(crate) mod helm_values_suite;
 pub mod report;
 mod strvals_suite;
 pub mod tree;

@@ -7,7 +7,7 @@ use capstan_conformance::{default_path, run_suite, update_passing, SUITES};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: conformance <suite> <path> [-v] [--update-passing]\n       conformance bench gotemplate <dir> [--iterations N]\n       conformance --update-passing [--shared DIR]\nsuites: yaml, gotemplate, strvals, helm-values, hcl, env-merge, helmfile-e2e";
+const USAGE: &str = "usage: conformance <suite> <path> [-v] [--update-passing]\n       conformance bench gotemplate|helm <dir> [--iterations N]\n       conformance --update-passing [--shared DIR]\nsuites: yaml, gotemplate, strvals, helm-values, hcl, env-merge, helmfile-e2e";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -50,6 +50,19 @@ fn main() -> ExitCode {
         return match positional.as_slice() {
             [_, suite, dir] if suite.as_str() == "gotemplate" => {
                 match capstan_conformance::bench::run_gotemplate(
+                    std::path::Path::new(dir.as_str()),
+                    iterations,
+                ) {
+                    Ok(true) => ExitCode::SUCCESS,
+                    Ok(false) => ExitCode::FAILURE,
+                    Err(e) => {
+                        eprintln!("conformance bench: {e}");
+                        ExitCode::from(2)
+                    }
+                }
+            }
+            [_, suite, dir] if suite.as_str() == "helm" => {
+                match capstan_conformance::bench::run_helm(
                     std::path::Path::new(dir.as_str()),
                     iterations,
                 ) {
