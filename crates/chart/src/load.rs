@@ -89,6 +89,12 @@ pub struct LoadError(pub String);
 
 /// Loads a chart directory.
 pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
+    if !dir.exists() {
+        return Err(LoadError(format!(
+            "path {:?} not found",
+            dir.display().to_string()
+        )));
+    }
     let mut files = Vec::new();
     let ignore = IgnoreRules::read(dir);
     walk(dir, "", &ignore, &mut files)?;

@@ -1,0 +1,173 @@
+//! `capstan chart template` and `capstan chart values`: Helm's `template` command and the
+//! final `.Values` of a chart, computed in-process with Helm's value flags.
+
+use capstan_chart::{template, TemplateOptions};
+use capstan_values::UserValues;
+use clap::{Args, Subcommand, ValueEnum};
+use std::path::Path;
+
+#[derive(Subcommand)]
+pub enum ChartCommand {
+    /// Render a chart's manifests exactly as `helm template NAME CHART` prints them.
+    Template {
+        /// The release name.
+        name: String,
+        /// The chart directory.
+        chart: String,
+        #[command(flatten)]
+        flags: RenderFlags,
+        /// Only print manifests rendered from these templates (glob, e.g. `templates/cm.yaml`).
+        #[arg(short = 's', long = "show-only")]
+        show_only: Vec<String>,
+    },
+    /// Print the final `.Values` the chart's templates see.
+    Values {
+        /// The chart directory.
+        chart: String,
+        #[command(flatten)]
+        flags: RenderFlags,
+        /// Output format.
+        #[arg(short, long, value_enum, default_value_t = Output::Yaml)]
+        output: Output,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Output {
+    Yaml,
+    Json,
+}
+
+/// Helm's value and rendering flags.
+#[derive(Args)]
+pub struct RenderFlags {
+    /// Values files, applied in order (later wins).
+    #[arg(short = 'f', long = "values", value_delimiter = ',')]
+    values: Vec<String>,
+    /// Set values (`a.b=1,c={x,y}`), types inferred.
+    #[arg(long)]
+    set: Vec<String>,
+    /// Set values as strings.
+    #[arg(long = "set-string")]
+    set_string: Vec<String>,
+    /// Set values from files (`key=path`).
+    #[arg(long = "set-file")]
+    set_file: Vec<String>,
+    /// Set JSON values (`a.b=[1,2]` or a whole JSON object).
+    #[arg(long = "set-json")]
+    set_json: Vec<String>,
+    /// Set a literal string value (no escapes, no commas splitting).
+    #[arg(long = "set-literal")]
+    set_literal: Vec<String>,
+    /// The release namespace.
+    #[arg(short = 'n', long, default_value = "default")]
+    namespace: String,
+    /// Print the chart's CRDs first.
+    #[arg(long = "include-crds")]
+    include_crds: bool,
+    /// Leave out test hooks.
+    #[arg(long = "skip-tests")]
+    skip_tests: bool,
+    /// Render as an upgrade (`.Release.IsUpgrade`).
+    #[arg(long = "is-upgrade")]
+    is_upgrade: bool,
+    /// The Kubernetes version for `.Capabilities`.
+    #[arg(long = "kube-version", default_value = "")]
+    kube_version: String,
+    /// Extra API versions for `.Capabilities.APIVersions`.
+    #[arg(short = 'a', long = "api-versions", value_delimiter = ',')]
+    api_versions: Vec<String>,
+    /// Do not check values against `values.schema.json`.
+    #[arg(long = "skip-schema-validation")]
+    skip_schema_validation: bool,
+}
+
+impl RenderFlags {
+    fn options(self, release: &str) -> TemplateOptions {
+        TemplateOptions {
+            release_name: release.to_string(),
+            namespace: self.namespace,
+            values: UserValues {
+                files: self.values,
+                set_json: self.set_json,
+                set: self.set,
+                set_string: self.set_string,
+                set_file: self.set_file,
+                set_literal: self.set_literal,
+            },
+            include_crds: self.include_crds,
+            is_upgrade: self.is_upgrade,
+            skip_tests: self.skip_tests,
+            kube_version: self.kube_version,
+            api_versions: self.api_versions,
+            skip_schema_validation: self.skip_schema_validation,
+        }
+    }
+}
+
+pub fn run(cmd: ChartCommand) -> Result<String, String> {
+    let cwd = Path::new(".");
+    match cmd {
+        ChartCommand::Template {
+            name,
+            chart,
+            flags,
+            show_only,
+        } => {
+            let r = template(Path::new(&chart), cwd, &flags.options(&name))
+                .map_err(|e| e.to_string())?;
+            if show_only.is_empty() {
+                Ok(r.manifest)
+            } else {
+                select(&r.manifest, &show_only)
+            }
+        }
+        ChartCommand::Values {
+            chart,
+            flags,
+            output,
+        } => {
+            let r = template(Path::new(&chart), cwd, &flags.options("release-name"))
+                .map_err(|e| e.to_string())?;
+            let v = capstan_value::Value::map_from(r.values);
+            match output {
+                Output::Yaml => capstan_yaml::encode_helm(&v).map_err(|e| e.to_string()),
+                Output::Json => capstan_value::json::to_json(
+                    &v,
+                    capstan_value::json::JsonStyle {
+                        escape_html: false,
+                        indent: Some("  "),
+                    },
+                )
+                .map(|s| s + "\n"),
+            }
+        }
+    }
+}
+
+/// Helm's `--show-only`: the documents whose `# Source:` path (without the chart name)
+/// matches one of the patterns, in output order.
+fn select(manifest: &str, patterns: &[String]) -> Result<String, String> {
+    let docs = capstan_chart::manifests::split_documents(manifest);
+    let mut out = String::new();
+    for p in patterns {
+        let mut found = false;
+        for d in &docs {
+            let Some(source) = d.strip_prefix("# Source: ") else {
+                continue;
+            };
+            let path = source.lines().next().unwrap_or("");
+            let Some((_, rel)) = path.split_once('/') else {
+                continue;
+            };
+            if capstan_chart::glob::glob_match(p, rel) {
+                out.push_str(&format!("---\n{}\n", d.trim_end()));
+                found = true;
+            }
+        }
+        if !found {
+            return Err(format!("could not find template {p} in chart"));
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,75 @@
+//! Snapshot tests of the `capstan` binary on the chart in `examples/`.
+
+use std::process::Command;
+
+fn capstan(args: &[&str]) -> (String, String, i32) {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(args)
+        .current_dir(root)
+        .output()
+        .expect("running capstan");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn chart_template_example_with_prod_values() {
+    let (out, err, code) = capstan(&[
+        "chart",
+        "template",
+        "demo",
+        "examples/webapp",
+        "-f",
+        "examples/webapp/values-prod.yaml",
+    ]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn chart_template_show_only() {
+    let (out, _, code) = capstan(&[
+        "chart",
+        "template",
+        "demo",
+        "examples/webapp",
+        "-s",
+        "templates/service.yaml",
+    ]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn chart_values_with_set_disabling_the_subchart() {
+    let (out, _, code) = capstan(&[
+        "chart",
+        "values",
+        "examples/webapp",
+        "--set",
+        "cache.enabled=false,replicaCount=2",
+    ]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn errors_go_to_stderr_with_nonzero_exit() {
+    let (out, err, code) = capstan(&[
+        "chart",
+        "template",
+        "demo",
+        "examples/webapp",
+        "--set",
+        "a[x]=1",
+    ]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    insta::assert_snapshot!(err);
+    let (out, err, code) = capstan(&["chart", "template", "demo", "examples/missing"]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert_eq!(err, "Error: path \"examples/missing\" not found\n");
+}
