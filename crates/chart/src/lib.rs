@@ -2,6 +2,7 @@
 //! tags, import-values), Helm's template functions and engine, manifest sorting and the
 //! in-process `helm template` (`template::template`).
 
+pub mod archive;
 pub mod capabilities;
 pub mod dependencies;
 pub mod files;

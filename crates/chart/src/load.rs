@@ -1,7 +1,7 @@
 //! The chart model and loading a chart directory the way Helm's loader does: `Chart.yaml`
 //! (validated), `values.yaml`, `values.schema.json`, `templates/`, `charts/<sub>/`
 //! (recursively), every other file as a chart file, `.helmignore` honoured.
-//! Packaged `.tgz` charts are not read yet.
+//! A packaged chart (`.tgz`, also as a subchart in `charts/`) is read by `archive`.
 
 use crate::glob::glob_match;
 use capstan_value::{Str, Value};
@@ -87,13 +87,17 @@ impl Chart {
 #[error("{0}")]
 pub struct LoadError(pub String);
 
-/// Loads a chart directory.
+/// Loads a chart directory or a packaged chart (`.tgz`).
 pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
     if !dir.exists() {
         return Err(LoadError(format!(
             "path {:?} not found",
             dir.display().to_string()
         )));
+    }
+    if dir.is_file() {
+        let data = std::fs::read(dir).map_err(|e| LoadError(format!("{}: {e}", dir.display())))?;
+        return from_files(crate::archive::read_archive(&data)?);
     }
     let mut files = Vec::new();
     let ignore = IgnoreRules::read(dir);
@@ -188,6 +192,7 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
     let mut chart = Chart::default();
     let mut saw_chart_yaml = false;
     let mut subcharts: BTreeMap<String, Vec<ChartFile>> = BTreeMap::new();
+    let mut packaged: Vec<(String, Vec<ChartFile>)> = Vec::new();
     for f in files {
         match f.name.as_str() {
             "Chart.yaml" => {
@@ -214,10 +219,10 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                                 data: f.data,
                             })
                     }
-                    None if rest.ends_with(".tgz") => {
-                        return Err(LoadError(format!(
-                        "{name}: packaged subcharts are not supported yet; unpack it into charts/"
-                    )))
+                    None if rest.ends_with(".tgz") || rest.ends_with(".tar.gz") => {
+                        let files = crate::archive::read_archive(&f.data)
+                            .map_err(|e| LoadError(format!("{name}: {e}")))?;
+                        packaged.push((rest.to_string(), files));
                     }
                     None => chart.files.push(f),
                 }
@@ -229,7 +234,7 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
         return Err(LoadError("Chart.yaml file is missing".into()));
     }
     validate(&chart.metadata)?;
-    for (dir, files) in subcharts {
+    for (dir, files) in subcharts.into_iter().chain(packaged) {
         let sub = from_files(files).map_err(|e| {
             LoadError(format!(
                 "error unpacking subchart {dir} in {}: {e}",
