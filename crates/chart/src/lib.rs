@@ -5,6 +5,7 @@
 pub mod archive;
 pub mod capabilities;
 pub mod dependencies;
+pub mod explain;
 pub mod files;
 pub mod funcs;
 pub mod glob;

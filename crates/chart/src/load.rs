@@ -48,6 +48,10 @@ pub struct Chart {
     pub metadata: Metadata,
     /// `values.yaml`, decoded as Helm does.
     pub values: Map,
+    /// `values.yaml` as written (for positions and warnings).
+    pub values_text: String,
+    /// For a subchart: its entry under the parent's `charts/` (folder or archive name).
+    pub dir: String,
     pub schema: Option<Vec<u8>>,
     /// Files under `templates/`, in path order.
     pub templates: Vec<ChartFile>,
@@ -201,7 +205,8 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                     .map_err(|e| LoadError(format!("cannot load Chart.yaml: {e}")))?;
             }
             "values.yaml" => {
-                let v = capstan_yaml::decode_helm(&String::from_utf8_lossy(&f.data))
+                chart.values_text = String::from_utf8_lossy(&f.data).into_owned();
+                let v = capstan_yaml::decode_helm(&chart.values_text)
                     .map_err(|e| LoadError(format!("cannot load values.yaml: {e}")))?;
                 chart.values = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
             }
@@ -235,12 +240,13 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
     }
     validate(&chart.metadata)?;
     for (dir, files) in subcharts.into_iter().chain(packaged) {
-        let sub = from_files(files).map_err(|e| {
+        let mut sub = from_files(files).map_err(|e| {
             LoadError(format!(
                 "error unpacking subchart {dir} in {}: {e}",
                 chart.name()
             ))
         })?;
+        sub.dir = dir.clone();
         chart.dependencies.push(sub);
     }
     Ok(chart)

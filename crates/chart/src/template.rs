@@ -113,6 +113,17 @@ fn capabilities(o: &TemplateOptions) -> Result<(Value, String), String> {
     Ok((Value::map_from(caps), version))
 }
 
+/// Reads a `-f`/`--set-file` path relative to `cwd`, failing with Go's `open` text.
+pub fn read_file(cwd: &Path, p: &str) -> Result<String, String> {
+    std::fs::read_to_string(cwd.join(p)).map_err(|e| {
+        let reason = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+            _ => e.to_string(),
+        };
+        format!("open {p}: {reason}")
+    })
+}
+
 /// Runs `helm template NAME CHART_DIR` with `cwd` as the directory `-f` paths are
 /// relative to.
 pub fn template(
@@ -120,15 +131,7 @@ pub fn template(
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<Rendered, TemplateError> {
-    let read = |p: &str| {
-        std::fs::read_to_string(cwd.join(p)).map_err(|e| {
-            let reason = match e.kind() {
-                std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-                _ => e.to_string(),
-            };
-            format!("open {p}: {reason}")
-        })
-    };
+    let read = |p: &str| read_file(cwd, p);
     let user = o.values.merge(&read).map_err(TemplateError::Values)?;
     let mut chart = load_dir(chart_dir).map_err(|e| TemplateError::Load(e.0))?;
     if !chart.metadata.chart_type.is_empty() && chart.metadata.chart_type != "application" {

@@ -2,7 +2,7 @@
 //! final `.Values` of a chart, computed in-process with Helm's value flags.
 
 use capstan_chart::{template, TemplateOptions};
-use capstan_values::UserValues;
+use capstan_values::{provenance, UserValues};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::Path;
 
@@ -16,6 +16,9 @@ pub enum ChartCommand {
         chart: String,
         #[command(flatten)]
         flags: RenderFlags,
+        /// Turn warnings about value traps into errors.
+        #[arg(long)]
+        strict: bool,
         /// Only print manifests rendered from these templates (glob, e.g. `templates/cm.yaml`).
         #[arg(short = 's', long = "show-only")]
         show_only: Vec<String>,
@@ -29,6 +32,12 @@ pub enum ChartCommand {
         /// Output format.
         #[arg(short, long, value_enum, default_value_t = Output::Yaml)]
         output: Output,
+        /// List every leaf with the layer that set it and the ones it overrode.
+        #[arg(long)]
+        explain: bool,
+        /// Turn warnings about value traps into errors.
+        #[arg(long)]
+        strict: bool,
     },
 }
 
@@ -112,10 +121,12 @@ pub fn run(cmd: ChartCommand) -> Result<String, String> {
             name,
             chart,
             flags,
+            strict,
             show_only,
         } => {
-            let r = template(Path::new(&chart), cwd, &flags.options(&name))
-                .map_err(|e| e.to_string())?;
+            let opts = flags.options(&name);
+            let r = template(Path::new(&chart), cwd, &opts).map_err(|e| e.to_string())?;
+            warn(Path::new(&chart), &opts, &r.values, strict)?;
             if show_only.is_empty() {
                 Ok(r.manifest)
             } else {
@@ -126,9 +137,16 @@ pub fn run(cmd: ChartCommand) -> Result<String, String> {
             chart,
             flags,
             output,
+            explain,
+            strict,
         } => {
-            let r = template(Path::new(&chart), cwd, &flags.options("release-name"))
-                .map_err(|e| e.to_string())?;
+            let opts = flags.options("release-name");
+            let r = template(Path::new(&chart), cwd, &opts).map_err(|e| e.to_string())?;
+            warn(Path::new(&chart), &opts, &r.values, strict)?;
+            if explain {
+                let layers = capstan_chart::explain::layers(Path::new(&chart), cwd, &opts)?;
+                return Ok(explain_text(&r.values, &layers.layers));
+            }
             let v = capstan_value::Value::map_from(r.values);
             match output {
                 Output::Yaml => capstan_yaml::encode_helm(&v).map_err(|e| e.to_string()),
@@ -143,6 +161,54 @@ pub fn run(cmd: ChartCommand) -> Result<String, String> {
             }
         }
     }
+}
+
+type Values = std::collections::BTreeMap<capstan_value::Str, capstan_value::Value>;
+
+/// Prints the value-trap warnings on stderr; with `strict`, any warning is an error.
+fn warn(chart: &Path, opts: &TemplateOptions, values: &Values, strict: bool) -> Result<(), String> {
+    let layers = capstan_chart::explain::layers(chart, Path::new("."), opts)?;
+    let mut traps = layers.warnings.clone();
+    traps.extend(provenance::traps(values, &layers.layers, layers.user_from));
+    for t in &traps {
+        eprintln!("warning: {}: {}", t.path, t.message);
+    }
+    if strict && !traps.is_empty() {
+        return Err(format!("{} warning(s) and --strict is set", traps.len()));
+    }
+    Ok(())
+}
+
+fn show(v: &capstan_value::Value) -> String {
+    capstan_value::json::to_json(
+        v,
+        capstan_value::json::JsonStyle {
+            escape_html: false,
+            indent: None,
+        },
+    )
+    .unwrap_or_else(|_| v.to_string())
+}
+
+/// One line per leaf: `path = value  <- origin (kind)`, then what it overrode.
+fn explain_text(values: &Values, layers: &[provenance::Layer]) -> String {
+    let mut out = String::new();
+    for e in provenance::explain(values, layers) {
+        out.push_str(&format!("{} = {}", e.path, show(&e.value)));
+        match &e.winner {
+            Some(w) => out.push_str(&format!("  <- {} ({})\n", w.origin, w.kind)),
+            None => out.push_str("  <- computed (import-values or globals)\n"),
+        }
+        for o in &e.overridden {
+            out.push_str(&format!(
+                "    overrides {} = {} ({})\n",
+                o.origin,
+                show(&o.value),
+                o.kind
+            ));
+        }
+    }
+    out
 }
 
 /// Helm's `--show-only`: the documents whose `# Source:` path (without the chart name)

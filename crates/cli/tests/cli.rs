@@ -26,7 +26,13 @@ fn chart_template_example_with_prod_values() {
         "-f",
         "examples/webapp/values-prod.yaml",
     ]);
-    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(code, 0);
+    assert!(
+        err.starts_with(
+            "warning: env: the list from examples/webapp/values-prod.yaml:2:1 (-f) replaces"
+        ),
+        "{err}"
+    );
     insta::assert_snapshot!(out);
 }
 
@@ -72,4 +78,40 @@ fn errors_go_to_stderr_with_nonzero_exit() {
     let (out, err, code) = capstan(&["chart", "template", "demo", "examples/missing"]);
     assert_eq!((code, out.as_str()), (1, ""));
     assert_eq!(err, "Error: path \"examples/missing\" not found\n");
+}
+
+const TRAPS: &str = "crates/cli/tests/charts/traps";
+
+#[test]
+fn chart_values_explain_with_subchart_and_list_replacement() {
+    let user = format!("{TRAPS}/user.yaml");
+    let (out, _, code) = capstan(&["chart", "values", TRAPS, "-f", &user, "--set", "db.port=1"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("traps_values", out);
+    let (out, err, code) = capstan(&[
+        "chart",
+        "values",
+        TRAPS,
+        "-f",
+        &user,
+        "--set",
+        "db.port=1",
+        "--explain",
+    ]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("traps_explain", out);
+    insta::assert_snapshot!("traps_warnings", err);
+}
+
+#[test]
+fn strict_turns_warnings_into_errors() {
+    let user = format!("{TRAPS}/user.yaml");
+    let (out, err, code) = capstan(&["chart", "template", "r", TRAPS, "-f", &user, "--strict"]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(
+        err.ends_with("Error: 5 warning(s) and --strict is set\n"),
+        "{err}"
+    );
+    let (_, err, code) = capstan(&["chart", "template", "r", "examples/webapp", "--strict"]);
+    assert_eq!((code, err.as_str()), (0, ""));
 }

@@ -1,8 +1,9 @@
 //! Helm values: the `--set` family of flags (`strvals`), the user's value flags merged as
 //! Helm does (`user`) and Helm's coalescing with chart defaults (`coalesce`). Provenance
-//! comes later.
+//! of each leaf (`provenance`) is computed on demand, off the hot path.
 
 pub mod coalesce;
+pub mod provenance;
 pub mod strvals;
 pub mod user;
 

@@ -1,0 +1,200 @@
+//! The value layers of one chart render, for `capstan chart values --explain` and the
+//! trap warnings: every chart's `values.yaml` at its place in the tree (deepest lowest),
+//! then the user's `-f` files and flag expressions in Helm's order. Also the warnings
+//! that need the chart: numbers that will print differently than written, and values
+//! for a subchart that never reach it.
+
+use crate::dependencies::process_dependencies;
+use crate::load::{load_dir, Chart};
+use crate::template::{read_file, TemplateOptions};
+use capstan_value::Str;
+use capstan_values::provenance::{Layer, Trap};
+use capstan_values::{merge_set_json, parse_into, Flag};
+use capstan_yaml::Generation;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The layers, lowest priority first, and the index of the first user layer.
+pub struct Layers {
+    pub layers: Vec<Layer>,
+    pub user_from: usize,
+    /// Warnings found while reading the layers.
+    pub warnings: Vec<Trap>,
+}
+
+fn yaml_layer(
+    label: String,
+    kind: String,
+    prefix: Vec<Str>,
+    text: &str,
+    warnings: &mut Vec<Trap>,
+) -> Result<Layer, String> {
+    let values = capstan_yaml::decode_helm(text)
+        .map_err(|e| format!("{label}: {e}"))?
+        .as_map()
+        .map(|m| m.snapshot())
+        .unwrap_or_default();
+    let spans = capstan_yaml::spans(text, Generation::V2).ok().flatten();
+    for t in capstan_yaml::number_traps(text).unwrap_or_default() {
+        let mut full: Vec<capstan_value::Segment> = prefix
+            .iter()
+            .cloned()
+            .map(capstan_value::Segment::Key)
+            .collect();
+        full.extend(t.path.0.iter().cloned());
+        warnings.push(Trap {
+            path: capstan_value::Path(full),
+            message: format!(
+                "{label}:{}:{}: {} is read as a number and prints as {}; quote it to keep it as written",
+                t.span.start.line, t.span.start.column, t.written, t.printed
+            ),
+        });
+    }
+    Ok(Layer {
+        label,
+        kind,
+        prefix,
+        values,
+        spans,
+    })
+}
+
+fn chart_layers(
+    c: &Chart,
+    dir: &str,
+    prefix: Vec<Str>,
+    depth: usize,
+    out: &mut Vec<(usize, Layer)>,
+    warnings: &mut Vec<Trap>,
+) -> Result<(), String> {
+    let kind = if prefix.is_empty() {
+        "chart defaults".to_string()
+    } else {
+        format!("subchart {} defaults", c.name())
+    };
+    let label = format!("{dir}/values.yaml");
+    out.push((
+        depth,
+        yaml_layer(label, kind, prefix.clone(), &c.values_text, warnings)?,
+    ));
+    for d in &c.dependencies {
+        let mut p = prefix.clone();
+        p.push(Str::from(d.name()));
+        chart_layers(
+            d,
+            &format!("{dir}/charts/{}", d.dir),
+            p,
+            depth + 1,
+            out,
+            warnings,
+        )?;
+    }
+    Ok(())
+}
+
+/// Builds the layers of rendering `chart_dir` with `o`'s value flags.
+pub fn layers(chart_dir: &Path, cwd: &Path, o: &TemplateOptions) -> Result<Layers, String> {
+    let read = |p: &str| read_file(cwd, p);
+    let user = o.values.merge(&read)?;
+    let raw = load_dir(chart_dir).map_err(|e| e.0)?;
+    let mut chart = raw.clone();
+    process_dependencies(&mut chart, &user)?;
+    let mut warnings = Vec::new();
+    let mut tree = Vec::new();
+    chart_layers(
+        &chart,
+        &chart_dir.display().to_string(),
+        Vec::new(),
+        0,
+        &mut tree,
+        &mut warnings,
+    )?;
+    tree.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut layers: Vec<Layer> = tree.into_iter().map(|(_, l)| l).collect();
+    let user_from = layers.len();
+    for f in &o.values.files {
+        let text = read(f)?;
+        layers.push(yaml_layer(
+            f.clone(),
+            "-f".into(),
+            Vec::new(),
+            &text,
+            &mut warnings,
+        )?);
+    }
+    let mut flag_layer = |flag: Option<Flag>, name: &str, expr: &str| -> Result<(), String> {
+        let mut m = BTreeMap::new();
+        match flag {
+            None => merge_set_json(expr, &mut m)?,
+            Some(f) => parse_into(expr, f, &mut m, Some(&read))?,
+        }
+        layers.push(Layer {
+            label: format!("{name} {expr}"),
+            kind: name.to_string(),
+            prefix: Vec::new(),
+            values: m,
+            spans: None,
+        });
+        Ok(())
+    };
+    for e in &o.values.set_json {
+        flag_layer(None, "--set-json", e)?;
+    }
+    for (flag, exprs, name) in [
+        (Flag::Set, &o.values.set, "--set"),
+        (Flag::SetString, &o.values.set_string, "--set-string"),
+        (Flag::SetFile, &o.values.set_file, "--set-file"),
+        (Flag::SetLiteral, &o.values.set_literal, "--set-literal"),
+    ] {
+        for e in exprs {
+            flag_layer(Some(flag), name, e)?;
+        }
+    }
+    unreachable_subchart_values(&raw, &chart, &layers[user_from..], &mut warnings);
+    Ok(Layers {
+        layers,
+        user_from,
+        warnings,
+    })
+}
+
+/// Values under a subchart's chart name when the parent knows it by an alias, or under a
+/// subchart that is disabled: neither reaches the subchart.
+fn unreachable_subchart_values(
+    raw: &Chart,
+    processed: &Chart,
+    user: &[Layer],
+    warnings: &mut Vec<Trap>,
+) {
+    let used: Vec<&str> = processed.dependencies.iter().map(|d| d.name()).collect();
+    for dep in &raw.metadata.dependencies {
+        let reason = if !dep.alias.is_empty() && !used.contains(&dep.name.as_str()) {
+            Some((dep.name.clone(), format!("the subchart is used under its alias {:?}, so values under {:?} never reach it", dep.alias, dep.name)))
+        } else {
+            let name = if dep.alias.is_empty() {
+                &dep.name
+            } else {
+                &dep.alias
+            };
+            (!used.contains(&name.as_str())).then(|| (name.clone(), format!("subchart {name:?} is disabled (condition or tags), so these values are not used")))
+        };
+        let Some((key, message)) = reason else {
+            continue;
+        };
+        for l in user {
+            let only_switch = l
+                .values
+                .get(key.as_str())
+                .and_then(|v| v.as_map())
+                .is_some_and(|m| m.snapshot().keys().all(|k| &**k == "enabled"));
+            if l.values.contains_key(key.as_str()) && !only_switch {
+                warnings.push(Trap {
+                    path: capstan_value::Path(vec![capstan_value::Segment::Key(Str::from(
+                        key.as_str(),
+                    ))]),
+                    message: format!("{}: {message}", l.label),
+                });
+            }
+        }
+    }
+}
