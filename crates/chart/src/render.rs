@@ -130,7 +130,10 @@ pub fn render(
 ) -> Result<BTreeMap<String, String>, String> {
     let mut tpls = BTreeMap::new();
     collect(chart, None, values, ctx, &mut tpls);
-    let funcs = Arc::new(crate::funcs::helm_funcs());
+    static FUNCS: std::sync::OnceLock<Arc<capstan_gotmpl::FuncMap>> = std::sync::OnceLock::new();
+    let funcs = FUNCS
+        .get_or_init(|| Arc::new(crate::funcs::helm_funcs()))
+        .clone();
     let mut set = crate::funcs::helm_templates(funcs);
     let names = sorted_names(&tpls);
     for name in &names {

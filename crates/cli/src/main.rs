@@ -4,6 +4,11 @@
 
 mod chart;
 
+/// mimalloc: allocation-heavy YAML and template work runs about a third faster than with
+/// the system allocator (see `conformance bench helm`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 

@@ -3,6 +3,9 @@
 //! failed. `conformance --update-passing` with no suite runs every suite over
 //! `../shared` and grows the ratchet lists.
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use capstan_conformance::{default_path, run_suite, update_passing, SUITES};
 use std::path::PathBuf;
 use std::process::ExitCode;
