@@ -101,13 +101,18 @@ pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
     }
     if dir.is_file() {
         let data = std::fs::read(dir).map_err(|e| LoadError(format!("{}: {e}", dir.display())))?;
-        return from_files(crate::archive::read_archive(&data)?);
+        return load_archive(&data);
     }
     let mut files = Vec::new();
     let ignore = IgnoreRules::read(dir);
     walk(dir, "", &ignore, &mut files)?;
     files.sort_by(|a, b| a.name.cmp(&b.name));
     from_files(files)
+}
+
+/// Loads a packaged chart (`.tgz` bytes).
+pub fn load_archive(data: &[u8]) -> Result<Chart, LoadError> {
+    from_files(crate::archive::read_archive(data)?)
 }
 
 fn walk(
