@@ -22,31 +22,31 @@ pub fn read_archive_limited(
     max_file: u64,
 ) -> Result<Vec<ChartFile>, LoadError> {
     if data.len() < 2 || data[0] != 0x1f || data[1] != 0x8b {
-        return Err(LoadError(
-            "file does not appear to be a gzipped archive".into(),
+        return Err(LoadError::new(
+            "file does not appear to be a gzipped archive",
         ));
     }
     let gz = flate2::read::GzDecoder::new(data);
     let mut archive = tar::Archive::new(gz);
     let entries = archive
         .entries()
-        .map_err(|e| LoadError(format!("reading chart archive: {e}")))?;
+        .map_err(|e| LoadError::new(format!("reading chart archive: {e}")))?;
     let mut files = Vec::new();
     let mut total: u64 = 0;
     for entry in entries {
-        let mut entry = entry.map_err(|e| LoadError(format!("reading chart archive: {e}")))?;
+        let mut entry = entry.map_err(|e| LoadError::new(format!("reading chart archive: {e}")))?;
         let kind = entry.header().entry_type();
         if kind.is_dir() || kind.is_pax_global_extensions() || kind.is_pax_local_extensions() {
             continue;
         }
         let raw = String::from_utf8_lossy(&entry.path_bytes()).replace('\\', "/");
         if !kind.is_file() {
-            return Err(LoadError(format!(
+            return Err(LoadError::new(format!(
                 "chart archive entry {raw:?} is not a regular file"
             )));
         }
         if raw.starts_with('/') {
-            return Err(LoadError("chart illegally contains absolute paths".into()));
+            return Err(LoadError::new("chart illegally contains absolute paths"));
         }
         let inner = match raw.split_once('/') {
             Some((_, rest)) => rest.to_string(),
@@ -54,8 +54,8 @@ pub fn read_archive_limited(
         };
         let name = clean(&inner);
         if name == ".." || name.starts_with("../") {
-            return Err(LoadError(
-                "chart illegally references parent directory".into(),
+            return Err(LoadError::new(
+                "chart illegally references parent directory",
             ));
         }
         if name.is_empty() || name == "." {
@@ -65,23 +65,23 @@ pub fn read_archive_limited(
         let read = (&mut entry)
             .take(max_file + 1)
             .read_to_end(&mut buf)
-            .map_err(|e| LoadError(format!("reading chart archive: {e}")))?
+            .map_err(|e| LoadError::new(format!("reading chart archive: {e}")))?
             as u64;
         if read > max_file {
-            return Err(LoadError(format!(
+            return Err(LoadError::new(format!(
                 "decompressed chart file {raw:?} is larger than the maximum file size {max_file}"
             )));
         }
         total += read;
         if total > max_total {
-            return Err(LoadError(format!(
+            return Err(LoadError::new(format!(
                 "decompressed chart is larger than the maximum size {max_total}"
             )));
         }
         files.push(ChartFile { name, data: buf });
     }
     if files.is_empty() {
-        return Err(LoadError("no files in chart archive".into()));
+        return Err(LoadError::new("no files in chart archive"));
     }
     files.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(files)
@@ -145,9 +145,9 @@ mod tests {
     #[test]
     fn refuses_entries_outside_the_chart() {
         let e = read_archive(&tgz(&[("c/../../etc/passwd", b"x")])).unwrap_err();
-        assert_eq!(e.0, "chart illegally references parent directory");
+        assert_eq!(e.message, "chart illegally references parent directory");
         let e = read_archive(&tgz(&[("/etc/passwd", b"x")])).unwrap_err();
-        assert_eq!(e.0, "chart illegally contains absolute paths");
+        assert_eq!(e.message, "chart illegally contains absolute paths");
     }
 
     #[test]
@@ -157,13 +157,14 @@ mod tests {
         assert!(data.len() < 4096, "compresses well: {}", data.len());
         let e = read_archive_limited(&data, 100 * 1024, 50 * 1024).unwrap_err();
         assert!(
-            e.0.contains("larger than the maximum file size 51200"),
+            e.message
+                .contains("larger than the maximum file size 51200"),
             "{}",
-            e.0
+            e.message
         );
         let e = read_archive_limited(&data, 100 * 1024, 80 * 1024).unwrap_err();
         assert_eq!(
-            e.0,
+            e.message,
             "decompressed chart is larger than the maximum size 102400"
         );
     }

@@ -95,8 +95,8 @@ fn chart_layers(
 /// Builds the layers of rendering `chart_dir` with `o`'s value flags.
 pub fn layers(chart_dir: &Path, cwd: &Path, o: &TemplateOptions) -> Result<Layers, String> {
     let read = |p: &str| read_file(cwd, p);
-    let user = o.values.merge(&read)?;
-    let raw = load_dir(chart_dir).map_err(|e| e.0)?;
+    let user = o.values.merge(&read).map_err(|e| e.message)?;
+    let raw = load_dir(chart_dir).map_err(|e| e.message)?;
     let mut chart = raw.clone();
     process_dependencies(&mut chart, &user)?;
     let mut warnings = Vec::new();

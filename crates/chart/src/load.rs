@@ -86,21 +86,43 @@ impl Chart {
     }
 }
 
-/// A loading failure, with Helm's text.
+/// A loading failure, with Helm's text, and where it is when known.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct LoadError(pub String);
+#[error("{message}")]
+pub struct LoadError {
+    pub message: String,
+    /// The file inside the chart (`values.yaml`, `charts/db/Chart.yaml`).
+    pub file: Option<String>,
+    pub pos: Option<capstan_source::Pos>,
+}
+
+impl LoadError {
+    pub fn new(message: impl Into<String>) -> Self {
+        LoadError {
+            message: message.into(),
+            file: None,
+            pos: None,
+        }
+    }
+
+    fn in_file(mut self, file: &str, pos: Option<capstan_source::Pos>) -> Self {
+        self.file = Some(file.to_string());
+        self.pos = pos;
+        self
+    }
+}
 
 /// Loads a chart directory or a packaged chart (`.tgz`).
 pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
     if !dir.exists() {
-        return Err(LoadError(format!(
+        return Err(LoadError::new(format!(
             "path {:?} not found",
             dir.display().to_string()
         )));
     }
     if dir.is_file() {
-        let data = std::fs::read(dir).map_err(|e| LoadError(format!("{}: {e}", dir.display())))?;
+        let data =
+            std::fs::read(dir).map_err(|e| LoadError::new(format!("{}: {e}", dir.display())))?;
         return load_archive(&data);
     }
     let mut files = Vec::new();
@@ -122,7 +144,7 @@ fn walk(
     out: &mut Vec<ChartFile>,
 ) -> Result<(), LoadError> {
     let entries =
-        std::fs::read_dir(dir).map_err(|e| LoadError(format!("{}: {e}", dir.display())))?;
+        std::fs::read_dir(dir).map_err(|e| LoadError::new(format!("{}: {e}", dir.display())))?;
     let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
     entries.sort_by_key(|e| e.file_name());
     for e in entries {
@@ -142,7 +164,7 @@ fn walk(
             walk(&e.path(), &path, ignore, out)?;
         } else {
             let data = std::fs::read(e.path())
-                .map_err(|err| LoadError(format!("{}: {err}", e.path().display())))?;
+                .map_err(|err| LoadError::new(format!("{}: {err}", e.path().display())))?;
             out.push(ChartFile { name: path, data });
         }
     }
@@ -206,13 +228,18 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
         match f.name.as_str() {
             "Chart.yaml" => {
                 saw_chart_yaml = true;
-                chart.metadata = parse_metadata(&String::from_utf8_lossy(&f.data))
-                    .map_err(|e| LoadError(format!("cannot load Chart.yaml: {e}")))?;
+                chart.metadata =
+                    parse_metadata(&String::from_utf8_lossy(&f.data)).map_err(|(e, pos)| {
+                        LoadError::new(format!("cannot load Chart.yaml: {e}"))
+                            .in_file("Chart.yaml", pos)
+                    })?;
             }
             "values.yaml" => {
                 chart.values_text = String::from_utf8_lossy(&f.data).into_owned();
-                let v = capstan_yaml::decode_helm(&chart.values_text)
-                    .map_err(|e| LoadError(format!("cannot load values.yaml: {e}")))?;
+                let v = capstan_yaml::decode_helm(&chart.values_text).map_err(|e| {
+                    LoadError::new(format!("cannot load values.yaml: {e}"))
+                        .in_file("values.yaml", e.pos)
+                })?;
                 chart.values = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
             }
             "values.schema.json" => chart.schema = Some(f.data),
@@ -231,7 +258,7 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                     }
                     None if rest.ends_with(".tgz") || rest.ends_with(".tar.gz") => {
                         let files = crate::archive::read_archive(&f.data)
-                            .map_err(|e| LoadError(format!("{name}: {e}")))?;
+                            .map_err(|e| LoadError::new(format!("{name}: {e}")))?;
                         packaged.push((rest.to_string(), files));
                     }
                     None => chart.files.push(f),
@@ -241,15 +268,18 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
         }
     }
     if !saw_chart_yaml {
-        return Err(LoadError("Chart.yaml file is missing".into()));
+        return Err(LoadError::new("Chart.yaml file is missing"));
     }
     validate(&chart.metadata)?;
     for (dir, files) in subcharts.into_iter().chain(packaged) {
-        let mut sub = from_files(files).map_err(|e| {
-            LoadError(format!(
-                "error unpacking subchart {dir} in {}: {e}",
-                chart.name()
-            ))
+        let mut sub = from_files(files).map_err(|e| LoadError {
+            message: format!(
+                "error unpacking subchart {dir} in {}: {}",
+                chart.name(),
+                e.message
+            ),
+            file: e.file.map(|f| format!("charts/{dir}/{f}")),
+            pos: e.pos,
         })?;
         sub.dir = dir.clone();
         chart.dependencies.push(sub);
@@ -258,7 +288,7 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
 }
 
 fn validate(m: &Metadata) -> Result<(), LoadError> {
-    let err = |s: &str| Err(LoadError(format!("validation: {s}")));
+    let err = |s: &str| Err(LoadError::new(format!("validation: {s}")));
     if m.api_version.is_empty() {
         return err("chart.metadata.apiVersion is required");
     }
@@ -295,8 +325,12 @@ fn string_field(m: &Map, key: &str, ty: &str) -> Result<String, String> {
     }
 }
 
-fn parse_metadata(text: &str) -> Result<Metadata, String> {
-    let v = capstan_yaml::decode_helm_value(text).map_err(|e| e.to_string())?;
+fn parse_metadata(text: &str) -> Result<Metadata, (String, Option<capstan_source::Pos>)> {
+    let v = capstan_yaml::decode_helm_value(text).map_err(|e| (e.to_string(), e.pos))?;
+    metadata_fields(v).map_err(|e| (e, None))
+}
+
+fn metadata_fields(v: Value) -> Result<Metadata, String> {
     let raw = match &v {
         Value::Map(m) => m.snapshot(),
         Value::Nil => Map::new(),

@@ -19,6 +19,8 @@ pub struct RenderContext {
 }
 
 struct Renderable {
+    /// The file inside the top chart (`charts/db/templates/cm.yaml`).
+    file: String,
     text: String,
     scope: Map,
     base_path: String,
@@ -57,6 +59,7 @@ fn chart_object(c: &Chart, is_root: bool) -> Value {
 
 fn collect(
     c: &Chart,
+    dir: &str,
     parent_path: Option<&str>,
     parent_values: &Value,
     ctx: &RenderContext,
@@ -87,10 +90,9 @@ fn collect(
     scope.insert("Values".into(), values.clone());
     let mut subcharts = Map::new();
     for d in &c.dependencies {
-        subcharts.insert(
-            Str::from(d.name()),
-            collect(d, Some(&full_path), &values, ctx, out),
-        );
+        let sub_dir = format!("{dir}charts/{}/", d.dir);
+        let sub = collect(d, &sub_dir, Some(&full_path), &values, ctx, out);
+        subcharts.insert(Str::from(d.name()), sub);
     }
     scope.insert("Subcharts".into(), Value::map_from(subcharts));
     let library = c.metadata.chart_type == "library";
@@ -102,6 +104,7 @@ fn collect(
         out.insert(
             format!("{full_path}/{}", t.name),
             Renderable {
+                file: format!("{dir}{}", t.name),
                 text: String::from_utf8_lossy(&t.data).into_owned(),
                 scope: scope.clone(),
                 base_path: format!("{full_path}/templates"),
@@ -121,15 +124,37 @@ fn sorted_names(tpls: &BTreeMap<String, Renderable>) -> Vec<String> {
     keys
 }
 
+/// A render failure: Helm's text and, when known, the template file (inside the top
+/// chart), line and column.
+#[derive(Debug)]
+pub struct RenderError {
+    pub message: String,
+    pub at: Option<(String, u32, u32)>,
+}
+
+/// The first `template: NAME:LINE[:COL]:` location of a Go template error, as a file
+/// inside the chart.
+fn locate(raw: &str, tpls: &BTreeMap<String, Renderable>) -> Option<(String, u32, u32)> {
+    let rest = raw.strip_prefix("template: ")?;
+    let loc = rest.split(": ").next()?;
+    let mut parts = loc.rsplitn(3, ':');
+    let (a, b) = (parts.next()?, parts.next()?);
+    let (name, line, col) = match parts.next() {
+        Some(name) if b.parse::<u32>().is_ok() => (name, b.parse().ok()?, a.parse().unwrap_or(1)),
+        _ => (b, a.parse().ok()?, 1),
+    };
+    tpls.get(name).map(|r| (r.file.clone(), line, col))
+}
+
 /// Renders every template; the result maps template path to output (`<no value>`
 /// removed). `values` is the top chart's coalesced `.Values`.
 pub fn render(
     chart: &Chart,
     values: &Value,
     ctx: &RenderContext,
-) -> Result<BTreeMap<String, String>, String> {
+) -> Result<BTreeMap<String, String>, RenderError> {
     let mut tpls = BTreeMap::new();
-    collect(chart, None, values, ctx, &mut tpls);
+    collect(chart, "", None, values, ctx, &mut tpls);
     static FUNCS: std::sync::OnceLock<Arc<capstan_gotmpl::FuncMap>> = std::sync::OnceLock::new();
     let funcs = FUNCS
         .get_or_init(|| Arc::new(crate::funcs::helm_funcs()))
@@ -137,8 +162,10 @@ pub fn render(
     let mut set = crate::funcs::helm_templates(funcs);
     let names = sorted_names(&tpls);
     for name in &names {
-        set.parse(name, &tpls[name].text)
-            .map_err(|e| parse_error(name, &e))?;
+        set.parse(name, &tpls[name].text).map_err(|e| RenderError {
+            message: parse_error(name, &e),
+            at: locate(&e, &tpls),
+        })?;
     }
     let mut rendered = BTreeMap::new();
     for name in &names {
@@ -154,7 +181,10 @@ pub fn render(
         scope.insert("Template".into(), Value::map_from(template));
         let out = set
             .execute(name, &Value::map_from(scope))
-            .map_err(|e| exec_error(name, &e.0))?;
+            .map_err(|e| RenderError {
+                message: exec_error(name, &e.0),
+                at: locate(&e.0, &tpls),
+            })?;
         rendered.insert(name.clone(), out.replace("<no value>", ""));
     }
     Ok(rendered)

@@ -9,7 +9,7 @@ use crate::render::{render, RenderContext};
 use capstan_value::{Str, Value};
 use capstan_values::UserValues;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 type Map = BTreeMap<Str, Value>;
 
@@ -43,17 +43,72 @@ pub struct Rendered {
     pub manifest: String,
 }
 
+/// Which step of `helm template` failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    Values,
+    Load,
+    Dependencies,
+    /// Rendering and sorting; Helm adds its `--debug` hint to these.
+    Render,
+}
+
+/// A place in a file on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub file: PathBuf,
+    pub line: u32,
+    pub column: u32,
+}
+
 /// Why `helm template` failed; `Display` is what Helm prints after `Error: `.
-#[derive(Debug, thiserror::Error)]
-pub enum TemplateError {
-    #[error("{0}")]
-    Values(String),
-    #[error("{0}")]
-    Load(String),
-    #[error("{0}")]
-    Dependencies(String),
-    #[error("{0}\n\nUse --debug flag to render out invalid YAML")]
-    Render(String),
+#[derive(Debug)]
+pub struct TemplateError {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// Where the problem is, when it is in a file on disk.
+    pub location: Option<Location>,
+}
+
+impl std::fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            ErrorKind::Render => write!(
+                f,
+                "{}\n\nUse --debug flag to render out invalid YAML",
+                self.message
+            ),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for TemplateError {}
+
+impl TemplateError {
+    fn new(kind: ErrorKind, message: String) -> Self {
+        TemplateError {
+            kind,
+            message,
+            location: None,
+        }
+    }
+    fn values(message: String) -> Self {
+        Self::new(ErrorKind::Values, message)
+    }
+    fn load(message: String) -> Self {
+        Self::new(ErrorKind::Load, message)
+    }
+    fn dependencies(message: String) -> Self {
+        Self::new(ErrorKind::Dependencies, message)
+    }
+    fn render(message: String) -> Self {
+        Self::new(ErrorKind::Render, message)
+    }
+    fn at(mut self, file: PathBuf, line: u32, column: u32) -> Self {
+        self.location = Some(Location { file, line, column });
+        self
+    }
 }
 
 const HOOK_TEST: &str = "test";
@@ -113,6 +168,15 @@ fn capabilities(o: &TemplateOptions) -> Result<(Value, String), String> {
     Ok((Value::map_from(caps), version))
 }
 
+/// `path` seen from the process: as given when `cwd` is the current directory.
+fn relative_to(cwd: &Path, path: &str) -> PathBuf {
+    if cwd == Path::new(".") {
+        PathBuf::from(path)
+    } else {
+        cwd.join(path)
+    }
+}
+
 /// Reads a `-f`/`--set-file` path relative to `cwd`, failing with Go's `open` text.
 pub fn read_file(cwd: &Path, p: &str) -> Result<String, String> {
     std::fs::read_to_string(cwd.join(p)).map_err(|e| {
@@ -132,33 +196,45 @@ pub fn template(
     o: &TemplateOptions,
 ) -> Result<Rendered, TemplateError> {
     let read = |p: &str| read_file(cwd, p);
-    let user = o.values.merge(&read).map_err(TemplateError::Values)?;
-    let mut chart = load_dir(chart_dir).map_err(|e| TemplateError::Load(e.0))?;
+    let user = o.values.merge(&read).map_err(|e| {
+        let err = TemplateError::values(e.message);
+        match (e.file, e.pos) {
+            (Some(f), Some(p)) => err.at(relative_to(cwd, &f), p.line, p.column),
+            _ => err,
+        }
+    })?;
+    let mut chart = load_dir(chart_dir).map_err(|e| {
+        let err = TemplateError::load(e.message);
+        match (e.file, e.pos) {
+            (Some(f), Some(p)) if chart_dir.is_dir() => err.at(chart_dir.join(f), p.line, p.column),
+            _ => err,
+        }
+    })?;
     if !chart.metadata.chart_type.is_empty() && chart.metadata.chart_type != "application" {
-        return Err(TemplateError::Load(format!(
+        return Err(TemplateError::load(format!(
             "{} charts are not installable",
             chart.metadata.chart_type
         )));
     }
-    check_dependencies(&chart).map_err(TemplateError::Dependencies)?;
+    check_dependencies(&chart).map_err(TemplateError::dependencies)?;
     process_dependencies(&mut chart, &user).map_err(|e| {
-        TemplateError::Dependencies(format!("chart dependencies processing failed: {e}"))
+        TemplateError::dependencies(format!("chart dependencies processing failed: {e}"))
     })?;
     let mut warnings = Vec::new();
     let values = capstan_values::coalesce_values(&chart_values(&chart), &user, &mut warnings)
-        .map_err(TemplateError::Values)?;
+        .map_err(TemplateError::values)?;
     if !o.skip_schema_validation {
         crate::schema::validate_chart(&chart, &values).map_err(|report| {
-            TemplateError::Values(format!(
+            TemplateError::values(format!(
                 "values don't meet the specifications of the schema(s) in the following chart(s):\n{report}"
             ))
         })?;
     }
-    let (caps, kube) = capabilities(o).map_err(TemplateError::Values)?;
+    let (caps, kube) = capabilities(o).map_err(TemplateError::values)?;
     if !chart.metadata.kube_version.is_empty()
         && !capstan_sprig::semver_compare(&chart.metadata.kube_version, &kube).unwrap_or(false)
     {
-        return Err(TemplateError::Render(format!(
+        return Err(TemplateError::render(format!(
             "chart requires kubeVersion: {} which is incompatible with Kubernetes {kube}",
             chart.metadata.kube_version
         )));
@@ -168,9 +244,15 @@ pub fn template(
         capabilities: caps,
     };
     let values_value = Value::map_from(values.clone());
-    let mut files = render(&chart, &values_value, &ctx).map_err(TemplateError::Render)?;
+    let mut files = render(&chart, &values_value, &ctx).map_err(|e| {
+        let err = TemplateError::render(e.message);
+        match e.at {
+            Some((f, line, col)) if chart_dir.is_dir() => err.at(chart_dir.join(f), line, col),
+            _ => err,
+        }
+    })?;
     files.retain(|k, _| !k.ends_with("NOTES.txt"));
-    let sorted = sort_manifests(&files).map_err(TemplateError::Render)?;
+    let sorted = sort_manifests(&files).map_err(TemplateError::render)?;
 
     let mut body = String::new();
     if o.include_crds {

@@ -125,7 +125,7 @@ pub fn run(cmd: ChartCommand) -> Result<String, String> {
             show_only,
         } => {
             let opts = flags.options(&name);
-            let r = template(Path::new(&chart), cwd, &opts).map_err(|e| e.to_string())?;
+            let r = template(Path::new(&chart), cwd, &opts).map_err(|e| describe(&e))?;
             warn(Path::new(&chart), &opts, &r.values, strict)?;
             if show_only.is_empty() {
                 Ok(r.manifest)
@@ -141,7 +141,7 @@ pub fn run(cmd: ChartCommand) -> Result<String, String> {
             strict,
         } => {
             let opts = flags.options("release-name");
-            let r = template(Path::new(&chart), cwd, &opts).map_err(|e| e.to_string())?;
+            let r = template(Path::new(&chart), cwd, &opts).map_err(|e| describe(&e))?;
             warn(Path::new(&chart), &opts, &r.values, strict)?;
             if explain {
                 let layers = capstan_chart::explain::layers(Path::new(&chart), cwd, &opts)?;
@@ -161,6 +161,22 @@ pub fn run(cmd: ChartCommand) -> Result<String, String> {
             }
         }
     }
+}
+
+/// Helm's error text, then the offending line of the file when the error has a place.
+fn describe(e: &capstan_chart::TemplateError) -> String {
+    let mut text = e.to_string();
+    if let Some(loc) = &e.location {
+        let name = loc.file.display().to_string();
+        let snippet = std::fs::read_to_string(&loc.file)
+            .ok()
+            .and_then(|src| capstan_source::snippet(&name, &src, loc.line, loc.column));
+        if let Some(s) = snippet {
+            text.push('\n');
+            text.push_str(s.trim_end());
+        }
+    }
+    text
 }
 
 type Values = std::collections::BTreeMap<capstan_value::Str, capstan_value::Value>;

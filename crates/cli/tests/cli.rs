@@ -115,3 +115,40 @@ fn strict_turns_warnings_into_errors() {
     let (_, err, code) = capstan(&["chart", "template", "r", "examples/webapp", "--strict"]);
     assert_eq!((code, err.as_str()), (0, ""));
 }
+
+#[test]
+fn errors_show_the_offending_line() {
+    let dir = std::env::temp_dir().join(format!("capstan-cli-err-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("chart/templates")).unwrap();
+    std::fs::write(
+        dir.join("chart/Chart.yaml"),
+        "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("chart/values.yaml"), "a: 1\n").unwrap();
+    std::fs::write(
+        dir.join("chart/templates/cm.yaml"),
+        "kind: ConfigMap\nname: {{ .Values.a \n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("bad.yaml"), "a: 1\nlist: [1, 2\n").unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            out.status.code(),
+        )
+    };
+    let (err, code) = run(&["chart", "template", "r", "chart", "-f", "bad.yaml"]);
+    std::fs::write(dir.join("bad.yaml"), "a: 1\n").unwrap();
+    let (err2, code2) = run(&["chart", "template", "r", "chart"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, Some(1));
+    insta::assert_snapshot!("bad_values_file", err);
+    assert_eq!(code2, Some(1));
+    insta::assert_snapshot!("unclosed_action", err2);
+}

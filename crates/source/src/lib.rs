@@ -148,9 +148,56 @@ impl LineIndex {
     }
 }
 
+/// The source line of a 1-based `line`/`column` with a caret under the column, as
+/// compilers show it:
+///
+/// ```text
+///   --> values.yaml:3:5
+///    |
+///  3 | foo: [1, 2
+///    |     ^
+/// ```
+/// A position just past the last line (where parsers report "unexpected end of input")
+/// is shown at the end of the last line. `None` for an empty text or line 0.
+pub fn snippet(name: &str, text: &str, line: u32, column: u32) -> Option<String> {
+    let count = text.lines().count() as u32;
+    let (line, column) = match line.checked_sub(1)? {
+        l if l < count => (line, column),
+        _ => {
+            let last = text.lines().last()?;
+            (count, last.chars().count() as u32 + 1)
+        }
+    };
+    let src = text.lines().nth(line as usize - 1)?;
+    let number = line.to_string();
+    let pad = " ".repeat(number.len());
+    let col = column.max(1) as usize;
+    let before: String = src
+        .chars()
+        .take(col - 1)
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    Some(format!(
+        "{pad}--> {name}:{line}:{column}\n{pad} |\n{number} | {src}\n{pad} | {before}^\n"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn snippets_point_at_the_column() {
+        assert_eq!(
+            snippet("v.yaml", "a: 1\nfoo: [1, 2\n", 2, 6).unwrap(),
+            " --> v.yaml:2:6\n  |\n2 | foo: [1, 2\n  |      ^\n"
+        );
+        assert_eq!(
+            snippet("v.yaml", "a: 1\n", 5, 1).unwrap(),
+            " --> v.yaml:1:5\n  |\n1 | a: 1\n  |     ^\n"
+        );
+        assert_eq!(snippet("v.yaml", "", 1, 1), None);
+    }
 
     #[test]
     fn line_index_positions() {

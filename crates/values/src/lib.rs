@@ -9,4 +9,4 @@ pub mod user;
 
 pub use coalesce::{coalesce_values, merge_tables, merge_values, ChartValues};
 pub use strvals::{parse_into, Flag};
-pub use user::{merge_set_json, UserValues};
+pub use user::{merge_set_json, UserValues, ValuesError};

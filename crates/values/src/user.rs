@@ -21,15 +21,38 @@ pub struct UserValues {
     pub set_literal: Vec<String>,
 }
 
+/// Why merging the user's values failed: Helm's text, and the `-f` file and position
+/// when a values file is malformed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ValuesError {
+    pub message: String,
+    pub file: Option<String>,
+    pub pos: Option<capstan_source::Pos>,
+}
+
+impl From<String> for ValuesError {
+    fn from(message: String) -> Self {
+        ValuesError {
+            message,
+            file: None,
+            pos: None,
+        }
+    }
+}
+
 impl UserValues {
     /// Merges everything into one map. `read` loads a `-f` or `--set-file` path and fails
     /// with Go's `open PATH: ...` text.
-    pub fn merge(&self, read: FileReader) -> Result<Map, String> {
+    pub fn merge(&self, read: FileReader) -> Result<Map, ValuesError> {
         let mut base = Map::new();
         for path in &self.files {
             let text = read(path)?;
-            let doc = capstan_yaml::decode_helm(&text)
-                .map_err(|e| format!("failed to parse {path}: {e}"))?;
+            let doc = capstan_yaml::decode_helm(&text).map_err(|e| ValuesError {
+                message: format!("failed to parse {path}: {e}"),
+                file: Some(path.clone()),
+                pos: e.pos,
+            })?;
             base = merge_maps(
                 &base,
                 &doc.as_map().map(|m| m.snapshot()).unwrap_or_default(),
@@ -104,7 +127,7 @@ mod tests {
         };
         let read = |p: &str| Err(format!("open {p}: no such file or directory"));
         assert_eq!(
-            u.merge(&read).unwrap_err(),
+            u.merge(&read).unwrap_err().message,
             "failed parsing --set-json data a={bad"
         );
         let u = UserValues {
@@ -112,7 +135,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            u.merge(&read).unwrap_err(),
+            u.merge(&read).unwrap_err().message,
             "open nope.yaml: no such file or directory"
         );
     }

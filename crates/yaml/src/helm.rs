@@ -300,3 +300,12 @@ pub fn decode_helm(text: &str) -> Result<Value, YamlError> {
     }
     Ok(Value::map_from(values))
 }
+
+#[cfg(test)]
+mod position_tests {
+    #[test]
+    fn values_file_errors_keep_their_position() {
+        let e = super::decode_helm("a: 1\nlist: [1, 2\n").unwrap_err();
+        assert!(e.pos.is_some(), "{e:?}");
+    }
+}
