@@ -52,7 +52,7 @@ pub fn read_archive_limited(
             Some((_, rest)) => rest.to_string(),
             None => continue,
         };
-        let name = clean(&inner);
+        let name = capstan_sprig::path_clean(&inner);
         if name == ".." || name.starts_with("../") {
             return Err(LoadError::new(
                 "chart illegally references parent directory",
@@ -85,25 +85,6 @@ pub fn read_archive_limited(
     }
     files.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(files)
-}
-
-/// Go's `path.Clean` for relative slash paths.
-fn clean(p: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for seg in p.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                if parts.last().is_some_and(|l| *l != "..") {
-                    parts.pop();
-                } else {
-                    parts.push("..");
-                }
-            }
-            s => parts.push(s),
-        }
-    }
-    parts.join("/")
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ mod encoding;
 mod lists;
 mod math;
 mod paths;
+pub use paths::clean as path_clean;
 mod random;
 mod regexes;
 mod semver;

@@ -51,24 +51,13 @@ fn main() -> ExitCode {
             .filter(|p| p.parse::<usize>().is_err())
             .collect();
         return match positional.as_slice() {
-            [_, suite, dir] if suite.as_str() == "gotemplate" => {
-                match capstan_conformance::bench::run_gotemplate(
-                    std::path::Path::new(dir.as_str()),
-                    iterations,
-                ) {
-                    Ok(true) => ExitCode::SUCCESS,
-                    Ok(false) => ExitCode::FAILURE,
-                    Err(e) => {
-                        eprintln!("conformance bench: {e}");
-                        ExitCode::from(2)
-                    }
-                }
-            }
-            [_, suite, dir] if suite.as_str() == "helm" => {
-                match capstan_conformance::bench::run_helm(
-                    std::path::Path::new(dir.as_str()),
-                    iterations,
-                ) {
+            [_, suite, dir] if ["gotemplate", "helm"].contains(&suite.as_str()) => {
+                let run = if suite.as_str() == "helm" {
+                    capstan_conformance::bench::run_helm
+                } else {
+                    capstan_conformance::bench::run_gotemplate
+                };
+                match run(std::path::Path::new(dir.as_str()), iterations) {
                     Ok(true) => ExitCode::SUCCESS,
                     Ok(false) => ExitCode::FAILURE,
                     Err(e) => {
