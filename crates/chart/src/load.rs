@@ -224,6 +224,7 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
     let mut saw_chart_yaml = false;
     let mut subcharts: BTreeMap<String, Vec<ChartFile>> = BTreeMap::new();
     let mut packaged: Vec<(String, Vec<ChartFile>)> = Vec::new();
+    let mut requirements: Option<Vec<u8>> = None;
     for f in files {
         match f.name.as_str() {
             "Chart.yaml" => {
@@ -243,6 +244,7 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                 chart.values = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
             }
             "values.schema.json" => chart.schema = Some(f.data),
+            "requirements.yaml" => requirements = Some(f.data),
             name if name.starts_with("templates/") => chart.templates.push(f),
             name if name.starts_with("charts/") => {
                 let rest = &name["charts/".len()..];
@@ -270,6 +272,16 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
     if !saw_chart_yaml {
         return Err(LoadError::new("Chart.yaml file is missing"));
     }
+    if let Some(text) = requirements.filter(|_| chart.metadata.api_version == "v1") {
+        let doc =
+            capstan_yaml::decode_helm_value(&String::from_utf8_lossy(&text)).map_err(|e| {
+                LoadError::new(format!("cannot load requirements.yaml: {e}"))
+                    .in_file("requirements.yaml", e.pos)
+            })?;
+        let map = doc.as_map().map(|m| m.snapshot()).unwrap_or_default();
+        chart.metadata.dependencies = parse_dependencies(&map)
+            .map_err(|e| LoadError::new(format!("cannot load requirements.yaml: {e}")))?;
+    }
     validate(&chart.metadata)?;
     for (dir, files) in subcharts.into_iter().chain(packaged) {
         let mut sub = from_files(files).map_err(|e| LoadError {
@@ -295,11 +307,33 @@ fn validate(m: &Metadata) -> Result<(), LoadError> {
     if m.name.is_empty() {
         return err("chart.metadata.name is required");
     }
+    if m.name.contains('/') || m.name == "." || m.name == ".." {
+        return err(&format!("chart.metadata.name {:?} is invalid", m.name));
+    }
     if m.version.is_empty() {
         return err("chart.metadata.version is required");
     }
+    if capstan_sprig::SemVersion::parse(&m.version).is_err() {
+        return err(&format!(
+            "chart.metadata.version {:?} is invalid",
+            m.version
+        ));
+    }
     if !m.chart_type.is_empty() && m.chart_type != "application" && m.chart_type != "library" {
         return err("chart.metadata.type must be application or library");
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for d in &m.dependencies {
+        let key = if d.alias.is_empty() {
+            &d.name
+        } else {
+            &d.alias
+        };
+        if !seen.insert(key.clone()) {
+            return err(&format!(
+                "more than one dependency with name or alias {key:?}"
+            ));
+        }
     }
     Ok(())
 }
@@ -341,6 +375,25 @@ fn metadata_fields(v: Value) -> Result<Metadata, String> {
             ))
         }
     };
+    let deps = parse_dependencies(&raw)?;
+    let s = |k: &str| string_field(&raw, k, "Metadata");
+    Ok(Metadata {
+        name: s("name")?,
+        version: s("version")?,
+        // Helm 2 charts may omit apiVersion: Helm then loads them as v1.
+        api_version: match s("apiVersion")? {
+            v if v.is_empty() => "v1".to_string(),
+            v => v,
+        },
+        kube_version: s("kubeVersion")?,
+        chart_type: s("type")?,
+        dependencies: deps,
+        raw,
+    })
+}
+
+/// The `dependencies:` list of `Chart.yaml` (or of a v1 chart's `requirements.yaml`).
+fn parse_dependencies(raw: &Map) -> Result<Vec<Dependency>, String> {
     let mut deps = Vec::new();
     if let Some(Value::List(list)) = raw.get("dependencies") {
         for d in list.items.iter() {
@@ -368,14 +421,63 @@ fn metadata_fields(v: Value) -> Result<Metadata, String> {
             });
         }
     }
-    let s = |k: &str| string_field(&raw, k, "Metadata");
-    Ok(Metadata {
-        name: s("name")?,
-        version: s("version")?,
-        api_version: s("apiVersion")?,
-        kube_version: s("kubeVersion")?,
-        chart_type: s("type")?,
-        dependencies: deps,
-        raw,
-    })
+    Ok(deps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, text: &str) -> ChartFile {
+        ChartFile {
+            name: name.into(),
+            data: text.as_bytes().to_vec(),
+        }
+    }
+
+    #[test]
+    fn v1_chart_without_api_version_reads_requirements() {
+        let c = from_files(vec![
+            file("Chart.yaml", "name: old\nversion: 1.0.0\n"),
+            file(
+                "requirements.yaml",
+                "dependencies:\n- name: db\n  version: 1.0.0\n  condition: db.enabled\n",
+            ),
+        ])
+        .unwrap();
+        assert_eq!(c.metadata.api_version, "v1");
+        assert_eq!(c.metadata.dependencies[0].condition, "db.enabled");
+        // A v2 chart ignores requirements.yaml.
+        let c = from_files(vec![
+            file("Chart.yaml", "apiVersion: v2\nname: new\nversion: 1.0.0\n"),
+            file("requirements.yaml", "dependencies:\n- name: db\n"),
+        ])
+        .unwrap();
+        assert!(c.metadata.dependencies.is_empty());
+    }
+
+    #[test]
+    fn metadata_is_validated_like_helm() {
+        let e = |chart: &str| {
+            from_files(vec![file("Chart.yaml", chart)])
+                .unwrap_err()
+                .message
+        };
+        assert_eq!(
+            e("apiVersion: v2\nname: x\nversion: one\n"),
+            "validation: chart.metadata.version \"one\" is invalid"
+        );
+        assert_eq!(
+            e("apiVersion: v2\nversion: 1.0.0\n"),
+            "validation: chart.metadata.name is required"
+        );
+        assert_eq!(
+            e("apiVersion: v2\nname: x\nversion: 1.0.0\ndependencies:\n- name: a\n- name: b\n  alias: a\n"),
+            "validation: more than one dependency with name or alias \"a\""
+        );
+        assert_eq!(
+            e("apiVersion: v2\nname: x\nversion: 1.0.0\ndescription: [1\n"),
+            "cannot load Chart.yaml: error converting YAML to JSON: yaml: line 4: did not find expected ',' or ']'"
+        );
+    }
 }
