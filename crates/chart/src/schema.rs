@@ -57,6 +57,9 @@ fn quote(s: &str) -> String {
     format!("'{}'", inner.replace("\\\"", "\"").replace('\'', "\\'"))
 }
 
+/// The order jsonschema v6 names types in.
+const TYPE_ORDER: [&str; 7] = ["null", "boolean", "number", "integer", "string", "array", "object"];
+
 fn number(v: &Value) -> Option<f64> {
     match v {
         Value::Int(i) | Value::Int64(i) => Some(*i as f64),
@@ -176,11 +179,17 @@ impl Validator<'_> {
             }
         }
         if let Some(t) = get("type") {
-            let want: Vec<String> = match t {
+            let listed: Vec<String> = match t {
                 Value::String(s) => vec![s.to_string()],
                 Value::List(l) => l.items.iter().map(|x| x.to_string()).collect(),
                 _ => Vec::new(),
             };
+            // v6 keeps the types as a set and names them in its own order.
+            let want: Vec<String> = TYPE_ORDER
+                .iter()
+                .filter(|t| listed.iter().any(|l| l == *t))
+                .map(|t| t.to_string())
+                .collect();
             let got = json_type(v);
             let is_integer = number(v).is_some_and(|f| f.fract() == 0.0 && f.is_finite());
             let ok = want
