@@ -154,9 +154,12 @@ fn walk(
         } else {
             format!("{rel}/{name}")
         };
-        let is_dir = std::fs::metadata(e.path())
-            .map(|m| m.is_dir())
-            .unwrap_or(false);
+        // The directory entry knows its type; only symlinks need a stat to follow them.
+        let is_dir = match e.file_type() {
+            Ok(t) if t.is_symlink() => std::fs::metadata(e.path()).is_ok_and(|m| m.is_dir()),
+            Ok(t) => t.is_dir(),
+            Err(_) => false,
+        };
         if ignore.ignored(&path, is_dir) {
             continue;
         }

@@ -58,7 +58,9 @@ fn quote(s: &str) -> String {
 }
 
 /// The order jsonschema v6 names types in.
-const TYPE_ORDER: [&str; 7] = ["null", "boolean", "number", "integer", "string", "array", "object"];
+const TYPE_ORDER: [&str; 7] = [
+    "null", "boolean", "number", "integer", "string", "array", "object",
+];
 
 fn number(v: &Value) -> Option<f64> {
     match v {
