@@ -246,7 +246,7 @@ fn exec_error(name: &str, err: &str) -> String {
     }
     if let (Some(s), Some(e)) = (
         tokens[2].find("HELM_ERR_START"),
-        tokens[2].find("HELM_ERR_END"),
+        tokens[2].rfind("HELM_ERR_END"),
     ) {
         if s < e {
             let msg = &tokens[2][s + "HELM_ERR_START".len()..e];
