@@ -157,7 +157,8 @@ fn length(v: &Value) -> Result<Value, String> {
         Value::List(l) => l.items.len() as i64,
         Value::Map(m) => m.len() as i64,
         Value::AnyMap(m) => m.entries.len() as i64,
-        Value::Nil => return Err("reflect: call of reflect.Value.Type on zero Value".into()),
+        // A present nil (an invalid argument is refused before the call).
+        Value::Nil => return Err("len of nil pointer".into()),
         other => return Err(format!("len of type {}", other.type_name())),
     }))
 }
@@ -224,7 +225,7 @@ fn index(args: Vec<Value>) -> Result<Value, String> {
     Ok(item)
 }
 
-fn slice(args: Vec<Value>) -> Result<Value, String> {
+fn slice(args: Vec<Value>, interface_args: &[bool]) -> Result<Value, String> {
     let item = &args[0];
     if matches!(item, Value::Nil) {
         return Err("slice of untyped nil".into());
@@ -245,6 +246,10 @@ fn slice(args: Vec<Value>) -> Result<Value, String> {
     };
     let mut ix = [0usize, len, cap];
     for (i, v) in idx.iter().enumerate() {
+        // Go's `slice` does not unwrap its indexes: a map value keeps `interface {}`.
+        if interface_args.get(i + 1).copied().unwrap_or(false) {
+            return Err("cannot index slice/array with type interface {}".into());
+        }
         ix[i] = index_arg(v, cap, "slice/array")?;
     }
     if ix[0] > ix[1] {
@@ -352,14 +357,18 @@ pub fn builtins() -> FuncMap {
         "not".into(),
         Func::new(&[Ty::Any], |_, a| Ok(Value::Bool(!a[0].is_truthy()))),
     );
-    m.insert("len".into(), Func::new(&[Ty::Any], |_, a| length(&a[0])));
+    m.insert(
+        "len".into(),
+        Func::new(&[Ty::Any], |_, a| length(&a[0]))
+            .with_invalid_arg("reflect: call of reflect.Value.Type on zero Value"),
+    );
     m.insert(
         "index".into(),
         Func::variadic(&[Ty::Any], Ty::Any, |_, a| index(a)),
     );
     m.insert(
         "slice".into(),
-        Func::variadic(&[Ty::Any], Ty::Any, |_, a| slice(a)),
+        Func::variadic(&[Ty::Any], Ty::Any, |ctx, a| slice(a, ctx.interface_args)),
     );
     m.insert(
         "eq".into(),

@@ -716,13 +716,20 @@ impl<'a> State<'a> {
             ));
         }
         let mut argv = Vec::with_capacity(total);
+        let mut invalid = false;
         for (i, a) in args.iter().enumerate() {
             let ty = if i < fixed {
                 func.params[i]
             } else {
                 func.variadic.unwrap_or(Ty::Any)
             };
-            argv.push(self.eval_typed_arg(dot, a, ty)?);
+            if func.invalid_arg.is_some() && ty == Ty::Any {
+                let v = self.eval_arg_value(dot, a)?;
+                invalid |= v.is_none();
+                argv.push(concrete(v));
+            } else {
+                argv.push(self.eval_typed_arg(dot, a, ty)?);
+            }
         }
         if let Some(f) = final_ {
             let ty = if total - 1 < fixed {
@@ -730,12 +737,31 @@ impl<'a> State<'a> {
             } else {
                 func.variadic.unwrap_or(Ty::Any)
             };
+            invalid |= f.is_none();
             let v = concrete(f);
             argv.push(self.check_type(pos, ident, v, ty)?);
         }
+        if let (true, Some(message)) = (invalid, func.invalid_arg) {
+            return Err(self.error(cmd.pos, cmd, format!("error calling {name}: {message}")));
+        }
+        let mut interface_args: Vec<bool> = args
+            .iter()
+            .zip(&argv)
+            .map(|(a, v)| {
+                let looked_up = match a {
+                    Arg::Field { .. } => true,
+                    Arg::Variable { idents, .. } => idents.len() > 1,
+                    Arg::Chain { fields, .. } => !fields.is_empty(),
+                    _ => false,
+                };
+                looked_up && !matches!(v, Value::Host(_) | Value::Nil)
+            })
+            .collect();
+        interface_args.resize(argv.len(), false);
         let ctx = CallCtx {
             templates: self.set,
             depth: self.depth,
+            interface_args: &interface_args,
         };
         match (func.imp)(&ctx, argv) {
             Ok(v) => Ok(Some(v)),

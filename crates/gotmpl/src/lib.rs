@@ -66,6 +66,10 @@ impl Ty {
 pub struct CallCtx<'a> {
     pub templates: &'a Templates,
     pub depth: usize,
+    /// Per argument: whether Go sees it with the static type `interface {}` — a map value
+    /// reached by a field lookup (`.a.b`, `$x.a`), not unwrapped by a pipeline. Builtins
+    /// taking `reflect.Value`s (`slice`) report that type in their errors.
+    pub interface_args: &'a [bool],
 }
 
 pub type FuncImpl = dyn Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync;
@@ -77,6 +81,10 @@ pub struct Func {
     /// The element type of a final `...T` parameter.
     pub variadic: Option<Ty>,
     pub imp: Arc<FuncImpl>,
+    /// For Go builtins whose parameters are `reflect.Value` (`len`): the error the call
+    /// fails with when an argument is invalid (a missing key), which Go tells apart from
+    /// a present `nil`.
+    pub invalid_arg: Option<&'static str>,
 }
 
 impl Func {
@@ -89,6 +97,7 @@ impl Func {
             params: Arc::from(params),
             variadic: None,
             imp: Arc::new(imp),
+            invalid_arg: None,
         }
     }
 
@@ -102,7 +111,14 @@ impl Func {
             params: Arc::from(params),
             variadic: Some(rest),
             imp: Arc::new(imp),
+            invalid_arg: None,
         }
+    }
+
+    /// Marks the function as taking `reflect.Value`s (see [`Func::invalid_arg`]).
+    pub fn with_invalid_arg(mut self, message: &'static str) -> Func {
+        self.invalid_arg = Some(message);
+        self
     }
 }
 
