@@ -241,7 +241,7 @@ fn slice(args: Vec<Value>, interface_args: &[bool]) -> Result<Value, String> {
             }
             (s.len(), s.len())
         }
-        Value::List(l) => (l.items.len(), l.items.len()),
+        Value::List(l) => (l.items.len(), l.items.len() + l.spare),
         other => return Err(format!("can't slice item of type {}", other.type_name())),
     };
     let mut ix = [0usize, len, cap];
@@ -264,8 +264,13 @@ fn slice(args: Vec<Value>, interface_args: &[bool]) -> Result<Value, String> {
             None => Value::RawString(s.as_bytes()[ix[0]..ix[1]].into()),
         },
         Value::List(l) => {
+            // Indexes up to the capacity reach the spare slots, which hold nil.
             let mut nl = (**l).clone();
-            nl.items = l.items[ix[0]..ix[1]].to_vec();
+            nl.items = (ix[0]..ix[1])
+                .map(|i| l.items.get(i).cloned().unwrap_or(Value::Nil))
+                .collect();
+            let limit = if idx.len() == 3 { ix[2] } else { cap };
+            nl.spare = limit - ix[1];
             Value::List(std::sync::Arc::new(nl))
         }
         _ => Value::Nil,

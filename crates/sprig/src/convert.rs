@@ -80,6 +80,7 @@ pub fn string_list(items: Vec<String>) -> Value {
         elem: Elem::String,
         nil: false,
         items: items.into_iter().map(Value::from).collect(),
+        spare: 0,
     }))
 }
 

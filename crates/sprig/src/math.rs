@@ -130,6 +130,7 @@ fn int_list(v: Vec<i64>) -> Value {
         elem: Elem::Int,
         nil: false,
         items: v.into_iter().map(Value::Int).collect(),
+        spare: 0,
     }))
 }
 

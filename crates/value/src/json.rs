@@ -195,7 +195,8 @@ impl<'a> Reader<'a> {
                         Some(b',') => self.i += 1,
                         Some(b']') => {
                             self.i += 1;
-                            return Ok(Value::list_from(items));
+                            // encoding/json appends, leaving Go's spare capacity.
+                            return Ok(Value::appended_list(items));
                         }
                         _ => return Err(self.bad("after array element")),
                     }

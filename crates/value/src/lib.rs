@@ -51,11 +51,67 @@ impl Elem {
 }
 
 /// A Go slice: element type, nil-ness and items.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct List {
     pub elem: Elem,
     pub nil: bool,
     pub items: Vec<Value>,
+    /// Capacity beyond the length (Go's `cap - len`), which `slice` can reach: slices
+    /// built by appending (encoding/json) have some; equality ignores it.
+    pub spare: usize,
+}
+
+impl PartialEq for List {
+    fn eq(&self, other: &List) -> bool {
+        self.elem == other.elem && self.nil == other.nil && self.items == other.items
+    }
+}
+
+/// Go's size classes (bytes) for small objects.
+const SIZE_CLASSES: [usize; 67] = [
+    8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320, 352,
+    384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048,
+    2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472, 9728,
+    10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672,
+    32768,
+];
+
+/// Go's `growslice` for a `[]interface {}` (16-byte elements with pointers, malloc
+/// headers above 512 bytes): the new capacity when appending one element to `old`.
+fn grow_capacity(old: usize) -> usize {
+    let new_len = old + 1;
+    let newcap = if new_len > old * 2 {
+        new_len
+    } else if old < 256 {
+        old * 2
+    } else {
+        let mut c = old;
+        while c < new_len {
+            c += (c + 3 * 256) / 4;
+        }
+        c
+    };
+    let size = newcap * 16;
+    let rounded = if size <= 32768 - 8 {
+        let req = if size > 512 { size + 8 } else { size };
+        match SIZE_CLASSES.iter().find(|&&c| c >= req) {
+            Some(class) => class - (req - size),
+            None => size,
+        }
+    } else {
+        size.div_ceil(8192) * 8192
+    };
+    rounded / 16
+}
+
+/// The capacity of a `[]interface {}` built by appending `n` elements one by one, as
+/// encoding/json builds the slices it decodes.
+pub fn append_capacity(n: usize) -> usize {
+    let mut cap = 0;
+    while cap < n {
+        cap = grow_capacity(cap);
+    }
+    cap
 }
 
 /// A Go map with string keys, iterated in sorted key order.
@@ -262,6 +318,19 @@ impl Value {
             elem: Elem::Any,
             nil: false,
             items,
+            spare: 0,
+        }))
+    }
+
+    /// A `[]interface {}` built by appending, with the spare capacity Go's `append`
+    /// leaves (what encoding/json decodes arrays into).
+    pub fn appended_list(items: Vec<Value>) -> Value {
+        let spare = append_capacity(items.len()) - items.len();
+        Value::List(Arc::new(List {
+            elem: Elem::Any,
+            nil: false,
+            items,
+            spare,
         }))
     }
 
@@ -416,6 +485,15 @@ mod tests {
     }
 
     #[test]
+    fn append_capacity_follows_go_growslice() {
+        let caps: Vec<usize> = [0, 1, 2, 3, 5, 9, 17, 33]
+            .iter()
+            .map(|&n| append_capacity(n))
+            .collect();
+        assert_eq!(caps, [0, 1, 2, 4, 8, 16, 32, 71]);
+    }
+
+    #[test]
     fn type_names_and_truthiness() {
         assert_eq!(Value::Int(1).type_name(), "int");
         assert_eq!(Value::empty_map().type_name(), "map[string]interface {}");
@@ -423,6 +501,7 @@ mod tests {
             elem: Elem::String,
             nil: false,
             items: vec![],
+            spare: 0,
         }));
         assert_eq!(strs.type_name(), "[]string");
         assert!(!strs.is_truthy());

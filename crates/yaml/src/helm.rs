@@ -181,7 +181,8 @@ fn jsonable(v: Value) -> Result<Value, YamlError> {
                 .into_iter()
                 .map(jsonable)
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok(Value::list_from(items))
+            // sigs.k8s.io/yaml ends in encoding/json, which appends: Go's spare capacity.
+            Ok(Value::appended_list(items))
         }
         Value::Int(n) | Value::Int64(n) => Ok(Value::Float64(n as f64)),
         Value::Uint64(u) => Ok(Value::Float64(u as f64)),

@@ -107,6 +107,7 @@ pub fn to_value(j: &J) -> Result<Value, String> {
                 elem: elem_of(&t[2..]),
                 nil,
                 items,
+                spare: 0,
             }))
         }
         "map[interface {}]interface {}" => {
