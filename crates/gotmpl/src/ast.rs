@@ -13,6 +13,8 @@ pub struct Number {
     pub int: i64,
     pub uint: u64,
     pub float: f64,
+    /// An imaginary constant (`2i`): its imaginary part (the real part is 0).
+    pub imag: Option<f64>,
 }
 
 #[derive(Clone, Debug)]

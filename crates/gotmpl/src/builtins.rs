@@ -450,3 +450,25 @@ pub fn builtins() -> FuncMap {
     );
     m
 }
+
+/// A Go `complex128` (from an imaginary constant such as `2i`), printed as Go prints it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Complex(pub f64, pub f64);
+
+impl capstan_value::HostObject for Complex {
+    fn type_name(&self) -> &str {
+        "complex128"
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn display(&self) -> Option<String> {
+        let g = |x: f64| capstan_gocompat::strconv::format_float(x, 'g', -1, 64);
+        let im = g(self.1);
+        let sign = if im.starts_with(['-', '+']) { "" } else { "+" };
+        Some(format!("({}{sign}{im}i)", g(self.0)))
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

@@ -429,6 +429,11 @@ impl<'a> State<'a> {
     }
 
     fn ideal_constant(&self, pos: usize, node: &Arg, n: &Number) -> Result<Value, ExecError> {
+        if let Some(imag) = n.imag {
+            return Ok(Value::Host(std::sync::Arc::new(crate::builtins::Complex(
+                0.0, imag,
+            ))));
+        }
         let t = &n.text;
         let is_hex_int = t.len() > 2
             && t.starts_with('0')

@@ -581,6 +581,7 @@ impl<'a> Parser<'a> {
             int: 0,
             uint: 0,
             float: 0.0,
+            imag: None,
         };
         if t.kind == Kind::Char {
             let (c, tail) = unquote_char(&text[1..], '\'').map_err(|e| self.error(e))?;
@@ -595,8 +596,22 @@ impl<'a> Parser<'a> {
             n.float = c as u32 as f64;
             return Ok(n);
         }
-        if text.ends_with('i') {
-            return Err(self.error(format!("complex numbers are not supported: {text}")));
+        if let Some(imag_text) = text.strip_suffix('i') {
+            let imag = parse_float(imag_text, 64).map_err(|_| {
+                self.error(format!(
+                    "illegal number syntax: {}",
+                    capstan_gocompat::json::go_quote(&text)
+                ))
+            })?;
+            // Go simplifies a complex constant with no imaginary part to a real one.
+            if imag == 0.0 {
+                n.is_float = true;
+                n.is_int = true;
+                n.is_uint = true;
+                return Ok(n);
+            }
+            n.imag = Some(imag);
+            return Ok(n);
         }
         if let Ok(u) = parse_uint(&text, 0, 64) {
             n.is_uint = true;
