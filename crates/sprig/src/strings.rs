@@ -100,12 +100,20 @@ fn initials(s: &str) -> String {
 
 /// goutils' `DeleteWhiteSpace`: bytes tested as Latin-1 runes, the others kept as they
 /// are (so removing the second byte of U+00A0 leaves a stray byte, as in Go).
+/// goutils' `DeleteWhiteSpace`: it walks the string's bytes, takes each byte as the rune
+/// of the same number (Latin-1) and writes the runes that are not spaces back as UTF-8,
+/// so a multi-byte character comes out as its bytes' Latin-1 letters (`\u00a0` → `Â`).
+/// A string with no space byte comes back unchanged.
 fn delete_white_space(s: &str) -> Value {
-    let kept: Vec<u8> = s.bytes().filter(|&b| !latin1_space(b)).collect();
-    match String::from_utf8(kept) {
-        Ok(t) => Value::from(t),
-        Err(e) => Value::RawString(e.into_bytes().into()),
+    if !s.bytes().any(latin1_space) {
+        return Value::from(s);
     }
+    let kept: String = s
+        .bytes()
+        .filter(|&b| !latin1_space(b))
+        .map(char::from)
+        .collect();
+    Value::from(kept)
 }
 
 fn swapcase(s: &str) -> String {
