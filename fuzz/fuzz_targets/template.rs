@@ -9,6 +9,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let mut set = Templates::new(FuncMap::new());
     set.step_limit = Some(10_000);
+    set.value_limit = Some(1 << 20);
     if set.parse("tpl", text).is_err() {
         return;
     }

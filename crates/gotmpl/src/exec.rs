@@ -155,6 +155,11 @@ impl<'a> State<'a> {
                 let v = self.eval_pipeline(dot, pipe)?;
                 if pipe.decl.is_empty() {
                     print_value(out, &v);
+                    if let Some(limit) = self.set.value_limit.filter(|&l| out.len() > l) {
+                        return Err(ExecError(format!(
+                            "template: output larger than the limit of {limit} bytes"
+                        )));
+                    }
                 }
             }
             Node::Control {
@@ -769,6 +774,14 @@ impl<'a> State<'a> {
             interface_args: &interface_args,
         };
         match (func.imp)(&ctx, argv) {
+            Ok(Value::String(text)) if self.set.value_limit.is_some_and(|l| text.len() > l) => {
+                let limit = self.set.value_limit.unwrap_or_default();
+                Err(self.error(
+                    cmd.pos,
+                    cmd,
+                    format!("error calling {name}: result larger than the limit of {limit} bytes"),
+                ))
+            }
             Ok(v) => Ok(Some(v)),
             Err(e) => Err(self.error(cmd.pos, cmd, format!("error calling {name}: {e}"))),
         }

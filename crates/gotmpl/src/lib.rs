@@ -187,6 +187,9 @@ pub struct Templates {
     /// A bound on the nodes one execution may walk (none in Go; for untrusted input
     /// such as fuzzing).
     pub step_limit: Option<u64>,
+    /// A bound on the bytes of any string a function returns and of the output (none in
+    /// Go; for untrusted input: `printf "%q"` chains double their size at every step).
+    pub value_limit: Option<usize>,
 }
 
 impl Templates {
@@ -200,6 +203,7 @@ impl Templates {
             missing_key: MissingKey::Default,
             root_name: String::new(),
             step_limit: None,
+            value_limit: None,
         }
     }
 
@@ -211,6 +215,7 @@ impl Templates {
             missing_key: MissingKey::Default,
             root_name: String::new(),
             step_limit: None,
+            value_limit: None,
         }
     }
 
