@@ -38,9 +38,11 @@ impl Decimal {
         }
     }
 
-    /// `n` significant digits, correctly rounded (half to even on exact ties).
+    /// `n` significant digits, correctly rounded (half to even on exact ties). A float64
+    /// has at most 767 significant decimal digits, so asking for more only adds zeros
+    /// (which `digit` supplies); the request is capped there, below `format!`'s limit.
     fn rounded(x: f64, n: usize) -> Decimal {
-        Decimal::from_sci(&format!("{:.*e}", n.saturating_sub(1), x))
+        Decimal::from_sci(&format!("{:.*e}", n.clamp(1, 800) - 1, x))
     }
 
     fn nd(&self) -> i32 {
@@ -125,7 +127,12 @@ pub fn format_float(x: f64, fmt: char, prec: i32, bits: u32) -> String {
                 let d = Decimal::shortest(a, bits);
                 fmt_f(&mut out, &d, (d.nd() - d.dp).max(0));
             } else {
-                out.push_str(&format!("{:.*}", prec as usize, a));
+                // A float64 has at most 1074 fractional decimal digits; more are zeros
+                // (and beyond `format!`'s precision limit).
+                let p = prec as usize;
+                let exact = p.min(1100);
+                out.push_str(&format!("{:.*}", exact, a));
+                out.extend(std::iter::repeat_n('0', p - exact));
             }
         }
         'g' | 'G' => {
@@ -441,6 +448,19 @@ pub fn parse_float(s: &str, bits: u32) -> Result<f64, NumError> {
         });
     }
     Ok(v)
+}
+
+#[cfg(test)]
+mod huge_precision_tests {
+    #[test]
+    fn precision_beyond_rusts_formatter_pads_with_zeros() {
+        let s = super::format_float(0.5, 'f', 70000, 64);
+        assert_eq!(s.len(), 70002);
+        assert!(s.starts_with("0.5000"));
+        let e = super::format_float(1.0 / 3.0, 'e', 70000, 64);
+        assert!(e.starts_with("3.333333333333333148296"), "{}", &e[..30]);
+        assert!(e.ends_with("0e-01"));
+    }
 }
 
 #[cfg(test)]
