@@ -34,3 +34,10 @@ fn json_decoded_lists_keep_appends_spare_capacity() {
         .unwrap_err()
         .ends_with("error calling len: reflect: call of reflect.Value.Type on zero Value"));
 }
+
+#[test]
+fn huge_integer_precision_is_linear() {
+    let out = run(r#"{{ printf "%.999999d" 7 }}"#, &Value::Nil).unwrap();
+    assert_eq!(out.len(), 999_999);
+    assert!(out.ends_with("07"));
+}

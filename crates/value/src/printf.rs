@@ -79,8 +79,9 @@ fn fmt_integer(out: &mut String, neg: bool, mag: u128, verb: char, f: &Flags) {
         }
     }
     if let Some(p) = prec {
-        while digits.len() < p {
-            digits.insert(0, '0');
+        if digits.len() < p {
+            // One allocation: precisions go up to a million digits.
+            digits = "0".repeat(p - digits.len()) + &digits;
         }
     }
     let mut prefix = String::new();
