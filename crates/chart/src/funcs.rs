@@ -6,7 +6,7 @@
 use capstan_gotmpl::register as reg;
 use capstan_gotmpl::{FuncMap, MissingKey, Templates, Ty};
 use capstan_sprig::strval;
-use capstan_value::json::{from_json, to_json, JsonStyle};
+use capstan_value::json::{from_json, json_kind, to_json, JsonStyle};
 use capstan_value::Value;
 use capstan_yaml::{decode_helm_direct, decode_helm_value, encode_helm, encode_helmfile};
 use std::sync::Arc;
@@ -161,16 +161,6 @@ pub fn helm_funcs() -> FuncMap {
         Ok(Value::from(out.replace("<no value>", "")))
     });
     m
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::List(_) => "array",
-        Value::String(_) => "string",
-        Value::Bool(_) => "bool",
-        Value::Map(_) => "object",
-        _ => "number",
-    }
 }
 
 /// An empty template set configured like Helm's engine: root `gotpl`,

@@ -341,23 +341,15 @@ fn validate(m: &Metadata) -> Result<(), LoadError> {
     Ok(())
 }
 
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::List(_) => "array",
-        Value::Map(_) => "object",
-        Value::Bool(_) => "bool",
-        Value::String(_) => "string",
-        _ => "number",
-    }
-}
-
-fn string_field(m: &Map, key: &str, ty: &str) -> Result<String, String> {
+/// A `string` field of a Go struct decoded from JSON: absent or null is empty, anything
+/// else but a string is encoding/json's type error.
+pub(crate) fn string_field(m: &Map, key: &str, ty: &str) -> Result<String, String> {
     match m.get(key) {
         None | Some(Value::Nil) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s.to_string()),
         Some(other) => Err(format!(
             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {ty}.{key} of type string",
-            json_kind(other)
+            capstan_value::json::json_kind(other)
         )),
     }
 }
@@ -374,7 +366,7 @@ fn metadata_fields(v: Value) -> Result<Metadata, String> {
         other => {
             return Err(format!(
                 "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type chart.Metadata",
-                json_kind(other)
+                capstan_value::json::json_kind(other)
             ))
         }
     };

@@ -100,17 +100,6 @@ pub fn split_documents(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn head_string(m: &Value, key: &str, field: &str) -> Result<String, String> {
-    match m.get(key) {
-        None | Some(Value::Nil) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.to_string()),
-        Some(other) => Err(format!(
-            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {field} of type string",
-            if other.is_map() { "object" } else if matches!(other, Value::List(_)) { "array" } else if matches!(other, Value::Bool(_)) { "bool" } else { "number" }
-        )),
-    }
-}
-
 /// Helm's `SortManifests` over the rendered files (partials, empty files and NOTES.txt
 /// already excluded by the caller or here).
 pub fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, String> {
@@ -124,7 +113,8 @@ pub fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, String
             let head = capstan_yaml::decode_helm_value(&doc)
                 .map_err(|e| format!("YAML parse error on {path}: {e}"))?;
             let wrap = |e: String| format!("YAML parse error on {path}: {e}");
-            let kind = head_string(&head, "kind", "SimpleHead.kind").map_err(wrap)?;
+            let head_map = head.as_map().map(|m| m.snapshot()).unwrap_or_default();
+            let kind = crate::load::string_field(&head_map, "kind", "SimpleHead").map_err(wrap)?;
             let annotations = head
                 .get("metadata")
                 .and_then(|m| m.get("annotations"))

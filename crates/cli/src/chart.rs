@@ -126,7 +126,8 @@ pub fn run(cmd: ChartCommand) -> Result<String, String> {
         } => {
             let opts = flags.options(&name);
             let r = template(Path::new(&chart), cwd, &opts).map_err(|e| describe(&e))?;
-            warn(Path::new(&chart), &opts, &r.values, strict)?;
+            let layers = capstan_chart::explain::layers(Path::new(&chart), cwd, &opts)?;
+            warn(&layers, &r.values, strict)?;
             if show_only.is_empty() {
                 Ok(r.manifest)
             } else {
@@ -142,9 +143,9 @@ pub fn run(cmd: ChartCommand) -> Result<String, String> {
         } => {
             let opts = flags.options("release-name");
             let r = template(Path::new(&chart), cwd, &opts).map_err(|e| describe(&e))?;
-            warn(Path::new(&chart), &opts, &r.values, strict)?;
+            let layers = capstan_chart::explain::layers(Path::new(&chart), cwd, &opts)?;
+            warn(&layers, &r.values, strict)?;
             if explain {
-                let layers = capstan_chart::explain::layers(Path::new(&chart), cwd, &opts)?;
                 return Ok(explain_text(&r.values, &layers.layers));
             }
             let v = capstan_value::Value::map_from(r.values);
@@ -182,8 +183,11 @@ fn describe(e: &capstan_chart::TemplateError) -> String {
 type Values = std::collections::BTreeMap<capstan_value::Str, capstan_value::Value>;
 
 /// Prints the value-trap warnings on stderr; with `strict`, any warning is an error.
-fn warn(chart: &Path, opts: &TemplateOptions, values: &Values, strict: bool) -> Result<(), String> {
-    let layers = capstan_chart::explain::layers(chart, Path::new("."), opts)?;
+fn warn(
+    layers: &capstan_chart::explain::Layers,
+    values: &Values,
+    strict: bool,
+) -> Result<(), String> {
     let mut traps = layers.warnings.clone();
     traps.extend(provenance::traps(values, &layers.layers, layers.user_from));
     for t in &traps {

@@ -588,30 +588,21 @@ impl<'a> State<'a> {
                 )
             }
             Value::Host(h) => {
+                if !has_args {
+                    if let Some(v) = h.field(name) {
+                        return Ok(Some(v));
+                    }
+                }
+                let mut argv = Vec::new();
                 if has_args {
-                    let mut argv = Vec::new();
                     for a in args.iter().skip(1) {
                         argv.push(concrete(self.eval_arg_value(dot, a)?));
                     }
                     if let Some(f) = final_ {
                         argv.push(concrete(f));
                     }
-                    return match h.call(name, &argv) {
-                        Some(Ok(v)) => Ok(Some(v)),
-                        Some(Err(e)) => {
-                            Err(self.error(pos, node, format!("error calling {name}: {e}")))
-                        }
-                        None => Err(self.error(
-                            pos,
-                            node,
-                            format!("can't evaluate field {name} in type {}", h.type_name()),
-                        )),
-                    };
                 }
-                if let Some(v) = h.field(name) {
-                    return Ok(Some(v));
-                }
-                match h.call(name, &[]) {
+                match h.call(name, &argv) {
                     Some(Ok(v)) => Ok(Some(v)),
                     Some(Err(e)) => {
                         Err(self.error(pos, node, format!("error calling {name}: {e}")))
@@ -623,14 +614,12 @@ impl<'a> State<'a> {
                     )),
                 }
             }
-            Value::Nil => {
-                let ty = if from_iface {
-                    "interface {}".to_string()
-                } else {
-                    "interface {}".to_string()
-                };
-                Err(self.error(pos, node, format!("nil pointer evaluating {ty}.{name}")))
-            }
+            // A nil map value is seen through `interface {}` whatever its origin.
+            Value::Nil => Err(self.error(
+                pos,
+                node,
+                format!("nil pointer evaluating interface {{}}.{name}"),
+            )),
             other => {
                 let ty = if from_iface {
                     "interface {}".to_string()

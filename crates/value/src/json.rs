@@ -9,6 +9,17 @@ use std::collections::BTreeMap;
 
 pub use capstan_gocompat::base64::encode as base64_encode;
 
+/// The JSON kind encoding/json names in "cannot unmarshal KIND into …" errors.
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::List(_) => "array",
+        Value::Map(_) | Value::AnyMap(_) => "object",
+        Value::Bool(_) => "bool",
+        Value::String(_) | Value::RawString(_) => "string",
+        _ => "number",
+    }
+}
+
 /// Options of Go's JSON encoder.
 #[derive(Clone, Copy)]
 pub struct JsonStyle<'a> {

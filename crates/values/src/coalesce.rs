@@ -40,9 +40,7 @@ pub fn coalesce_values(
     user: &Map,
     warnings: &mut Vec<String>,
 ) -> Result<Map, String> {
-    let mut dest = user.clone();
-    coalesce(chart, &mut dest, "", false, warnings)?;
-    Ok(dest)
+    coalesce_root(chart, user, false, warnings)
 }
 
 /// Helm's `MergeValues(chart, vals)`: like [`coalesce_values`] but a `null` is kept (it
@@ -52,8 +50,17 @@ pub fn merge_values(
     user: &Map,
     warnings: &mut Vec<String>,
 ) -> Result<Map, String> {
+    coalesce_root(chart, user, true, warnings)
+}
+
+fn coalesce_root(
+    chart: &ChartValues,
+    user: &Map,
+    merge: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Map, String> {
     let mut dest = user.clone();
-    coalesce(chart, &mut dest, "", true, warnings)?;
+    coalesce(chart, &mut dest, "", merge, warnings)?;
     Ok(dest)
 }
 

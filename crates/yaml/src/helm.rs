@@ -7,6 +7,7 @@ use crate::error::YamlError;
 use crate::resolve::{resolve, Scalar, BINARY};
 use crate::walk::{decode_base64, is_merge_key, is_quoted, want_map, Walker};
 use capstan_gocompat::strconv::format_float;
+use capstan_value::json::json_kind;
 use capstan_value::{go_syntax, merge_maps, AnyMap, Str, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -191,15 +192,6 @@ fn jsonable(v: Value) -> Result<Value, YamlError> {
             format_float(f, 'g', -1, 64)
         ))),
         other => Ok(other),
-    }
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::List(_) => "array",
-        Value::String(_) => "string",
-        Value::Bool(_) => "bool",
-        _ => "number",
     }
 }
 
