@@ -1,6 +1,43 @@
-//! helmfile state: (so far) helmfile's pure template functions and the engine
-//! configuration helmfile renders with. Loading state files comes with the state issue.
+//! helmfile state: loading state files (parts, bases, sub-helmfiles), environments and
+//! their values, releases (templates, inheritance, selectors, needs) and helmfile's
+//! template functions. All I/O goes through a [`host::Host`].
 
+pub mod environment;
+pub mod envvals;
 pub mod funcs;
+pub mod host;
+pub mod load;
+pub mod merge;
+pub mod render;
+pub mod spec;
 
 pub use funcs::{helmfile_funcs, helmfile_templates};
+
+use capstan_value::Value;
+
+/// The HCL evaluator of this build (`envvals::hcl_unsupported` until `crates/hcl` lands).
+pub fn hcl_evaluator() -> envvals::HclEvaluator {
+    envvals::hcl_unsupported
+}
+
+/// A scalar as Go's `%v` prints it (strings as they are).
+pub fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string(),
+        Value::Nil => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// The YAML kind helmfile's decoder names in type errors.
+pub fn go_kind(v: &Value) -> &'static str {
+    match v {
+        Value::List(_) => "!!seq",
+        Value::Map(_) | Value::AnyMap(_) => "!!map",
+        Value::String(_) => "!!str",
+        Value::Bool(_) => "!!bool",
+        Value::Int(_) | Value::Int64(_) | Value::Uint64(_) => "!!int",
+        Value::Float64(_) | Value::Float32(_) => "!!float",
+        _ => "!!null",
+    }
+}

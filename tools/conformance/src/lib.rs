@@ -7,6 +7,7 @@
 //! pass; `cargo test` fails if one of them regresses.
 
 pub mod bench;
+mod env_suite;
 mod gotemplate_suite;
 pub(crate) mod helm_values_suite;
 pub mod report;
@@ -98,11 +99,8 @@ fn run_suite_here(suite: &str, path: &Path) -> Result<Report, String> {
         "gotemplate" => gotemplate_suite::run(path)?,
         "strvals" => strvals_suite::run(path)?,
         "helm-values" => helm_values_suite::run(path)?,
-        "hcl" => not_built(dir_ids(path)?, "HCL values (issue: helmfile state files)"),
-        "env-merge" => not_built(
-            dir_ids(path)?,
-            "environment merging (issue: helmfile state files)",
-        ),
+        "hcl" => env_suite::run_hcl(path)?,
+        "env-merge" => env_suite::run_merge(path)?,
         "helmfile-e2e" => {
             let snap = path.join("snapshot");
             not_built(

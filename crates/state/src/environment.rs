@@ -1,0 +1,77 @@
+//! An environment as helmfile keeps it (`environment.Environment`): its name and kube
+//! context, and its values in three layers — `defaults` (root `values:`), `values`
+//! (environment values, secrets and `--state-values-file`) and `cli`
+//! (`--state-values-set`) — merged only when read ([`Environment::merged_values`]).
+
+use crate::merge::{merge_maps, ArrayMerge, Tree};
+use capstan_value::{Str, Value};
+use std::collections::BTreeMap;
+
+/// The environment helmfile uses when none is given.
+pub const DEFAULT_ENV: &str = "default";
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Environment {
+    pub name: String,
+    pub kube_context: String,
+    pub values: Tree,
+    pub defaults: Tree,
+    pub cli: Tree,
+}
+
+impl Environment {
+    pub fn new(name: &str) -> Environment {
+        Environment {
+            name: name.to_string(),
+            ..Default::default()
+        }
+    }
+
+    /// `Environment.Merge`: `other` over `self`.
+    pub fn merge(&self, other: Option<&Environment>) -> Environment {
+        let mut out = self.clone();
+        if let Some(o) = other {
+            if !o.name.is_empty() {
+                out.name = o.name.clone();
+            }
+            if !o.kube_context.is_empty() {
+                out.kube_context = o.kube_context.clone();
+            }
+            out.values = merge_maps(&out.values, &o.values, ArrayMerge::Sparse);
+            out.defaults = merge_maps(&out.defaults, &o.defaults, ArrayMerge::Sparse);
+            out.cli = merge_maps(&out.cli, &o.cli, ArrayMerge::ByIndex);
+        }
+        out
+    }
+
+    /// `GetMergedValues`: defaults < values < CLI values (`.Values` in templates).
+    pub fn merged_values(&self) -> Tree {
+        let v = merge_maps(&Tree::new(), &self.defaults, ArrayMerge::Sparse);
+        let v = merge_maps(&v, &self.values, ArrayMerge::Sparse);
+        merge_maps(&v, &self.cli, ArrayMerge::ByIndex)
+    }
+
+    /// The value templates see as `.Environment`.
+    pub fn template_value(&self) -> Value {
+        let mut m = BTreeMap::new();
+        m.insert(Str::from("Name"), Value::from(self.name.as_str()));
+        m.insert(
+            Str::from("KubeContext"),
+            Value::from(self.kube_context.as_str()),
+        );
+        m.insert(Str::from("Values"), Value::map_from(self.values.clone()));
+        Value::map_from(m)
+    }
+
+    /// helmfile's `EnvironmentTemplateData`: `.Environment`, `.Namespace`, `.Values` and
+    /// `.StateValues`.
+    pub fn template_data(&self, namespace: &str, values: &Tree) -> Value {
+        let mut m = BTreeMap::new();
+        m.insert(Str::from("Environment"), self.template_value());
+        m.insert(Str::from("Namespace"), Value::from(namespace));
+        let v = Value::map_from(values.clone());
+        m.insert(Str::from("Values"), v.clone());
+        m.insert(Str::from("StateValues"), v);
+        Value::map_from(m)
+    }
+}

@@ -1,0 +1,185 @@
+//! Loading an environment's `values:` list (helmfile's `EnvironmentValuesLoader`): files
+//! and globs relative to the state file's directory (`.gotmpl` ones rendered first),
+//! inline maps, and `.hcl` files, which are evaluated together after everything else.
+//! Entries merge in order with the environment's `mergeStrategy`.
+
+use crate::environment::Environment;
+use crate::host::glob;
+use crate::merge::{merge_fallback, merge_maps, merge_override, ArrayMerge, Tree};
+use crate::render::Renderer;
+use capstan_value::Value;
+
+/// `mergeStrategy:` of an environment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MergeStrategy {
+    #[default]
+    Override,
+    Fallback,
+}
+
+impl MergeStrategy {
+    /// Parses the setting; `env` names the environment in the error.
+    pub fn parse(s: &str, env: &str) -> Result<MergeStrategy, String> {
+        match s {
+            "" | "override" => Ok(MergeStrategy::Override),
+            "fallback" => Ok(MergeStrategy::Fallback),
+            other => Err(format!(
+                "environment \"{env}\": invalid mergeStrategy \"{other}\" (must be \"override\" or \"fallback\")"
+            )),
+        }
+    }
+
+    fn merge(self, dst: &mut Tree, src: &Tree) {
+        match self {
+            MergeStrategy::Override => merge_override(dst, src),
+            MergeStrategy::Fallback => merge_fallback(dst, src),
+        }
+    }
+}
+
+/// `missingFileHandler:` — what a values file that does not exist causes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MissingFileHandler {
+    #[default]
+    Error,
+    Warn,
+    Info,
+    Debug,
+}
+
+impl MissingFileHandler {
+    pub fn parse(s: &str) -> MissingFileHandler {
+        match s {
+            "Warn" => MissingFileHandler::Warn,
+            "Info" => MissingFileHandler::Info,
+            "Debug" => MissingFileHandler::Debug,
+            _ => MissingFileHandler::Error,
+        }
+    }
+}
+
+/// HCL files are evaluated by the HCL engine: `(shown path, text)` pairs in order.
+pub type HclEvaluator = fn(&[(String, String)]) -> Result<Tree, String>;
+
+/// The HCL evaluator used when none is configured.
+pub fn hcl_unsupported(files: &[(String, String)]) -> Result<Tree, String> {
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    Err(format!(
+        "HCL values files are not supported by this build of capstan yet: {}",
+        names.join(", ")
+    ))
+}
+
+/// Everything a values list is loaded with.
+pub struct ValuesLoader<'a> {
+    pub renderer: &'a Renderer,
+    /// The state file's directory as helmfile names it (`.` for the current one).
+    pub base: &'a str,
+    pub missing: MissingFileHandler,
+    /// What `.gotmpl` files see: the environment known so far.
+    pub context: &'a Environment,
+    pub strategy: MergeStrategy,
+    pub hcl: HclEvaluator,
+    /// Warnings (a missing file under `missingFileHandler: Warn`).
+    pub warnings: Vec<String>,
+}
+
+/// `filepath.Join(base, p)` as text.
+pub fn join_shown(base: &str, p: &str) -> String {
+    if p.starts_with('/') || base.is_empty() {
+        capstan_sprig::path_clean(p)
+    } else {
+        capstan_sprig::path_clean(&format!("{base}/{p}"))
+    }
+}
+
+fn is_remote(p: &str) -> bool {
+    p.contains("::") || p.starts_with("s3://") || p.starts_with("http://") || p.starts_with("https://") || p.starts_with("gs://")
+}
+
+impl ValuesLoader<'_> {
+    /// `storage.resolveFile`: the files a values entry names, sorted, or none when the
+    /// missing file is tolerated.
+    pub fn resolve(&mut self, what: &str, entry: &str) -> Result<Vec<String>, String> {
+        if is_remote(entry) {
+            return Err(format!(
+                "{what} file \"{entry}\": remote values files are not supported by capstan yet"
+            ));
+        }
+        let pattern = join_shown(self.base, entry);
+        let files = glob(self.renderer.host.as_ref(), &pattern);
+        if files.is_empty() {
+            let msg = format!(
+                "{what} file matching \"{entry}\" does not exist in \"{}\"",
+                self.base
+            );
+            return match self.missing {
+                MissingFileHandler::Error => Err(msg),
+                MissingFileHandler::Warn => {
+                    self.warnings.push(format!("skipping missing {msg}"));
+                    Ok(Vec::new())
+                }
+                _ => Ok(Vec::new()),
+            };
+        }
+        Ok(files)
+    }
+
+    /// Loads one YAML (or `.gotmpl`) values file as helmfile does.
+    pub fn load_file(&self, file: &str, data: &Value) -> Result<Tree, String> {
+        let text = self
+            .renderer
+            .render_file(file, file, data)
+            .map_err(|e| format!("failed to load environment values file \"{file}\": {e}"))?;
+        let v = capstan_yaml::decode_helmfile(&text).map_err(|e| {
+            format!("failed to load environment values file \"{file}\": {e}\n\nOffending YAML:\n{text}")
+        })?;
+        let v = capstan_yaml::stringify_keys(&v).map_err(|e| e.to_string())?;
+        Ok(v.as_map().map(|m| m.snapshot()).unwrap_or_default())
+    }
+
+    /// `LoadEnvironmentValues`: merges the entries in order, HCL files last.
+    pub fn load(&mut self, entries: &[Value]) -> Result<Tree, String> {
+        let mut result = Tree::new();
+        let mut hcl_files: Vec<(String, String)> = Vec::new();
+        let context_values = self.context.merged_values();
+        for entry in entries {
+            match entry {
+                Value::String(path) => {
+                    for f in self.resolve("environment values", path)? {
+                        if f.ends_with(".hcl") {
+                            let text = self.renderer.read(&f)?;
+                            hcl_files.push((f, text));
+                            continue;
+                        }
+                        let seen = match self.strategy {
+                            MergeStrategy::Override => context_values.clone(),
+                            MergeStrategy::Fallback => {
+                                merge_maps(&result, &context_values, ArrayMerge::Sparse)
+                            }
+                        };
+                        let data = self.context.template_data("", &seen);
+                        let m = self.load_file(&f, &data)?;
+                        self.strategy.merge(&mut result, &m);
+                    }
+                }
+                Value::Map(_) | Value::AnyMap(_) => {
+                    let v = capstan_yaml::stringify_keys(entry).map_err(|e| e.to_string())?;
+                    let m = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
+                    self.strategy.merge(&mut result, &m);
+                }
+                other => {
+                    return Err(format!(
+                        "unexpected type of value: value={other}, type={}",
+                        other.type_name()
+                    ))
+                }
+            }
+        }
+        if !hcl_files.is_empty() {
+            let m = (self.hcl)(&hcl_files)?;
+            self.strategy.merge(&mut result, &m);
+        }
+        Ok(result)
+    }
+}

@@ -1,0 +1,236 @@
+//! The outside world as the state loader sees it: files, directories, environment
+//! variables and commands. [`OsHost`] is the real one; tests can supply their own.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// A directory entry (`readDirEntries`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirEntry {
+    pub name: String,
+    pub is_dir: bool,
+}
+
+/// Everything the state loader reads from outside the process.
+pub trait Host: Send + Sync {
+    fn read_file(&self, path: &Path) -> io::Result<Vec<u8>>;
+    fn is_file(&self, path: &Path) -> bool;
+    fn is_dir(&self, path: &Path) -> bool;
+    /// Entries of a directory, sorted by name (Go's `os.ReadDir`).
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>>;
+    fn env(&self, name: &str) -> Option<String>;
+    /// Runs `command args` in `dir` with extra environment variables and `stdin`;
+    /// returns standard output, or an error carrying standard error.
+    fn exec(
+        &self,
+        command: &str,
+        args: &[String],
+        envs: &[(String, String)],
+        stdin: Option<&str>,
+        dir: &Path,
+    ) -> Result<String, String>;
+}
+
+/// The real filesystem, environment and processes; relative paths are resolved against
+/// `root` (the working directory helmfile would run in).
+#[derive(Clone, Debug, Default)]
+pub struct OsHost {
+    pub root: PathBuf,
+}
+
+impl OsHost {
+    pub fn new(root: impl Into<PathBuf>) -> OsHost {
+        OsHost { root: root.into() }
+    }
+
+    fn at(&self, p: &Path) -> PathBuf {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.root.join(p)
+        }
+    }
+}
+
+impl Host for OsHost {
+    fn read_file(&self, path: &Path) -> io::Result<Vec<u8>> {
+        std::fs::read(self.at(path))
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        self.at(path).is_file()
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        self.at(path).is_dir()
+    }
+
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(self.at(path))? {
+            let e = e?;
+            out.push(DirEntry {
+                name: e.file_name().to_string_lossy().into_owned(),
+                is_dir: e.file_type().map(|t| t.is_dir()).unwrap_or(false),
+            });
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    fn env(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok()
+    }
+
+    fn exec(
+        &self,
+        command: &str,
+        args: &[String],
+        envs: &[(String, String)],
+        stdin: Option<&str>,
+        dir: &Path,
+    ) -> Result<String, String> {
+        use std::io::Write;
+        let mut cmd = Command::new(command);
+        cmd.args(args)
+            .envs(envs.iter().map(|(k, v)| (k, v)))
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd.current_dir(self.at(dir));
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("exec: \"{command}\": {}", go_io_reason(&e)))?;
+        if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+            let input = input.to_string();
+            std::thread::spawn(move || pipe.write_all(input.as_bytes()));
+        }
+        let out = child.wait_with_output().map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            let code = out.status.code().unwrap_or(-1);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            return Err(format!(
+                "command \"{command}\" exited with non-zero status:\n\nPATH:\n  {command}\n\nARGS:\n{}\nERROR:\n  exit status {code}\n\nCOMBINED OUTPUT:\n{}",
+                args.iter()
+                    .enumerate()
+                    .map(|(i, a)| format!("  {i}: {a} ({} bytes)\n", a.len()))
+                    .collect::<String>(),
+                indent(&stderr)
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+}
+
+fn indent(s: &str) -> String {
+    s.lines().map(|l| format!("  {l}\n")).collect()
+}
+
+/// The reason part of a Go `*PathError` text for an I/O error.
+pub fn go_io_reason(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".into(),
+        io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_lowercase(),
+                None => s,
+            }
+        }
+    }
+}
+
+/// `filepath.Join(base, p)` unless `p` is absolute.
+pub fn join(base: &Path, p: &str) -> PathBuf {
+    let path = Path::new(p);
+    if path.is_absolute() {
+        clean(path)
+    } else {
+        clean(&base.join(path))
+    }
+}
+
+/// Go's `filepath.Clean` on a path.
+pub fn clean(p: &Path) -> PathBuf {
+    PathBuf::from(capstan_sprig::path_clean(&p.to_string_lossy()))
+}
+
+/// Go's `filepath.Glob` (plus `**` across directories) through a [`Host`]: the matches of
+/// `pattern`, sorted; a pattern without wildcards matches itself when it exists.
+pub fn glob(host: &dyn Host, pattern: &str) -> Vec<String> {
+    let has_meta = |s: &str| s.contains(['*', '?', '[']);
+    if !has_meta(pattern) {
+        let p = Path::new(pattern);
+        return if host.is_file(p) || host.is_dir(p) {
+            vec![pattern.to_string()]
+        } else {
+            Vec::new()
+        };
+    }
+    let absolute = pattern.starts_with('/');
+    let segments: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty()).collect();
+    let start = if absolute { "/".to_string() } else { String::new() };
+    let mut found = Vec::new();
+    walk(host, &start, &segments, &mut found);
+    found.sort();
+    found.dedup();
+    found
+}
+
+fn child(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else if prefix.ends_with('/') {
+        format!("{prefix}{name}")
+    } else {
+        format!("{prefix}/{name}")
+    }
+}
+
+fn walk(host: &dyn Host, prefix: &str, segments: &[&str], found: &mut Vec<String>) {
+    let Some((seg, rest)) = segments.split_first() else {
+        found.push(prefix.to_string());
+        return;
+    };
+    let dir = if prefix.is_empty() { "." } else { prefix };
+    if *seg == "**" {
+        walk(host, prefix, rest, found);
+        if let Ok(entries) = host.read_dir(Path::new(dir)) {
+            for e in entries.iter().filter(|e| e.is_dir && !e.name.starts_with('.')) {
+                walk(host, &child(prefix, &e.name), segments, found);
+            }
+        }
+        return;
+    }
+    if !seg.contains(['*', '?', '[']) {
+        let next = child(prefix, seg);
+        if rest.is_empty() {
+            let p = Path::new(&next);
+            if host.is_file(p) || host.is_dir(p) {
+                found.push(next);
+            }
+        } else if host.is_dir(Path::new(&next)) {
+            walk(host, &next, rest, found);
+        }
+        return;
+    }
+    let Ok(entries) = host.read_dir(Path::new(dir)) else {
+        return;
+    };
+    for e in entries {
+        if capstan_chart::glob::glob_match(seg, &e.name) {
+            let next = child(prefix, &e.name);
+            if rest.is_empty() {
+                found.push(next);
+            } else if e.is_dir {
+                walk(host, &next, rest, found);
+            }
+        }
+    }
+}

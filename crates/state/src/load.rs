@@ -1,0 +1,605 @@
+//! Loading one state file as helmfile's `desiredStateLoader` does: the policy checks,
+//! the `---` parts rendered in order (only `.gotmpl` files are templates), each part
+//! parsed and given its environment (bases first), the parts merged, and the unknown
+//! environment rules. Sub-helmfiles are listed, not followed: [`crate::visit`] walks them.
+
+use crate::environment::{Environment, DEFAULT_ENV};
+use crate::envvals::{HclEvaluator, MergeStrategy, MissingFileHandler, ValuesLoader};
+use crate::host::Host;
+use crate::merge::{merge_maps, merge_override, set_typed, ArrayMerge, Tree};
+use crate::render::Renderer;
+use crate::spec::{self, is_empty, list_of, map_of, str_of, EnvironmentSpec};
+use capstan_value::Value;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Reads a secrets file and returns its decrypted text (the secrets issue brings sops).
+pub type SecretsReader = fn(&Renderer, &str) -> Result<String, String>;
+
+/// The reader used until native decryption exists: a clear error.
+pub fn secrets_unsupported(_: &Renderer, path: &str) -> Result<String, String> {
+    Err(format!(
+        "failed to decrypt secrets file \"{path}\": sops decryption is not supported by this build of capstan yet"
+    ))
+}
+
+/// A failure while loading a state file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// The environment is not defined in this file (helmfile skips such files).
+    #[error("failed to read {file}: environment \"{env}\" is not defined")]
+    UndefinedEnv { file: String, env: String },
+    #[error("{0}")]
+    Other(String),
+}
+
+impl From<String> for LoadError {
+    fn from(s: String) -> Self {
+        LoadError::Other(s)
+    }
+}
+
+/// Settings shared by every state file of a run.
+#[derive(Clone)]
+pub struct Settings {
+    pub host: Arc<dyn Host>,
+    pub env: String,
+    /// `-n/--namespace`.
+    pub namespace: String,
+    pub kube_context: String,
+    pub hcl: HclEvaluator,
+    pub secrets: SecretsReader,
+}
+
+/// A loaded (not yet release-templated) state file.
+#[derive(Clone, Debug)]
+pub struct HelmState {
+    /// The file as helmfile names it (relative to the working directory when given so).
+    pub file: String,
+    /// Its directory, as helmfile names it (`.` for the working directory).
+    pub base: String,
+    /// The merged document.
+    pub doc: Tree,
+    pub env: Environment,
+    /// `.Values` of the state (`RenderedValues`).
+    pub values: Tree,
+    pub warnings: Vec<String>,
+}
+
+/// `policy.Checker`: top-level keys in order (`bases`, `environments`, `releases`), and
+/// `environments` and `releases` never in the same part.
+pub fn check_policy(file: &str, content: &str) -> Result<(), String> {
+    let top_keys = |with_separators: bool| -> Vec<String> {
+        let mut keys = Vec::new();
+        for line in content.split('\n') {
+            let b = line.as_bytes();
+            let n = b.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+            if n > 0 && b.get(n) == Some(&b':') {
+                keys.push(line[..n].to_string());
+            }
+            if with_separators && line.starts_with("---") && line[3..].chars().all(|c| c == ' ') {
+                keys.push(line.trim().to_string());
+            }
+        }
+        keys
+    };
+    let keys = top_keys(false);
+    if keys.is_empty() {
+        // helmfile reports this only as a warning unless strict; an empty file is fine.
+        return Ok(());
+    }
+    let priority = |k: &str| match k {
+        "bases" => Some(0),
+        "environments" => Some(1),
+        "releases" => Some(2),
+        _ => None,
+    };
+    let ordered: Vec<&String> = keys.iter().filter(|k| priority(k).is_some()).collect();
+    for w in ordered.windows(2) {
+        if priority(w[0]) > priority(w[1]) {
+            return Err(format!(
+                "top-level config key {} must be defined before {} in {file}",
+                w[1], w[0]
+            ));
+        }
+    }
+    let mut seen = Vec::new();
+    let mut result: Vec<String> = Vec::new();
+    for k in top_keys(true) {
+        if k == "environments" || k == "releases" || k == "---" {
+            if k == "---" || !seen.contains(&k) {
+                if k != "---" {
+                    seen.push(k.clone());
+                }
+                result.push(k);
+            }
+        }
+    }
+    for w in result.windows(2) {
+        if w[0] != "---" && w[1] != "---" {
+            return Err("environments and releases cannot be defined within the same YAML part. Use --- to extract the environments into a dedicated part".into());
+        }
+    }
+    Ok(())
+}
+
+fn dir_of(file: &str) -> String {
+    match file.rfind('/') {
+        Some(0) => "/".into(),
+        Some(i) => file[..i].to_string(),
+        None => ".".into(),
+    }
+}
+
+fn tree_of(v: &Value) -> Tree {
+    v.as_map().map(|m| m.snapshot()).unwrap_or_default()
+}
+
+/// Merges a later part into the state so far (`mergo.Merge(..., WithOverride)` on
+/// `ReleaseSetSpec`): non-empty fields replace, maps merge per key.
+fn merge_part(into: &mut Tree, part: &Tree) {
+    for (k, v) in part {
+        if is_empty(v) {
+            continue;
+        }
+        match (k.as_ref(), into.get(k), v) {
+            ("environments" | "templates" | "commonLabels", Some(Value::Map(a)), Value::Map(b)) => {
+                let mut m = a.snapshot();
+                for (ek, ev) in b.snapshot() {
+                    m.insert(ek, ev);
+                }
+                into.insert(k.clone(), Value::map_from(m));
+            }
+            ("helmDefaults", Some(Value::Map(a)), Value::Map(b)) => {
+                let mut m = a.snapshot();
+                for (ek, ev) in b.snapshot() {
+                    if !is_empty(&ev) {
+                        m.insert(ek, ev);
+                    }
+                }
+                into.insert(k.clone(), Value::map_from(m));
+            }
+            _ => {
+                into.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// Merges a base (or the main file) over the layers so far, as `loadBases` does: lists
+/// are appended, environments merged with their values lists concatenated.
+fn merge_layer(into: &mut Tree, layer: &Tree) {
+    for (k, v) in layer {
+        if k.as_ref() == "environments" {
+            let mut envs = map_of(into, "environments");
+            for (name, spec) in tree_of(v) {
+                let merged = match envs.get(&name) {
+                    Some(Value::Map(existing)) => {
+                        let (a, b) = (existing.snapshot(), tree_of(&spec));
+                        let mut m = a.clone();
+                        let secrets: Vec<Value> = list_of(&a, "secrets")
+                            .into_iter()
+                            .chain(list_of(&b, "secrets"))
+                            .collect();
+                        m.insert("secrets".into(), Value::list_from(secrets));
+                        for key in ["kubeContext", "missingFileHandler", "missingFileHandlerConfig", "mergeStrategy"] {
+                            if let Some(x) = b.get(key).filter(|x| !is_empty(x)) {
+                                m.insert(key.into(), x.clone());
+                            }
+                        }
+                        let fallback = str_of(&m, "mergeStrategy") == "fallback";
+                        let (first, second) = if fallback { (&b, &a) } else { (&a, &b) };
+                        let values: Vec<Value> = list_of(first, "values")
+                            .into_iter()
+                            .chain(list_of(second, "values"))
+                            .collect();
+                        m.insert("values".into(), Value::list_from(values));
+                        Value::map_from(m)
+                    }
+                    _ => spec.clone(),
+                };
+                envs.insert(name, merged);
+            }
+            into.insert(k.clone(), Value::map_from(envs));
+            continue;
+        }
+        if is_empty(v) {
+            continue;
+        }
+        match (into.get(k), v) {
+            (Some(Value::List(a)), Value::List(b)) => {
+                let items = a.items.iter().chain(b.items.iter()).cloned().collect();
+                into.insert(k.clone(), Value::list_from(items));
+            }
+            (Some(Value::Map(a)), Value::Map(b)) => {
+                let mut m = a.snapshot();
+                merge_override(&mut m, &b.snapshot());
+                into.insert(k.clone(), Value::map_from(m));
+            }
+            _ => {
+                into.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// The CLI's `--state-values-file`/`--state-values-set(-string)` (or a sub-helmfile
+/// entry's `values:`) as helmfile's `overrodeEnv`.
+pub struct Overrides {
+    /// Files and inline maps, merged with the override strategy into the values layer.
+    pub entries: Vec<Value>,
+    /// `--state-values-set` items (`k=v`), typed.
+    pub set: Vec<String>,
+    /// `--state-values-set-string` items.
+    pub set_string: Vec<String>,
+    /// The directory the entries' paths are relative to, as shown.
+    pub base: String,
+}
+
+impl Overrides {
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty() && self.set.is_empty() && self.set_string.is_empty()
+    }
+
+    /// Builds the overriding environment (`desiredStateLoader.Load`).
+    pub fn environment(&self, s: &Settings) -> Result<Option<Environment>, String> {
+        if self.is_empty() {
+            return Ok(None);
+        }
+        let mut cli = Tree::new();
+        for item in &self.set_string {
+            for (k, v) in split_set_string(item) {
+                set_typed(&mut cli, &k, &v, true)?;
+            }
+        }
+        for item in &self.set {
+            for kv in split_unescaped_commas(item) {
+                let Some((k, v)) = kv.split_once('=') else {
+                    return Err(format!("invalid --state-values-set item {kv:?}: expected KEY=VALUE"));
+                };
+                set_typed(&mut cli, k, v, false)?;
+            }
+        }
+        let renderer = Renderer::new(s.host.clone(), PathBuf::from(&self.base));
+        let ctx = Environment::new(&s.env);
+        let mut loader = ValuesLoader {
+            renderer: &renderer,
+            base: &self.base,
+            missing: MissingFileHandler::Error,
+            context: &ctx,
+            strategy: MergeStrategy::Override,
+            hcl: s.hcl,
+            warnings: Vec::new(),
+        };
+        let values = loader.load(&self.entries)?;
+        Ok(Some(Environment {
+            name: s.env.clone(),
+            values,
+            cli,
+            ..Default::default()
+        }))
+    }
+}
+
+/// Splits a `--state-values-set` argument on commas not escaped with a backslash (`\,`
+/// is a comma; other backslashes stay for the key parser).
+pub fn split_unescaped_commas(input: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut escaped = false;
+    for c in input.chars() {
+        if escaped {
+            if c != ',' {
+                cur.push('\\');
+            }
+            cur.push(c);
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == ',' {
+            out.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(c);
+        }
+    }
+    if escaped {
+        cur.push('\\');
+    }
+    out.push(cur);
+    out
+}
+
+/// The `KEY=VALUE` items of a `--state-values-set-string` argument, as helmfile's
+/// pattern `(?:,|^)([^\s=]+)=(['"][^'"]*['"]|[^,]+)` finds them (quotes kept).
+pub fn split_set_string(input: &str) -> Vec<(String, String)> {
+    let b = input.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        // A match starts at the beginning or right after a comma.
+        let start = if i == 0 && b[0] != b',' { 0 } else if b[i] == b',' { i + 1 } else { i += 1; continue };
+        let mut k = start;
+        while k < b.len() && b[k] != b'=' && !b[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        if k == start || k >= b.len() || b[k] != b'=' {
+            i = if start == 0 { 1 } else { start };
+            continue;
+        }
+        let v0 = k + 1;
+        let mut end = None;
+        if v0 < b.len() && (b[v0] == b'\'' || b[v0] == b'"') {
+            let mut j = v0 + 1;
+            while j < b.len() && b[j] != b'\'' && b[j] != b'"' {
+                j += 1;
+            }
+            if j < b.len() {
+                end = Some(j + 1);
+            }
+        }
+        let end = end.unwrap_or_else(|| {
+            let mut j = v0;
+            while j < b.len() && b[j] != b',' {
+                j += 1;
+            }
+            j
+        });
+        if end == v0 {
+            i = if start == 0 { 1 } else { start };
+            continue;
+        }
+        out.push((input[start..k].to_string(), input[v0..end].to_string()));
+        i = end;
+    }
+    out
+}
+
+/// Loads the values of environment `name` of a parsed state (`StateCreator.loadEnvValues`
+/// and `LoadEnvValues`): secrets, values, the root `values:` as defaults, then the
+/// inherited (`ctx`) and overriding environments.
+pub fn load_env_values(
+    s: &Settings,
+    doc: &Tree,
+    base: &str,
+    ctx: Option<&Environment>,
+    overrode: Option<&Environment>,
+    warnings: &mut Vec<String>,
+) -> Result<Environment, String> {
+    let renderer = Renderer::new(s.host.clone(), PathBuf::from(base));
+    let name = s.env.as_str();
+    let envs = map_of(doc, "environments");
+    let state_missing = str_of(doc, "missingFileHandler");
+    let mut values = Tree::new();
+    let mut kube_context = String::new();
+    let loading_ctx = match ctx {
+        Some(c) => c.merge(overrode),
+        None => overrode.cloned().unwrap_or_else(|| Environment::new(name)),
+    };
+    if let Some(spec_value) = envs.get(name) {
+        let spec = EnvironmentSpec::from_value(spec_value);
+        kube_context = spec.kube_context.clone();
+        let strategy = MergeStrategy::parse(&spec.merge_strategy, name)?;
+        let missing = MissingFileHandler::parse(if spec.missing_file_handler.is_empty() {
+            &state_missing
+        } else {
+            &spec.missing_file_handler
+        });
+        let mut loader = ValuesLoader {
+            renderer: &renderer,
+            base,
+            missing,
+            context: &loading_ctx,
+            strategy,
+            hcl: s.hcl,
+            warnings: Vec::new(),
+        };
+        let mut secret_values = Tree::new();
+        let mut entries: Vec<Value> = Vec::new();
+        for secret in &spec.secrets {
+            let path = crate::scalar_text(secret);
+            for f in loader.resolve("environment values", &path)? {
+                let text = (s.secrets)(&renderer, &f)?;
+                if f.ends_with(".hcl") {
+                    entries.push(Value::from(f));
+                    continue;
+                }
+                let v = capstan_yaml::decode_helmfile(&text)
+                    .map_err(|e| format!("failed to load environment secrets file \"{f}\": {e}"))?;
+                merge_override(&mut secret_values, &tree_of(&v));
+            }
+        }
+        entries.extend(spec.values.iter().cloned());
+        values = loader.load(&entries)?;
+        merge_override(&mut values, &secret_values);
+        warnings.append(&mut loader.warnings);
+    }
+    let mut env = Environment {
+        name: name.to_string(),
+        kube_context,
+        values,
+        ..Default::default()
+    };
+    if let Some(c) = ctx {
+        env.defaults = merge_maps(&c.defaults, &env.defaults, ArrayMerge::Sparse);
+        env.values = merge_maps(&c.values, &env.values, ArrayMerge::Sparse);
+        env.cli = merge_maps(&env.cli, &c.cli, ArrayMerge::ByIndex);
+        if !c.name.is_empty() {
+            env.name = c.name.clone();
+        }
+        if !c.kube_context.is_empty() {
+            env.kube_context = c.kube_context.clone();
+        }
+    }
+    if let Some(o) = overrode {
+        env.defaults = merge_maps(&env.defaults, &o.defaults, ArrayMerge::Sparse);
+        env.values = merge_maps(&env.values, &o.values, ArrayMerge::Sparse);
+        env.cli = merge_maps(&env.cli, &o.cli, ArrayMerge::ByIndex);
+    }
+    // The root `values:` (defaults), loaded with the inherited environment only.
+    let defaults_ctx = ctx.cloned().unwrap_or_else(|| Environment::new(name));
+    let mut loader = ValuesLoader {
+        renderer: &renderer,
+        base,
+        missing: MissingFileHandler::Error,
+        context: &defaults_ctx,
+        strategy: MergeStrategy::Override,
+        hcl: s.hcl,
+        warnings: Vec::new(),
+    };
+    let defaults = loader.load(&list_of(doc, "values"))?;
+    merge_override(&mut env.defaults, &defaults);
+    Ok(env)
+}
+
+/// Splits a state file into its `---` parts (CRLF normalised).
+pub fn split_parts(content: &str) -> Vec<String> {
+    content
+        .replace("\r\n", "\n")
+        .split("\n---\n")
+        .map(str::to_string)
+        .collect()
+}
+
+/// Parses one rendered part: every YAML document in it, merged (lists appended).
+pub fn parse_part(file: &str, text: &str) -> Result<Tree, String> {
+    let docs = capstan_yaml::split_documents(text).map_err(|e| e.to_string())?;
+    let mut out = Tree::new();
+    for (i, d) in docs.iter().enumerate() {
+        let hint = if file.ends_with(".gotmpl") {
+            String::new()
+        } else {
+            ". Started seeing this since Helmfile v1? Add the .gotmpl file extension".into()
+        };
+        let fail = |e: String| format!("failed to read {file}: reading document at index {}{hint}: {e}", i + 1);
+        let v = capstan_yaml::decode_helmfile(d).map_err(|e| fail(e.to_string()))?;
+        let v = capstan_yaml::stringify_keys(&v).map_err(|e| fail(e.to_string()))?;
+        let t = tree_of(&v);
+        spec::validate(&t).map_err(|e| fail(format!("yaml: unmarshal errors:\n  {e}")))?;
+        merge_layer(&mut out, &t);
+    }
+    Ok(out)
+}
+
+/// Loads a state file (`desiredStateLoader.load`). `inherited` is the environment of
+/// the parts before (bases get the caller's); `overrode` the CLI or sub-helmfile values;
+/// `is_base` is true for a file listed under `bases:`.
+pub fn load_file(
+    s: &Settings,
+    file: &str,
+    inherited: Option<&Environment>,
+    overrode: Option<&Environment>,
+    is_base: bool,
+) -> Result<HelmState, LoadError> {
+    let bytes = s
+        .host
+        .read_file(std::path::Path::new(file))
+        .map_err(|e| format!("open {file}: {}", crate::host::go_io_reason(&e)))?;
+    let content = String::from_utf8_lossy(&bytes).replace("\r\n", "\n");
+    check_policy(file, &content)?;
+    let base = dir_of(file);
+    let renderer = Renderer::new(s.host.clone(), PathBuf::from(&base));
+    let has_env = inherited.is_some() || overrode.is_some();
+    let mut env: Option<Environment> = inherited.cloned();
+    let mut doc = Tree::new();
+    let mut values = Tree::new();
+    let mut warnings = Vec::new();
+    let mut seen_environments = false;
+    let mut first = true;
+    for (i, part) in split_parts(&content).iter().enumerate() {
+        let id = format!("{file}.part.{i}");
+        let raw = if file.ends_with(".gotmpl") {
+            let start = env.clone().unwrap_or_else(|| Environment::new(&s.env));
+            let final_env = start.merge(overrode);
+            let vals = final_env.merged_values();
+            let data = final_env.template_data(&s.namespace, &vals);
+            renderer
+                .render(part, &data)
+                .map_err(|e| format!("error during {id} parsing: {e}"))?
+        } else {
+            part.clone()
+        };
+        let mut part_doc = parse_part(file, &raw)?;
+        // bases: loaded with the same inherited environment, then this part over them.
+        let bases = spec::strings_of(&part_doc, "bases");
+        if !bases.is_empty() {
+            if is_base {
+                return Err("nested `base` helmfile is unsupported. please submit a feature request if you need this!".to_string().into());
+            }
+            let mut layered = Tree::new();
+            for b in &bases {
+                let path = crate::envvals::join_shown(&base, b);
+                let base_state = load_file(s, &path, env.as_ref(), overrode, true)?;
+                merge_layer(&mut layered, &base_state.doc);
+            }
+            part_doc.remove("bases");
+            merge_layer(&mut layered, &part_doc);
+            part_doc = layered;
+        }
+        let part_env = load_env_values(s, &part_doc, &base, env.as_ref(), overrode, &mut warnings)?;
+        values = part_env.merged_values();
+        if first {
+            doc = part_doc;
+            first = false;
+        } else {
+            merge_part(&mut doc, &part_doc);
+        }
+        env = Some(part_env);
+        let envs = map_of(&doc, "environments");
+        if !envs.is_empty() {
+            seen_environments = true;
+            let name = env.as_ref().map(|e| e.name.clone()).unwrap_or_default();
+            if !is_base && name != DEFAULT_ENV && !envs.contains_key(name.as_str()) {
+                return Err(LoadError::UndefinedEnv {
+                    file: file.to_string(),
+                    env: name,
+                });
+            }
+        }
+    }
+    let env = env.unwrap_or_else(|| Environment::new(&s.env));
+    if !seen_environments && !is_base && !has_env && env.name != DEFAULT_ENV {
+        return Err(LoadError::UndefinedEnv {
+            file: file.to_string(),
+            env: env.name,
+        });
+    }
+    Ok(HelmState {
+        file: file.to_string(),
+        base,
+        doc,
+        env,
+        values,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_string_items_keep_quoted_commas() {
+        assert_eq!(
+            split_set_string("t=true,i=42,q='a,b',x=\"1\""),
+            vec![
+                ("t".to_string(), "true".to_string()),
+                ("i".into(), "42".into()),
+                ("q".into(), "'a,b'".into()),
+                ("x".into(), "\"1\"".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn set_items_split_on_unescaped_commas() {
+        assert_eq!(split_unescaped_commas(r"a=1\,2,b\.c=3"), vec!["a=1,2", r"b\.c=3"]);
+    }
+
+    #[test]
+    fn policy_rejects_environments_with_releases_in_one_part() {
+        let both = "environments:\n  a: {}\nreleases:\n- name: x\n";
+        assert!(check_policy("h.yaml", both).is_err());
+        assert!(check_policy("h.yaml", "environments:\n  a: {}\n---\nreleases: []\n").is_ok());
+        assert!(check_policy("h.yaml", "releases: []\n---\nbases: []\n").is_err());
+    }
+}

@@ -1,0 +1,194 @@
+//! helmfile's template renderer (`tmpl.FileRenderer`): templates run with sprig,
+//! helmfile's pure functions and the functions that reach the [`Host`] relative to a base
+//! directory (`readFile`, `readDir`, `readDirEntries`, `listDir`, `isFile`, `isDir`,
+//! `exec`, `envExec`, `env`, `requiredEnv`), `missingkey=error`, template name
+//! `stringTemplate`. Error texts are helmfile's.
+
+use crate::funcs::{helmfile_funcs, helmfile_templates, TEMPLATE_NAME};
+use crate::host::{go_io_reason, join, DirEntry, Host};
+use capstan_gotmpl::register as reg;
+use capstan_gotmpl::{Func, FuncMap, Ty};
+use capstan_sprig::strval;
+use capstan_value::{Str, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Renders templates for files in one base directory.
+#[derive(Clone)]
+pub struct Renderer {
+    pub host: Arc<dyn Host>,
+    pub base: PathBuf,
+    funcs: Arc<FuncMap>,
+}
+
+fn list_of_strings(items: Vec<String>) -> Value {
+    Value::list_from(items.into_iter().map(Value::from).collect())
+}
+
+fn args_of(v: &Value) -> Result<Vec<String>, String> {
+    let Some(l) = v.as_list() else {
+        return Err(format!(
+            "wrong type for value; expected []interface {{}}; got {}",
+            v.type_name()
+        ));
+    };
+    l.items
+        .iter()
+        .enumerate()
+        .map(|(i, a)| match a {
+            Value::String(s) => Ok(s.to_string()),
+            other => Err(format!(
+                "unexpected type of arg \"{}\" in args {} at index {i}",
+                other.type_name(),
+                v
+            )),
+        })
+        .collect()
+}
+
+fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
+    let mut m = helmfile_funcs();
+    let (h, b) = (host.clone(), base.clone());
+    reg(&mut m, "readFile", &[Ty::String], move |_, a| {
+        let p = join(&b, &strval(&a[0]));
+        h.read_file(&p)
+            .map(|bytes| Value::from(String::from_utf8_lossy(&bytes).into_owned()))
+            .map_err(|e| format!("open {}: {}", p.display(), go_io_reason(&e)))
+    });
+    let read_dir = |host: Arc<dyn Host>, base: PathBuf, dirs: bool| {
+        move |_: &capstan_gotmpl::CallCtx, a: Vec<Value>| {
+            let rel = strval(&a[0]);
+            let p = join(&base, &rel);
+            let entries = host
+                .read_dir(&p)
+                .map_err(|e| format!("ReadDir \"{}\": open {}: {}", p.display(), p.display(), go_io_reason(&e)))?;
+            Ok(list_of_strings(
+                entries
+                    .into_iter()
+                    .filter(|e| dirs || !e.is_dir)
+                    .map(|e| {
+                        Path::new(&rel)
+                            .join(&e.name)
+                            .to_string_lossy()
+                            .into_owned()
+                    })
+                    .map(|s| capstan_sprig::path_clean(&s))
+                    .collect(),
+            ))
+        }
+    };
+    reg(&mut m, "readDir", &[Ty::String], read_dir(host.clone(), base.clone(), false));
+    reg(&mut m, "listDir", &[Ty::String], read_dir(host.clone(), base.clone(), true));
+    let (h, b) = (host.clone(), base.clone());
+    reg(&mut m, "readDirEntries", &[Ty::String], move |_, a| {
+        let p = join(&b, &strval(&a[0]));
+        let entries = h
+            .read_dir(&p)
+            .map_err(|e| format!("ReadDirEntries \"{}\": open {}: {}", p.display(), p.display(), go_io_reason(&e)))?;
+        Ok(Value::list_from(
+            entries
+                .into_iter()
+                .map(|DirEntry { name, is_dir }| {
+                    let mut e = BTreeMap::new();
+                    e.insert(Str::from("Name"), Value::from(name));
+                    e.insert(Str::from("IsDir"), Value::Bool(is_dir));
+                    Value::map_from(e)
+                })
+                .collect(),
+        ))
+    });
+    let (h, b) = (host.clone(), base.clone());
+    reg(&mut m, "isFile", &[Ty::String], move |_, a| {
+        Ok(Value::Bool(h.is_file(&join(&b, &strval(&a[0])))))
+    });
+    let (h, b) = (host.clone(), base.clone());
+    reg(&mut m, "isDir", &[Ty::String], move |_, a| {
+        Ok(Value::Bool(h.is_dir(&join(&b, &strval(&a[0])))))
+    });
+    let h = host.clone();
+    reg(&mut m, "env", &[Ty::String], move |_, a| {
+        Ok(Value::from(h.env(&strval(&a[0])).unwrap_or_default()))
+    });
+    let h = host.clone();
+    reg(&mut m, "requiredEnv", &[Ty::String], move |_, a| {
+        let name = strval(&a[0]);
+        match h.env(&name) {
+            Some(v) if !v.is_empty() => Ok(Value::from(v)),
+            _ => Err(format!("required env var `{name}` is not set")),
+        }
+    });
+    let (h, b) = (host.clone(), base.clone());
+    m.insert("exec".into(), Func::variadic(&[Ty::String, Ty::List], Ty::String, move |_, a| {
+        let args = args_of(&a[1])?;
+        let stdin = a.get(2).map(strval);
+        h.exec(&strval(&a[0]), &args, &[], stdin.as_deref(), &b)
+            .map(Value::from)
+    }));
+    let (h, b) = (host, base);
+    m.insert("envExec".into(), Func::variadic(
+        &[Ty::Map, Ty::String, Ty::List],
+        Ty::String,
+        move |_, a| {
+            let mut envs = Vec::new();
+            if let Some(map) = a[0].as_map() {
+                for (k, v) in map.snapshot() {
+                    match v {
+                        Value::String(s) => envs.push((k.to_string(), s.to_string())),
+                        other => {
+                            return Err(format!(
+                                "unexpected type of env \"{}\" in envs {} at index {k}",
+                                other.type_name(),
+                                a[0]
+                            ))
+                        }
+                    }
+                }
+            }
+            let args = args_of(&a[2])?;
+            let stdin = a.get(3).map(strval);
+            h.exec(&strval(&a[1]), &args, &envs, stdin.as_deref(), &b)
+                .map(Value::from)
+        },
+    ));
+    m
+}
+
+impl Renderer {
+    pub fn new(host: Arc<dyn Host>, base: PathBuf) -> Renderer {
+        let funcs = Arc::new(io_funcs(host.clone(), base.clone()));
+        Renderer { host, base, funcs }
+    }
+
+    /// Renders template text (`RenderTemplateContentToBuffer`); the error is Go's text.
+    pub fn render(&self, text: &str, data: &Value) -> Result<String, String> {
+        let mut set = helmfile_templates(self.funcs.clone());
+        set.parse(TEMPLATE_NAME, text)?;
+        let mut out = String::new();
+        set.execute_into(TEMPLATE_NAME, data, &mut out, 0)
+            .map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
+    /// Reads a file relative to the base directory.
+    pub fn read(&self, path: &str) -> Result<String, String> {
+        let p = join(&self.base, path);
+        self.host
+            .read_file(&p)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| format!("open {}: {}", p.display(), go_io_reason(&e)))
+    }
+
+    /// `RenderToBytes`: a `.gotmpl` file is rendered, any other file read as is. `shown`
+    /// is the path as helmfile names it in errors.
+    pub fn render_file(&self, path: &str, shown: &str, data: &Value) -> Result<String, String> {
+        if path.ends_with(".gotmpl") {
+            let text = self.read(path)?;
+            self.render(&text, data)
+                .map_err(|e| format!("failed to render [{shown}], because of {e}"))
+        } else {
+            self.read(path)
+                .map_err(|e| format!("failed to load [{shown}]: {e}"))
+        }
+    }
+}

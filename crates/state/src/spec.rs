@@ -1,0 +1,291 @@
+//! The state file model. A state is kept as the decoded YAML map (so `build` can print
+//! it back and later issues can read any key), checked against the keys helmfile's Go
+//! structs accept (`HelmState`, `ReleaseSpec`, …: an unknown key is an error, as in
+//! helmfile v1), with typed accessors for what capstan acts on.
+
+use crate::merge::Tree;
+use capstan_value::{Str, Value};
+use std::collections::BTreeMap;
+
+/// Keys of `HelmState` (`ReleaseSetSpec`), in helmfile's field order.
+pub const STATE_KEYS: &[&str] = &[
+    "helmBinary",
+    "kustomizeBinary",
+    "values",
+    "environments",
+    "bases",
+    "helmDefaults",
+    "helmfiles",
+    "context",
+    "charts",
+    "kubeContext",
+    "namespace",
+    "chart",
+    "repositories",
+    "commonLabels",
+    "releases",
+    "apiVersions",
+    "kubeVersion",
+    "hooks",
+    "templates",
+    "missingFileHandler",
+    "missingFileHandlerConfig",
+    "lockFilePath",
+];
+
+/// Keys of `ReleaseSpec`, in helmfile's field order.
+pub const RELEASE_KEYS: &[&str] = &[
+    "chart",
+    "chartPath",
+    "directory",
+    "version",
+    "verify",
+    "keyring",
+    "devel",
+    "wait",
+    "waitRetries",
+    "waitForJobs",
+    "timeout",
+    "recreatePods",
+    "force",
+    "installed",
+    "atomic",
+    "cleanupOnFail",
+    "historyMax",
+    "condition",
+    "createNamespace",
+    "disableOpenAPIValidation",
+    "disableValidation",
+    "disableValidationOnInstall",
+    "missingFileHandler",
+    "missingFileHandlerConfig",
+    "needs",
+    "hooks",
+    "name",
+    "namespace",
+    "labels",
+    "values",
+    "secrets",
+    "set",
+    "setString",
+    "valuesTemplate",
+    "setTemplate",
+    "apiVersions",
+    "kubeVersion",
+    "env",
+    "valuesPathPrefix",
+    "kubeContext",
+    "verifyTemplate",
+    "waitTemplate",
+    "installedTemplate",
+    "dependencies",
+    "jsonPatches",
+    "strategicMergePatches",
+    "transformers",
+    "adopt",
+    "forceGoGetter",
+    "forceNamespace",
+    "skipDeps",
+    "skipRefresh",
+    "postRenderer",
+    "postRendererArgs",
+    "skipSchemaValidation",
+    "cascade",
+    "suppressDiff",
+    "suppressOutputLineRegex",
+    "deleteWait",
+    "deleteTimeout",
+    "syncReleaseLabels",
+    "takeOwnership",
+    "reuseValues",
+    "enableDNS",
+    "plainHttp",
+    "insecureSkipTLSVerify",
+    "inherit",
+    "trackMode",
+    "trackTimeout",
+    "trackLogs",
+    "trackKinds",
+    "skipKinds",
+    "trackResources",
+];
+
+/// Keys of `EnvironmentSpec`.
+pub const ENVIRONMENT_KEYS: &[&str] = &[
+    "values",
+    "secrets",
+    "kubeContext",
+    "missingFileHandler",
+    "missingFileHandlerConfig",
+    "mergeStrategy",
+];
+
+/// Keys of a `helmfiles:` entry.
+pub const SUBHELMFILE_KEYS: &[&str] = &["path", "selectors", "selectorsInherited", "values"];
+
+/// A string field (`""` when missing or not a string).
+pub fn str_of(t: &Tree, key: &str) -> String {
+    match t.get(key) {
+        Some(Value::String(s)) => s.to_string(),
+        Some(Value::Nil) | None => String::new(),
+        Some(other) => crate::scalar_text(other),
+    }
+}
+
+/// A list field's items (empty when missing).
+pub fn list_of(t: &Tree, key: &str) -> Vec<Value> {
+    match t.get(key) {
+        Some(Value::List(l)) => l.items.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// A map field's entries (empty when missing).
+pub fn map_of(t: &Tree, key: &str) -> Tree {
+    match t.get(key) {
+        Some(Value::Map(m)) => m.snapshot(),
+        _ => Tree::new(),
+    }
+}
+
+/// A list of strings field.
+pub fn strings_of(t: &Tree, key: &str) -> Vec<String> {
+    list_of(t, key)
+        .iter()
+        .map(crate::scalar_text)
+        .collect()
+}
+
+/// An optional boolean field.
+pub fn bool_of(t: &Tree, key: &str) -> Option<bool> {
+    match t.get(key) {
+        Some(Value::Bool(b)) => Some(*b),
+        _ => None,
+    }
+}
+
+/// The Go zero value test mergo uses (`isEmptyValue`).
+pub fn is_empty(v: &Value) -> bool {
+    match v {
+        Value::Nil => true,
+        Value::Bool(b) => !b,
+        Value::Int(i) | Value::Int64(i) => *i == 0,
+        Value::Uint64(u) => *u == 0,
+        Value::Float64(f) => *f == 0.0,
+        Value::Float32(f) => *f == 0.0,
+        Value::String(s) => s.is_empty(),
+        Value::List(l) => l.items.is_empty(),
+        Value::Map(m) => m.is_empty(),
+        _ => false,
+    }
+}
+
+/// Checks the keys of a map against a Go struct's; `what` is the type name helmfile's
+/// YAML decoder reports (`state.ReleaseSpec`).
+pub fn check_keys(t: &Tree, allowed: &[&str], what: &str) -> Result<(), String> {
+    for k in t.keys() {
+        if !allowed.contains(&k.as_ref()) {
+            return Err(format!("field {k} not found in type {what}"));
+        }
+    }
+    Ok(())
+}
+
+/// Validates a state document's structure: top-level keys, environments, releases,
+/// templates and sub-helmfiles.
+pub fn validate(doc: &Tree) -> Result<(), String> {
+    check_keys(doc, STATE_KEYS, "state.HelmState")?;
+    for (_, e) in map_of(doc, "environments") {
+        if let Value::Map(m) = e {
+            check_keys(&m.snapshot(), ENVIRONMENT_KEYS, "state.EnvironmentSpec")?;
+        }
+    }
+    for r in list_of(doc, "releases") {
+        match &r {
+            Value::Map(m) => check_keys(&m.snapshot(), RELEASE_KEYS, "state.ReleaseSpec")?,
+            Value::Nil => {}
+            other => {
+                return Err(format!(
+                    "cannot unmarshal {} into state.ReleaseSpec",
+                    crate::go_kind(other)
+                ))
+            }
+        }
+    }
+    for (_, t) in map_of(doc, "templates") {
+        if let Value::Map(m) = t {
+            check_keys(&m.snapshot(), RELEASE_KEYS, "state.TemplateSpec")?;
+        }
+    }
+    for h in list_of(doc, "helmfiles") {
+        if let Value::Map(m) = &h {
+            check_keys(&m.snapshot(), SUBHELMFILE_KEYS, "state.SubHelmfileSpec")?;
+        }
+    }
+    Ok(())
+}
+
+/// An environment's settings (`environments.NAME`).
+#[derive(Clone, Debug, Default)]
+pub struct EnvironmentSpec {
+    pub values: Vec<Value>,
+    pub secrets: Vec<Value>,
+    pub kube_context: String,
+    pub missing_file_handler: String,
+    pub merge_strategy: String,
+}
+
+impl EnvironmentSpec {
+    pub fn from_value(v: &Value) -> EnvironmentSpec {
+        let t = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
+        EnvironmentSpec {
+            values: list_of(&t, "values"),
+            secrets: list_of(&t, "secrets"),
+            kube_context: str_of(&t, "kubeContext"),
+            missing_file_handler: str_of(&t, "missingFileHandler"),
+            merge_strategy: str_of(&t, "mergeStrategy"),
+        }
+    }
+}
+
+/// A `helmfiles:` entry.
+#[derive(Clone, Debug, Default)]
+pub struct SubHelmfileSpec {
+    pub path: String,
+    pub selectors: Option<Vec<String>>,
+    pub selectors_inherited: bool,
+    pub values: Vec<Value>,
+}
+
+impl SubHelmfileSpec {
+    pub fn from_value(v: &Value) -> SubHelmfileSpec {
+        match v {
+            Value::Map(m) => {
+                let t = m.snapshot();
+                SubHelmfileSpec {
+                    path: str_of(&t, "path"),
+                    selectors: t.get("selectors").map(|_| strings_of(&t, "selectors")),
+                    selectors_inherited: bool_of(&t, "selectorsInherited").unwrap_or(false),
+                    values: list_of(&t, "values"),
+                }
+            }
+            other => SubHelmfileSpec {
+                path: crate::scalar_text(other),
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// Builds a string-keyed map value.
+pub fn tree_value(t: Tree) -> Value {
+    Value::map_from(t)
+}
+
+/// A map from pairs.
+pub fn tree(pairs: impl IntoIterator<Item = (&'static str, Value)>) -> Tree {
+    pairs
+        .into_iter()
+        .map(|(k, v)| (Str::from(k), v))
+        .collect::<BTreeMap<_, _>>()
+}

@@ -1,0 +1,196 @@
+//! The `hcl` and `env-merge` suites (helmfile environment values): each case is a set of
+//! input files plus an `order.json` (HCL) or `spec.json` (merge); capstan's environment
+//! loader must give the same values, leaf for leaf with Go types
+//! (`expected_types.tsv`), or the same error text.
+
+use crate::report::CaseResult;
+use capstan_gocompat::json::go_quote;
+use capstan_state::environment::Environment;
+use capstan_state::host::OsHost;
+use capstan_state::load::{load_env_values, Overrides, Settings};
+use capstan_state::merge::Tree;
+use capstan_state::render::Renderer;
+use capstan_value::{Str, Value};
+use serde_json::Value as J;
+use std::path::Path;
+use std::sync::Arc;
+
+/// One line per leaf: `path<TAB>Go type<TAB>value`, as the corpus writes them.
+pub fn types_tsv(v: &Value) -> String {
+    let mut lines = Vec::new();
+    leaves(v, "", &mut lines);
+    lines.sort();
+    lines.join("\n")
+}
+
+fn leaves(v: &Value, path: &str, out: &mut Vec<String>) {
+    let join = |k: &str| {
+        if path.is_empty() {
+            k.to_string()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
+    match v {
+        Value::Map(m) if !m.is_empty() || path.is_empty() => {
+            for (k, x) in m.read().iter() {
+                leaves(x, &join(k), out);
+            }
+        }
+        Value::List(l) if !l.items.is_empty() => {
+            for (i, x) in l.items.iter().enumerate() {
+                leaves(x, &format!("{path}[{i}]"), out);
+            }
+        }
+        Value::Map(_) => out.push(format!("{path}\tmap\t{{}}")),
+        Value::List(_) => out.push(format!("{path}\tlist\t[]")),
+        Value::Nil => out.push(format!("{path}\tnull\tnull")),
+        Value::String(s) => out.push(format!("{path}\tstring\t{}", go_quote(s))),
+        other => out.push(format!("{path}\t{}\t{other}", other.type_name())),
+    }
+}
+
+fn plaintext_secrets(r: &Renderer, path: &str) -> Result<String, String> {
+    r.read(path)
+}
+
+fn settings(dir: &Path, env: &str) -> Settings {
+    Settings {
+        host: Arc::new(OsHost::new(dir)),
+        env: env.to_string(),
+        namespace: String::new(),
+        kube_context: String::new(),
+        hcl: capstan_state::hcl_evaluator(),
+        secrets: plaintext_secrets,
+    }
+}
+
+/// A JSON value as helmfile's YAML decoder reads the same text.
+fn yaml_value(j: &J) -> Result<Value, String> {
+    let text = serde_json::to_string(j).map_err(|e| e.to_string())?;
+    capstan_yaml::decode_helmfile_value(&text).map_err(|e| e.to_string())
+}
+
+fn values_list(spec: &J, key: &str) -> Result<Vec<Value>, String> {
+    spec.get(key)
+        .and_then(J::as_array)
+        .map(|a| a.iter().map(yaml_value).collect())
+        .unwrap_or(Ok(Vec::new()))
+}
+
+fn strings(spec: &J, key: &str) -> Vec<String> {
+    spec.get(key)
+        .and_then(J::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .unwrap_or_default()
+}
+
+fn compute_merge(dir: &Path, spec: &J) -> Result<Value, String> {
+    let env_name = spec.get("env").and_then(J::as_str).unwrap_or("default");
+    let s = settings(dir, env_name);
+    let mut env_spec = Tree::new();
+    env_spec.insert(Str::from("values"), Value::list_from(values_list(spec, "values")?));
+    env_spec.insert(Str::from("secrets"), Value::list_from(values_list(spec, "secrets")?));
+    if let Some(st) = spec.get("strategy").and_then(J::as_str) {
+        env_spec.insert(Str::from("mergeStrategy"), Value::from(st));
+    }
+    if let Some(m) = spec.get("missing_file_handler").and_then(J::as_str) {
+        env_spec.insert(Str::from("missingFileHandler"), Value::from(m));
+    }
+    let mut envs = Tree::new();
+    envs.insert(Str::from(env_name), Value::map_from(env_spec));
+    let mut doc = Tree::new();
+    doc.insert(Str::from("environments"), Value::map_from(envs));
+    doc.insert(Str::from("values"), Value::list_from(values_list(spec, "defaults")?));
+    let overrides = Overrides {
+        entries: strings(spec, "cli_files").into_iter().map(Value::from).collect(),
+        set: strings(spec, "cli_set"),
+        set_string: strings(spec, "cli_set_string"),
+        base: ".".into(),
+    };
+    let overrode = overrides.environment(&s)?;
+    let mut warnings = Vec::new();
+    let env = load_env_values(&s, &doc, ".", None, overrode.as_ref(), &mut warnings)?;
+    Ok(Value::map_from(env.merged_values()))
+}
+
+fn compute_hcl(dir: &Path, order: &[String]) -> Result<Value, String> {
+    let s = settings(dir, "default");
+    let env = Environment::new("default");
+    let renderer = Renderer::new(s.host.clone(), ".".into());
+    let files = order
+        .iter()
+        .map(|f| renderer.read(f).map(|t| (f.clone(), t)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let _ = env;
+    (s.hcl)(&files).map(Value::map_from)
+}
+
+fn check(id: String, dir: &Path, result: Result<Value, String>) -> CaseResult {
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+    if let Some(panic) = read("expected_panic.txt") {
+        return match result {
+            Err(e) if e.starts_with("panic: ") => CaseResult::compare(id, "panic", panic.trim_end(), e.trim_end()),
+            Err(e) => CaseResult::fail(id, format!("expected a panic ({}), got error: {e}", panic.trim_end()), ""),
+            Ok(_) => CaseResult::fail(id, format!("expected a panic ({})", panic.trim_end()), ""),
+        };
+    }
+    match (result, read("expected_error.txt")) {
+        (Err(e), Some(want)) => CaseResult::compare(id, "error", want.strip_suffix('\n').unwrap_or(&want), &e),
+        (Err(e), None) => CaseResult::fail(id, format!("unexpected error: {e}"), ""),
+        (Ok(_), Some(want)) => CaseResult::fail(id, format!("expected error {want:?}"), ""),
+        (Ok(v), None) => {
+            let want = read("expected_types.tsv").unwrap_or_default();
+            let mut want_lines: Vec<&str> = want.lines().collect();
+            want_lines.sort();
+            CaseResult::compare(id, "types", &want_lines.join("\n"), &types_tsv(&v))
+        }
+    }
+}
+
+fn case_dirs(path: &Path) -> Result<Vec<(String, std::path::PathBuf)>, String> {
+    let mut ids: Vec<(String, std::path::PathBuf)> = std::fs::read_dir(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .collect();
+    ids.sort();
+    Ok(ids)
+}
+
+pub fn run_merge(path: &Path) -> Result<Vec<CaseResult>, String> {
+    Ok(case_dirs(path)?
+        .into_iter()
+        .map(|(id, dir)| {
+            let spec = std::fs::read_to_string(dir.join("spec.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<J>(&t).ok());
+            match spec {
+                None => CaseResult::fail(id, "unreadable spec.json", ""),
+                Some(spec) => {
+                    let r = compute_merge(&dir, &spec);
+                    check(id, &dir, r)
+                }
+            }
+        })
+        .collect())
+}
+
+pub fn run_hcl(path: &Path) -> Result<Vec<CaseResult>, String> {
+    Ok(case_dirs(path)?
+        .into_iter()
+        .map(|(id, dir)| {
+            let order = std::fs::read_to_string(dir.join("order.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<Vec<String>>(&t).ok());
+            match order {
+                None => CaseResult::fail(id, "unreadable order.json", ""),
+                Some(order) => {
+                    let r = compute_hcl(&dir, &order);
+                    check(id, &dir, r)
+                }
+            }
+        })
+        .collect())
+}
