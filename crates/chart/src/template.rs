@@ -32,6 +32,9 @@ pub struct TemplateOptions {
     pub api_versions: Vec<String>,
     /// `--skip-schema-validation`.
     pub skip_schema_validation: bool,
+    /// `-f` files held in memory (helmfile's temporary values files), by the name used
+    /// in `values.files`; other names are read from disk.
+    pub overlay: std::collections::BTreeMap<String, String>,
 }
 
 /// What a successful run produced.
@@ -195,7 +198,10 @@ pub fn template(
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<Rendered, TemplateError> {
-    let read = |p: &str| read_file(cwd, p);
+    let read = |p: &str| match o.overlay.get(p) {
+        Some(text) => Ok(text.clone()),
+        None => read_file(cwd, p),
+    };
     let user = o.values.merge(&read).map_err(|e| {
         let err = TemplateError::values(e.message);
         match (e.file, e.pos) {

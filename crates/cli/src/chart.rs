@@ -110,6 +110,7 @@ impl RenderFlags {
             kube_version: self.kube_version,
             api_versions: self.api_versions,
             skip_schema_validation: self.skip_schema_validation,
+            overlay: Default::default(),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! non-zero exit code, and nothing is written to stdout on failure.
 
 mod chart;
+mod helmfile;
 
 /// mimalloc: allocation-heavy YAML and template work runs about a third faster than with
 /// the system allocator (see `conformance bench helm`).
@@ -19,6 +20,8 @@ use std::process::ExitCode;
     about = "Declarative Helm releases, helmfile-compatible, with values you can explain"
 )]
 struct Cli {
+    #[command(flatten)]
+    global: helmfile::Global,
     #[command(subcommand)]
     command: Command,
 }
@@ -28,12 +31,15 @@ enum Command {
     /// Work with one Helm chart directly, like `helm template` (no cluster, no helm).
     #[command(subcommand)]
     Chart(chart::ChartCommand),
+    #[command(flatten)]
+    State(helmfile::StateCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Chart(c) => chart::run(c),
+        Command::State(c) => helmfile::run(&cli.global, c),
     };
     match result {
         Ok(out) => {

@@ -2,13 +2,18 @@
 //! their values, releases (templates, inheritance, selectors, needs) and helmfile's
 //! template functions. All I/O goes through a [`host::Host`].
 
+pub mod app;
+pub mod commands;
 pub mod environment;
 pub mod envvals;
 pub mod funcs;
 pub mod host;
 pub mod load;
 pub mod merge;
+pub mod release;
+pub mod release_values;
 pub mod render;
+pub mod select;
 pub mod spec;
 
 pub use funcs::{helmfile_funcs, helmfile_templates};

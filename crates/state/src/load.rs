@@ -43,6 +43,9 @@ impl From<String> for LoadError {
 #[derive(Clone)]
 pub struct Settings {
     pub host: Arc<dyn Host>,
+    /// The working directory relative paths start from (charts are read from disk
+    /// there).
+    pub root: PathBuf,
     pub env: String,
     /// `-n/--namespace`.
     pub namespace: String,

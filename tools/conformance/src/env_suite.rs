@@ -57,6 +57,7 @@ fn plaintext_secrets(r: &Renderer, path: &str) -> Result<String, String> {
 fn settings(dir: &Path, env: &str) -> Settings {
     Settings {
         host: Arc::new(OsHost::new(dir)),
+        root: dir.to_path_buf(),
         env: env.to_string(),
         namespace: String::new(),
         kube_context: String::new(),

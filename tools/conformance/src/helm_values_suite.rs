@@ -41,6 +41,7 @@ pub(crate) fn options(inputs: &J) -> TemplateOptions {
         kube_version: inputs["kube_version"].as_str().unwrap_or("").to_string(),
         api_versions: strings(inputs, "api_versions"),
         skip_schema_validation: inputs["skip_schema_validation"].as_bool().unwrap_or(false),
+        overlay: Default::default(),
     }
 }
 

@@ -1,0 +1,454 @@
+//! The helmfile-compatible commands: global flags as helmfile's (and their `HELMFILE_*`
+//! variables), then `template`, `build`, `list`, `write-values`, `print-env` and
+//! `show-dag` over the loaded state. Progress goes to stderr, results to stdout; files
+//! are written only after everything rendered.
+
+use capstan_state::app::{load_run, PreparedState, RunError, RunOptions};
+use capstan_state::commands;
+use capstan_state::host::OsHost;
+use capstan_state::load::{Overrides, Settings};
+use capstan_state::release_values::HelmFlags;
+use clap::{Args, Subcommand};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// helmfile's global flags.
+#[derive(Args, Clone, Debug, Default)]
+pub struct Global {
+    /// Load config from file or directory (`-` for stdin). Defaults to `helmfile.yaml`,
+    /// `helmfile.yaml.gotmpl` or `helmfile.d/`.
+    #[arg(short = 'f', long = "file", env = "HELMFILE_FILE_PATH", default_value = "")]
+    pub file: String,
+    /// The environment to use.
+    #[arg(short = 'e', long = "environment", env = "HELMFILE_ENVIRONMENT", default_value = "default")]
+    pub environment: String,
+    /// Only releases matching these labels (`key=value,key2!=value2`); repeat to OR.
+    #[arg(short = 'l', long = "selector")]
+    pub selector: Vec<String>,
+    /// Override the namespace of every release.
+    #[arg(short = 'n', long = "namespace", default_value = "")]
+    pub namespace: String,
+    /// The kube context to use.
+    #[arg(long = "kube-context", default_value = "")]
+    pub kube_context: String,
+    /// Set state values (`a.b=1,c=2`), typed like helmfile's.
+    #[arg(long = "state-values-set")]
+    pub state_values_set: Vec<String>,
+    /// Set state values as strings.
+    #[arg(long = "state-values-set-string")]
+    pub state_values_set_string: Vec<String>,
+    /// State values files, merged over the environment's values.
+    #[arg(long = "state-values-file")]
+    pub state_values_file: Vec<String>,
+    /// Silence progress output.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+    /// Log level (debug, info, warn, error).
+    #[arg(long = "log-level", default_value = "info")]
+    pub log_level: String,
+    /// Colored output.
+    #[arg(long = "color")]
+    pub color: bool,
+    /// No colored output.
+    #[arg(long = "no-color", env = "NO_COLOR")]
+    pub no_color: bool,
+    /// Exit successfully when no release matches the selectors.
+    #[arg(long = "allow-no-matching-release")]
+    pub allow_no_matching_release: bool,
+    /// Skip `helm dependency build` (capstan renders local charts with their
+    /// `charts/` as they are).
+    #[arg(long = "skip-deps")]
+    pub skip_deps: bool,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct TemplateArgs {
+    /// Write manifests to this directory instead of stdout.
+    #[arg(long = "output-dir", default_value = "")]
+    output_dir: String,
+    /// Go template for each release's output directory.
+    #[arg(long = "output-dir-template", default_value = "")]
+    output_dir_template: String,
+    #[arg(long = "include-crds")]
+    include_crds: bool,
+    #[arg(long = "skip-tests")]
+    skip_tests: bool,
+    #[arg(long = "kube-version", default_value = "")]
+    kube_version: String,
+    #[arg(long = "skip-schema-validation")]
+    skip_schema_validation: bool,
+    /// Releases rendered at once (0: one per core).
+    #[arg(long = "concurrency", default_value_t = 0)]
+    concurrency: usize,
+    /// Extra helm arguments (only `--api-versions`/`-a` and `--kube-version` affect
+    /// local rendering).
+    #[arg(long = "args", default_value = "")]
+    args: String,
+    /// Extra `--set` for every release.
+    #[arg(long = "set")]
+    set: Vec<String>,
+    /// Extra values files for every release.
+    #[arg(long = "values")]
+    values: Vec<String>,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct BuildArgs {
+    /// Embed release values files in the output.
+    #[arg(long = "embed-values")]
+    embed_values: bool,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct ListArgs {
+    /// `json` for JSON output.
+    #[arg(long = "output", default_value = "")]
+    output: String,
+    /// Do not prepare charts (capstan never fetches for `list`).
+    #[arg(long = "skip-charts")]
+    skip_charts: bool,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct WriteValuesArgs {
+    #[arg(long = "output-file-template", default_value = "")]
+    output_file_template: String,
+    #[arg(long = "set")]
+    set: Vec<String>,
+    #[arg(long = "values")]
+    values: Vec<String>,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct PrintEnvArgs {
+    /// `yaml` (default) or `json`.
+    #[arg(short = 'o', long = "output", default_value = "yaml")]
+    output: String,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct NoArgs {}
+
+/// A command's own flags plus helmfile's global flags (accepted after the command too).
+#[derive(Args, Clone, Debug, Default)]
+pub struct With<T: Args> {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(flatten)]
+    pub args: T,
+}
+
+#[derive(Subcommand, Clone, Debug)]
+pub enum StateCommand {
+    /// Render every release's manifests, as `helmfile template`.
+    Template(With<TemplateArgs>),
+    /// Print the final state after templating, as `helmfile build`.
+    Build(With<BuildArgs>),
+    /// List releases, as `helmfile list`.
+    List(With<ListArgs>),
+    /// Write each release's merged values to files, as `helmfile write-values`.
+    WriteValues(With<WriteValuesArgs>),
+    /// Print the environment and its merged values, as `helmfile print-env`.
+    PrintEnv(With<PrintEnvArgs>),
+    /// Print the `needs:` graph in groups, as `helmfile show-dag`.
+    ShowDag(With<NoArgs>),
+}
+
+impl StateCommand {
+    fn global(&self) -> &Global {
+        match self {
+            StateCommand::Template(w) => &w.global,
+            StateCommand::Build(w) => &w.global,
+            StateCommand::List(w) => &w.global,
+            StateCommand::WriteValues(w) => &w.global,
+            StateCommand::PrintEnv(w) => &w.global,
+            StateCommand::ShowDag(w) => &w.global,
+        }
+    }
+}
+
+impl Global {
+    /// These flags given after the command, over the ones given before it.
+    fn over(&self, before: &Global) -> Global {
+        let pick = |a: &str, b: &str, default: &str| if a != default { a.to_string() } else { b.to_string() };
+        let env_default = std::env::var("HELMFILE_ENVIRONMENT").unwrap_or_else(|_| "default".into());
+        let file_default = std::env::var("HELMFILE_FILE_PATH").unwrap_or_default();
+        let cat = |a: &[String], b: &[String]| b.iter().chain(a.iter()).cloned().collect::<Vec<_>>();
+        Global {
+            file: pick(&self.file, &before.file, &file_default),
+            environment: pick(&self.environment, &before.environment, &env_default),
+            selector: cat(&self.selector, &before.selector),
+            namespace: pick(&self.namespace, &before.namespace, ""),
+            kube_context: pick(&self.kube_context, &before.kube_context, ""),
+            state_values_set: cat(&self.state_values_set, &before.state_values_set),
+            state_values_set_string: cat(&self.state_values_set_string, &before.state_values_set_string),
+            state_values_file: cat(&self.state_values_file, &before.state_values_file),
+            quiet: self.quiet || before.quiet,
+            log_level: pick(&self.log_level, &before.log_level, "info"),
+            color: self.color || before.color,
+            no_color: self.no_color || before.no_color,
+            allow_no_matching_release: self.allow_no_matching_release || before.allow_no_matching_release,
+            skip_deps: self.skip_deps || before.skip_deps,
+        }
+    }
+}
+
+fn settings(g: &Global) -> Result<Settings, String> {
+    let root = std::env::current_dir().map_err(|e| e.to_string())?;
+    Ok(Settings {
+        host: Arc::new(OsHost::new(&root)),
+        root,
+        env: g.environment.clone(),
+        namespace: g.namespace.clone(),
+        kube_context: g.kube_context.clone(),
+        hcl: capstan_state::hcl_evaluator(),
+        secrets: capstan_state::load::secrets_unsupported,
+    })
+}
+
+fn load(g: &Global, s: &Settings) -> Result<Vec<PreparedState>, RunError> {
+    let opts = RunOptions {
+        file: g.file.clone(),
+        selectors: g.selector.clone(),
+        cli: Overrides {
+            entries: g
+                .state_values_file
+                .iter()
+                .map(|f| capstan_value::Value::from(f.as_str()))
+                .collect(),
+            set: g.state_values_set.clone(),
+            set_string: g.state_values_set_string.clone(),
+            base: ".".into(),
+        },
+    };
+    let (states, warnings) = load_run(s, &opts)?;
+    for w in warnings {
+        eprintln!("WARNING: {w}");
+    }
+    Ok(states)
+}
+
+/// Splits helm's extra `--args` into the flags local rendering understands.
+fn helm_args(args: &str, flags: &mut HelmFlags) {
+    let words: Vec<&str> = args.split_whitespace().collect();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        let (name, inline) = match w.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (w, None),
+        };
+        let mut value = || {
+            inline.clone().or_else(|| {
+                i += 1;
+                words.get(i).map(|s| s.to_string())
+            })
+        };
+        match name {
+            "--api-versions" | "-a" => {
+                if let Some(v) = value() {
+                    flags.api_versions.extend(v.split(',').map(String::from));
+                }
+            }
+            "--kube-version" => {
+                if let Some(v) = value() {
+                    flags.kube_version = v;
+                }
+            }
+            "--include-crds" => flags.include_crds = true,
+            "--skip-tests" => flags.skip_tests = true,
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// Writes files all together: into a temporary sibling first, then renamed, so a failure
+/// leaves nothing half-written.
+fn write_all(files: &[(String, String)]) -> Result<(), String> {
+    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let cleanup = |staged: &[(PathBuf, PathBuf)]| {
+        for (tmp, _) in staged {
+            let _ = std::fs::remove_file(tmp);
+        }
+    };
+    for (path, text) in files {
+        let target = PathBuf::from(path);
+        if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if let Err(e) = std::fs::create_dir_all(dir) {
+                cleanup(&staged);
+                return Err(format!("mkdir {}: {e}", dir.display()));
+            }
+        }
+        let tmp = target.with_extension(format!(
+            "{}.capstan-tmp",
+            target.extension().and_then(|e| e.to_str()).unwrap_or("")
+        ));
+        if let Err(e) = std::fs::write(&tmp, text) {
+            cleanup(&staged);
+            return Err(format!("write {}: {e}", tmp.display()));
+        }
+        staged.push((tmp, target));
+    }
+    for (tmp, target) in &staged {
+        std::fs::rename(tmp, target).map_err(|e| format!("rename {}: {e}", target.display()))?;
+    }
+    Ok(())
+}
+
+fn no_match(e: RunError, g: &Global) -> Result<String, String> {
+    match e {
+        RunError::NoMatch { .. } if g.allow_no_matching_release => Ok(String::new()),
+        other => Err(other.to_string()),
+    }
+}
+
+/// Runs one helmfile command; the `Ok` text goes to stdout.
+pub fn run(before: &Global, cmd: StateCommand) -> Result<String, String> {
+    let merged = cmd.global().over(before);
+    let g = &merged;
+    let s = settings(g)?;
+    let progress = !g.quiet;
+    match cmd {
+        StateCommand::Template(With { args: t, .. }) => {
+            let states = match load(g, &s) {
+                Ok(st) => st,
+                Err(e) => return no_match(e, g),
+            };
+            commands::check_needs(&states)?;
+            let mut flags = HelmFlags {
+                include_crds: t.include_crds,
+                skip_tests: t.skip_tests,
+                kube_version: t.kube_version.clone(),
+                skip_schema_validation: t.skip_schema_validation,
+                set: t.set.clone(),
+                values: t.values.clone(),
+                ..Default::default()
+            };
+            helm_args(&t.args, &mut flags);
+            if progress {
+                for ps in &states {
+                    for r in ps.active()? {
+                        if !g.skip_deps {
+                            eprintln!("Building dependency release={}, chart={}", r.name, r.chart);
+                        }
+                        eprintln!("Templating release={}, chart={}", r.name, r.chart);
+                    }
+                }
+            }
+            let rendered = commands::template(&s, &states, &flags, t.concurrency)
+                .map_err(|e| describe_release_error(&e))?;
+            if t.output_dir.is_empty() {
+                let mut out = String::new();
+                for r in &rendered {
+                    out.push_str(&r.manifest);
+                    out.push('\n');
+                }
+                return Ok(out);
+            }
+            let tmpl = if t.output_dir_template.is_empty() {
+                "{{ .OutputDir }}/{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}-{{ .Release.Name }}"
+            } else {
+                &t.output_dir_template
+            };
+            let mut files = Vec::new();
+            let mut i = 0;
+            for ps in &states {
+                for r in ps.active()? {
+                    let dir = commands::render_path(tmpl, &commands::path_template_data(&s, ps, r, &t.output_dir))?;
+                    if let Some(rr) = rendered.get(i) {
+                        files.extend(commands::output_files(&dir, &rr.manifest));
+                    }
+                    i += 1;
+                }
+            }
+            write_all(&files)?;
+            if progress {
+                for (p, _) in &files {
+                    eprintln!("wrote {p}");
+                }
+            }
+            Ok(String::new())
+        }
+        StateCommand::Build(With { args: BuildArgs { embed_values }, .. }) => {
+            let states = load(g, &s).or_else(|e| match e {
+                RunError::NoMatch { .. } => Ok(Vec::new()),
+                other => Err(other),
+            }).map_err(|e| e.to_string())?;
+            commands::build(&s, &states, embed_values)
+        }
+        StateCommand::List(With { args: ListArgs { output, .. }, .. }) => {
+            let states = match load(g, &s) {
+                Ok(st) => st,
+                Err(RunError::NoMatch { .. }) => Vec::new(),
+                Err(e) => return Err(e.to_string()),
+            };
+            let rows = commands::list_rows(&states)?;
+            Ok(if output == "json" {
+                commands::list_json(&rows)
+            } else {
+                commands::list_table(&rows)
+            })
+        }
+        StateCommand::WriteValues(With {
+            args:
+                WriteValuesArgs {
+                    output_file_template,
+                    set,
+                    values,
+                },
+            ..
+        }) => {
+            let states = match load(g, &s) {
+                Ok(st) => st,
+                Err(e) => return no_match(e, g),
+            };
+            let flags = HelmFlags {
+                set,
+                values,
+                ..Default::default()
+            };
+            let files = commands::write_values(&s, &states, &flags, &output_file_template)?;
+            write_all(&files)?;
+            if progress {
+                for (p, _) in &files {
+                    eprintln!("Writing values file {p}");
+                }
+            }
+            Ok(String::new())
+        }
+        StateCommand::PrintEnv(With { args: PrintEnvArgs { output }, .. }) => {
+            if output != "yaml" && output != "json" && !output.is_empty() {
+                return Err(format!("unsupported output format: {output} (supported: yaml, json)"));
+            }
+            let states = match load(g, &s) {
+                Ok(st) => st,
+                Err(RunError::NoMatch { .. }) => Vec::new(),
+                Err(e) => return Err(e.to_string()),
+            };
+            commands::print_env(&s, &states, output == "json")
+        }
+        StateCommand::ShowDag(_) => {
+            let states = match load(g, &s) {
+                Ok(st) => st,
+                Err(e) => return no_match(e, g),
+            };
+            commands::show_dag(&states)
+        }
+    }
+}
+
+fn describe_release_error(e: &commands::ReleaseError) -> String {
+    let mut text = e.to_string();
+    if let Some(loc) = &e.location {
+        let name = loc.file.display().to_string();
+        let snippet = std::fs::read_to_string(Path::new(&loc.file))
+            .ok()
+            .and_then(|src| capstan_source::snippet(&name, &src, loc.line, loc.column));
+        if let Some(sn) = snippet {
+            text.push('\n');
+            text.push_str(sn.trim_end());
+        }
+    }
+    text
+}

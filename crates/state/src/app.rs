@@ -1,0 +1,255 @@
+//! A whole run over the state files (`visitStates`): finding the files (`-f`, or
+//! `helmfile.yaml(.gotmpl)` / `helmfile.d/`), loading each, following `helmfiles:`
+//! (sub-helmfiles first, with their own values and selectors), preparing the releases
+//! and selecting the ones a command acts on. Files that do not define the environment
+//! are skipped, as helmfile does; a run that matches nothing is an error.
+
+use crate::envvals::join_shown;
+use crate::host::glob;
+use crate::load::{load_file, HelmState, LoadError, Overrides, Settings};
+use crate::release::{prepare_releases, Overrides as ReleaseOverrides, Release, StateContext};
+use crate::render::Renderer;
+use crate::select::{condition_enabled, selected, Selector};
+use crate::spec::{list_of, str_of, SubHelmfileSpec};
+use std::path::{Path, PathBuf};
+
+/// One loaded state file with its prepared releases.
+#[derive(Clone, Debug)]
+pub struct PreparedState {
+    pub state: HelmState,
+    /// Every release, templated.
+    pub releases: Vec<Release>,
+    /// Indexes of the releases the selectors pick (before `installed`/`condition`).
+    pub selected: Vec<usize>,
+    pub overrides: ReleaseOverrides,
+}
+
+impl PreparedState {
+    /// The selected releases a command renders or deploys: desired and with their
+    /// `condition` met.
+    pub fn active(&self) -> Result<Vec<&Release>, String> {
+        let mut out = Vec::new();
+        for &i in &self.selected {
+            let r = &self.releases[i];
+            if r.desired() && condition_enabled(r, &self.state.values)? {
+                out.push(r);
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn renderer(&self, s: &Settings) -> Renderer {
+        Renderer::new(s.host.clone(), PathBuf::from(&self.state.base))
+    }
+}
+
+/// What a run was asked for on the command line.
+pub struct RunOptions {
+    /// `-f/--file` (a file, a directory or `-`), empty for the defaults.
+    pub file: String,
+    pub selectors: Vec<String>,
+    /// `--state-values-file`, `--state-values-set`, `--state-values-set-string`.
+    pub cli: Overrides,
+}
+
+/// A failure of a run, with helmfile's wording.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    #[error("err: no releases found that matches specified selector({selectors}) and environment({env}), in any helmfile")]
+    NoMatch { selectors: String, env: String },
+    #[error("{0}")]
+    Other(String),
+}
+
+impl From<String> for RunError {
+    fn from(s: String) -> Self {
+        RunError::Other(s)
+    }
+}
+
+/// The state files a `-f` value (or its absence) stands for.
+pub fn find_state_files(s: &Settings, file: &str) -> Result<Vec<String>, String> {
+    let host = s.host.as_ref();
+    let dir = if file.is_empty() {
+        let default = ["helmfile.yaml", "helmfile.yaml.gotmpl"]
+            .into_iter()
+            .find(|f| host.is_file(Path::new(f)));
+        if host.is_dir(Path::new("helmfile.d")) {
+            if let Some(d) = default {
+                return Err(format!(
+                    "configuration conlict error: you can have either {d} or helmfile.d, but not both"
+                ));
+            }
+            "helmfile.d".to_string()
+        } else if let Some(d) = default {
+            return Ok(vec![d.to_string()]);
+        } else {
+            return Err("no state file found. It must be named helmfile.d/*.{yaml,yml,yaml.gotmpl,yml.gotmpl}, helmfile.yaml, or helmfile.yaml.gotmpl, or otherwise specified with the --file flag".into());
+        }
+    } else if file == "-" || host.is_file(Path::new(file)) {
+        return Ok(vec![file.to_string()]);
+    } else if host.is_dir(Path::new(file)) {
+        file.trim_end_matches('/').to_string()
+    } else {
+        return Err(format!("specified state file {file} is not found"));
+    };
+    let mut files: Vec<String> = ["*.yaml", "*.yml", "*.yaml.gotmpl", "*.yml.gotmpl"]
+        .iter()
+        .flat_map(|p| glob(host, &format!("{dir}/{p}")))
+        .collect();
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+struct Visit<'a> {
+    s: &'a Settings,
+    out: Vec<PreparedState>,
+    warnings: Vec<String>,
+    matched: bool,
+}
+
+impl Visit<'_> {
+    fn state(&mut self, file: &str, overrides: &Overrides, selectors: &[String]) -> Result<(), RunError> {
+        let overrode = overrides.environment(self.s)?;
+        let state = match load_file(self.s, file, None, overrode.as_ref(), false) {
+            Ok(st) => st,
+            Err(LoadError::UndefinedEnv { .. }) => return Ok(()),
+            Err(LoadError::Other(e)) => return Err(RunError::Other(e)),
+        };
+        self.warnings.extend(state.warnings.iter().cloned());
+        for (i, h) in list_of(&state.doc, "helmfiles").iter().enumerate() {
+            let sub = SubHelmfileSpec::from_value(h);
+            let pattern = join_shown(&state.base, &sub.path);
+            if pattern == file {
+                return Err(format!("{file} contains a recursion into the same sub-helmfile at helmfiles[{i}]").into());
+            }
+            if sub.path == "." {
+                return Err(format!("{file} contains a recursion into the the directory containing this helmfile at helmfiles[{i}]").into());
+            }
+            let matches = glob(self.s.host.as_ref(), &pattern);
+            if matches.is_empty() {
+                let msg = format!("no matches for path: {}", sub.path);
+                if str_of(&state.doc, "missingFileHandler") == "Error" {
+                    return Err(msg.into());
+                }
+                self.warnings.push(msg);
+            }
+            let sub_selectors = match (&sub.selectors, sub.selectors_inherited) {
+                (None, _) | (_, true) => selectors.to_vec(),
+                (Some(own), false) => own.clone(),
+            };
+            let sub_overrides = Overrides {
+                entries: sub.values.clone(),
+                set: Vec::new(),
+                set_string: Vec::new(),
+                base: state.base.clone(),
+            };
+            for m in matches {
+                let files = if self.s.host.is_dir(Path::new(&m)) {
+                    find_state_files(self.s, &m)?
+                } else {
+                    vec![m]
+                };
+                for f in files {
+                    self.state(&f, &sub_overrides, &sub_selectors)
+                        .map_err(|e| RunError::Other(format!("in .helmfiles[{i}]: {e}")))?;
+                }
+            }
+        }
+        let renderer = Renderer::new(self.s.host.clone(), PathBuf::from(&state.base));
+        let overrides = ReleaseOverrides {
+            kube_context: if self.s.kube_context.is_empty() {
+                str_of(&state.doc, "kubeContext")
+            } else {
+                self.s.kube_context.clone()
+            },
+            namespace: if self.s.namespace.is_empty() {
+                str_of(&state.doc, "namespace")
+            } else {
+                self.s.namespace.clone()
+            },
+            chart: str_of(&state.doc, "chart"),
+        };
+        let ctx = StateContext {
+            file,
+            doc: &state.doc,
+            env: &state.env,
+            values: &state.values,
+            renderer: &renderer,
+            overrides: &overrides,
+        };
+        let mut releases = prepare_releases(&ctx)
+            .map_err(|e| format!("failed executing release templates in \"{file}\": {e}"))?;
+        for r in &mut releases {
+            if !overrides.namespace.is_empty() {
+                r.namespace = overrides.namespace.clone();
+            }
+            if !overrides.kube_context.is_empty() && r.kube_context.is_empty() {
+                r.kube_context = overrides.kube_context.clone();
+            }
+            if !overrides.chart.is_empty() {
+                r.chart = overrides.chart.clone();
+            }
+        }
+        let parsed: Vec<Selector> = selectors
+            .iter()
+            .map(|s| Selector::parse(s))
+            .collect::<Result<_, _>>()?;
+        let picked: Vec<usize> = (0..releases.len())
+            .filter(|&i| selected(&releases[i], &parsed))
+            .collect();
+        let mut counts = std::collections::BTreeMap::new();
+        for &i in &picked {
+            let r = &releases[i];
+            *counts
+                .entry((r.namespace.clone(), r.name.clone(), r.kube_context.clone()))
+                .or_insert(0) += 1;
+        }
+        for ((ns, name, kc), c) in counts {
+            if c > 1 {
+                let mut msg = String::new();
+                if !ns.is_empty() {
+                    msg += &format!(" in namespace {ns:?}");
+                }
+                if !kc.is_empty() {
+                    msg += &format!(" in kubecontext {kc:?}");
+                }
+                return Err(format!(
+                    "duplicate release {name:?} found{msg}: there were {c} releases named \"{name}\" matching specified selector"
+                )
+                .into());
+            }
+        }
+        if !picked.is_empty() {
+            self.matched = true;
+        }
+        self.out.push(PreparedState {
+            state,
+            releases,
+            selected: picked,
+            overrides,
+        });
+        Ok(())
+    }
+}
+
+/// Loads every state file of a run, sub-helmfiles first, in helmfile's order.
+pub fn load_run(s: &Settings, o: &RunOptions) -> Result<(Vec<PreparedState>, Vec<String>), RunError> {
+    let mut v = Visit {
+        s,
+        out: Vec::new(),
+        warnings: Vec::new(),
+        matched: false,
+    };
+    for f in find_state_files(s, &o.file)? {
+        v.state(&f, &o.cli, &o.selectors)?;
+    }
+    if !v.matched {
+        return Err(RunError::NoMatch {
+            selectors: o.selectors.join(","),
+            env: s.env.clone(),
+        });
+    }
+    Ok((v.out, v.warnings))
+}

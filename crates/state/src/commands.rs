@@ -1,0 +1,469 @@
+//! The offline helmfile commands over a loaded run: `template`, `build`, `list`,
+//! `write-values`, `print-env` and `show-dag`. Each returns what helmfile prints on
+//! standard output (or the files it writes, for the CLI to write all at once), in
+//! helmfile's formats.
+
+use crate::app::PreparedState;
+use crate::load::Settings;
+use crate::merge::Tree;
+use crate::release::Release;
+use crate::release_values::{chart_input, HelmFlags};
+use crate::select::{condition_enabled, dag_table, plan_batches};
+use capstan_value::json::{to_json, JsonStyle};
+use capstan_value::{Str, Value};
+use sha1::Digest;
+use std::collections::BTreeMap;
+
+/// One release rendered by `template`.
+#[derive(Clone, Debug)]
+pub struct RenderedRelease {
+    pub name: String,
+    pub chart: String,
+    /// `helm template`'s standard output.
+    pub manifest: String,
+    /// The coalesced values the chart saw.
+    pub values: Tree,
+}
+
+/// A release `template` failed on, with the located chart error when there is one.
+#[derive(Clone, Debug)]
+pub struct ReleaseError {
+    pub release: String,
+    pub message: String,
+    pub location: Option<capstan_chart::template::Location>,
+}
+
+impl std::fmt::Display for ReleaseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "release \"{}\": {}", self.release, self.message)
+    }
+}
+
+/// Renders the active releases of every state, in order. Releases render in parallel
+/// on up to `concurrency` threads (0: one per core); the result keeps helmfile's order.
+pub fn template(
+    s: &Settings,
+    states: &[PreparedState],
+    flags: &HelmFlags,
+    concurrency: usize,
+) -> Result<Vec<RenderedRelease>, ReleaseError> {
+    let mut jobs: Vec<(&PreparedState, &Release)> = Vec::new();
+    for ps in states {
+        let active = ps.active().map_err(|e| ReleaseError {
+            release: String::new(),
+            message: e,
+            location: None,
+        })?;
+        for r in active {
+            jobs.push((ps, r));
+        }
+    }
+    let workers = if concurrency == 0 {
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    } else {
+        concurrency
+    }
+    .clamp(1, jobs.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<Result<RenderedRelease, ReleaseError>>>> =
+        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((ps, r)) = jobs.get(i) else { break };
+                let out = render_one(s, ps, r, flags);
+                if let Ok(mut slot) = results[i].lock() {
+                    *slot = Some(out);
+                }
+            });
+        }
+    });
+    let mut out = Vec::new();
+    for slot in results {
+        match slot.into_inner().ok().flatten() {
+            Some(Ok(r)) => out.push(r),
+            Some(Err(e)) => return Err(e),
+            None => {
+                return Err(ReleaseError {
+                    release: String::new(),
+                    message: "a rendering thread stopped".into(),
+                    location: None,
+                })
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn render_one(
+    s: &Settings,
+    ps: &PreparedState,
+    r: &Release,
+    flags: &HelmFlags,
+) -> Result<RenderedRelease, ReleaseError> {
+    let fail = |message: String, location| ReleaseError {
+        release: r.name.clone(),
+        message,
+        location,
+    };
+    let input = chart_input(s, ps, r, flags).map_err(|e| fail(e, None))?;
+    let chart_dir = crate::host::join(&s.root, &input.chart);
+    let rendered = capstan_chart::template::template(&chart_dir, &s.root, &input.options)
+        .map_err(|e| fail(e.to_string(), e.location.clone()))?;
+    Ok(RenderedRelease {
+        name: r.name.clone(),
+        chart: r.chart.clone(),
+        manifest: rendered.manifest,
+        values: rendered.values,
+    })
+}
+
+fn sha8(s: &Settings, file: &str) -> String {
+    let abs = crate::host::join(&s.root, file);
+    let digest = sha1::Sha1::digest(abs.to_string_lossy().as_bytes());
+    digest.iter().take(4).map(|b| format!("{b:02x}")).collect()
+}
+
+fn strip_ext(file: &str) -> &str {
+    let name_start = file.rfind('/').map(|i| i + 1).unwrap_or(0);
+    match file[name_start..].rfind('.') {
+        Some(i) => &file[..name_start + i],
+        None => file,
+    }
+}
+
+/// The data of `--output-dir-template` / `--output-file-template`.
+pub fn path_template_data(s: &Settings, ps: &PreparedState, r: &Release, output_dir: &str) -> Value {
+    let file = &ps.state.file;
+    let abs = crate::host::join(&s.root, file);
+    let mut state = BTreeMap::new();
+    state.insert(Str::from("BaseName"), Value::from(strip_ext(file)));
+    state.insert(Str::from("Path"), Value::from(file.as_str()));
+    state.insert(Str::from("AbsPath"), Value::from(abs.to_string_lossy().into_owned()));
+    state.insert(Str::from("AbsPathSHA1"), Value::from(sha8(s, file)));
+    let mut release = BTreeMap::new();
+    release.insert(Str::from("Name"), Value::from(r.name.as_str()));
+    release.insert(Str::from("Namespace"), Value::from(r.namespace.as_str()));
+    release.insert(Str::from("Chart"), Value::from(r.chart.as_str()));
+    release.insert(Str::from("Version"), Value::from(r.version.as_str()));
+    let mut m = BTreeMap::new();
+    m.insert(Str::from("OutputDir"), Value::from(output_dir));
+    m.insert(Str::from("State"), Value::map_from(state));
+    m.insert(Str::from("Release"), Value::map_from(release));
+    Value::map_from(m)
+}
+
+/// Renders a plain Go template (no helmfile functions) as helmfile does for paths.
+pub fn render_path(template: &str, data: &Value) -> Result<String, String> {
+    let mut t = capstan_gotmpl::Templates::new(Default::default());
+    t.parse("output", template)?;
+    t.execute("output", data).map_err(|e| e.to_string())
+}
+
+/// The files `helm template --output-dir DIR` writes for one rendered release:
+/// `DIR/<template path>` holding each of its documents.
+pub fn output_files(dir: &str, manifest: &str) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    for doc in manifest.split("---\n").filter(|d| !d.trim().is_empty()) {
+        let source = doc
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("# Source: "))
+            .unwrap_or("manifest.yaml")
+            .to_string();
+        let path = format!("{}/{}", dir.trim_end_matches('/'), source);
+        let text = format!("---\n{doc}");
+        match files.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, existing)) => existing.push_str(&text),
+            None => files.push((path, text)),
+        }
+    }
+    files
+}
+
+/// `list`'s rows: name, namespace, enabled, installed, labels, chart, version.
+pub fn list_rows(states: &[PreparedState]) -> Result<Vec<[String; 7]>, String> {
+    let mut rows = Vec::new();
+    for ps in states {
+        for &i in &ps.selected {
+            let r = &ps.releases[i];
+            let labels: Vec<String> = r.labels.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            rows.push([
+                r.name.clone(),
+                r.namespace.clone(),
+                condition_enabled(r, &ps.state.values)?.to_string(),
+                r.desired().to_string(),
+                labels.join(","),
+                r.chart.clone(),
+                r.version.clone(),
+            ]);
+        }
+    }
+    Ok(rows)
+}
+
+/// `list` as a table (gosuri/uitable: cells padded to the column width, tab-separated,
+/// trailing blanks trimmed).
+pub fn list_table(rows: &[[String; 7]]) -> String {
+    let header = ["NAME", "NAMESPACE", "ENABLED", "INSTALLED", "LABELS", "CHART", "VERSION"].map(String::from);
+    let all: Vec<&[String; 7]> = std::iter::once(&header).chain(rows.iter()).collect();
+    let widths: Vec<usize> = (0..7)
+        .map(|c| all.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for r in all {
+        let line: Vec<String> = (0..7).map(|c| format!("{:<w$}", r[c], w = widths[c])).collect();
+        out.push_str(line.join("\t").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// `list --output json`.
+pub fn list_json(rows: &[[String; 7]]) -> String {
+    let items: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let mut m = BTreeMap::new();
+            m.insert(Str::from("name"), Value::from(r[0].as_str()));
+            m.insert(Str::from("namespace"), Value::from(r[1].as_str()));
+            m.insert(Str::from("enabled"), Value::Bool(r[2] == "true"));
+            m.insert(Str::from("installed"), Value::Bool(r[3] == "true"));
+            m.insert(Str::from("labels"), Value::from(r[4].as_str()));
+            m.insert(Str::from("chart"), Value::from(r[5].as_str()));
+            m.insert(Str::from("version"), Value::from(r[6].as_str()));
+            Value::map_from(m)
+        })
+        .collect();
+    // Go's struct field order: name, namespace, enabled, installed, labels, chart, version.
+    let mut out = String::from("[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('{');
+        let keys = ["name", "namespace", "enabled", "installed", "labels", "chart", "version"];
+        for (j, k) in keys.iter().enumerate() {
+            if j > 0 {
+                out.push(',');
+            }
+            let v = item.get(k).unwrap_or(Value::Nil);
+            out.push_str(&format!(
+                "\"{k}\":{}",
+                to_json(&v, JsonStyle { escape_html: true, indent: None }).unwrap_or_default()
+            ));
+        }
+        out.push('}');
+    }
+    out.push_str("]\n");
+    out
+}
+
+/// `print-env` documents.
+pub fn print_env(s: &Settings, states: &[PreparedState], json: bool) -> Result<String, String> {
+    let mut docs = Vec::new();
+    for ps in states {
+        let mut m = BTreeMap::new();
+        let abs = crate::host::join(&s.root, &ps.state.file);
+        m.insert(Str::from("filePath"), Value::from(abs.to_string_lossy().into_owned()));
+        m.insert(Str::from("name"), Value::from(ps.state.env.name.as_str()));
+        m.insert(Str::from("kubeContext"), Value::from(ps.state.env.kube_context.as_str()));
+        m.insert(Str::from("values"), Value::map_from(ps.state.values.clone()));
+        docs.push(Value::map_from(m));
+    }
+    if json {
+        let mut out = String::from("[\n");
+        for (i, d) in docs.iter().enumerate() {
+            if i > 0 {
+                out.push_str(",\n");
+            }
+            let text = to_json(d, JsonStyle { escape_html: true, indent: Some("  ") })?;
+            out.push_str("  ");
+            out.push_str(&text.replace('\n', "\n  "));
+        }
+        out.push_str("\n]\n");
+        return Ok(out);
+    }
+    let mut out = String::new();
+    for (i, d) in docs.iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        out.push_str(&capstan_yaml::encode_helmfile(d).map_err(|e| e.to_string())?);
+    }
+    Ok(out)
+}
+
+/// `show-dag` for every state.
+pub fn show_dag(states: &[PreparedState]) -> Result<String, String> {
+    let mut out = String::new();
+    for ps in states {
+        let releases: Vec<Release> = ps.selected.iter().map(|&i| ps.releases[i].clone()).collect();
+        if releases.is_empty() {
+            continue;
+        }
+        let batches = plan_batches(&releases)?;
+        out.push_str(&dag_table(&releases, &batches));
+    }
+    Ok(out)
+}
+
+/// Checks the `needs:` graph of every state (cycles and unknown releases are errors).
+pub fn check_needs(states: &[PreparedState]) -> Result<(), String> {
+    for ps in states {
+        plan_batches(&ps.releases)?;
+    }
+    Ok(())
+}
+
+/// A struct-like mapping in field order, as yaml.v3 writes a Go struct: each `(key,
+/// value)` becomes `key: value` with the value in helmfile's YAML.
+fn struct_yaml(fields: &[(String, Value)]) -> Result<String, String> {
+    let mut out = String::new();
+    for (k, v) in fields {
+        let mut one = BTreeMap::new();
+        one.insert(Str::from(k.as_str()), v.clone());
+        out.push_str(&capstan_yaml::encode_helmfile(&Value::map_from(one)).map_err(|e| e.to_string())?);
+    }
+    Ok(out)
+}
+
+/// A list of struct-like mappings under `key:` (block style, two-space indent).
+fn struct_list_yaml(key: &str, items: &[Vec<(String, Value)>]) -> Result<String, String> {
+    if items.is_empty() {
+        return Ok(String::new());
+    }
+    let mut out = format!("{key}:\n");
+    for item in items {
+        let body = struct_yaml(item)?;
+        for (i, line) in body.lines().enumerate() {
+            out.push_str(if i == 0 { "  - " } else { "    " });
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+fn release_fields(r: &Release) -> Vec<(String, Value)> {
+    let mut raw = r.raw.clone();
+    let mut labels: BTreeMap<Str, Value> = r
+        .labels
+        .iter()
+        .map(|(k, v)| (Str::from(k.as_str()), Value::from(v.as_str())))
+        .collect();
+    labels.insert(Str::from("chart"), Value::from(crate::release::chart_name(&r.chart)));
+    labels.insert(Str::from("name"), Value::from(r.name.as_str()));
+    labels.insert(Str::from("namespace"), Value::from(r.namespace.as_str()));
+    raw.insert(Str::from("labels"), Value::map_from(labels));
+    raw.insert(Str::from("name"), Value::from(r.name.as_str()));
+    raw.insert(Str::from("chart"), Value::from(r.chart.as_str()));
+    if !r.namespace.is_empty() {
+        raw.insert(Str::from("namespace"), Value::from(r.namespace.as_str()));
+    }
+    crate::spec::RELEASE_KEYS
+        .iter()
+        .filter_map(|k| {
+            raw.get(*k)
+                .filter(|v| !crate::spec::is_empty(v) || *k == "labels")
+                .map(|v| (k.to_string(), v.clone()))
+        })
+        .collect()
+}
+
+/// `build`: every state as helmfile prints it (`---`, a `#  Source:` comment, the state
+/// as YAML). With `embed_values`, release values files are loaded into the output.
+pub fn build(s: &Settings, states: &[PreparedState], embed_values: bool) -> Result<String, String> {
+    let mut out = String::new();
+    for ps in states {
+        let abs = crate::host::join(&s.root, &ps.state.file);
+        out.push_str(&format!("---\n#  Source: {}\n\n", abs.display()));
+        let mut fields: Vec<(String, Value)> = vec![
+            ("filepath".into(), Value::from(ps.state.file.as_str())),
+            ("helmBinary".into(), Value::from(non_empty(&crate::spec::str_of(&ps.state.doc, "helmBinary"), "helm"))),
+            ("kustomizeBinary".into(), Value::from(non_empty(&crate::spec::str_of(&ps.state.doc, "kustomizeBinary"), "kustomize"))),
+        ];
+        for k in crate::spec::STATE_KEYS {
+            if matches!(*k, "helmBinary" | "kustomizeBinary" | "releases" | "templates" | "bases") {
+                continue;
+            }
+            if let Some(v) = ps.state.doc.get(*k).filter(|v| !crate::spec::is_empty(v)) {
+                fields.push((k.to_string(), v.clone()));
+            }
+        }
+        out.push_str(&struct_yaml(&fields)?);
+        let mut releases = Vec::new();
+        for r in &ps.releases {
+            let mut f = release_fields(r);
+            if embed_values {
+                let embedded = embed(s, ps, r)?;
+                match f.iter_mut().find(|(k, _)| k == "values") {
+                    Some(slot) => slot.1 = embedded,
+                    None => f.push(("values".into(), embedded)),
+                }
+            }
+            releases.push(f);
+        }
+        out.push_str(&struct_list_yaml("releases", &releases)?);
+        let templates = ps.state.doc.get("templates").cloned().unwrap_or_else(Value::empty_map);
+        out.push_str(&struct_yaml(&[
+            ("templates".into(), templates),
+            ("renderedvalues".into(), Value::map_from(ps.state.values.clone())),
+        ])?);
+    }
+    Ok(out)
+}
+
+fn non_empty<'a>(s: &'a str, default: &'a str) -> &'a str {
+    if s.is_empty() {
+        default
+    } else {
+        s
+    }
+}
+
+/// `LoadYAMLForEmbedding`: a release's values with files replaced by their content.
+fn embed(s: &Settings, ps: &PreparedState, r: &Release) -> Result<Value, String> {
+    let input = chart_input(s, ps, r, &HelmFlags::default())?;
+    let mut out = Vec::new();
+    for f in &input.options.values.files {
+        let text = input.options.overlay.get(f).cloned().unwrap_or_default();
+        let v = capstan_yaml::decode_helmfile(&text).map_err(|e| e.to_string())?;
+        out.push(v);
+    }
+    Ok(Value::list_from(out))
+}
+
+/// `write-values`: the merged values of each active release, keyed by the output path
+/// (`--output-file-template`, default `{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}/{{ .Release.Name }}.yaml`).
+pub fn write_values(
+    s: &Settings,
+    states: &[PreparedState],
+    flags: &HelmFlags,
+    output_file_template: &str,
+) -> Result<Vec<(String, String)>, String> {
+    let tmpl = if output_file_template.is_empty() {
+        "{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}/{{ .Release.Name }}.yaml"
+    } else {
+        output_file_template
+    };
+    let mut files = Vec::new();
+    for ps in states {
+        for r in ps.active()? {
+            let input = chart_input(s, ps, r, flags)?;
+            let merged = input
+                .options
+                .values
+                .merge(&|p: &str| match input.options.overlay.get(p) {
+                    Some(t) => Ok(t.clone()),
+                    None => capstan_chart::template::read_file(&s.root, p),
+                })
+                .map_err(|e| e.to_string())?;
+            let text = capstan_yaml::encode_helm(&Value::map_from(merged)).map_err(|e| e.to_string())?;
+            let path = render_path(tmpl, &path_template_data(s, ps, r, ""))?;
+            files.push((path, text));
+        }
+    }
+    Ok(files)
+}

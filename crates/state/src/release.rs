@@ -1,0 +1,458 @@
+//! Releases as helmfile prepares them (`ExecuteTemplates`): `inherit:` of `templates:`,
+//! state defaults (`helmDefaults.kubeContext`, `commonLabels`, `apiVersions`,
+//! `kubeVersion`), then the template expressions in the release's fields rendered until
+//! they stop changing (at most six passes), and the typed [`Release`] capstan acts on.
+
+use crate::environment::Environment;
+use crate::merge::Tree;
+use crate::render::Renderer;
+use crate::spec::{bool_of, is_empty, list_of, map_of, str_of, strings_of};
+use crate::scalar_text;
+use capstan_value::{Str, Value};
+use std::collections::BTreeMap;
+
+/// One `set:`/`setString:` entry.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SetValue {
+    pub name: String,
+    pub value: String,
+    pub file: String,
+    pub values: Vec<String>,
+}
+
+impl SetValue {
+    fn from_value(v: &Value) -> SetValue {
+        let t = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
+        SetValue {
+            name: str_of(&t, "name"),
+            value: str_of(&t, "value"),
+            file: str_of(&t, "file"),
+            values: strings_of(&t, "values"),
+        }
+    }
+}
+
+/// A release after templating.
+#[derive(Clone, Debug, Default)]
+pub struct Release {
+    pub name: String,
+    pub namespace: String,
+    pub chart: String,
+    pub version: String,
+    pub labels: BTreeMap<String, String>,
+    /// File paths (strings) and inline maps, in order.
+    pub values: Vec<Value>,
+    pub secrets: Vec<Value>,
+    pub set: Vec<SetValue>,
+    pub set_string: Vec<SetValue>,
+    pub installed: Option<bool>,
+    pub condition: String,
+    pub needs: Vec<String>,
+    pub kube_context: String,
+    pub api_versions: Vec<String>,
+    pub kube_version: String,
+    pub missing_file_handler: String,
+    pub skip_deps: Option<bool>,
+    pub skip_schema_validation: Option<bool>,
+    /// The templated spec with every key the user wrote (for `build`).
+    pub raw: Tree,
+}
+
+impl Release {
+    /// `Desired()`: not `installed: false`.
+    pub fn desired(&self) -> bool {
+        self.installed != Some(false)
+    }
+
+    /// helmfile's `ReleaseToID`: `[kubeContext/][namespace/]name`.
+    pub fn id(&self) -> String {
+        let mut id = String::new();
+        if !self.kube_context.is_empty() {
+            id.push_str(&self.kube_context);
+            id.push('/');
+        }
+        if !self.namespace.is_empty() {
+            id.push_str(&self.namespace);
+            id.push('/');
+        }
+        id.push_str(&self.name);
+        id
+    }
+
+    /// The labels selectors see: the release's own plus `name`, `namespace` and `chart`
+    /// (the chart name without its repository or directory).
+    pub fn selector_labels(&self) -> BTreeMap<String, String> {
+        let mut l = self.labels.clone();
+        l.insert("name".into(), self.name.clone());
+        l.insert("namespace".into(), self.namespace.clone());
+        l.insert("chart".into(), chart_name(&self.chart));
+        l
+    }
+
+    fn from_tree(t: &Tree) -> Release {
+        let labels = map_of(t, "labels")
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), scalar_text(&v)))
+            .collect();
+        Release {
+            name: str_of(t, "name"),
+            namespace: str_of(t, "namespace"),
+            chart: str_of(t, "chart"),
+            version: str_of(t, "version"),
+            labels,
+            values: list_of(t, "values"),
+            secrets: list_of(t, "secrets"),
+            set: list_of(t, "set").iter().map(SetValue::from_value).collect(),
+            set_string: list_of(t, "setString").iter().map(SetValue::from_value).collect(),
+            installed: bool_of(t, "installed"),
+            condition: str_of(t, "condition"),
+            needs: strings_of(t, "needs"),
+            kube_context: str_of(t, "kubeContext"),
+            api_versions: strings_of(t, "apiVersions"),
+            kube_version: str_of(t, "kubeVersion"),
+            missing_file_handler: str_of(t, "missingFileHandler"),
+            skip_deps: bool_of(t, "skipDeps"),
+            skip_schema_validation: bool_of(t, "skipSchemaValidation"),
+            raw: t.clone(),
+        }
+    }
+}
+
+/// The chart name without its repository prefix or directories (`stable/nginx` → `nginx`).
+pub fn chart_name(chart: &str) -> String {
+    chart.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string()
+}
+
+/// Fills `dst` from `src` like `mergo.Merge(&dst, src, WithAppendSlice)`: lists append,
+/// maps gain missing keys, anything else only fills an empty field.
+fn fill(dst: &mut Tree, src: &Tree) {
+    for (k, v) in src {
+        match (dst.get(k), v) {
+            (Some(Value::List(a)), Value::List(b)) => {
+                let items = a.items.iter().chain(b.items.iter()).cloned().collect();
+                dst.insert(k.clone(), Value::list_from(items));
+            }
+            (Some(Value::Map(a)), Value::Map(b)) => {
+                let mut m = a.snapshot();
+                for (mk, mv) in b.snapshot() {
+                    m.entry(mk).or_insert(mv);
+                }
+                dst.insert(k.clone(), Value::map_from(m));
+            }
+            (Some(existing), _) if !is_empty(existing) => {}
+            _ => {
+                dst.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// `releaseWithInheritedTemplate`: the release with its `inherit:` templates applied.
+fn inherit(
+    r: &Tree,
+    templates: &Tree,
+    path: &[String],
+) -> Result<Tree, String> {
+    let name = str_of(r, "name");
+    let mut merged = Tree::new();
+    for inh in list_of(r, "inherit") {
+        let it = inh.as_map().map(|m| m.snapshot()).unwrap_or_default();
+        let template_name = str_of(&it, "template");
+        if template_name.is_empty() {
+            return Ok(r.clone());
+        }
+        let mut next = path.to_vec();
+        next.push(template_name.clone());
+        if path.contains(&template_name) {
+            return Err(format!("cyclic inheritance detected: {}", next.join("->")));
+        }
+        let Some(Value::Map(t)) = templates.get(template_name.as_str()) else {
+            return Err(format!(
+                "release {name:?} tried to inherit inexistent release template {template_name:?}"
+            ));
+        };
+        let mut src = inherit(&t.snapshot(), templates, &next)
+            .map_err(|e| format!("unable to load release template {template_name:?}: {e}"))?;
+        for k in strings_of(&it, "except") {
+            match k.as_str() {
+                "labels" => {
+                    src.insert(Str::from("labels"), Value::empty_map());
+                }
+                "values" | "valuesTemplate" | "setTemplate" | "set" | "setString" | "secrets" => {
+                    src.remove(k.as_str());
+                }
+                other => {
+                    return Err(format!(
+                        "{other:?} is not allowed under `inherit`. Allowed values are \"set\", \"setTemplate\", \"values\", \"valuesTemplate\", \"secrets\", and \"labels\""
+                    ))
+                }
+            }
+        }
+        fill(&mut merged, &src);
+    }
+    fill(&mut merged, r);
+    merged.remove("inherit");
+    Ok(merged)
+}
+
+/// What release templates see (`releaseTemplateData`).
+pub fn release_template_data(
+    env: &Environment,
+    values: &Tree,
+    r: &Tree,
+    overrides: &Overrides,
+) -> Value {
+    let mut rel = BTreeMap::new();
+    rel.insert(Str::from("Name"), Value::from(str_of(r, "name")));
+    rel.insert(Str::from("Namespace"), Value::from(str_of(r, "namespace")));
+    rel.insert(Str::from("Chart"), Value::from(str_of(r, "chart")));
+    rel.insert(Str::from("ChartVersion"), Value::from(str_of(r, "version")));
+    rel.insert(Str::from("KubeContext"), Value::from(str_of(r, "kubeContext")));
+    rel.insert(
+        Str::from("Labels"),
+        r.get("labels").cloned().unwrap_or_else(Value::empty_map),
+    );
+    let mut m = BTreeMap::new();
+    m.insert(Str::from("Environment"), env.template_value());
+    m.insert(Str::from("Release"), Value::map_from(rel));
+    let v = Value::map_from(values.clone());
+    m.insert(Str::from("Values"), v.clone());
+    m.insert(Str::from("StateValues"), v);
+    m.insert(Str::from("KubeContext"), Value::from(overrides.kube_context.as_str()));
+    m.insert(Str::from("Namespace"), Value::from(overrides.namespace.as_str()));
+    m.insert(Str::from("Chart"), Value::from(overrides.chart.as_str()));
+    Value::map_from(m)
+}
+
+/// The state-wide overrides (`kubeContext:`/`namespace:`/`chart:` or `-n`/`--kube-context`).
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub kube_context: String,
+    pub namespace: String,
+    pub chart: String,
+}
+
+fn render_str(
+    r: &Renderer,
+    data: &Value,
+    text: &str,
+    what: impl FnOnce() -> String,
+) -> Result<String, String> {
+    if !text.contains("{{") {
+        return Ok(text.to_string());
+    }
+    r.render(text, data).map_err(|e| format!("{}: {e}", what()))
+}
+
+/// `ExecuteTemplateExpressions`: one pass over the release's templated fields.
+fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, String> {
+    let name = str_of(spec, "name");
+    let mut out = spec.clone();
+    for field in ["name", "chart", "namespace", "version", "waitTemplate", "installedTemplate", "verifyTemplate"] {
+        if let Some(Value::String(ts)) = spec.get(field) {
+            let v = render_str(r, data, ts, || {
+                format!("failed executing template expressions in release \"{name}\".{field} = \"{ts}\"")
+            })?;
+            out.insert(Str::from(field), Value::from(v));
+        }
+    }
+    if let Some(Value::Map(labels)) = spec.get("labels") {
+        let mut m = BTreeMap::new();
+        for (k, v) in labels.snapshot() {
+            let ts = scalar_text(&v);
+            let s = render_str(r, data, &ts, || {
+                format!("failed executing template expressions in release \"{name}\".labels[{k}] = \"{ts}\"")
+            })?;
+            m.insert(k, Value::from(s));
+        }
+        out.insert(Str::from("labels"), Value::map_from(m));
+    }
+    let mut values = Vec::new();
+    for (i, t) in list_of(spec, "valuesTemplate").into_iter().enumerate() {
+        match &t {
+            Value::Map(_) | Value::AnyMap(_) => {
+                let serialized = capstan_yaml::encode_helmfile(&t).map_err(|e| e.to_string())?;
+                let fail = |e: String| {
+                    format!("failed executing template expressions in release \"{name}\".values[{i}] = \"{serialized}\": {e}")
+                };
+                let s = r.render(&serialized, data).map_err(fail)?;
+                let v = capstan_yaml::decode_helmfile(&s).map_err(|e| fail(e.to_string()))?;
+                values.push(v);
+            }
+            other => values.push(other.clone()),
+        }
+    }
+    for (i, t) in list_of(spec, "values").into_iter().enumerate() {
+        match &t {
+            Value::String(ts) => {
+                let s = render_str(r, data, ts, || {
+                    format!("failed executing template expressions in release \"{name}\".values[{i}] = \"{ts}\"")
+                })?;
+                values.push(Value::from(s));
+            }
+            Value::AnyMap(_) => values.push(
+                capstan_yaml::stringify_keys(&t).map_err(|e| e.to_string())?,
+            ),
+            other => values.push(other.clone()),
+        }
+    }
+    if spec.contains_key("values") || spec.contains_key("valuesTemplate") {
+        out.insert(Str::from("values"), Value::list_from(values));
+    }
+    out.remove("valuesTemplate");
+    if let Some(Value::List(secrets)) = spec.get("secrets") {
+        let mut list = Vec::new();
+        for (i, t) in secrets.items.iter().enumerate() {
+            match t {
+                Value::String(ts) => list.push(Value::from(render_str(r, data, ts, || {
+                    format!("failed executing template expressions in release \"{name}\".secrets[{i}] = \"{ts}\"")
+                })?)),
+                other => list.push(other.clone()),
+            }
+        }
+        out.insert(Str::from("secrets"), Value::list_from(list));
+    }
+    let mut set = Vec::new();
+    for (i, t) in list_of(spec, "setTemplate").into_iter().enumerate() {
+        let mut m = t.as_map().map(|m| m.snapshot()).unwrap_or_default();
+        for field in ["name", "value", "file"] {
+            let ts = str_of(&m, field);
+            let s = render_str(r, data, &ts, || {
+                format!("failed executing template expressions in release \"{name}\".set[{i}].{field} = \"{ts}\"")
+            })?;
+            if !s.is_empty() || m.contains_key(field) {
+                m.insert(Str::from(field), Value::from(s));
+            }
+        }
+        if let Some(Value::List(vs)) = m.get("values").cloned() {
+            let mut rendered = Vec::new();
+            for (j, v) in vs.items.iter().enumerate() {
+                let ts = scalar_text(v);
+                rendered.push(Value::from(render_str(r, data, &ts, || {
+                    format!("failed executing template expressions in release \"{name}\".set[{i}].values[{j}] = \"{ts}\"")
+                })?));
+            }
+            m.insert(Str::from("values"), Value::list_from(rendered));
+        }
+        set.push(Value::map_from(m));
+    }
+    if !set.is_empty() {
+        set.extend(list_of(spec, "set"));
+        out.insert(Str::from("set"), Value::list_from(set));
+    }
+    out.remove("setTemplate");
+    if let Some(Value::List(needs)) = spec.get("needs") {
+        let mut list = Vec::new();
+        for (i, n) in needs.items.iter().enumerate() {
+            let ts = scalar_text(n);
+            list.push(Value::from(render_str(r, data, &ts, || {
+                format!("failed executing template expressions in release \"{name}\".needs[{i}] = \"{ts}\"")
+            })?));
+        }
+        out.insert(Str::from("needs"), Value::list_from(list));
+    }
+    Ok(out)
+}
+
+fn templated_bool(t: &mut Tree, template_key: &str, key: &str) -> Result<(), String> {
+    if let Some(v) = t.remove(template_key) {
+        let s = scalar_text(&v);
+        let parsed = capstan_yaml::decode_helmfile_value(&s)
+            .map_err(|e| format!("{template_key}: failed deserialising string {s}: {e}"))?;
+        match parsed {
+            Value::Bool(b) => {
+                t.insert(Str::from(key), Value::Bool(b));
+            }
+            other => {
+                return Err(format!(
+                    "{template_key}: failed deserialising string {s}: yaml: unmarshal errors:\n  line 1: cannot unmarshal {} `{s}` into bool",
+                    crate::go_kind(&other)
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Everything [`prepare_releases`] needs from the loaded state.
+pub struct StateContext<'a> {
+    pub file: &'a str,
+    pub doc: &'a Tree,
+    pub env: &'a Environment,
+    pub values: &'a Tree,
+    pub renderer: &'a Renderer,
+    pub overrides: &'a Overrides,
+}
+
+/// `ExecuteTemplates` over every release of a state.
+pub fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, String> {
+    let templates = map_of(c.doc, "templates");
+    let helm_defaults = map_of(c.doc, "helmDefaults");
+    let common_labels = map_of(c.doc, "commonLabels");
+    let api_versions = list_of(c.doc, "apiVersions");
+    let kube_version = str_of(c.doc, "kubeVersion");
+    let mut out = Vec::new();
+    for rv in list_of(c.doc, "releases") {
+        let r = rv.as_map().map(|m| m.snapshot()).unwrap_or_default();
+        let name = str_of(&r, "name");
+        let mut release = inherit(&r, &templates, &[]).map_err(|e| {
+            if e.starts_with("cyclic") || e.contains("cyclic inheritance") {
+                format!("unable to load release {name:?} with template: {e}")
+            } else {
+                e
+            }
+        })?;
+        if str_of(&release, "kubeContext").is_empty() {
+            let kc = str_of(&helm_defaults, "kubeContext");
+            if !kc.is_empty() {
+                release.insert(Str::from("kubeContext"), Value::from(kc));
+            }
+        }
+        let mut labels = map_of(&release, "labels");
+        for (k, v) in &common_labels {
+            labels.insert(k.clone(), v.clone());
+        }
+        if !labels.is_empty() {
+            release.insert(Str::from("labels"), Value::map_from(labels));
+        }
+        if list_of(&release, "apiVersions").is_empty() && !api_versions.is_empty() {
+            release.insert(Str::from("apiVersions"), Value::list_from(api_versions.clone()));
+        }
+        if str_of(&release, "kubeVersion").is_empty() && !kube_version.is_empty() {
+            release.insert(Str::from("kubeVersion"), Value::from(kube_version.clone()));
+        }
+        let mut prev = release.clone();
+        let mut done = None;
+        for _ in 0..6 {
+            let data = release_template_data(c.env, c.values, &prev, c.overrides);
+            let mut next = execute_once(c.renderer, &data, &release).map_err(|e| {
+                format!("failed executing templates in release \"{}\".\"{name}\": {e}", c.file)
+            })?;
+            if next == prev {
+                for (tk, k) in [("installedTemplate", "installed"), ("waitTemplate", "wait"), ("verifyTemplate", "verify")] {
+                    templated_bool(&mut next, tk, k).map_err(|e| {
+                        format!("failed executing templates in release \"{}\".\"{name}\": {e}", c.file)
+                    })?;
+                }
+                done = Some(next);
+                break;
+            }
+            prev = next;
+        }
+        let Some(templated) = done else {
+            return Err(format!(
+                "failed executing templates in release \"{}\".\"{name}\": recursive references can't be resolved",
+                c.file
+            ));
+        };
+        let rel = Release::from_tree(&templated);
+        if rel.chart.is_empty() {
+            return Err(format!(
+                "encountered empty chart while reading release {:?}",
+                rel.name
+            ));
+        }
+        out.push(rel);
+    }
+    Ok(out)
+}

@@ -1,0 +1,238 @@
+//! Which releases a command acts on: `-l/--selector` label filters (several flags are
+//! OR'ed, the `k=v,k2!=v2` terms of one flag AND'ed), `condition:` against the state
+//! values, and the `needs:` graph with its batches (`show-dag`) and cycle errors.
+
+use crate::merge::Tree;
+use crate::release::Release;
+use capstan_value::Value;
+use std::collections::BTreeMap;
+
+/// One `-l` flag: all of its terms must hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selector {
+    terms: Vec<(String, String, bool)>,
+}
+
+impl Selector {
+    /// Parses `key=value,key2!=value2`; the error is helmfile's.
+    pub fn parse(s: &str) -> Result<Selector, String> {
+        let mut terms = Vec::new();
+        for part in s.split(',') {
+            let (k, v, positive) = if let Some((k, v)) = part.split_once("!=") {
+                (k, v, false)
+            } else if let Some((k, v)) = part.split_once('=') {
+                (k, v, true)
+            } else {
+                return Err(format!(
+                    "malformed label: {part}. Expected label in form k=v or k!=v"
+                ));
+            };
+            terms.push((k.to_string(), v.to_string(), positive));
+        }
+        Ok(Selector { terms })
+    }
+
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        self.terms.iter().all(|(k, v, positive)| {
+            let actual = labels.get(k).map(String::as_str).unwrap_or("");
+            (actual == v) == *positive
+        })
+    }
+}
+
+/// Whether a release passes any of the selectors (all pass when there are none).
+pub fn selected(r: &Release, selectors: &[Selector]) -> bool {
+    if selectors.is_empty() {
+        return true;
+    }
+    let labels = r.selector_labels();
+    selectors.iter().any(|s| s.matches(&labels))
+}
+
+/// helmfile's `ConditionEnabled`: `condition: a.b.enabled` looked up in the state values.
+pub fn condition_enabled(r: &Release, values: &Tree) -> Result<bool, String> {
+    if r.condition.is_empty() {
+        return Ok(true);
+    }
+    let keys: Vec<&str> = r.condition.split('.').collect();
+    if keys.last() != Some(&"enabled") {
+        return Err(format!(
+            "Condition value must be in the form 'foo.enabled' where 'foo' can be modified as necessary, but got {:?}",
+            r.condition
+        ));
+    }
+    let mut cur = Value::map_from(values.clone());
+    for k in &keys[..keys.len() - 1] {
+        match cur.get(k) {
+            Some(v @ Value::Map(_)) => cur = v,
+            _ => {
+                return Err(format!(
+                    "environment values field '{}' not found",
+                    r.condition
+                ))
+            }
+        }
+    }
+    Ok(matches!(cur.get("enabled"), Some(Value::Bool(true))))
+}
+
+/// The full ID a `needs:` entry names, completed with the needing release's namespace
+/// and kube context.
+fn need_id(r: &Release, need: &str) -> String {
+    let parts: Vec<&str> = need.split('/').collect();
+    let with = |kc: &str, ns: &str, name: &str| {
+        let mut id = String::new();
+        if !kc.is_empty() {
+            id.push_str(kc);
+            id.push('/');
+        }
+        if !ns.is_empty() {
+            id.push_str(ns);
+            id.push('/');
+        }
+        id.push_str(name);
+        id
+    };
+    match parts.as_slice() {
+        [name] => with(&r.kube_context, &r.namespace, name),
+        [ns, name] => with(&r.kube_context, ns, name),
+        _ => need.to_string(),
+    }
+}
+
+/// Groups releases into batches that can run together, each after the ones its members
+/// need (`PlanReleases`). Cycles and unknown needs are errors.
+pub fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, String> {
+    let ids: Vec<String> = releases.iter().map(Release::id).collect();
+    let index: BTreeMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
+    let mut deps: Vec<Vec<usize>> = vec![Vec::new(); releases.len()];
+    for (i, r) in releases.iter().enumerate() {
+        for n in &r.needs {
+            let id = need_id(r, n);
+            match index.get(id.as_str()) {
+                Some(&j) => deps[i].push(j),
+                None => {
+                    return Err(format!(
+                        "release(s) \"{}\" depend(s) on an undefined release \"{id}\". Perhaps you made a typo in \"needs\" or forgot defining a release named \"{}\" with appropriate \"namespace\" and \"kubeContext\"?",
+                        ids[i],
+                        id.rsplit('/').next().unwrap_or(&id)
+                    ))
+                }
+            }
+        }
+    }
+    // Cycle detection with the path, in declaration order.
+    fn visit(
+        i: usize,
+        deps: &[Vec<usize>],
+        ids: &[String],
+        state: &mut [u8],
+        stack: &mut Vec<usize>,
+    ) -> Result<(), String> {
+        if state[i] == 2 {
+            return Ok(());
+        }
+        if state[i] == 1 {
+            let start = stack.iter().position(|&x| x == i).unwrap_or(0);
+            let mut path: Vec<&str> = stack[start..].iter().map(|&x| ids[x].as_str()).collect();
+            path.push(ids[i].as_str());
+            return Err(format!("cycle detected: {}", path.join(" -> ")));
+        }
+        state[i] = 1;
+        stack.push(i);
+        for &d in &deps[i] {
+            visit(d, deps, ids, state, stack)?;
+        }
+        stack.pop();
+        state[i] = 2;
+        Ok(())
+    }
+    let mut state = vec![0u8; releases.len()];
+    for i in 0..releases.len() {
+        visit(i, &deps, &ids, &mut state, &mut Vec::new())?;
+    }
+    let mut level = vec![usize::MAX; releases.len()];
+    fn level_of(i: usize, deps: &[Vec<usize>], level: &mut [usize]) -> usize {
+        if level[i] != usize::MAX {
+            return level[i];
+        }
+        let l = deps[i]
+            .iter()
+            .map(|&d| level_of(d, deps, level) + 1)
+            .max()
+            .unwrap_or(0);
+        level[i] = l;
+        l
+    }
+    let mut batches: Vec<Vec<usize>> = Vec::new();
+    for i in 0..releases.len() {
+        let l = level_of(i, &deps, &mut level);
+        if batches.len() <= l {
+            batches.resize(l + 1, Vec::new());
+        }
+        batches[l].push(i);
+    }
+    Ok(batches)
+}
+
+/// `show-dag`'s table (Go's tabwriter with padding 1).
+pub fn dag_table(releases: &[Release], batches: &[Vec<usize>]) -> String {
+    let rows: Vec<(String, String)> = batches
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            (
+                (i + 1).to_string(),
+                b.iter().map(|&j| releases[j].id()).collect::<Vec<_>>().join(", "),
+            )
+        })
+        .collect();
+    let width = rows
+        .iter()
+        .map(|(g, _)| g.len())
+        .chain(std::iter::once("GROUP".len()))
+        .max()
+        .unwrap_or(5);
+    let mut out = format!("{:<width$} RELEASES\n", "GROUP");
+    for (g, r) in rows {
+        out.push_str(&format!("{g:<width$} {r}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rel(name: &str, needs: &[&str]) -> Release {
+        Release {
+            name: name.into(),
+            namespace: "ns".into(),
+            chart: "c".into(),
+            needs: needs.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn batches_follow_needs_and_cycles_fail() {
+        let rs = vec![rel("a", &["b"]), rel("b", &[]), rel("c", &["ns/a"])];
+        assert_eq!(plan_batches(&rs).unwrap(), vec![vec![1], vec![0], vec![2]]);
+        let cyc = vec![rel("a", &["b"]), rel("b", &["a"])];
+        assert_eq!(
+            plan_batches(&cyc).unwrap_err(),
+            "cycle detected: ns/a -> ns/b -> ns/a"
+        );
+        assert!(plan_batches(&[rel("a", &["zz"])]).unwrap_err().contains("undefined release \"ns/zz\""));
+    }
+
+    #[test]
+    fn selectors_and_or() {
+        let r = rel("web", &[]);
+        let s = |x: &str| Selector::parse(x).unwrap();
+        assert!(selected(&r, &[s("name=web,namespace=ns")]));
+        assert!(!selected(&r, &[s("name=web,namespace!=ns")]));
+        assert!(selected(&r, &[s("name=db"), s("chart=c")]));
+        assert!(Selector::parse("oops").is_err());
+    }
+}
