@@ -115,8 +115,17 @@ impl RenderFlags {
     }
 }
 
-pub fn run(cmd: ChartCommand) -> Result<String, String> {
-    let cwd = Path::new(".");
+/// A path given on the command line, relative to `cwd` (kept as written when `cwd` is
+/// the process's own directory, so messages show it as the user typed it).
+fn at(cwd: &Path, p: &str) -> std::path::PathBuf {
+    if cwd == Path::new(".") {
+        std::path::PathBuf::from(p)
+    } else {
+        cwd.join(p)
+    }
+}
+
+pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, String> {
     match cmd {
         ChartCommand::Template {
             name,
@@ -126,9 +135,9 @@ pub fn run(cmd: ChartCommand) -> Result<String, String> {
             show_only,
         } => {
             let opts = flags.options(&name);
-            let r = template(Path::new(&chart), cwd, &opts).map_err(|e| describe(&e))?;
-            let layers = capstan_chart::explain::layers(Path::new(&chart), cwd, &opts)?;
-            warn(&layers, &r.values, strict)?;
+            let r = template(&at(cwd, &chart), cwd, &opts).map_err(|e| describe(&e))?;
+            let layers = capstan_chart::explain::layers(&at(cwd, &chart), cwd, &opts)?;
+            warn(&layers, &r.values, strict, log)?;
             if show_only.is_empty() {
                 Ok(r.manifest)
             } else {
@@ -143,9 +152,9 @@ pub fn run(cmd: ChartCommand) -> Result<String, String> {
             strict,
         } => {
             let opts = flags.options("release-name");
-            let r = template(Path::new(&chart), cwd, &opts).map_err(|e| describe(&e))?;
-            let layers = capstan_chart::explain::layers(Path::new(&chart), cwd, &opts)?;
-            warn(&layers, &r.values, strict)?;
+            let r = template(&at(cwd, &chart), cwd, &opts).map_err(|e| describe(&e))?;
+            let layers = capstan_chart::explain::layers(&at(cwd, &chart), cwd, &opts)?;
+            warn(&layers, &r.values, strict, log)?;
             if explain {
                 return Ok(explain_text(&r.values, &layers.layers));
             }
@@ -188,11 +197,12 @@ fn warn(
     layers: &capstan_chart::explain::Layers,
     values: &Values,
     strict: bool,
+    log: &mut String,
 ) -> Result<(), String> {
     let mut traps = layers.warnings.clone();
     traps.extend(provenance::traps(values, &layers.layers, layers.user_from));
     for t in &traps {
-        eprintln!("warning: {}: {}", t.path, t.message);
+        logln!(log, "warning: {}: {}", t.path, t.message);
     }
     if strict && !traps.is_empty() {
         return Err(format!("{} warning(s) and --strict is set", traps.len()));

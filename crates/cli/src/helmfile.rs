@@ -193,8 +193,8 @@ impl Global {
     }
 }
 
-fn settings(g: &Global) -> Result<Settings, String> {
-    let root = std::env::current_dir().map_err(|e| e.to_string())?;
+fn settings(g: &Global, cwd: &Path) -> Result<Settings, String> {
+    let root = cwd.to_path_buf();
     Ok(Settings {
         host: Arc::new(OsHost::new(&root)),
         root,
@@ -206,7 +206,7 @@ fn settings(g: &Global) -> Result<Settings, String> {
     })
 }
 
-fn load(g: &Global, s: &Settings) -> Result<Vec<PreparedState>, RunError> {
+fn load(g: &Global, s: &Settings, log: &mut String) -> Result<Vec<PreparedState>, RunError> {
     let opts = RunOptions {
         file: g.file.clone(),
         selectors: g.selector.clone(),
@@ -223,7 +223,7 @@ fn load(g: &Global, s: &Settings) -> Result<Vec<PreparedState>, RunError> {
     };
     let (states, warnings) = load_run(s, &opts)?;
     for w in warnings {
-        eprintln!("WARNING: {w}");
+        logln!(log, "WARNING: {w}");
     }
     Ok(states)
 }
@@ -265,7 +265,7 @@ fn helm_args(args: &str, flags: &mut HelmFlags) {
 
 /// Writes files all together: into a temporary sibling first, then renamed, so a failure
 /// leaves nothing half-written.
-fn write_all(files: &[(String, String)]) -> Result<(), String> {
+fn write_all(root: &Path, files: &[(String, String)]) -> Result<(), String> {
     let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let cleanup = |staged: &[(PathBuf, PathBuf)]| {
         for (tmp, _) in staged {
@@ -273,7 +273,7 @@ fn write_all(files: &[(String, String)]) -> Result<(), String> {
         }
     };
     for (path, text) in files {
-        let target = PathBuf::from(path);
+        let target = root.join(path);
         if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
             if let Err(e) = std::fs::create_dir_all(dir) {
                 cleanup(&staged);
@@ -304,14 +304,14 @@ fn no_match(e: RunError, g: &Global) -> Result<String, String> {
 }
 
 /// Runs one helmfile command; the `Ok` text goes to stdout.
-pub fn run(before: &Global, cmd: StateCommand) -> Result<String, String> {
+pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> Result<String, String> {
     let merged = cmd.global().over(before);
     let g = &merged;
-    let s = settings(g)?;
+    let s = settings(g, cwd)?;
     let progress = !g.quiet;
     match cmd {
         StateCommand::Template(With { args: t, .. }) => {
-            let states = match load(g, &s) {
+            let states = match load(g, &s, log) {
                 Ok(st) => st,
                 Err(e) => return no_match(e, g),
             };
@@ -330,9 +330,9 @@ pub fn run(before: &Global, cmd: StateCommand) -> Result<String, String> {
                 for ps in &states {
                     for r in ps.active()? {
                         if !g.skip_deps {
-                            eprintln!("Building dependency release={}, chart={}", r.name, r.chart);
+                            logln!(log, "Building dependency release={}, chart={}", r.name, r.chart);
                         }
-                        eprintln!("Templating release={}, chart={}", r.name, r.chart);
+                        logln!(log, "Templating release={}, chart={}", r.name, r.chart);
                     }
                 }
             }
@@ -362,23 +362,23 @@ pub fn run(before: &Global, cmd: StateCommand) -> Result<String, String> {
                     i += 1;
                 }
             }
-            write_all(&files)?;
+            write_all(cwd, &files)?;
             if progress {
                 for (p, _) in &files {
-                    eprintln!("wrote {p}");
+                    logln!(log, "wrote {p}");
                 }
             }
             Ok(String::new())
         }
         StateCommand::Build(With { args: BuildArgs { embed_values }, .. }) => {
-            let states = load(g, &s).or_else(|e| match e {
+            let states = load(g, &s, log).or_else(|e| match e {
                 RunError::NoMatch { .. } => Ok(Vec::new()),
                 other => Err(other),
             }).map_err(|e| e.to_string())?;
             commands::build(&s, &states, embed_values)
         }
         StateCommand::List(With { args: ListArgs { output, .. }, .. }) => {
-            let states = match load(g, &s) {
+            let states = match load(g, &s, log) {
                 Ok(st) => st,
                 Err(RunError::NoMatch { .. }) => Vec::new(),
                 Err(e) => return Err(e.to_string()),
@@ -399,7 +399,7 @@ pub fn run(before: &Global, cmd: StateCommand) -> Result<String, String> {
                 },
             ..
         }) => {
-            let states = match load(g, &s) {
+            let states = match load(g, &s, log) {
                 Ok(st) => st,
                 Err(e) => return no_match(e, g),
             };
@@ -409,10 +409,10 @@ pub fn run(before: &Global, cmd: StateCommand) -> Result<String, String> {
                 ..Default::default()
             };
             let files = commands::write_values(&s, &states, &flags, &output_file_template)?;
-            write_all(&files)?;
+            write_all(cwd, &files)?;
             if progress {
                 for (p, _) in &files {
-                    eprintln!("Writing values file {p}");
+                    logln!(log, "Writing values file {p}");
                 }
             }
             Ok(String::new())
@@ -421,7 +421,7 @@ pub fn run(before: &Global, cmd: StateCommand) -> Result<String, String> {
             if output != "yaml" && output != "json" && !output.is_empty() {
                 return Err(format!("unsupported output format: {output} (supported: yaml, json)"));
             }
-            let states = match load(g, &s) {
+            let states = match load(g, &s, log) {
                 Ok(st) => st,
                 Err(RunError::NoMatch { .. }) => Vec::new(),
                 Err(e) => return Err(e.to_string()),
@@ -429,7 +429,7 @@ pub fn run(before: &Global, cmd: StateCommand) -> Result<String, String> {
             commands::print_env(&s, &states, output == "json")
         }
         StateCommand::ShowDag(_) => {
-            let states = match load(g, &s) {
+            let states = match load(g, &s, log) {
                 Ok(st) => st,
                 Err(e) => return no_match(e, g),
             };
@@ -442,7 +442,7 @@ fn describe_release_error(e: &commands::ReleaseError) -> String {
     let mut text = e.to_string();
     if let Some(loc) = &e.location {
         let name = loc.file.display().to_string();
-        let snippet = std::fs::read_to_string(Path::new(&loc.file))
+        let snippet = std::fs::read_to_string(&loc.file)
             .ok()
             .and_then(|src| capstan_source::snippet(&name, &src, loc.line, loc.column));
         if let Some(sn) = snippet {

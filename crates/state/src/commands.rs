@@ -120,7 +120,7 @@ fn render_one(
 }
 
 fn sha8(s: &Settings, file: &str) -> String {
-    let abs = crate::host::join(&s.root, file);
+    let abs = absolute(&s.root, file);
     let digest = sha1::Sha1::digest(abs.to_string_lossy().as_bytes());
     digest.iter().take(4).map(|b| format!("{b:02x}")).collect()
 }
@@ -136,7 +136,7 @@ fn strip_ext(file: &str) -> &str {
 /// The data of `--output-dir-template` / `--output-file-template`.
 pub fn path_template_data(s: &Settings, ps: &PreparedState, r: &Release, output_dir: &str) -> Value {
     let file = &ps.state.file;
-    let abs = crate::host::join(&s.root, file);
+    let abs = absolute(&s.root, file);
     let mut state = BTreeMap::new();
     state.insert(Str::from("BaseName"), Value::from(strip_ext(file)));
     state.insert(Str::from("Path"), Value::from(file.as_str()));
@@ -265,7 +265,7 @@ pub fn print_env(s: &Settings, states: &[PreparedState], json: bool) -> Result<S
     let mut docs = Vec::new();
     for ps in states {
         let mut m = BTreeMap::new();
-        let abs = crate::host::join(&s.root, &ps.state.file);
+        let abs = absolute(&s.root, &ps.state.file);
         m.insert(Str::from("filePath"), Value::from(abs.to_string_lossy().into_owned()));
         m.insert(Str::from("name"), Value::from(ps.state.env.name.as_str()));
         m.insert(Str::from("kubeContext"), Value::from(ps.state.env.kube_context.as_str()));
@@ -377,10 +377,13 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
 pub fn build(s: &Settings, states: &[PreparedState], embed_values: bool) -> Result<String, String> {
     let mut out = String::new();
     for ps in states {
-        let abs = crate::host::join(&s.root, &ps.state.file);
+        let abs = absolute(&s.root, &ps.state.file);
         out.push_str(&format!("---\n#  Source: {}\n\n", abs.display()));
         let mut fields: Vec<(String, Value)> = vec![
-            ("filepath".into(), Value::from(ps.state.file.as_str())),
+            (
+                "filepath".into(),
+                Value::from(ps.state.file.rsplit('/').next().unwrap_or(&ps.state.file)),
+            ),
             ("helmBinary".into(), Value::from(non_empty(&crate::spec::str_of(&ps.state.doc, "helmBinary"), "helm"))),
             ("kustomizeBinary".into(), Value::from(non_empty(&crate::spec::str_of(&ps.state.doc, "kustomizeBinary"), "kustomize"))),
         ];
@@ -466,4 +469,11 @@ pub fn write_values(
         }
     }
     Ok(files)
+}
+
+/// The absolute path of a state file (`filepath.Abs`).
+fn absolute(root: &std::path::Path, file: &str) -> std::path::PathBuf {
+    let joined = crate::host::join(root, file);
+    let abs = std::path::absolute(&joined).unwrap_or(joined);
+    crate::host::clean(&abs)
 }

@@ -7,6 +7,7 @@
 //! pass; `cargo test` fails if one of them regresses.
 
 pub mod bench;
+mod e2e_suite;
 mod env_suite;
 mod gotemplate_suite;
 pub(crate) mod helm_values_suite;
@@ -59,23 +60,6 @@ pub fn read_jsonl(path: &Path) -> Result<Vec<J>, String> {
         .collect()
 }
 
-fn dir_ids(path: &Path) -> Result<Vec<String>, String> {
-    let mut ids: Vec<String> = std::fs::read_dir(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    ids.sort();
-    Ok(ids)
-}
-
-/// Every case of a suite reported as failed, for features not built yet.
-fn not_built(ids: Vec<String>, what: &str) -> Vec<CaseResult> {
-    ids.into_iter()
-        .map(|id| CaseResult::fail(id, format!("not implemented yet: {what}"), ""))
-        .collect()
-}
 
 /// Runs one suite over the data at `path`, on a thread with a large stack (some vectors
 /// nest thousands of levels deep).
@@ -101,13 +85,7 @@ fn run_suite_here(suite: &str, path: &Path) -> Result<Report, String> {
         "helm-values" => helm_values_suite::run(path)?,
         "hcl" => env_suite::run_hcl(path)?,
         "env-merge" => env_suite::run_merge(path)?,
-        "helmfile-e2e" => {
-            let snap = path.join("snapshot");
-            not_built(
-                dir_ids(if snap.is_dir() { &snap } else { path })?,
-                "helmfile commands (issue: helmfile state files)",
-            )
-        }
+        "helmfile-e2e" => e2e_suite::run(path)?,
         other => {
             return Err(format!(
                 "unknown suite {other:?}; suites: {}",
