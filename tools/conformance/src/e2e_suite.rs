@@ -120,13 +120,7 @@ fn run_case(id: String, dir: &Path) -> CaseResult {
 pub fn run(path: &Path) -> Result<Vec<CaseResult>, String> {
     let snap = path.join("snapshot");
     let root = if snap.is_dir() { snap } else { path.to_path_buf() };
-    let mut ids: Vec<String> = std::fs::read_dir(&root)
-        .map_err(|e| format!("{}: {e}", root.display()))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    ids.sort();
+    let ids = crate::dir_ids(&root)?;
     Ok(ids
         .into_iter()
         .map(|id| {

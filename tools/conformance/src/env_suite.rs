@@ -150,14 +150,13 @@ fn check(id: String, dir: &Path, result: Result<Value, String>) -> CaseResult {
 }
 
 fn case_dirs(path: &Path) -> Result<Vec<(String, std::path::PathBuf)>, String> {
-    let mut ids: Vec<(String, std::path::PathBuf)> = std::fs::read_dir(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .collect();
-    ids.sort();
-    Ok(ids)
+    Ok(crate::dir_ids(path)?
+        .into_iter()
+        .map(|id| {
+            let dir = path.join(&id);
+            (id, dir)
+        })
+        .collect())
 }
 
 pub fn run_merge(path: &Path) -> Result<Vec<CaseResult>, String> {

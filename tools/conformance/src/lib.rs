@@ -16,7 +16,7 @@ mod strvals_suite;
 pub mod tree;
 mod yaml_suite;
 
-use report::{CaseResult, Report};
+use report::Report;
 use serde_json::Value as J;
 use std::path::{Path, PathBuf};
 
@@ -60,6 +60,18 @@ pub fn read_jsonl(path: &Path) -> Result<Vec<J>, String> {
         .collect()
 }
 
+
+/// The sorted names of the case directories under `path`.
+pub(crate) fn dir_ids(path: &Path) -> Result<Vec<String>, String> {
+    let mut ids: Vec<String> = std::fs::read_dir(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    ids.sort();
+    Ok(ids)
+}
 
 /// Runs one suite over the data at `path`, on a thread with a large stack (some vectors
 /// nest thousands of levels deep).
