@@ -61,15 +61,6 @@ impl MissingFileHandler {
 /// HCL files are evaluated by the HCL engine: `(shown path, text)` pairs in order.
 pub type HclEvaluator = fn(&[(String, String)]) -> Result<Tree, String>;
 
-/// The HCL evaluator used when none is configured.
-pub fn hcl_unsupported(files: &[(String, String)]) -> Result<Tree, String> {
-    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-    Err(format!(
-        "HCL values files are not supported by this build of capstan yet: {}",
-        names.join(", ")
-    ))
-}
-
 /// Everything a values list is loaded with.
 pub struct ValuesLoader<'a> {
     pub renderer: &'a Renderer,

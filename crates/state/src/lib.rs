@@ -20,9 +20,9 @@ pub use funcs::{helmfile_funcs, helmfile_templates};
 
 use capstan_value::Value;
 
-/// The HCL evaluator of this build (`envvals::hcl_unsupported` until `crates/hcl` lands).
+/// The HCL evaluator: helmfile's loader over `crates/hcl`.
 pub fn hcl_evaluator() -> envvals::HclEvaluator {
-    envvals::hcl_unsupported
+    capstan_hcl::render
 }
 
 /// A scalar as Go's `%v` prints it (strings as they are).

@@ -1,0 +1,1298 @@
+//! The functions helmfile gives HCL: cty's stdlib (plus `try`/`can`, the cidr
+//! functions, `yamldecode`/`yamlencode`), with cty's parameter names, argument
+//! conversion and error texts, called the way hclsyntax calls them.
+
+use crate::ast::{Expr, ExprKind};
+use crate::diag::{Diag, Range};
+use crate::eval::{eval, Ctx};
+use crate::number::{Number, LITERAL_PREC};
+use crate::value::{convert, set_of, unify, Type, Value};
+use std::collections::BTreeMap;
+
+pub enum FuncError {
+    Diag(Diag),
+}
+
+/// Why a function failed: about one argument (reported at it) or the call.
+pub enum Fail {
+    Arg(usize, String),
+    Call(String),
+}
+
+type FResult = Result<Value, Fail>;
+
+struct Param {
+    name: &'static str,
+    ty: Type,
+    allow_null: bool,
+}
+
+fn p(name: &'static str, ty: Type) -> Param {
+    Param { name, ty, allow_null: false }
+}
+
+fn pn(name: &'static str, ty: Type) -> Param {
+    Param { name, ty, allow_null: true }
+}
+
+fn list(t: Type) -> Type {
+    Type::List(Box::new(t))
+}
+
+fn set(t: Type) -> Type {
+    Type::Set(Box::new(t))
+}
+
+type Impl = fn(&[Value]) -> FResult;
+
+struct Sig {
+    params: Vec<Param>,
+    var: Option<Param>,
+    imp: Impl,
+}
+
+fn sig(name: &str) -> Option<Sig> {
+    use Type::*;
+    let s = |params: Vec<Param>, var: Option<Param>, imp: Impl| Some(Sig { params, var, imp });
+    match name {
+        "abs" => s(vec![p("num", Number)], None, |a| Ok(Value::Number(num(&a[0]).abs()))),
+        "ceil" => s(vec![p("num", Number)], None, |a| float_fn(&a[0], f64::ceil)),
+        "floor" => s(vec![p("num", Number)], None, |a| float_fn(&a[0], f64::floor)),
+        "chomp" => s(vec![p("str", String)], None, |a| {
+            Ok(Value::string(st(&a[0]).trim_end_matches(['\r', '\n']).to_string()))
+        }),
+        "coalesce" => s(vec![], Some(pn("vals", Dynamic)), coalesce),
+        "coalescelist" => s(vec![], Some(pn("vals", Dynamic)), coalescelist),
+        "compact" => s(vec![p("list", list(String))], None, |a| {
+            let items = elems(&a[0])
+                .into_iter()
+                .filter(|v| !matches!(v, Value::Null(_)) && !matches!(v, Value::String(s) if s.is_empty()))
+                .collect();
+            Ok(Value::List(Type::String, items))
+        }),
+        "concat" => s(vec![], Some(p("seqs", Dynamic)), concat),
+        "contains" => s(vec![p("list", Dynamic), p("value", Dynamic)], None, |a| {
+            match &a[0] {
+                Value::List(..) | Value::Tuple(_) | Value::Set(..) => {
+                    Ok(Value::Bool(elems(&a[0]).iter().any(|x| x.equals(&a[1]) || loose_equal(x, &a[1]))))
+                }
+                other => Err(Fail::Arg(0, format!("argument must be list, tuple, or set, got {}", other.ty().friendly()))),
+            }
+        }),
+        "csvdecode" => s(vec![p("str", String)], None, csvdecode),
+        "distinct" => s(vec![p("list", list(Dynamic))], None, |a| {
+            let (t, items) = match &a[0] {
+                Value::List(t, items) => (t.clone(), items.clone()),
+                other => (Type::Dynamic, elems(other)),
+            };
+            let mut out: Vec<Value> = Vec::new();
+            for x in items {
+                if !out.iter().any(|y| y.equals(&x)) {
+                    out.push(x);
+                }
+            }
+            Ok(Value::List(t, out))
+        }),
+        "element" => s(vec![p("list", Dynamic), p("index", Number)], None, |a| {
+            let items = match &a[0] {
+                Value::List(..) | Value::Tuple(_) => elems(&a[0]),
+                other => return Err(Fail::Arg(0, format!("cannot read elements from {}", other.ty().friendly()))),
+            };
+            if items.is_empty() {
+                return Err(Fail::Call("cannot use element function with an empty list".into()));
+            }
+            let i = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "invalid index: value must be a whole number".into()))?;
+            let n = items.len() as i64;
+            Ok(items[i.rem_euclid(n) as usize].clone())
+        }),
+        "chunklist" => s(vec![p("list", list(Dynamic)), p("size", Number)], None, |a| {
+            let size = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "a whole number is required".into()))?;
+            if size < 0 {
+                return Err(Fail::Arg(1, "the size argument must be positive".into()));
+            }
+            let (t, items) = match &a[0] {
+                Value::List(t, items) => (t.clone(), items.clone()),
+                other => (Type::Dynamic, elems(other)),
+            };
+            let chunks: Vec<Value> = if size == 0 {
+                vec![Value::List(t.clone(), items)]
+            } else {
+                items.chunks(size as usize).map(|c| Value::List(t.clone(), c.to_vec())).collect()
+            };
+            Ok(Value::List(list(t), chunks))
+        }),
+        "flatten" => s(vec![p("list", Dynamic)], None, |a| {
+            let mut out = Vec::new();
+            match &a[0] {
+                Value::List(..) | Value::Tuple(_) | Value::Set(..) => flatten(&a[0], &mut out),
+                other => return Err(Fail::Arg(0, format!("can only flatten lists, sets and tuples, not {}", other.ty().friendly()))),
+            }
+            Ok(Value::Tuple(out))
+        }),
+        "format" => s(vec![p("format", String)], Some(pn("args", Dynamic)), |a| {
+            format(&st(&a[0]), &a[1..]).map(Value::string).map_err(Fail::Call)
+        }),
+        "formatlist" => s(vec![p("format", String)], Some(pn("args", Dynamic)), formatlist),
+        "formatdate" => s(vec![p("format", String), p("time", String)], None, formatdate),
+        "indent" => s(vec![p("spaces", Number), p("str", String)], None, |a| {
+            let n = int_of(&a[0]).unwrap_or(0).max(0) as usize;
+            let pad = " ".repeat(n);
+            Ok(Value::string(st(&a[1]).replace('\n', &format!("\n{pad}"))))
+        }),
+        "int" => s(vec![p("num", Number)], None, |a| Ok(Value::Number(num(&a[0]).trunc()))),
+        "join" => s(vec![p("separator", String)], Some(p("lists", list(String))), |a| {
+            if a.len() < 2 {
+                return Err(Fail::Call("at least one list is required".into()));
+            }
+            let mut parts = Vec::new();
+            for (i, l) in a[1..].iter().enumerate() {
+                for x in elems(l) {
+                    match x {
+                        Value::String(s) => parts.push(s),
+                        Value::Null(_) => return Err(Fail::Arg(i + 1, "element is null: cannot concatenate null values".into())),
+                        _ => {}
+                    }
+                }
+            }
+            Ok(Value::string(parts.join(&st(&a[0]))))
+        }),
+        "jsondecode" => s(vec![p("str", String)], None, |a| jsondecode(&st(&a[0]))),
+        "jsonencode" => s(vec![pn("val", Dynamic)], None, |a| {
+            let mut out = std::string::String::new();
+            json_encode(&a[0], &mut out);
+            Ok(Value::string(out))
+        }),
+        "keys" => s(vec![p("inputMap", Dynamic)], None, |a| match a[0].entries() {
+            Some(m) => Ok(Value::List(Type::String, m.keys().map(|k| Value::string(k.clone())).collect())),
+            None => Err(Fail::Arg(0, "must have map or object type".into())),
+        }),
+        "length" => s(vec![p("collection", Dynamic)], None, |a| match &a[0] {
+            Value::List(_, v) | Value::Set(_, v) | Value::Tuple(v) => Ok(Value::int(v.len() as i64)),
+            Value::Map(_, m) => Ok(Value::int(m.len() as i64)),
+            _ => Err(Fail::Call("collection must be a list, a map or a tuple".into())),
+        }),
+        "log" => s(vec![p("num", Number), p("base", Number)], None, |a| {
+            let (n, b) = (num(&a[0]).to_f64(), num(&a[1]).to_f64());
+            float_value(n.ln() / b.ln())
+        }),
+        "lookup" => s(vec![p("inputMap", Dynamic), p("key", String), pn("default", Dynamic)], None, |a| {
+            let Some(m) = a[0].entries() else {
+                return Err(Fail::Arg(0, "the given object has no attribute".into()));
+            };
+            Ok(m.get(&st(&a[1])).cloned().unwrap_or_else(|| a[2].clone()))
+        }),
+        "lower" => s(vec![p("str", String)], None, |a| Ok(Value::string(st(&a[0]).to_lowercase()))),
+        "upper" => s(vec![p("str", String)], None, |a| Ok(Value::string(st(&a[0]).to_uppercase()))),
+        "title" => s(vec![p("str", String)], None, |a| Ok(Value::string(title(&st(&a[0]))))),
+        "strrev" => s(vec![p("str", String)], None, |a| Ok(Value::string(st(&a[0]).chars().rev().collect::<std::string::String>()))),
+        "strlen" => s(vec![p("str", String)], None, |a| Ok(Value::int(st(&a[0]).chars().count() as i64))),
+        "trimspace" => s(vec![p("str", String)], None, |a| Ok(Value::string(st(&a[0]).trim().to_string()))),
+        "trim" => s(vec![p("str", String), p("cutset", String)], None, |a| {
+            let cut: Vec<char> = st(&a[1]).chars().collect();
+            Ok(Value::string(st(&a[0]).trim_matches(|c| cut.contains(&c)).to_string()))
+        }),
+        "trimprefix" => s(vec![p("str", String), p("prefix", String)], None, |a| {
+            let (s0, pre) = (st(&a[0]), st(&a[1]));
+            Ok(Value::string(s0.strip_prefix(pre.as_str()).unwrap_or(&s0).to_string()))
+        }),
+        "trimsuffix" => s(vec![p("str", String), p("suffix", String)], None, |a| {
+            let (s0, suf) = (st(&a[0]), st(&a[1]));
+            Ok(Value::string(s0.strip_suffix(suf.as_str()).unwrap_or(&s0).to_string()))
+        }),
+        "max" => s(vec![], Some(p("numbers", Number)), |a| extreme(a, true)),
+        "min" => s(vec![], Some(p("numbers", Number)), |a| extreme(a, false)),
+        "merge" => s(vec![], Some(pn("maps", Dynamic)), merge),
+        "parseint" => s(vec![p("number", Dynamic), p("base", Number)], None, parseint),
+        "pow" => s(vec![p("num", Number), p("power", Number)], None, |a| {
+            float_value(num(&a[0]).to_f64().powf(num(&a[1]).to_f64()))
+        }),
+        "range" => s(vec![], Some(p("params", Number)), range),
+        "regex" => s(vec![p("pattern", String), p("string", String)], None, |a| {
+            let re = compile(&st(&a[0]))?;
+            let text = st(&a[1]);
+            match re.captures(&text) {
+                Some(c) => Ok(captures(&re, &c)),
+                None => Err(Fail::Call("pattern did not match any part of the given string".into())),
+            }
+        }),
+        "regexall" => s(vec![p("pattern", String), p("string", String)], None, |a| {
+            let re = compile(&st(&a[0]))?;
+            let text = st(&a[1]);
+            let all: Vec<Value> = re.captures_iter(&text).map(|c| captures(&re, &c)).collect();
+            Ok(Value::list(all, Type::String))
+        }),
+        "reverselist" => s(vec![p("list", Dynamic)], None, |a| match &a[0] {
+            Value::List(t, v) => Ok(Value::List(t.clone(), v.iter().rev().cloned().collect())),
+            Value::Tuple(v) => Ok(Value::Tuple(v.iter().rev().cloned().collect())),
+            other => Err(Fail::Arg(0, format!("can only reverse list or tuple values, not {}", other.ty().friendly()))),
+        }),
+        "setintersection" => s(vec![p("first_set", set(Dynamic))], Some(p("other_sets", set(Dynamic))), |a| {
+            set_op(a, |acc, other| acc.into_iter().filter(|x| other.iter().any(|y| y.equals(x))).collect())
+        }),
+        "setsubtract" => s(vec![p("a", set(Dynamic)), p("b", set(Dynamic))], None, |a| {
+            set_op(a, |acc, other| acc.into_iter().filter(|x| !other.iter().any(|y| y.equals(x))).collect())
+        }),
+        "setunion" => s(vec![p("first_set", set(Dynamic))], Some(p("other_sets", set(Dynamic))), |a| {
+            set_op(a, |mut acc, other| {
+                acc.extend(other);
+                acc
+            })
+        }),
+        "setproduct" => s(vec![], Some(p("sets", Dynamic)), |a| {
+            let mut rows: Vec<Vec<Value>> = vec![Vec::new()];
+            for s0 in a {
+                let items = elems(s0);
+                let mut next = Vec::new();
+                for r in &rows {
+                    for x in &items {
+                        let mut r2 = r.clone();
+                        r2.push(x.clone());
+                        next.push(r2);
+                    }
+                }
+                rows = next;
+            }
+            if a.is_empty() {
+                return Err(Fail::Call("at least two arguments are required".into()));
+            }
+            Ok(Value::List(Type::Dynamic, rows.into_iter().map(Value::Tuple).collect()))
+        }),
+        "signum" => s(vec![p("num", Number)], None, |a| {
+            let n = num(&a[0]);
+            Ok(Value::int(if n.is_zero() { 0 } else if n.is_negative() { -1 } else { 1 }))
+        }),
+        "slice" => s(vec![p("list", Dynamic), p("start_index", Number), p("end_index", Number)], None, slice),
+        "sort" => s(vec![p("list", list(String))], None, |a| {
+            let mut items: Vec<std::string::String> = elems(&a[0]).iter().map(st).collect();
+            items.sort();
+            Ok(Value::List(Type::String, items.into_iter().map(Value::string).collect()))
+        }),
+        "split" => s(vec![p("separator", String), p("str", String)], None, |a| {
+            let (sep, s0) = (st(&a[0]), st(&a[1]));
+            let parts: Vec<Value> = if sep.is_empty() {
+                s0.chars().map(|c| Value::string(c.to_string())).collect()
+            } else {
+                s0.split(sep.as_str()).map(Value::string).collect()
+            };
+            Ok(Value::List(Type::String, parts))
+        }),
+        "substr" => s(vec![p("str", String), p("offset", Number), p("length", Number)], None, substr),
+        "timeadd" => s(vec![p("timestamp", String), p("duration", String)], None, timeadd),
+        "values" => s(vec![p("mapping", Dynamic)], None, |a| match a[0].entries() {
+            Some(m) => {
+                let vals: Vec<Value> = m.values().cloned().collect();
+                Ok(match &a[0] {
+                    Value::Map(t, _) => Value::List(t.clone(), vals),
+                    _ => Value::Tuple(vals),
+                })
+            }
+            None => Err(Fail::Arg(0, "must have map or object type".into())),
+        }),
+        "zipmap" => s(vec![p("keys", list(String)), p("values", Dynamic)], None, zipmap),
+        "yamldecode" => s(vec![p("src", String)], None, |a| yamldecode(&st(&a[0]))),
+        "yamlencode" => s(vec![pn("value", Dynamic)], None, |a| Ok(Value::string(yamlencode(&a[0])))),
+        "cidrhost" => s(vec![p("prefix", String), p("hostnum", Number)], None, cidrhost),
+        "cidrnetmask" => s(vec![p("prefix", String)], None, cidrnetmask),
+        "cidrsubnet" => s(vec![p("prefix", String), p("newbits", Number), p("netnum", Number)], None, cidrsubnet),
+        "cidrsubnets" => s(vec![p("prefix", String)], Some(p("newbits", Number)), cidrsubnets),
+        _ => None,
+    }
+}
+
+fn st(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        _ => String::new(),
+    }
+}
+
+fn num(v: &Value) -> Number {
+    match v {
+        Value::Number(n) => n.clone(),
+        _ => Number::zero(),
+    }
+}
+
+fn int_of(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.to_i64(),
+        _ => None,
+    }
+}
+
+fn elems(v: &Value) -> Vec<Value> {
+    v.elements().map(|e| e.to_vec()).unwrap_or_default()
+}
+
+fn float_value(f: f64) -> FResult {
+    Number::from_f64(f)
+        .map(Value::Number)
+        .ok_or_else(|| Fail::Call("the result is not a finite number".into()))
+}
+
+fn float_fn(v: &Value, f: fn(f64) -> f64) -> FResult {
+    let n = num(v);
+    if n.is_integer() {
+        return Ok(Value::Number(n));
+    }
+    float_value(f(n.to_f64()))
+}
+
+fn loose_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The function call of an expression (arity, argument conversion, errors at the
+/// places hclsyntax reports them).
+pub fn call_function(e: &Expr, ctx: &Ctx) -> Result<Value, FuncError> {
+    let ExprKind::Call { name, name_range, open_range, close_range, args, expand_final } = &e.kind else {
+        return Err(FuncError::Diag(Diag::new("Invalid call", "", &e.range)));
+    };
+    let call_range = Range::between(name_range, open_range);
+    if name == "try" || name == "can" {
+        return try_can(name, args, ctx, &call_range).map_err(FuncError::Diag);
+    }
+    let Some(sg) = sig(name) else {
+        return Err(FuncError::Diag(Diag::new(
+            "Call to unknown function",
+            format!("There is no function named {name:?}."),
+            name_range,
+        )));
+    };
+    let mut values = Vec::new();
+    let mut arg_exprs: Vec<&Expr> = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        let v = eval(a, ctx).map_err(FuncError::Diag)?;
+        if *expand_final && i + 1 == args.len() {
+            match &v {
+                Value::List(..) | Value::Tuple(_) | Value::Set(..) => {
+                    for x in elems(&v) {
+                        values.push(x);
+                        arg_exprs.push(a);
+                    }
+                }
+                _ => {
+                    return Err(FuncError::Diag(Diag::new(
+                        "Invalid expanding argument value",
+                        "The expanding argument (indicated by ...) must be of a tuple, list, or set type.",
+                        &a.range,
+                    )))
+                }
+            }
+        } else {
+            values.push(v);
+            arg_exprs.push(a);
+        }
+    }
+    if values.len() < sg.params.len() {
+        let missing = &sg.params[values.len()];
+        return Err(FuncError::Diag(Diag::new(
+            "Not enough function arguments",
+            format!(
+                "Function {name:?} expects {} argument(s). Missing value for {:?}.",
+                sg.params.len(),
+                missing.name
+            ),
+            close_range,
+        )));
+    }
+    if sg.var.is_none() && values.len() > sg.params.len() {
+        return Err(FuncError::Diag(Diag::new(
+            "Too many function arguments",
+            format!("Function {name:?} expects only {} argument(s).", sg.params.len()),
+            &arg_exprs[sg.params.len()].start_range(),
+        )));
+    }
+    let param_of = |i: usize| -> Option<&Param> { sg.params.get(i).or(sg.var.as_ref()) };
+    let mut converted = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        let Some(prm) = param_of(i) else { continue };
+        let bad = |m: String| {
+            FuncError::Diag(Diag::new(
+                "Invalid function argument",
+                format!("Invalid value for {:?} parameter: {m}.", prm.name),
+                &arg_exprs[i].start_range(),
+            ))
+        };
+        if v.is_null() && !prm.allow_null {
+            return Err(bad("argument must not be null".into()));
+        }
+        converted.push(convert(v, &prm.ty).map_err(bad)?);
+    }
+    (sg.imp)(&converted).map_err(|f| match f {
+        Fail::Arg(i, m) => {
+            let name = param_of(i).map(|p| p.name).unwrap_or("");
+            FuncError::Diag(Diag::new(
+                "Invalid function argument",
+                format!("Invalid value for {name:?} parameter: {m}."),
+                &arg_exprs.get(i).map(|a| a.start_range()).unwrap_or_else(|| e.range.clone()),
+            ))
+        }
+        Fail::Call(m) => FuncError::Diag(Diag::new(
+            "Error in function call",
+            format!("Call to function {name:?} failed: {m}."),
+            &call_range,
+        )),
+    })
+}
+
+fn try_can(name: &str, args: &[Expr], ctx: &Ctx, call_range: &Range) -> Result<Value, Diag> {
+    if name == "can" {
+        if args.len() != 1 {
+            return Err(Diag::new(
+                if args.is_empty() { "Not enough function arguments" } else { "Too many function arguments" },
+                "Function \"can\" expects 1 argument(s).",
+                call_range,
+            ));
+        }
+        return Ok(Value::Bool(eval(&args[0], ctx).is_ok()));
+    }
+    if args.is_empty() {
+        return Err(Diag::new(
+            "Error in function call",
+            "Call to function \"try\" failed: at least one argument is required.",
+            call_range,
+        ));
+    }
+    let mut errors = Vec::new();
+    for a in args {
+        match eval(a, ctx) {
+            Ok(v) => return Ok(v),
+            Err(d) => errors.push(d),
+        }
+    }
+    let mut msg = String::from("no expression succeeded:\n");
+    for d in &errors {
+        match &d.subject {
+            Some(r) => msg.push_str(&format!("- {} (at {r})\n  {}\n", d.summary, d.detail)),
+            None => msg.push_str(&format!("- {}\n  {}\n", d.summary, d.detail)),
+        }
+    }
+    msg.push_str("\nAt least one expression must produce a successful result");
+    Err(Diag::new(
+        "Error in function call",
+        format!("Call to function \"try\" failed: {msg}."),
+        call_range,
+    ))
+}
+
+fn coalesce(a: &[Value]) -> FResult {
+    let types: Vec<Type> = a.iter().filter(|v| !v.is_null()).map(Value::ty).collect();
+    let t = unify(&types).ok_or_else(|| Fail::Call("all arguments must have the same type".into()))?;
+    for v in a {
+        if !v.is_null() {
+            return convert(v, &t).map_err(Fail::Call);
+        }
+    }
+    Err(Fail::Call("no non-null arguments".into()))
+}
+
+fn coalescelist(a: &[Value]) -> FResult {
+    for (i, v) in a.iter().enumerate() {
+        match v {
+            Value::List(..) | Value::Tuple(_) => {
+                if !elems(v).is_empty() {
+                    return Ok(v.clone());
+                }
+            }
+            Value::Null(_) => {}
+            other => {
+                return Err(Fail::Arg(i, format!("coalescelist arguments must be lists or tuples, got {}", other.ty().friendly())))
+            }
+        }
+    }
+    Ok(a.last().cloned().unwrap_or(Value::Tuple(Vec::new())))
+}
+
+fn concat(a: &[Value]) -> FResult {
+    let mut out = Vec::new();
+    let mut all_lists = true;
+    let mut elem: Option<Type> = None;
+    for (i, v) in a.iter().enumerate() {
+        match v {
+            Value::List(t, items) => {
+                out.extend(items.iter().cloned());
+                match &elem {
+                    Some(e) if e != t => all_lists = false,
+                    _ => elem = Some(t.clone()),
+                }
+            }
+            Value::Tuple(items) => {
+                all_lists = false;
+                out.extend(items.iter().cloned());
+            }
+            other => return Err(Fail::Arg(i, format!("all arguments must be lists or tuples; got {}", other.ty().friendly()))),
+        }
+    }
+    Ok(match (all_lists, elem) {
+        (true, Some(t)) => Value::List(t, out),
+        _ => Value::Tuple(out),
+    })
+}
+
+fn flatten(v: &Value, out: &mut Vec<Value>) {
+    match v {
+        Value::List(..) | Value::Tuple(_) | Value::Set(..) => {
+            for x in elems(v) {
+                flatten(&x, out);
+            }
+        }
+        other => out.push(other.clone()),
+    }
+}
+
+fn title(s: &str) -> String {
+    let mut out = String::new();
+    let mut prev_letter = false;
+    for c in s.chars() {
+        if !prev_letter && c.is_alphabetic() {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+        prev_letter = c.is_alphanumeric() || c == '_' || c == '\'';
+    }
+    out
+}
+
+fn extreme(a: &[Value], max: bool) -> FResult {
+    let mut best: Option<Number> = None;
+    for v in a {
+        let n = num(v);
+        best = Some(match best {
+            None => n,
+            Some(b) => {
+                if (max && n > b) || (!max && n < b) {
+                    n
+                } else {
+                    b
+                }
+            }
+        });
+    }
+    best.map(Value::Number).ok_or_else(|| Fail::Call("must pass at least one number".into()))
+}
+
+fn merge(a: &[Value]) -> FResult {
+    let mut out = BTreeMap::new();
+    let mut any_object = false;
+    for (i, v) in a.iter().enumerate() {
+        match v {
+            Value::Null(_) => {}
+            Value::Object(m) => {
+                any_object = true;
+                out.extend(m.clone());
+            }
+            Value::Map(_, m) => out.extend(m.clone()),
+            other => return Err(Fail::Arg(i, format!("arguments must be maps or objects, got {:?}", other.ty().friendly()))),
+        }
+    }
+    if any_object {
+        return Ok(Value::Object(out));
+    }
+    let t = unify(&out.values().map(Value::ty).collect::<Vec<_>>()).unwrap_or(Type::Dynamic);
+    Ok(Value::Map(t, out))
+}
+
+fn parseint(a: &[Value]) -> FResult {
+    let s = match &a[0] {
+        Value::String(s) => s.clone(),
+        other => return Err(Fail::Arg(0, format!("first argument must be a string, not {}", other.ty().friendly()))),
+    };
+    let base = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "base must be a whole number".into()))?;
+    if !(2..=62).contains(&base) {
+        return Err(Fail::Arg(1, "base must be a whole number between 2 and 62 inclusive".into()));
+    }
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, s.strip_prefix('+').unwrap_or(&s)),
+    };
+    let fail = || Fail::Arg(0, format!("cannot parse {s:?} as a base {base} integer"));
+    if digits.is_empty() {
+        return Err(fail());
+    }
+    let mut n = num_bigint::BigUint::from(0u32);
+    for c in digits.chars() {
+        let d = match c {
+            '0'..='9' => c as u32 - '0' as u32,
+            'a'..='z' => c as u32 - 'a' as u32 + 10,
+            'A'..='Z' if base <= 36 => c as u32 - 'A' as u32 + 10,
+            'A'..='Z' => c as u32 - 'A' as u32 + 36,
+            _ => return Err(fail()),
+        };
+        if d as i64 >= base {
+            return Err(fail());
+        }
+        n = n * base as u32 + d;
+    }
+    Ok(Value::Number(Number::from_bigint(neg, n)))
+}
+
+fn range(a: &[Value]) -> FResult {
+    let nums: Vec<Number> = a.iter().map(num).collect();
+    let one = Number::from_i64(1);
+    let zero = Number::from_i64(0);
+    let (start, limit, step) = match nums.as_slice() {
+        [l] => (zero.clone(), l.clone(), one.clone()),
+        [s, l] => {
+            let st = if s > l { one.neg() } else { one.clone() };
+            (s.clone(), l.clone(), st)
+        }
+        [s, l, st] => (s.clone(), l.clone(), st.clone()),
+        _ => return Err(Fail::Call("must have one, two, or three arguments".into())),
+    };
+    if step.is_zero() {
+        return Err(Fail::Arg(2, "step must not be zero".into()));
+    }
+    let down = step.is_negative();
+    if down && start < limit {
+        return Err(Fail::Arg(0, "for a negative step, start must not be less than limit".into()));
+    }
+    if !down && start > limit {
+        return Err(Fail::Arg(0, "for a positive step, start must not be greater than limit".into()));
+    }
+    let mut out = Vec::new();
+    let mut cur = start;
+    while (!down && cur < limit) || (down && cur > limit) {
+        if out.len() >= 1024 {
+            return Err(Fail::Call("more than 1024 values were generated; either decrease the difference between start and end or use a smaller step".into()));
+        }
+        out.push(Value::Number(cur.clone()));
+        cur = cur.add(&step);
+    }
+    Ok(Value::List(Type::Number, out))
+}
+
+fn compile(pattern: &str) -> Result<regex::Regex, Fail> {
+    regex::Regex::new(pattern).map_err(|e| Fail::Arg(0, format!("invalid regular expression pattern: {e}")))
+}
+
+fn captures(re: &regex::Regex, c: &regex::Captures) -> Value {
+    let names: Vec<Option<&str>> = re.capture_names().skip(1).collect();
+    if names.is_empty() {
+        return Value::string(c.get(0).map(|m| m.as_str()).unwrap_or(""));
+    }
+    if names.iter().any(|n| n.is_some()) {
+        let mut m = BTreeMap::new();
+        for (i, n) in names.iter().enumerate() {
+            if let Some(n) = n {
+                m.insert(n.to_string(), Value::string(c.get(i + 1).map(|x| x.as_str()).unwrap_or("")));
+            }
+        }
+        return Value::Object(m);
+    }
+    Value::List(
+        Type::String,
+        (1..c.len()).map(|i| Value::string(c.get(i).map(|x| x.as_str()).unwrap_or(""))).collect(),
+    )
+}
+
+fn set_op(a: &[Value], f: impl Fn(Vec<Value>, Vec<Value>) -> Vec<Value>) -> FResult {
+    let elem_ty = |v: &Value| match v {
+        Value::Set(t, _) => t.clone(),
+        _ => Type::Dynamic,
+    };
+    let mut acc = elems(&a[0]);
+    let mut t = elem_ty(&a[0]);
+    for other in &a[1..] {
+        if t == Type::Dynamic {
+            t = elem_ty(other);
+        }
+        acc = f(acc, elems(other));
+    }
+    Ok(set_of(t, acc))
+}
+
+fn slice(a: &[Value]) -> FResult {
+    let items = elems(&a[0]);
+    let from = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "a whole number is required".into()))?;
+    let to = int_of(&a[2]).ok_or_else(|| Fail::Arg(2, "a whole number is required".into()))?;
+    if from < 0 {
+        return Err(Fail::Arg(1, "from index must be greater than or equal to 0".into()));
+    }
+    if to > items.len() as i64 {
+        return Err(Fail::Arg(2, "to index must be less than or equal to the length of the input collection".into()));
+    }
+    if from > to {
+        return Err(Fail::Arg(1, "from index must be less than or equal to index".into()));
+    }
+    let part = items[from as usize..to as usize].to_vec();
+    Ok(match &a[0] {
+        Value::List(t, _) => Value::List(t.clone(), part),
+        _ => Value::Tuple(part),
+    })
+}
+
+fn substr(a: &[Value]) -> FResult {
+    let chars: Vec<char> = st(&a[0]).chars().collect();
+    let n = chars.len() as i64;
+    let mut off = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "a whole number is required".into()))?;
+    let len = int_of(&a[2]).ok_or_else(|| Fail::Arg(2, "a whole number is required".into()))?;
+    if off < 0 {
+        off += n;
+        if off < 0 {
+            off = 0;
+        }
+    }
+    if off >= n {
+        return Ok(Value::string(""));
+    }
+    let end = if len < 0 { n } else { (off + len).min(n) };
+    if end <= off {
+        return Ok(Value::string(""));
+    }
+    Ok(Value::string(chars[off as usize..end as usize].iter().collect::<String>()))
+}
+
+fn zipmap(a: &[Value]) -> FResult {
+    let keys = elems(&a[0]);
+    let vals = match &a[1] {
+        Value::List(..) | Value::Tuple(_) => elems(&a[1]),
+        other => return Err(Fail::Arg(1, format!("values must be list or tuple, not {}", other.ty().friendly()))),
+    };
+    if keys.len() != vals.len() {
+        return Err(Fail::Call(format!(
+            "number of keys ({}) does not match number of values ({})",
+            keys.len(),
+            vals.len()
+        )));
+    }
+    let mut m = BTreeMap::new();
+    for (k, v) in keys.iter().zip(vals) {
+        m.insert(st(k), v);
+    }
+    Ok(match &a[1] {
+        Value::List(t, _) => Value::Map(t.clone(), m),
+        _ => Value::Object(m),
+    })
+}
+
+fn csvdecode(a: &[Value]) -> FResult {
+    let text = st(&a[0]);
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for line in text.lines() {
+        rows.push(parse_csv_line(line));
+    }
+    let Some(header) = rows.first().cloned() else {
+        return Err(Fail::Call("missing header line".into()));
+    };
+    let mut out = Vec::new();
+    for (i, r) in rows.iter().enumerate().skip(1) {
+        if r.len() != header.len() {
+            return Err(Fail::Call(format!("record on line {}: wrong number of fields", i + 1)));
+        }
+        let m: BTreeMap<String, Value> = header
+            .iter()
+            .zip(r)
+            .map(|(h, v)| (h.clone(), Value::string(v.clone())))
+            .collect();
+        out.push(Value::Object(m));
+    }
+    let t = out.first().map(Value::ty).unwrap_or(Type::Dynamic);
+    Ok(Value::List(t, out))
+}
+
+fn parse_csv_line(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+/// A capstan value from decoded JSON or YAML, as cty reads it.
+fn from_native(v: &capstan_value::Value) -> Value {
+    use capstan_value::Value as V;
+    match v {
+        V::Nil => Value::null(),
+        V::Bool(b) => Value::Bool(*b),
+        V::Int(i) | V::Int64(i) => Value::Number(Number::parse(&i.to_string(), LITERAL_PREC).unwrap_or_else(Number::zero)),
+        V::Uint64(u) => Value::Number(Number::parse(&u.to_string(), LITERAL_PREC).unwrap_or_else(Number::zero)),
+        V::Float64(f) => Value::Number(
+            Number::parse(&capstan_gocompat::strconv::format_float(*f, 'g', -1, 64), LITERAL_PREC)
+                .or_else(|| Number::from_f64(*f))
+                .unwrap_or_else(Number::zero),
+        ),
+        V::Float32(f) => Value::Number(Number::from_f64(*f as f64).unwrap_or_else(Number::zero)),
+        V::String(s) => Value::string(s.to_string()),
+        V::List(l) => Value::Tuple(l.items.iter().map(from_native).collect()),
+        V::Map(m) => Value::Object(m.read().iter().map(|(k, x)| (k.to_string(), from_native(x))).collect()),
+        V::AnyMap(m) => Value::Object(m.entries.iter().map(|(k, x)| (k.to_string(), from_native(x))).collect()),
+        other => Value::string(other.to_string()),
+    }
+}
+
+fn jsondecode(s: &str) -> FResult {
+    let v = capstan_value::json::from_json(s).map_err(|e| {
+        Fail::Call(e.replace("looking for beginning of object key string", "looking for beginning of value"))
+    })?;
+    Ok(from_native(&v))
+}
+
+/// cty's JSON encoding: sorted keys, numbers as `Text('f', -1)`, HTML-safe strings.
+pub fn json_encode(v: &Value, out: &mut String) {
+    match v {
+        Value::Null(_) => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&n.text()),
+        Value::String(s) => capstan_gocompat::json::quote_string(out, s, true),
+        Value::List(_, items) | Value::Set(_, items) | Value::Tuple(items) => {
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_encode(x, out);
+            }
+            out.push(']');
+        }
+        Value::Map(_, m) | Value::Object(m) => {
+            out.push('{');
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                capstan_gocompat::json::quote_string(out, k, true);
+                out.push(':');
+                json_encode(x, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn yamldecode(s: &str) -> FResult {
+    let v = capstan_yaml::decode_helm_direct(s).map_err(|e| Fail::Call(e.to_string()))?;
+    Ok(from_native(&v))
+}
+
+fn yaml_scalar(v: &Value) -> String {
+    match v {
+        Value::Null(_) => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.text(),
+        Value::String(s) => capstan_gocompat::json::go_quote(s),
+        _ => String::new(),
+    }
+}
+
+/// go-cty-yaml's encoding: keys and strings double-quoted, multi-line strings as
+/// literal blocks, block collections, sequences not indented under their key.
+fn yamlencode(v: &Value) -> String {
+    let mut out = String::new();
+    yaml_node(v, 0, &mut out, true);
+    out
+}
+
+fn yaml_node(v: &Value, indent: usize, out: &mut String, top: bool) {
+    let pad = " ".repeat(indent);
+    match v {
+        Value::Map(_, m) | Value::Object(m) if !m.is_empty() => {
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 || top {
+                    out.push_str(&pad);
+                }
+                out.push_str(&capstan_gocompat::json::go_quote(k));
+                out.push(':');
+                yaml_child(x, indent, out, true);
+            }
+        }
+        Value::List(_, items) | Value::Set(_, items) | Value::Tuple(items) if !items.is_empty() => {
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 || top {
+                    out.push_str(&pad);
+                }
+                out.push('-');
+                yaml_child(x, indent, out, false);
+            }
+        }
+        Value::Map(..) | Value::Object(_) => out.push_str("{}\n"),
+        Value::List(..) | Value::Set(..) | Value::Tuple(_) => out.push_str("[]\n"),
+        Value::String(s) if s.contains('\n') => {
+            let chomp = if s.ends_with('\n') { "" } else { "-" };
+            out.push_str(&format!("|{chomp}\n"));
+            for line in s.strip_suffix('\n').unwrap_or(s).split('\n') {
+                out.push_str(&" ".repeat(indent + 2));
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        other => {
+            out.push_str(&yaml_scalar(other));
+            out.push('\n');
+        }
+    }
+}
+
+fn yaml_child(x: &Value, indent: usize, out: &mut String, in_map: bool) {
+    let nonempty_coll = matches!(x, Value::Map(_, m) | Value::Object(m) if !m.is_empty())
+        || matches!(x, Value::List(_, v) | Value::Set(_, v) | Value::Tuple(v) if !v.is_empty());
+    if nonempty_coll {
+        let is_seq = x.elements().is_some();
+        if in_map {
+            out.push('\n');
+            let child_indent = if is_seq { indent } else { indent + 2 };
+            yaml_node(x, child_indent, out, true);
+        } else {
+            out.push(' ');
+            yaml_node(x, indent + 2, out, false);
+        }
+    } else {
+        out.push(' ');
+        yaml_node(x, indent, out, false);
+    }
+}
+
+fn formatlist(a: &[Value]) -> FResult {
+    let fmt = st(&a[0]);
+    let args = &a[1..];
+    let mut n: Option<usize> = None;
+    for (i, x) in args.iter().enumerate() {
+        if let Some(items) = x.elements() {
+            match n {
+                None => n = Some(items.len()),
+                Some(m) if m != items.len() => {
+                    return Err(Fail::Arg(i + 1, format!("argument {} has length {}, which is inconsistent with argument 1 of length {m}", i + 1, items.len())))
+                }
+                _ => {}
+            }
+        }
+    }
+    let n = n.unwrap_or(1);
+    let mut out = Vec::new();
+    for i in 0..n {
+        let row: Vec<Value> = args
+            .iter()
+            .map(|x| x.elements().map(|e| e[i].clone()).unwrap_or_else(|| x.clone()))
+            .collect();
+        out.push(Value::string(format(&fmt, &row).map_err(Fail::Call)?));
+    }
+    Ok(Value::List(Type::String, out))
+}
+
+/// cty's `format`: Go-like verbs over cty values.
+pub fn format(fmt: &str, args: &[Value]) -> Result<String, String> {
+    let mut out = String::new();
+    let mut ai = 0;
+    let chars: Vec<char> = fmt.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c != '%' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let start = i;
+        while i < chars.len() && "+- #0".contains(chars[i]) {
+            i += 1;
+        }
+        while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
+            i += 1;
+        }
+        let Some(&verb) = chars.get(i) else {
+            return Err("invalid format string".into());
+        };
+        i += 1;
+        let spec: String = chars[start..i - 1].iter().collect();
+        if verb == '%' {
+            out.push('%');
+            continue;
+        }
+        let Some(arg) = args.get(ai) else {
+            return Err(format!("not enough arguments for %{spec}{verb} at {}", start - 1));
+        };
+        ai += 1;
+        let go = |v: capstan_value::Value| capstan_value::printf::sprintf(&format!("%{spec}{verb}"), &[v]);
+        let piece = match verb {
+            'v' => {
+                if spec.contains('#') {
+                    let mut s = String::new();
+                    json_encode(arg, &mut s);
+                    s
+                } else {
+                    match arg {
+                        Value::String(s) => go(capstan_value::Value::from(s.as_str())),
+                        Value::Number(n) => go(capstan_value::Value::from(n.text())),
+                        Value::Bool(b) => go(capstan_value::Value::Bool(*b)),
+                        Value::Null(_) => go(capstan_value::Value::from("null")),
+                        other => {
+                            let mut s = String::new();
+                            json_encode(other, &mut s);
+                            go(capstan_value::Value::from(s))
+                        }
+                    }
+                }
+            }
+            't' => match convert(arg, &Type::Bool) {
+                Ok(Value::Bool(b)) => go(capstan_value::Value::Bool(b)),
+                _ => return Err(format!("unsupported value for \"%{verb}\" at {}: bool required", start - 1)),
+            },
+            'd' | 'x' | 'X' | 'o' | 'b' if !matches!(arg, Value::String(_)) || verb == 'd' => {
+                let n = match convert(arg, &Type::Number) {
+                    Ok(Value::Number(n)) => n,
+                    _ => return Err(format!("unsupported value for \"%{verb}\" at {}: number required", start - 1)),
+                };
+                let Some(i) = n.to_i64() else {
+                    return Err(format!("unsupported value for \"%{verb}\" at {}: an integer is required", start - 1));
+                };
+                go(capstan_value::Value::Int(i))
+            }
+            'e' | 'E' | 'f' | 'g' | 'G' => {
+                let n = match convert(arg, &Type::Number) {
+                    Ok(Value::Number(n)) => n,
+                    _ => return Err(format!("unsupported value for \"%{verb}\" at {}: number required", start - 1)),
+                };
+                go(capstan_value::Value::Float64(n.to_f64()))
+            }
+            's' | 'q' | 'x' | 'X' => match convert(arg, &Type::String) {
+                Ok(Value::String(s)) => go(capstan_value::Value::from(s)),
+                _ => return Err(format!("unsupported value for \"%{verb}\" at {}: string required", start - 1)),
+            },
+            other => return Err(format!("unrecognized format character {other:?} at offset {}", start - 1)),
+        };
+        out.push_str(&piece);
+    }
+    if ai < args.len() {
+        return Err(format!("too many arguments; only {ai} used by format string"));
+    }
+    Ok(out)
+}
+
+fn parse_rfc3339(s: &str) -> Result<capstan_gocompat::time::GoTime, String> {
+    let zone = capstan_gocompat::timefmt::Zone::utc();
+    capstan_gocompat::timefmt::parse("2006-01-02T15:04:05Z07:00", s, &zone)
+        .map_err(|_| format!("not a valid RFC3339 timestamp: cannot use {s:?} as year"))
+}
+
+fn formatdate(a: &[Value]) -> FResult {
+    let spec = st(&a[0]);
+    let t = parse_rfc3339(&st(&a[1])).map_err(|e| Fail::Arg(1, e))?;
+    let c = t.civil();
+    const MONTHS: [&str; 12] = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+    const DAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+    let days = capstan_gocompat::time::days_from_civil(c.year, c.month, c.day);
+    let weekday = DAYS[((days % 7 + 11) % 7) as usize];
+    let chars: Vec<char> = spec.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    let off = t.offset;
+    let offset = |colon: bool| {
+        let sign = if off < 0 { '-' } else { '+' };
+        let a = off.unsigned_abs();
+        if colon {
+            format!("{sign}{:02}:{:02}", a / 3600, a / 60 % 60)
+        } else {
+            format!("{sign}{:02}{:02}", a / 3600, a / 60 % 60)
+        }
+    };
+    while i < chars.len() {
+        let c0 = chars[i];
+        if c0 == '\'' {
+            let mut j = i + 1;
+            if chars.get(j) == Some(&'\'') {
+                out.push('\'');
+                i += 2;
+                continue;
+            }
+            while j < chars.len() && chars[j] != '\'' {
+                out.push(chars[j]);
+                j += 1;
+            }
+            i = j + 1;
+            continue;
+        }
+        if !c0.is_ascii_alphabetic() {
+            out.push(c0);
+            i += 1;
+            continue;
+        }
+        let mut n = 0;
+        while i + n < chars.len() && chars[i + n] == c0 {
+            n += 1;
+        }
+        let h12 = if c.hour % 12 == 0 { 12 } else { c.hour % 12 };
+        let piece = match (c0, n) {
+            ('Y', 4) => format!("{:04}", c.year),
+            ('Y', 2) => format!("{:02}", c.year % 100),
+            ('M', 4) => MONTHS[c.month as usize - 1].to_string(),
+            ('M', 3) => MONTHS[c.month as usize - 1][..3].to_string(),
+            ('M', 2) => format!("{:02}", c.month),
+            ('M', 1) => c.month.to_string(),
+            ('D', 2) => format!("{:02}", c.day),
+            ('D', 1) => c.day.to_string(),
+            ('E', 4) => weekday.to_string(),
+            ('E', 3) => weekday[..3].to_string(),
+            ('h', 2) => format!("{:02}", c.hour),
+            ('h', 1) => c.hour.to_string(),
+            ('H', 2) => format!("{:02}", h12),
+            ('H', 1) => h12.to_string(),
+            ('A', 2) => if c.hour < 12 { "AM" } else { "PM" }.to_string(),
+            ('a', 2) => if c.hour < 12 { "am" } else { "pm" }.to_string(),
+            ('m', 2) => format!("{:02}", c.minute),
+            ('m', 1) => c.minute.to_string(),
+            ('s', 2) => format!("{:02}", c.second),
+            ('s', 1) => c.second.to_string(),
+            ('Z', 5) => offset(true),
+            ('Z', 4) => offset(false),
+            ('Z', 3) => {
+                if off == 0 {
+                    "UTC".into()
+                } else {
+                    offset(false)
+                }
+            }
+            ('Z', 1) => {
+                if off == 0 {
+                    "Z".into()
+                } else {
+                    offset(true)
+                }
+            }
+            _ => {
+                return Err(Fail::Arg(
+                    0,
+                    format!("invalid date format verb {:?}: unsupported format", chars[i..i + n].iter().collect::<String>()),
+                ))
+            }
+        };
+        out.push_str(&piece);
+        i += n;
+    }
+    Ok(Value::string(out))
+}
+
+fn timeadd(a: &[Value]) -> FResult {
+    let t = parse_rfc3339(&st(&a[0])).map_err(|e| Fail::Arg(0, e))?;
+    let d = capstan_gocompat::time::parse_duration(&st(&a[1])).map_err(|e| Fail::Arg(1, e))?;
+    let total = t.nanos as i128 + d as i128;
+    let secs = total.div_euclid(1_000_000_000) as i64;
+    let nanos = total.rem_euclid(1_000_000_000) as u32;
+    let nt = capstan_gocompat::time::GoTime { unix: t.unix + secs, nanos, offset: t.offset, zone: t.zone.clone() };
+    Ok(Value::string(capstan_gocompat::timefmt::format(&nt, "2006-01-02T15:04:05Z07:00")))
+}
+
+/// An IP network: address bits, length, prefix length.
+struct Net {
+    addr: u128,
+    bits: u32,
+    prefix: u32,
+}
+
+fn parse_cidr(s: &str) -> Result<Net, Fail> {
+    let bad = || Fail::Arg(0, format!("invalid CIDR expression: invalid CIDR address: {s}"));
+    let (ip, len) = s.split_once('/').ok_or_else(bad)?;
+    let prefix: u32 = len.parse().map_err(|_| bad())?;
+    if let Ok(v4) = ip.parse::<std::net::Ipv4Addr>() {
+        if prefix > 32 {
+            return Err(bad());
+        }
+        let a = u32::from(v4) as u128;
+        let mask = if prefix == 0 { 0 } else { (!0u32 << (32 - prefix)) as u128 };
+        return Ok(Net { addr: a & mask, bits: 32, prefix });
+    }
+    if let Ok(v6) = ip.parse::<std::net::Ipv6Addr>() {
+        if prefix > 128 {
+            return Err(bad());
+        }
+        let a = u128::from(v6);
+        let mask = if prefix == 0 { 0 } else { !0u128 << (128 - prefix) };
+        return Ok(Net { addr: a & mask, bits: 128, prefix });
+    }
+    Err(bad())
+}
+
+fn show_ip(a: u128, bits: u32) -> String {
+    if bits == 32 {
+        std::net::Ipv4Addr::from(a as u32).to_string()
+    } else {
+        std::net::Ipv6Addr::from(a).to_string()
+    }
+}
+
+fn cidrhost(a: &[Value]) -> FResult {
+    let net = parse_cidr(&st(&a[0]))?;
+    let host = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "a whole number is required".into()))?;
+    let host_bits = net.bits - net.prefix;
+    let size: u128 = if host_bits >= 128 { u128::MAX } else { 1u128 << host_bits };
+    let h = if host < 0 { size as i128 + host as i128 } else { host as i128 };
+    if h < 0 || (host_bits < 128 && h as u128 >= size) {
+        return Err(Fail::Call(format!("prefix of {} does not accommodate a host numbered {host}", net.prefix)));
+    }
+    Ok(Value::string(show_ip(net.addr | h as u128, net.bits)))
+}
+
+fn cidrnetmask(a: &[Value]) -> FResult {
+    let net = parse_cidr(&st(&a[0]))?;
+    if net.bits != 32 {
+        return Err(Fail::Call("only IPv4 networks can have a netmask".into()));
+    }
+    let mask = if net.prefix == 0 { 0 } else { !0u32 << (32 - net.prefix) };
+    Ok(Value::string(std::net::Ipv4Addr::from(mask).to_string()))
+}
+
+fn subnet(net: &Net, newbits: i64, netnum: i64) -> Result<(u128, u32), String> {
+    let new_prefix = net.prefix as i64 + newbits;
+    if newbits < 0 || new_prefix > net.bits as i64 {
+        return Err(format!(
+            "insufficient address space to extend prefix of {} by {newbits}",
+            net.prefix
+        ));
+    }
+    let max = 1i128 << newbits;
+    if netnum < 0 || netnum as i128 >= max {
+        return Err(format!("prefix extension of {newbits} does not accommodate a subnet numbered {netnum}"));
+    }
+    let shift = net.bits as i64 - new_prefix;
+    let addr = net.addr | ((netnum as u128) << shift);
+    Ok((addr, new_prefix as u32))
+}
+
+fn cidrsubnet(a: &[Value]) -> FResult {
+    let net = parse_cidr(&st(&a[0]))?;
+    let newbits = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "a whole number is required".into()))?;
+    let netnum = int_of(&a[2]).ok_or_else(|| Fail::Arg(2, "a whole number is required".into()))?;
+    let (addr, pfx) = subnet(&net, newbits, netnum).map_err(Fail::Call)?;
+    Ok(Value::string(format!("{}/{pfx}", show_ip(addr, net.bits))))
+}
+
+fn cidrsubnets(a: &[Value]) -> FResult {
+    let net = parse_cidr(&st(&a[0]))?;
+    let mut out = Vec::new();
+    let mut next: u128 = net.addr;
+    for (i, nb) in a[1..].iter().enumerate() {
+        let newbits = int_of(nb).ok_or_else(|| Fail::Arg(i + 1, "a whole number is required".into()))?;
+        let new_prefix = net.prefix as i64 + newbits;
+        if newbits < 1 || new_prefix > net.bits as i64 {
+            return Err(Fail::Arg(i + 1, format!("would extend prefix to {new_prefix} bits, which is too long for an IPv{} address", if net.bits == 32 { 4 } else { 6 })));
+        }
+        let size: u128 = 1u128 << (net.bits as i64 - new_prefix);
+        // Align to this subnet's size.
+        let aligned = next.div_ceil(size) * size;
+        let end = aligned + size;
+        let net_end = net.addr + (1u128 << (net.bits - net.prefix));
+        if end > net_end {
+            return Err(Fail::Arg(i + 1, format!("not enough remaining address space for a subnet with a prefix of {new_prefix} bits after {}", show_ip(next.saturating_sub(1), net.bits))));
+        }
+        out.push(Value::string(format!("{}/{new_prefix}", show_ip(aligned, net.bits))));
+        next = end;
+    }
+    Ok(Value::List(Type::String, out))
+}
+

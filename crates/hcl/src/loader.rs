@@ -1,0 +1,353 @@
+//! helmfile's HCL values loader (`hcllang.HCLLoader.HCLRender`): every file's `values`
+//! blocks share one namespace (`hv.`), each file has at most one `locals` block
+//! (`local.`, private to the file), values are evaluated in dependency order, a name
+//! defined several times is evaluated once per definition and deep-merged, and the
+//! result is converted to Go values the way helmfile does (through JSON: every number
+//! a float64).
+
+use crate::ast::{Attribute, Body, Expr, Step};
+use crate::diag::{Diag, Range};
+use crate::eval::{eval, Ctx};
+use crate::parse::parse_file;
+use crate::value::Value;
+use capstan_value::{Str, Value as GoValue};
+use std::collections::BTreeMap;
+
+const VALUES: &str = "values";
+const LOCALS: &str = "locals";
+
+/// One definition of a name.
+struct Def {
+    expr: Expr,
+    range: Range,
+    file: String,
+}
+
+/// Levenshtein distance, for "Did you mean" suggestions.
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// `Body.Content` with the schema `values {}` and `locals {}` blocks only.
+fn check_schema(body: &Body) -> Result<(), Diag> {
+    if let Some(a) = body.attributes.first() {
+        return Err(Diag::new(
+            "Unsupported argument",
+            format!("An argument named {:?} is not expected here.", a.name),
+            &a.name_range,
+        ));
+    }
+    for b in &body.blocks {
+        if b.kind != VALUES && b.kind != LOCALS {
+            let mut detail = format!("Blocks of type {:?} are not expected here.", b.kind);
+            if let Some(s) = [VALUES, LOCALS].iter().find(|s| distance(s, &b.kind) < 3) {
+                detail.push_str(&format!(" Did you mean {s:?}?"));
+            }
+            return Err(Diag::new("Unsupported block type", detail, &b.kind_range));
+        }
+        if let Some((_, r)) = b.labels.first() {
+            return Err(Diag::new(
+                format!("Extraneous label for {}", b.kind),
+                format!("No labels are expected for {} blocks.", b.kind),
+                r,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `JustAttributes` of a block body.
+fn just_attributes(body: &Body) -> Result<&[Attribute], Diag> {
+    if let Some(b) = body.blocks.first() {
+        return Err(Diag::new(
+            format!("Unexpected {:?} block", b.kind),
+            "Blocks are not allowed here.",
+            &b.kind_range,
+        ));
+    }
+    Ok(&body.attributes)
+}
+
+/// The names a definition depends on (`parseSingleAttrRef` over its variables).
+fn dependencies(expr: &Expr, block: &str) -> Result<Vec<String>, Diag> {
+    let mut out: Vec<String> = Vec::new();
+    for (root, root_range, steps) in expr.variables() {
+        if root == "local" && block != LOCALS {
+            continue;
+        }
+        let Some(first) = steps.first() else {
+            return Err(Diag::new(
+                "Invalid reference",
+                format!("The {root:?} object cannot be accessed directly. Instead, access it from one of its root."),
+                &root_range,
+            ));
+        };
+        match first {
+            Step::Attr(name, _) => {
+                if !out.contains(name) {
+                    out.push(name.clone());
+                }
+            }
+            Step::Index(_, r) => {
+                return Err(Diag::new(
+                    "Invalid reference",
+                    format!("The {root:?} object does not support this operation."),
+                    r,
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Orders names by dependency: groups that can be evaluated one after the other.
+fn plan(defs: &BTreeMap<String, Vec<Def>>, block: &str) -> Result<Vec<Vec<String>>, String> {
+    let mut deps: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for (name, ds) in defs {
+        let mut all = Vec::new();
+        for d in ds {
+            for x in dependencies(&d.expr, block).map_err(|e| e.to_string())? {
+                if !all.contains(&x) {
+                    all.push(x);
+                }
+            }
+        }
+        deps.insert(name.as_str(), all);
+    }
+    // Undefined dependencies.
+    for ds in deps.values() {
+        for d in ds {
+            if !deps.contains_key(d.as_str()) {
+                let dependents: Vec<String> = deps
+                    .iter()
+                    .filter(|(_, x)| x.contains(d))
+                    .map(|(n, _)| format!("{n:?}"))
+                    .collect();
+                return Err(format!(
+                    "variables {} depend(s) on undefined vars {d:?}",
+                    dependents.join(", ")
+                ));
+            }
+        }
+    }
+    // Cycles.
+    fn visit<'a>(
+        n: &'a str,
+        deps: &'a BTreeMap<&'a str, Vec<String>>,
+        state: &mut BTreeMap<&'a str, u8>,
+        stack: &mut Vec<&'a str>,
+    ) -> Result<(), String> {
+        match state.get(n) {
+            Some(2) => return Ok(()),
+            Some(1) => {
+                let start = stack.iter().position(|x| *x == n).unwrap_or(0);
+                let mut path: Vec<&str> = stack[start..].to_vec();
+                path.push(n);
+                return Err(format!(
+                    "error while building the DAG variable graph : cycle detected: {}",
+                    path.join(" -> ")
+                ));
+            }
+            _ => {}
+        }
+        state.insert(n, 1);
+        stack.push(n);
+        if let Some(ds) = deps.get(n) {
+            for d in ds {
+                if let Some((k, _)) = deps.get_key_value(d.as_str()) {
+                    visit(k, deps, state, stack)?;
+                }
+            }
+        }
+        stack.pop();
+        state.insert(n, 2);
+        Ok(())
+    }
+    let mut state = BTreeMap::new();
+    for n in deps.keys() {
+        visit(n, &deps, &mut state, &mut Vec::new())?;
+    }
+    let mut level: BTreeMap<&str, usize> = BTreeMap::new();
+    fn level_of<'a>(n: &'a str, deps: &'a BTreeMap<&'a str, Vec<String>>, level: &mut BTreeMap<&'a str, usize>) -> usize {
+        if let Some(l) = level.get(n) {
+            return *l;
+        }
+        let l = deps
+            .get(n)
+            .map(|ds| {
+                ds.iter()
+                    .filter_map(|d| deps.get_key_value(d.as_str()).map(|(k, _)| *k))
+                    .map(|k| level_of(k, deps, level) + 1)
+                    .max()
+                    .unwrap_or(0)
+            })
+            .unwrap_or(0);
+        level.insert(n, l);
+        l
+    }
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    for n in deps.keys() {
+        let l = level_of(n, &deps, &mut level);
+        if groups.len() <= l {
+            groups.resize(l + 1, Vec::new());
+        }
+        groups[l].push(n.to_string());
+    }
+    Ok(groups)
+}
+
+/// helmfile's `ctyMergeValues`: objects merge per attribute, a null keeps the other
+/// side, anything else is replaced.
+fn merge(a: Value, b: Value) -> Value {
+    if b.is_null() {
+        return a;
+    }
+    if a.is_null() {
+        return b;
+    }
+    match (a, b) {
+        (Value::Object(mut x), Value::Object(y)) => {
+            for (k, v) in y {
+                let merged = match x.remove(&k) {
+                    Some(old) => merge(old, v),
+                    None => v,
+                };
+                x.insert(k, merged);
+            }
+            Value::Object(x)
+        }
+        (_, b) => b,
+    }
+}
+
+fn evaluate(
+    defs: &BTreeMap<String, Vec<Def>>,
+    groups: &[Vec<String>],
+    block: &str,
+    locals: &BTreeMap<String, Option<Value>>,
+) -> Result<BTreeMap<String, Value>, String> {
+    let mut done: BTreeMap<String, Value> = BTreeMap::new();
+    for g in groups {
+        for name in g {
+            let ds = &defs[name];
+            let mut acc: Option<Value> = None;
+            for d in ds {
+                let mut ctx = Ctx::default();
+                let accessor = if block == VALUES { "hv" } else { "local" };
+                if !done.is_empty() {
+                    ctx.vars.insert(accessor.into(), Value::Object(done.clone()));
+                }
+                if block == VALUES {
+                    if let Some(l) = locals.get(&d.file) {
+                        ctx.vars.insert("local".into(), l.clone().unwrap_or_else(Value::null));
+                    }
+                }
+                let v = eval(&d.expr, &ctx).map_err(|diag| {
+                    if ds.len() > 1 {
+                        format!(
+                            "error when trying to evaluate variable {name} at {}:{} : {diag}",
+                            d.range.file, d.range.start.line
+                        )
+                    } else {
+                        format!("error when trying to evaluate variable {name} : {diag}")
+                    }
+                })?;
+                acc = Some(match acc {
+                    None => v,
+                    Some(prev) => merge(prev, v),
+                });
+            }
+            if let Some(v) = acc {
+                done.insert(name.clone(), v);
+            }
+        }
+    }
+    Ok(done)
+}
+
+/// A cty value as helmfile hands it on: through cty's JSON and Go's `encoding/json`.
+fn to_go(v: &Value) -> GoValue {
+    match v {
+        Value::Null(_) => GoValue::Nil,
+        Value::Bool(b) => GoValue::Bool(*b),
+        Value::Number(n) => GoValue::Float64(n.text().parse::<f64>().unwrap_or_else(|_| n.to_f64())),
+        Value::String(s) => GoValue::from(s.as_str()),
+        Value::List(_, items) | Value::Set(_, items) | Value::Tuple(items) => {
+            GoValue::appended_list(items.iter().map(to_go).collect())
+        }
+        Value::Map(_, m) | Value::Object(m) => {
+            GoValue::map_from(m.iter().map(|(k, x)| (Str::from(k.as_str()), to_go(x))).collect())
+        }
+    }
+}
+
+/// `HCLRender` over `(file name, text)` pairs, in order: the values map, or helmfile's
+/// error text.
+pub fn render(files: &[(String, String)]) -> Result<BTreeMap<Str, GoValue>, String> {
+    let mut values: BTreeMap<String, Vec<Def>> = BTreeMap::new();
+    let mut locals_by_file: Vec<(String, BTreeMap<String, Vec<Def>>, bool)> = Vec::new();
+    for (file, text) in files {
+        let body = parse_file(text, file).map_err(|d| d.to_string())?;
+        check_schema(&body).map_err(|d| d.to_string())?;
+        let locals_blocks: Vec<_> = body.blocks.iter().filter(|b| b.kind == LOCALS).collect();
+        if locals_blocks.len() > 1 {
+            let first = &body.blocks[0];
+            return Err(Diag::new(
+                "A file can only support exactly 1 `locals` block",
+                "",
+                &first.def_range,
+            )
+            .to_string());
+        }
+        let mut file_locals: BTreeMap<String, Vec<Def>> = BTreeMap::new();
+        let mut has_locals = false;
+        for b in &body.blocks {
+            let attrs = just_attributes(&b.body).map_err(|d| d.to_string())?;
+            let target = if b.kind == VALUES {
+                &mut values
+            } else {
+                has_locals = true;
+                &mut file_locals
+            };
+            for a in attrs {
+                target.entry(a.name.clone()).or_default().push(Def {
+                    expr: a.expr.clone(),
+                    range: a.range.clone(),
+                    file: file.clone(),
+                });
+            }
+        }
+        locals_by_file.push((file.clone(), file_locals, has_locals));
+    }
+    let mut locals: BTreeMap<String, Option<Value>> = BTreeMap::new();
+    for (file, defs, has) in &locals_by_file {
+        let groups = plan(defs, LOCALS)?;
+        let evaluated = evaluate(defs, &groups, LOCALS, &BTreeMap::new())?;
+        let v = if *has && !evaluated.is_empty() {
+            Some(Value::Object(evaluated))
+        } else {
+            None
+        };
+        locals.insert(file.clone(), v);
+    }
+    let groups = plan(&values, VALUES)?;
+    let result = evaluate(&values, &groups, VALUES, &locals)?;
+    if result.is_empty() {
+        return Err("panic: unknown type implementation".into());
+    }
+    Ok(result
+        .iter()
+        .map(|(k, v)| (Str::from(k.as_str()), to_go(v)))
+        .collect())
+}
