@@ -296,11 +296,59 @@ fn write_all(root: &Path, files: &[(String, String)]) -> Result<(), String> {
     Ok(())
 }
 
-fn no_match(e: RunError, g: &Global) -> Result<String, String> {
+fn no_match(e: RunError, g: &Global, root: &Path) -> Result<String, String> {
     match e {
         RunError::NoMatch { .. } if g.allow_no_matching_release => Ok(String::new()),
-        other => Err(other.to_string()),
+        other => Err(describe_run(&other, &g.environment, root)),
     }
+}
+
+/// A snippet of the line an error is about, read from disk.
+fn snippet_at(root: &Path, at: &capstan_state::Location) -> Option<String> {
+    let text = std::fs::read_to_string(root.join(&at.file)).ok()?;
+    capstan_source::snippet(&at.file, &text, at.line, at.column.max(1)).map(|s| s.trim_end().to_string())
+}
+
+/// A run error as text: helmfile's message, then where it points.
+fn describe_run(e: &RunError, env: &str, root: &Path) -> String {
+    match e {
+        RunError::Located(msg, at) => match snippet_at(root, at) {
+            Some(sn) => format!("{msg}\n{sn}"),
+            None => msg.clone(),
+        },
+        RunError::NoMatch { undefined, .. } if !undefined.is_empty() => {
+            let mut text = e.to_string();
+            for at in undefined {
+                text.push_str(&format!("\nenvironment \"{env}\" is not defined in {}", at.file));
+                if let Some(sn) = snippet_at(root, at) {
+                    text.push('\n');
+                    text.push_str(&sn);
+                }
+            }
+            text
+        }
+        other => other.to_string(),
+    }
+}
+
+/// `needs:` errors, pointed at the release they name.
+fn describe_needs(e: String, states: &[PreparedState], root: &Path) -> String {
+    let name = e
+        .split('"')
+        .nth(1)
+        .or_else(|| e.strip_prefix("cycle detected: ").and_then(|r| r.split(" -> ").next()))
+        .map(|id| id.rsplit('/').next().unwrap_or(id).to_string());
+    for ps in states {
+        let Ok(text) = std::fs::read_to_string(root.join(&ps.state.file)) else {
+            continue;
+        };
+        if let Some(at) = name.as_deref().and_then(|n| capstan_state::locate_text(&text, &ps.state.file, &format!("name: {n}"))) {
+            if let Some(sn) = snippet_at(root, &at) {
+                return format!("{e}\n{sn}");
+            }
+        }
+    }
+    e
 }
 
 /// Runs one helmfile command; the `Ok` text goes to stdout.
@@ -313,9 +361,9 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
         StateCommand::Template(With { args: t, .. }) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(e) => return no_match(e, g),
+                Err(e) => return no_match(e, g, cwd),
             };
-            commands::check_needs(&states)?;
+            commands::check_needs(&states).map_err(|e| describe_needs(e, &states, cwd))?;
             let mut flags = HelmFlags {
                 include_crds: t.include_crds,
                 skip_tests: t.skip_tests,
@@ -371,17 +419,19 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
             Ok(String::new())
         }
         StateCommand::Build(With { args: BuildArgs { embed_values }, .. }) => {
-            let states = load(g, &s, log).or_else(|e| match e {
-                RunError::NoMatch { .. } => Ok(Vec::new()),
-                other => Err(other),
-            }).map_err(|e| e.to_string())?;
+            let states = load(g, &s, log)
+                .or_else(|e| match e {
+                    RunError::NoMatch { undefined, .. } if undefined.is_empty() => Ok(Vec::new()),
+                    other => Err(other),
+                })
+                .map_err(|e| describe_run(&e, &g.environment, cwd))?;
             commands::build(&s, &states, embed_values)
         }
         StateCommand::List(With { args: ListArgs { output, .. }, .. }) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(RunError::NoMatch { .. }) => Vec::new(),
-                Err(e) => return Err(e.to_string()),
+                Err(RunError::NoMatch { undefined, .. }) if undefined.is_empty() => Vec::new(),
+                Err(e) => return Err(describe_run(&e, &g.environment, cwd)),
             };
             let rows = commands::list_rows(&states)?;
             Ok(if output == "json" {
@@ -401,7 +451,7 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
         }) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(e) => return no_match(e, g),
+                Err(e) => return no_match(e, g, cwd),
             };
             let flags = HelmFlags {
                 set,
@@ -423,17 +473,17 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
             }
             let states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(RunError::NoMatch { .. }) => Vec::new(),
-                Err(e) => return Err(e.to_string()),
+                Err(RunError::NoMatch { undefined, .. }) if undefined.is_empty() => Vec::new(),
+                Err(e) => return Err(describe_run(&e, &g.environment, cwd)),
             };
             commands::print_env(&s, &states, output == "json")
         }
         StateCommand::ShowDag(_) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(e) => return no_match(e, g),
+                Err(e) => return no_match(e, g, cwd),
             };
-            commands::show_dag(&states)
+            commands::show_dag(&states).map_err(|e| describe_needs(e, &states, cwd))
         }
     }
 }

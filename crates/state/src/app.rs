@@ -55,10 +55,42 @@ pub struct RunOptions {
 /// A failure of a run, with helmfile's wording.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RunError {
+    /// `undefined`: the files skipped because they do not define the environment.
     #[error("err: no releases found that matches specified selector({selectors}) and environment({env}), in any helmfile")]
-    NoMatch { selectors: String, env: String },
+    NoMatch {
+        selectors: String,
+        env: String,
+        undefined: Vec<crate::Location>,
+    },
     #[error("{0}")]
     Other(String),
+    /// A message and the place in a file it is about.
+    #[error("{0}")]
+    Located(String, crate::Location),
+}
+
+/// Finds where in the state file (or the values file it names) an error is.
+fn locate(s: &Settings, file: &str, msg: &str) -> Option<crate::Location> {
+    let read = |f: &str| {
+        s.host
+            .read_file(Path::new(f))
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    let quoted: Vec<&str> = msg.split('"').skip(1).step_by(2).collect();
+    // A values file that failed to parse: the line in that file.
+    if msg.contains("values file") {
+        if let (Some(f), Some(line)) = (quoted.first(), crate::yaml_line(msg)) {
+            if read(f).is_some() {
+                return Some(crate::Location { file: f.to_string(), line, column: 0 });
+            }
+        }
+    }
+    let text = read(file)?;
+    quoted
+        .iter()
+        .filter(|q| !q.is_empty() && **q != ".")
+        .find_map(|q| crate::locate_text(&text, file, q))
 }
 
 impl From<String> for RunError {
@@ -107,6 +139,7 @@ struct Visit<'a> {
     out: Vec<PreparedState>,
     warnings: Vec<String>,
     matched: bool,
+    undefined: Vec<crate::Location>,
 }
 
 impl Visit<'_> {
@@ -114,8 +147,28 @@ impl Visit<'_> {
         let overrode = overrides.environment(self.s)?;
         let state = match load_file(self.s, file, None, overrode.as_ref(), false) {
             Ok(st) => st,
-            Err(LoadError::UndefinedEnv { .. }) => return Ok(()),
-            Err(LoadError::Other(e)) => return Err(RunError::Other(e)),
+            Err(LoadError::UndefinedEnv { .. }) => {
+                let text = self
+                    .s
+                    .host
+                    .read_file(Path::new(file))
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_default();
+                let at = crate::locate_text(&text, file, "environments:").unwrap_or(crate::Location {
+                    file: file.to_string(),
+                    line: 1,
+                    column: 1,
+                });
+                self.undefined.push(at);
+                return Ok(());
+            }
+            Err(LoadError::Located(e, at)) => return Err(RunError::Located(e, at)),
+            Err(LoadError::Other(e)) => {
+                return Err(match locate(self.s, file, &e) {
+                    Some(at) => RunError::Located(e, at),
+                    None => RunError::Other(e),
+                })
+            }
         };
         self.warnings.extend(state.warnings.iter().cloned());
         for (i, h) in list_of(&state.doc, "helmfiles").iter().enumerate() {
@@ -152,8 +205,10 @@ impl Visit<'_> {
                     vec![m]
                 };
                 for f in files {
-                    self.state(&f, &sub_overrides, &sub_selectors)
-                        .map_err(|e| RunError::Other(format!("in .helmfiles[{i}]: {e}")))?;
+                    self.state(&f, &sub_overrides, &sub_selectors).map_err(|e| match e {
+                        RunError::Located(m, at) => RunError::Located(format!("in .helmfiles[{i}]: {m}"), at),
+                        other => RunError::Other(format!("in .helmfiles[{i}]: {other}")),
+                    })?;
                 }
             }
         }
@@ -179,8 +234,13 @@ impl Visit<'_> {
             renderer: &renderer,
             overrides: &overrides,
         };
-        let mut releases = prepare_releases(&ctx)
-            .map_err(|e| format!("failed executing release templates in \"{file}\": {e}"))?;
+        let mut releases = prepare_releases(&ctx).map_err(|e| {
+            let msg = format!("failed executing release templates in \"{file}\": {e}");
+            match locate(self.s, file, &e) {
+                Some(at) => RunError::Located(msg, at),
+                None => RunError::Other(msg),
+            }
+        })?;
         for r in &mut releases {
             if !overrides.namespace.is_empty() {
                 r.namespace = overrides.namespace.clone();
@@ -241,6 +301,7 @@ pub fn load_run(s: &Settings, o: &RunOptions) -> Result<(Vec<PreparedState>, Vec
         out: Vec::new(),
         warnings: Vec::new(),
         matched: false,
+        undefined: Vec::new(),
     };
     for f in find_state_files(s, &o.file)? {
         v.state(&f, &o.cli, &o.selectors)?;
@@ -249,6 +310,7 @@ pub fn load_run(s: &Settings, o: &RunOptions) -> Result<(Vec<PreparedState>, Vec
         return Err(RunError::NoMatch {
             selectors: o.selectors.join(","),
             env: s.env.clone(),
+            undefined: v.undefined,
         });
     }
     Ok((v.out, v.warnings))

@@ -46,3 +46,45 @@ pub fn go_kind(v: &Value) -> &'static str {
         _ => "!!null",
     }
 }
+
+/// A place in a file an error is about (1-based; column 0 when unknown).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// The `LINE[:COL]` of a Go template error (`template: NAME:3:5: ...`).
+pub fn template_position(message: &str) -> Option<(u32, u32)> {
+    let rest = message.strip_prefix("template: ")?;
+    let mut it = rest.splitn(4, ':');
+    let _name = it.next()?;
+    let line: u32 = it.next()?.trim().parse().ok()?;
+    let col: u32 = it.next().and_then(|c| c.trim().parse().ok()).unwrap_or(0);
+    Some((line, col))
+}
+
+/// The `N` of a go-yaml `yaml: line N: ...` message.
+pub fn yaml_line(message: &str) -> Option<u32> {
+    let i = message.find("line ")?;
+    let digits: String = message[i + 5..].chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
+
+/// The first place `needle` occurs in a file's text.
+pub fn locate_text(text: &str, file: &str, needle: &str) -> Option<Location> {
+    if needle.is_empty() {
+        return None;
+    }
+    for (i, line) in text.lines().enumerate() {
+        if let Some(c) = line.find(needle) {
+            return Some(Location {
+                file: file.to_string(),
+                line: i as u32 + 1,
+                column: line[..c].chars().count() as u32 + 1,
+            });
+        }
+    }
+    None
+}

@@ -31,6 +31,9 @@ pub enum LoadError {
     UndefinedEnv { file: String, env: String },
     #[error("{0}")]
     Other(String),
+    /// helmfile's message and the place in a file it is about.
+    #[error("{0}")]
+    Located(String, crate::Location),
 }
 
 impl From<String> for LoadError {
@@ -463,21 +466,45 @@ pub fn split_parts(content: &str) -> Vec<String> {
         .collect()
 }
 
-/// Parses one rendered part: every YAML document in it, merged (lists appended).
-pub fn parse_part(file: &str, text: &str) -> Result<Tree, String> {
-    let docs = capstan_yaml::split_documents(text).map_err(|e| e.to_string())?;
+/// Parses one rendered part: every YAML document in it, merged (lists appended). An
+/// error carries the line and column in the part when known.
+pub fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option<(u32, u32)>)> {
+    let docs = capstan_yaml::split_documents(text).map_err(|e| (e.to_string(), e.pos.map(|p| (p.line, p.column))))?;
     let mut out = Tree::new();
+    let mut search_from = 0usize;
     for (i, d) in docs.iter().enumerate() {
+        let doc_offset = text[search_from..].find(d.as_str()).map(|o| o + search_from).unwrap_or(search_from);
+        search_from = doc_offset + d.len();
+        let doc_line = text[..doc_offset].matches('\n').count() as u32;
         let hint = if file.ends_with(".gotmpl") {
             String::new()
         } else {
             ". Started seeing this since Helmfile v1? Add the .gotmpl file extension".into()
         };
         let fail = |e: String| format!("failed to read {file}: reading document at index {}{hint}: {e}", i + 1);
-        let v = capstan_yaml::decode_helmfile(d).map_err(|e| fail(e.to_string()))?;
-        let v = capstan_yaml::stringify_keys(&v).map_err(|e| fail(e.to_string()))?;
+        let v = capstan_yaml::decode_helmfile(d).map_err(|e| {
+            let pos = e.pos.map(|p| (p.line + doc_line, p.column)).or_else(|| {
+                crate::yaml_line(&e.message).map(|l| (l + doc_line, 0))
+            });
+            (fail(e.to_string()), pos)
+        })?;
+        let v = capstan_yaml::stringify_keys(&v).map_err(|e| (fail(e.to_string()), None))?;
         let t = tree_of(&v);
-        spec::validate(&t).map_err(|e| fail(format!("yaml: unmarshal errors:\n  {e}")))?;
+        spec::validate(&t).map_err(|e| {
+            let key = e.split_whitespace().nth(1).unwrap_or("").to_string();
+            let found = d.lines().enumerate().find_map(|(n, l)| {
+                let body = l.trim_start().trim_start_matches("- ");
+                body.starts_with(&format!("{key}:"))
+                    .then(|| (n as u32 + 1, (l.len() - body.len()) as u32 + 1))
+            });
+            match found {
+                Some((line, col)) => (
+                    fail(format!("yaml: unmarshal errors:\n  line {line}: {e}")),
+                    Some((line + doc_line, col)),
+                ),
+                None => (fail(format!("yaml: unmarshal errors:\n  {e}")), None),
+            }
+        })?;
         merge_layer(&mut out, &t);
     }
     Ok(out)
@@ -508,20 +535,35 @@ pub fn load_file(
     let mut warnings = Vec::new();
     let mut seen_environments = false;
     let mut first = true;
+    let mut part_line = 1u32;
     for (i, part) in split_parts(&content).iter().enumerate() {
+        let first_line = part_line;
+        part_line += part.matches('\n').count() as u32 + 2;
         let id = format!("{file}.part.{i}");
+        let at = |line: u32, column: u32| crate::Location {
+            file: file.to_string(),
+            line: first_line + line.saturating_sub(1),
+            column,
+        };
         let raw = if file.ends_with(".gotmpl") {
             let start = env.clone().unwrap_or_else(|| Environment::new(&s.env));
             let final_env = start.merge(overrode);
             let vals = final_env.merged_values();
             let data = final_env.template_data(&s.namespace, &vals);
-            renderer
-                .render(part, &data)
-                .map_err(|e| format!("error during {id} parsing: {e}"))?
+            renderer.render(part, &data).map_err(|e| {
+                let msg = format!("error during {id} parsing: {e}");
+                match crate::template_position(&e) {
+                    Some((l, c)) => LoadError::Located(msg, at(l, c)),
+                    None => LoadError::Other(msg),
+                }
+            })?
         } else {
             part.clone()
         };
-        let mut part_doc = parse_part(file, &raw)?;
+        let mut part_doc = parse_part(file, &raw).map_err(|(msg, pos)| match pos {
+            Some((l, c)) => LoadError::Located(msg, at(l, c)),
+            None => LoadError::Other(msg),
+        })?;
         // bases: loaded with the same inherited environment, then this part over them.
         let bases = spec::strings_of(&part_doc, "bases");
         if !bases.is_empty() {

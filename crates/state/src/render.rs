@@ -170,9 +170,10 @@ impl Renderer {
         Ok(out)
     }
 
-    /// Reads a file relative to the base directory.
+    /// Reads a file (a path relative to the working directory, as helmfile resolves
+    /// values files against the state file's directory first).
     pub fn read(&self, path: &str) -> Result<String, String> {
-        let p = join(&self.base, path);
+        let p = std::path::PathBuf::from(path);
         self.host
             .read_file(&p)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
