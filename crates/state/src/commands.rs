@@ -463,7 +463,7 @@ pub fn write_values(
                     None => capstan_chart::template::read_file(&s.root, p),
                 })
                 .map_err(|e| e.to_string())?;
-            let text = capstan_yaml::encode_helm(&Value::map_from(merged)).map_err(|e| e.to_string())?;
+            let text = capstan_yaml::encode_helmfile(&Value::map_from(merged)).map_err(|e| e.to_string())?;
             let path = render_path(tmpl, &path_template_data(s, ps, r, ""))?;
             files.push((path, text));
         }

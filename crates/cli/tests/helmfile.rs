@@ -1,0 +1,183 @@
+//! Snapshot tests of the helmfile commands on `examples/helmfile.yaml.gotmpl`, and of
+//! the errors bad state files get (run in-process through `capstan_cli::run`).
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo root")
+}
+
+fn capstan_in(dir: &Path, args: &[&str]) -> (String, String, i32) {
+    let mut argv = vec!["capstan"];
+    argv.extend_from_slice(args);
+    let out = capstan_cli::run(argv, dir);
+    let r = dir.to_string_lossy().into_owned();
+    (out.stdout.replace(&r, "[ROOT]"), out.stderr.replace(&r, "[ROOT]"), out.code)
+}
+
+fn capstan(args: &[&str]) -> (String, String, i32) {
+    capstan_in(&root(), args)
+}
+
+const EXAMPLE: &str = "examples/helmfile.yaml.gotmpl";
+
+fn states() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/states")
+}
+
+#[test]
+fn template_production() {
+    let (out, err, code) = capstan(&["-f", EXAMPLE, "-e", "production", "template"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("Templating release=frontend, chart=./webapp"), "{err}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn template_development_selected_quiet() {
+    let (out, err, code) = capstan(&["template", "-f", EXAMPLE, "-e", "development", "-l", "tier=data", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err, "");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn build_staging() {
+    let (out, _, code) = capstan(&["-f", EXAMPLE, "-e", "staging", "build"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn list_table_and_json() {
+    let (table, _, code) = capstan(&["-f", EXAMPLE, "-e", "production", "list"]);
+    assert_eq!(code, 0);
+    let (json, _, code) = capstan(&["-f", EXAMPLE, "-e", "development", "list", "--output", "json"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(format!("{table}\n{json}"));
+}
+
+#[test]
+fn print_env_yaml_and_json() {
+    let (yaml, _, code) = capstan(&["-f", EXAMPLE, "-e", "staging", "print-env"]);
+    assert_eq!(code, 0);
+    let (json, _, code) = capstan(&[
+        "-f",
+        EXAMPLE,
+        "-e",
+        "production",
+        "--state-values-set",
+        "replicas.api=9,monitoring.interval=5s",
+        "print-env",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(format!("{yaml}\n{json}"));
+}
+
+#[test]
+fn show_dag() {
+    let (out, _, code) = capstan(&["-f", EXAMPLE, "-e", "production", "show-dag"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(out);
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("capstan-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(base: &Path, d: &Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(d) else { return };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.push(p.strip_prefix(base).unwrap_or(&p).to_string_lossy().into_owned());
+            }
+        }
+    }
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn write_values_and_output_dir() {
+    let tmp = tempdir("write");
+    let template = format!("{}/{{{{ .Release.Name }}}}.yaml", tmp.display());
+    let (_, err, code) = capstan(&[
+        "-f",
+        EXAMPLE,
+        "-e",
+        "production",
+        "write-values",
+        "--output-file-template",
+        &template,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let files = listing(&tmp);
+    let api = std::fs::read_to_string(tmp.join("api.yaml")).unwrap_or_default();
+    let out_dir = tmp.join("manifests");
+    let (_, err, code) = capstan(&[
+        "-f",
+        EXAMPLE,
+        "-e",
+        "development",
+        "template",
+        "--output-dir",
+        &out_dir.to_string_lossy(),
+        "--output-dir-template",
+        "{{ .OutputDir }}/{{ .Release.Name }}",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let manifests = listing(&out_dir);
+    std::fs::remove_dir_all(&tmp).ok();
+    insta::assert_snapshot!(format!("{}\n---\n{api}---\n{}\n", files.join("\n"), manifests.join("\n")));
+}
+
+#[test]
+fn failures_leave_nothing_half_written() {
+    let tmp = tempdir("half");
+    let out_dir = tmp.join("out");
+    let (_, err, code) = capstan_in(
+        &states(),
+        &["-f", "second-fails.yaml", "template", "--output-dir", &out_dir.to_string_lossy()],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("broken needs .Values.must"), "{err}");
+    assert!(!out_dir.exists(), "template wrote files before failing");
+    let template = format!("{}/{{{{ .Release.Name }}}}.yaml", tmp.display());
+    let (_, _, code) = capstan_in(
+        &states(),
+        &["-f", "missing-values.yaml.gotmpl", "write-values", "--output-file-template", &template],
+    );
+    assert_eq!(code, 1);
+    assert!(listing(&tmp).is_empty(), "write-values wrote files before failing");
+    std::fs::remove_dir_all(&tmp).ok();
+}
+
+#[test]
+fn bad_state_files_get_located_errors() {
+    let mut all = String::new();
+    for (file, env) in [
+        ("yaml-error.yaml", "default"),
+        ("template-error.yaml.gotmpl", "default"),
+        ("unknown-env.yaml.gotmpl", "staging"),
+        ("missing-values.yaml.gotmpl", "default"),
+        ("needs-cycle.yaml", "default"),
+    ] {
+        let (out, err, code) = capstan_in(&states(), &["-f", file, "-e", env, "template"]);
+        assert_eq!(code, 1, "{file}: {err}");
+        assert_eq!(out, "", "{file}");
+        assert!(err.contains(&format!("--> {file}:")), "{file} not located: {err}");
+        all.push_str(&format!("== {file}\n{err}\n"));
+    }
+    insta::assert_snapshot!(all);
+}
