@@ -203,6 +203,7 @@ fn settings(g: &Global, cwd: &Path) -> Result<Settings, String> {
         kube_context: g.kube_context.clone(),
         hcl: capstan_state::hcl_evaluator(),
         secrets: capstan_state::load::secrets_unsupported,
+        limits: None,
     })
 }
 

@@ -135,7 +135,7 @@ fn sig(name: &str) -> Option<Sig> {
         "formatlist" => s(vec![p("format", String)], Some(pn("args", Dynamic)), formatlist),
         "formatdate" => s(vec![p("format", String), p("time", String)], None, formatdate),
         "indent" => s(vec![p("spaces", Number), p("str", String)], None, |a| {
-            let n = int_of(&a[0]).unwrap_or(0).max(0) as usize;
+            let n = int_of(&a[0]).unwrap_or(0).clamp(0, 1 << 16) as usize;
             let pad = " ".repeat(n);
             Ok(Value::string(st(&a[1]).replace('\n', &format!("\n{pad}"))))
         }),

@@ -11,6 +11,9 @@ use std::cmp::Ordering;
 /// The precision of numbers written in HCL source or parsed from strings.
 pub const LITERAL_PREC: u32 = 512;
 
+/// The largest decimal exponent a parsed number may have.
+const MAX_DECIMAL_EXPONENT: i64 = 4096;
+
 /// A finite binary floating-point number: `(-1)^neg * mant * 2^exp`, with `mant` either
 /// zero or exactly `prec` bits long.
 #[derive(Clone, Debug)]
@@ -136,6 +139,10 @@ impl Number {
             Some(i) => (&t[..i], t[i + 1..].parse::<i64>().ok()?),
             None => (t, 0),
         };
+        // Far beyond any float64; computing such powers of ten exactly is not feasible.
+        if exponent.abs() > MAX_DECIMAL_EXPONENT {
+            return None;
+        }
         let (int, frac) = match mantissa.split_once('.') {
             Some((a, b)) => (a, b),
             None => (mantissa, ""),

@@ -8,9 +8,14 @@ use crate::lex::{scan, Tok, Token};
 use crate::number::{Number, LITERAL_PREC};
 use crate::value::Value;
 
+/// How deeply expressions and blocks may nest (Go has no limit, but its stacks grow;
+/// ours do not).
+const MAX_DEPTH: usize = 256;
+
 struct Parser {
     toks: Vec<Token>,
     i: usize,
+    depth: usize,
     /// While > 0, newlines are skipped (inside brackets and parentheses).
     no_newlines: Vec<bool>,
 }
@@ -22,6 +27,7 @@ pub fn parse_file(src: &str, file: &str) -> PResult<Body> {
     let mut p = Parser {
         toks: scan(src, file),
         i: 0,
+        depth: 0,
         no_newlines: vec![false],
     };
     let body = p.body(true)?;
@@ -157,6 +163,20 @@ impl Parser {
     }
 
     fn block(&mut self, kind: String, kind_range: Range) -> PResult<Block> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Diag::new(
+                "Blocks too deeply nested",
+                format!("Blocks may nest at most {MAX_DEPTH} levels deep."),
+                &kind_range,
+            ));
+        }
+        let b = self.block_inner(kind, kind_range);
+        self.depth -= 1;
+        b
+    }
+
+    fn block_inner(&mut self, kind: String, kind_range: Range) -> PResult<Block> {
         let mut labels = Vec::new();
         let mut def_end = kind_range.clone();
         loop {
@@ -228,7 +248,18 @@ impl Parser {
     }
 
     pub fn expr(&mut self) -> PResult<Expr> {
-        self.conditional()
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            let r = self.raw_peek().range.clone();
+            return Err(Diag::new(
+                "Expression too deeply nested",
+                format!("Expressions may nest at most {MAX_DEPTH} levels deep."),
+                &r,
+            ));
+        }
+        let e = self.conditional();
+        self.depth -= 1;
+        e
     }
 
     fn conditional(&mut self) -> PResult<Expr> {
@@ -305,7 +336,17 @@ impl Parser {
         match t.tok {
             Tok::Bang | Tok::Minus => {
                 self.next();
-                let x = self.unary()?;
+                self.depth += 1;
+                if self.depth > MAX_DEPTH {
+                    return Err(Diag::new(
+                        "Expression too deeply nested",
+                        format!("Expressions may nest at most {MAX_DEPTH} levels deep."),
+                        &t.range,
+                    ));
+                }
+                let x = self.unary();
+                self.depth -= 1;
+                let x = x?;
                 let range = Range::between(&t.range, &x.range);
                 // A negative number literal stays a literal.
                 if let (Tok::Minus, ExprKind::Literal(Value::Number(n))) = (&t.tok, &x.kind) {

@@ -11,7 +11,7 @@ use crate::release::{prepare_releases, Overrides as ReleaseOverrides, Release, S
 use crate::render::Renderer;
 use crate::select::{condition_enabled, selected, Selector};
 use crate::spec::{list_of, str_of, SubHelmfileSpec};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One loaded state file with its prepared releases.
 #[derive(Clone, Debug)]
@@ -39,7 +39,7 @@ impl PreparedState {
     }
 
     pub fn renderer(&self, s: &Settings) -> Renderer {
-        Renderer::new(s.host.clone(), PathBuf::from(&self.state.base))
+        s.renderer(&self.state.base)
     }
 }
 
@@ -212,7 +212,7 @@ impl Visit<'_> {
                 }
             }
         }
-        let renderer = Renderer::new(self.s.host.clone(), PathBuf::from(&state.base));
+        let renderer = self.s.renderer(&state.base);
         let overrides = ReleaseOverrides {
             kube_context: if self.s.kube_context.is_empty() {
                 str_of(&state.doc, "kubeContext")

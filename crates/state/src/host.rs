@@ -234,3 +234,70 @@ fn walk(host: &dyn Host, prefix: &str, segments: &[&str], found: &mut Vec<String
         }
     }
 }
+
+/// Files held in memory (tests and fuzzing): no environment, no commands.
+#[derive(Clone, Debug, Default)]
+pub struct MemHost {
+    pub files: std::collections::BTreeMap<PathBuf, Vec<u8>>,
+}
+
+impl MemHost {
+    fn key(p: &Path) -> PathBuf {
+        clean(p)
+    }
+}
+
+impl Host for MemHost {
+    fn read_file(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.files
+            .get(&Self::key(path))
+            .cloned()
+            .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        self.files.contains_key(&Self::key(path))
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        let k = Self::key(path);
+        k.as_os_str() == "." || self.files.keys().any(|f| f.starts_with(&k) && *f != k)
+    }
+
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
+        let k = Self::key(path);
+        let mut out: Vec<DirEntry> = Vec::new();
+        for f in self.files.keys() {
+            let rel = if k.as_os_str() == "." {
+                Some(f.as_path())
+            } else {
+                f.strip_prefix(&k).ok()
+            };
+            let Some(rel) = rel else { continue };
+            let mut comps = rel.components();
+            let Some(first) = comps.next() else { continue };
+            let name = first.as_os_str().to_string_lossy().into_owned();
+            let is_dir = comps.next().is_some();
+            if !out.iter().any(|e| e.name == name) {
+                out.push(DirEntry { name, is_dir });
+            }
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    fn env(&self, _name: &str) -> Option<String> {
+        None
+    }
+
+    fn exec(
+        &self,
+        command: &str,
+        _args: &[String],
+        _envs: &[(String, String)],
+        _stdin: Option<&str>,
+        _dir: &Path,
+    ) -> Result<String, String> {
+        Err(format!("exec: \"{command}\": running commands is disabled here"))
+    }
+}

@@ -55,6 +55,17 @@ pub struct Settings {
     pub kube_context: String,
     pub hcl: HclEvaluator,
     pub secrets: SecretsReader,
+    /// Bounds on template work (steps, output bytes), for untrusted input.
+    pub limits: Option<(u64, usize)>,
+}
+
+impl Settings {
+    /// A template renderer for files in `base`.
+    pub fn renderer(&self, base: &str) -> Renderer {
+        let mut r = Renderer::new(self.host.clone(), PathBuf::from(base));
+        r.limits = self.limits;
+        r
+    }
 }
 
 /// A loaded (not yet release-templated) state file.
@@ -266,7 +277,7 @@ impl Overrides {
                 set_typed(&mut cli, k, v, false)?;
             }
         }
-        let renderer = Renderer::new(s.host.clone(), PathBuf::from(&self.base));
+        let renderer = s.renderer(&self.base);
         let ctx = Environment::new(&s.env);
         let mut loader = ValuesLoader {
             renderer: &renderer,
@@ -371,7 +382,7 @@ pub fn load_env_values(
     overrode: Option<&Environment>,
     warnings: &mut Vec<String>,
 ) -> Result<Environment, String> {
-    let renderer = Renderer::new(s.host.clone(), PathBuf::from(base));
+    let renderer = s.renderer(base);
     let name = s.env.as_str();
     let envs = map_of(doc, "environments");
     let state_missing = str_of(doc, "missingFileHandler");
@@ -527,7 +538,7 @@ pub fn load_file(
     let content = String::from_utf8_lossy(&bytes).replace("\r\n", "\n");
     check_policy(file, &content)?;
     let base = dir_of(file);
-    let renderer = Renderer::new(s.host.clone(), PathBuf::from(&base));
+    let renderer = s.renderer(&base);
     let has_env = inherited.is_some() || overrode.is_some();
     let mut env: Option<Environment> = inherited.cloned();
     let mut doc = Tree::new();

@@ -20,6 +20,8 @@ pub struct Renderer {
     pub host: Arc<dyn Host>,
     pub base: PathBuf,
     funcs: Arc<FuncMap>,
+    /// Bounds on template work (steps, output bytes) for untrusted input.
+    pub limits: Option<(u64, usize)>,
 }
 
 fn list_of_strings(items: Vec<String>) -> Value {
@@ -157,12 +159,21 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
 impl Renderer {
     pub fn new(host: Arc<dyn Host>, base: PathBuf) -> Renderer {
         let funcs = Arc::new(io_funcs(host.clone(), base.clone()));
-        Renderer { host, base, funcs }
+        Renderer {
+            host,
+            base,
+            funcs,
+            limits: None,
+        }
     }
 
     /// Renders template text (`RenderTemplateContentToBuffer`); the error is Go's text.
     pub fn render(&self, text: &str, data: &Value) -> Result<String, String> {
         let mut set = helmfile_templates(self.funcs.clone());
+        if let Some((steps, bytes)) = self.limits {
+            set.step_limit = Some(steps);
+            set.value_limit = Some(bytes);
+        }
         set.parse(TEMPLATE_NAME, text)?;
         let mut out = String::new();
         set.execute_into(TEMPLATE_NAME, data, &mut out, 0)

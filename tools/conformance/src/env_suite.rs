@@ -63,6 +63,7 @@ fn settings(dir: &Path, env: &str) -> Settings {
         kube_context: String::new(),
         hcl: capstan_state::hcl_evaluator(),
         secrets: plaintext_secrets,
+        limits: None,
     }
 }
 
@@ -118,7 +119,7 @@ fn compute_merge(dir: &Path, spec: &J) -> Result<Value, String> {
 fn compute_hcl(dir: &Path, order: &[String]) -> Result<Value, String> {
     let s = settings(dir, "default");
     let env = Environment::new("default");
-    let renderer = Renderer::new(s.host.clone(), ".".into());
+    let renderer = s.renderer(".");
     let files = order
         .iter()
         .map(|f| renderer.read(f).map(|t| (f.clone(), t)))
