@@ -176,8 +176,12 @@ pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, St
 
 /// Helm's error text, then the offending line of the file when the error has a place.
 fn describe(e: &capstan_chart::TemplateError) -> String {
-    let mut text = e.to_string();
-    if let Some(loc) = &e.location {
+    with_location(e.to_string(), e.location.as_ref())
+}
+
+/// An error text followed by a snippet of the line it is about, when there is one.
+pub(crate) fn with_location(mut text: String, loc: Option<&capstan_chart::template::Location>) -> String {
+    if let Some(loc) = loc {
         let name = loc.file.display().to_string();
         let snippet = std::fs::read_to_string(&loc.file)
             .ok()

@@ -490,16 +490,5 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
 }
 
 fn describe_release_error(e: &commands::ReleaseError) -> String {
-    let mut text = e.to_string();
-    if let Some(loc) = &e.location {
-        let name = loc.file.display().to_string();
-        let snippet = std::fs::read_to_string(&loc.file)
-            .ok()
-            .and_then(|src| capstan_source::snippet(&name, &src, loc.line, loc.column));
-        if let Some(sn) = snippet {
-            text.push('\n');
-            text.push_str(sn.trim_end());
-        }
-    }
-    text
+    crate::chart::with_location(e.to_string(), e.location.as_ref())
 }

@@ -240,42 +240,32 @@ fn iterate(c: &Value, r: &Range, what: &str) -> Result<Vec<(Value, Value)>, Diag
     }
 }
 
+/// An operand converted to `ty`, or hclsyntax's "Invalid operand" error.
+fn operand(v: Value, e: &Expr, side: &str, ty: &Type) -> Result<Value, Diag> {
+    let detail = if v.is_null() {
+        "argument must not be null".to_string()
+    } else {
+        match convert(&v, ty) {
+            Ok(x) => return Ok(x),
+            Err(m) => m,
+        }
+    };
+    Err(Diag::new(
+        "Invalid operand",
+        format!("Unsuitable value for {side} operand: {detail}."),
+        &e.range,
+    ))
+}
+
 fn operand_number(v: Value, e: &Expr, side: &str) -> Result<Number, Diag> {
-    if v.is_null() {
-        return Err(Diag::new(
-            "Invalid operand",
-            format!("Unsuitable value for {side} operand: argument must not be null."),
-            &e.range,
-        ));
-    }
-    match convert(&v, &Type::Number) {
-        Ok(Value::Number(n)) => Ok(n),
-        Err(m) => Err(Diag::new(
-            "Invalid operand",
-            format!("Unsuitable value for {side} operand: {m}."),
-            &e.range,
-        )),
-        Ok(_) => Ok(Number::zero()),
+    match operand(v, e, side, &Type::Number)? {
+        Value::Number(n) => Ok(n),
+        _ => Ok(Number::zero()),
     }
 }
 
 fn operand_bool(v: Value, e: &Expr, side: &str) -> Result<bool, Diag> {
-    if v.is_null() {
-        return Err(Diag::new(
-            "Invalid operand",
-            format!("Unsuitable value for {side} operand: argument must not be null."),
-            &e.range,
-        ));
-    }
-    match convert(&v, &Type::Bool) {
-        Ok(Value::Bool(b)) => Ok(b),
-        Err(m) => Err(Diag::new(
-            "Invalid operand",
-            format!("Unsuitable value for {side} operand: {m}."),
-            &e.range,
-        )),
-        Ok(_) => Ok(false),
-    }
+    Ok(matches!(operand(v, e, side, &Type::Bool)?, Value::Bool(true)))
 }
 
 fn binary(op: BinOp, lhs: &Expr, rhs: &Expr, range: &Range, ctx: &Ctx) -> EResult {

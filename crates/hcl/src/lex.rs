@@ -357,26 +357,7 @@ pub fn scan(src: &str, file: &str) -> Vec<Token> {
                         s.bump();
                         s.push(Tok::QuotedNewline, start);
                     }
-                    Some(c) => {
-                        s.bump();
-                        s.bump();
-                        let strip = s.peek() == Some('~');
-                        if strip {
-                            s.bump();
-                        }
-                        s.push(
-                            if c == '$' {
-                                Tok::TemplateInterp(strip)
-                            } else {
-                                Tok::TemplateControl(strip)
-                            },
-                            start,
-                        );
-                        modes.push(Mode::Normal {
-                            braces: 0,
-                            in_template: true,
-                        });
-                    }
+                    Some(c) => open_sequence(&mut s, c, start, &mut modes),
                 }
             }
             Mode::Heredoc { marker } => {
@@ -425,24 +406,7 @@ pub fn scan(src: &str, file: &str) -> Vec<Token> {
                 }
                 if let Some(c) = interp {
                     let start = s.pos();
-                    s.bump();
-                    s.bump();
-                    let strip = s.peek() == Some('~');
-                    if strip {
-                        s.bump();
-                    }
-                    s.push(
-                        if c == '$' {
-                            Tok::TemplateInterp(strip)
-                        } else {
-                            Tok::TemplateControl(strip)
-                        },
-                        start,
-                    );
-                    modes.push(Mode::Normal {
-                        braces: 0,
-                        in_template: true,
-                    });
+                    open_sequence(&mut s, c, start, &mut modes);
                 }
             }
         }
@@ -450,6 +414,29 @@ pub fn scan(src: &str, file: &str) -> Vec<Token> {
     let start = s.pos();
     s.push(Tok::Eof, start);
     s.out
+}
+
+/// `${` or `%{` (with an optional `~`) inside a template: the token, and expressions
+/// until the matching `}`.
+fn open_sequence(s: &mut Scanner, c: char, start: Pos, modes: &mut Vec<Mode>) {
+    s.bump();
+    s.bump();
+    let strip = s.peek() == Some('~');
+    if strip {
+        s.bump();
+    }
+    s.push(
+        if c == '$' {
+            Tok::TemplateInterp(strip)
+        } else {
+            Tok::TemplateControl(strip)
+        },
+        start,
+    );
+    modes.push(Mode::Normal {
+        braces: 0,
+        in_template: true,
+    });
 }
 
 /// `<<EOF\n` or `<<-EOF\n` at the start of `s`: the marker, whether indented, and the

@@ -586,17 +586,18 @@ impl Parser {
         })
     }
 
-    fn for_intro(&mut self) -> PResult<(Option<String>, String, Expr)> {
-        self.next(); // `for`
+    /// `NAME [, NAME] in` after `for` (in an expression or a template directive).
+    fn for_names(&mut self, what: &str, in_detail: &str) -> PResult<(Option<String>, String)> {
+        let summary = format!("Invalid 'for' {what}");
         let first = self.next();
         let Tok::Ident(a) = first.tok else {
-            return Err(Diag::new("Invalid 'for' expression", "For expression requires variable name after 'for'.", &first.range));
+            return Err(Diag::new(&summary, format!("For {what} requires variable name after 'for'."), &first.range));
         };
-        let (key, value) = if matches!(self.peek().tok, Tok::Comma) {
+        let names = if matches!(self.peek().tok, Tok::Comma) {
             self.next();
             let second = self.next();
             let Tok::Ident(b) = second.tok else {
-                return Err(Diag::new("Invalid 'for' expression", "For expression requires value variable name after comma.", &second.range));
+                return Err(Diag::new(&summary, format!("For {what} requires value variable name after comma."), &second.range));
             };
             (Some(a), b)
         } else {
@@ -604,8 +605,17 @@ impl Parser {
         };
         let kw = self.next();
         if kw.tok != Tok::Ident("in".into()) {
-            return Err(Diag::new("Invalid 'for' expression", "For expression requires the 'in' keyword after its name declarations.", &kw.range));
+            return Err(Diag::new(&summary, in_detail, &kw.range));
         }
+        Ok(names)
+    }
+
+    fn for_intro(&mut self) -> PResult<(Option<String>, String, Expr)> {
+        self.next(); // `for`
+        let (key, value) = self.for_names(
+            "expression",
+            "For expression requires the 'in' keyword after its name declarations.",
+        )?;
         let coll = self.expr()?;
         let colon = self.next();
         if !matches!(colon.tok, Tok::Colon) {
@@ -869,24 +879,8 @@ impl Parser {
                             _ => return Err(Diag::new("Unexpected endif directive", "There is no open if directive to end.", &kw.range)),
                         },
                         "for" => {
-                            let first = self.next();
-                            let Tok::Ident(a) = first.tok else {
-                                return Err(Diag::new("Invalid 'for' directive", "For directive requires variable name after 'for'.", &first.range));
-                            };
-                            let (key, value) = if matches!(self.peek().tok, Tok::Comma) {
-                                self.next();
-                                let b = self.next();
-                                let Tok::Ident(b) = b.tok else {
-                                    return Err(Diag::new("Invalid 'for' directive", "For directive requires value variable name after comma.", &b.range));
-                                };
-                                (Some(a), b)
-                            } else {
-                                (None, a)
-                            };
-                            let kin = self.next();
-                            if kin.tok != Tok::Ident("in".into()) {
-                                return Err(Diag::new("Invalid 'for' directive", "For directive requires 'in' keyword after names.", &kin.range));
-                            }
+                            let (key, value) =
+                                self.for_names("directive", "For directive requires 'in' keyword after names.")?;
                             let collection = self.expr()?;
                             stack.push((Directive::For { key, value, collection, range: kw.range.clone() }, std::mem::take(&mut parts)));
                         }

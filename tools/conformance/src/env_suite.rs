@@ -5,7 +5,6 @@
 
 use crate::report::CaseResult;
 use capstan_gocompat::json::go_quote;
-use capstan_state::environment::Environment;
 use capstan_state::host::OsHost;
 use capstan_state::load::{load_env_values, Overrides, Settings};
 use capstan_state::merge::Tree;
@@ -116,15 +115,13 @@ fn compute_merge(dir: &Path, spec: &J) -> Result<Value, String> {
     Ok(Value::map_from(env.merged_values()))
 }
 
-fn compute_hcl(dir: &Path, order: &[String]) -> Result<Value, String> {
+fn compute_hcl(dir: &Path, order: &Vec<String>) -> Result<Value, String> {
     let s = settings(dir, "default");
-    let env = Environment::new("default");
     let renderer = s.renderer(".");
     let files = order
         .iter()
         .map(|f| renderer.read(f).map(|t| (f.clone(), t)))
         .collect::<Result<Vec<_>, _>>()?;
-    let _ = env;
     (s.hcl)(&files).map(Value::map_from)
 }
 
@@ -160,17 +157,22 @@ fn case_dirs(path: &Path) -> Result<Vec<(String, std::path::PathBuf)>, String> {
         .collect())
 }
 
-pub fn run_merge(path: &Path) -> Result<Vec<CaseResult>, String> {
+/// Runs every case directory: reads its input file as `T`, computes, compares.
+fn run_cases<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    input: &str,
+    compute: fn(&Path, &T) -> Result<Value, String>,
+) -> Result<Vec<CaseResult>, String> {
     Ok(case_dirs(path)?
         .into_iter()
         .map(|(id, dir)| {
-            let spec = std::fs::read_to_string(dir.join("spec.json"))
+            let parsed = std::fs::read_to_string(dir.join(input))
                 .ok()
-                .and_then(|t| serde_json::from_str::<J>(&t).ok());
-            match spec {
-                None => CaseResult::fail(id, "unreadable spec.json", ""),
-                Some(spec) => {
-                    let r = compute_merge(&dir, &spec);
+                .and_then(|t| serde_json::from_str::<T>(&t).ok());
+            match parsed {
+                None => CaseResult::fail(id, format!("unreadable {input}"), ""),
+                Some(x) => {
+                    let r = compute(&dir, &x);
                     check(id, &dir, r)
                 }
             }
@@ -178,20 +180,10 @@ pub fn run_merge(path: &Path) -> Result<Vec<CaseResult>, String> {
         .collect())
 }
 
+pub fn run_merge(path: &Path) -> Result<Vec<CaseResult>, String> {
+    run_cases::<J>(path, "spec.json", compute_merge)
+}
+
 pub fn run_hcl(path: &Path) -> Result<Vec<CaseResult>, String> {
-    Ok(case_dirs(path)?
-        .into_iter()
-        .map(|(id, dir)| {
-            let order = std::fs::read_to_string(dir.join("order.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str::<Vec<String>>(&t).ok());
-            match order {
-                None => CaseResult::fail(id, "unreadable order.json", ""),
-                Some(order) => {
-                    let r = compute_hcl(&dir, &order);
-                    check(id, &dir, r)
-                }
-            }
-        })
-        .collect())
+    run_cases::<Vec<String>>(path, "order.json", |dir, order| compute_hcl(dir, order))
 }
