@@ -195,8 +195,15 @@ impl Global {
 
 fn settings(g: &Global, cwd: &Path) -> Result<Settings, String> {
     let root = cwd.to_path_buf();
+    let mut host = OsHost::new(&root);
+    if g.file == "-" {
+        let mut data = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut data)
+            .map_err(|e| format!("reading the state file from standard input: {e}"))?;
+        host.stdin = Some(data);
+    }
     Ok(Settings {
-        host: Arc::new(OsHost::new(&root)),
+        host: Arc::new(host),
         root,
         env: g.environment.clone(),
         namespace: g.namespace.clone(),

@@ -181,3 +181,76 @@ fn bad_state_files_get_located_errors() {
     }
     insta::assert_snapshot!(all);
 }
+
+#[cfg(unix)]
+#[test]
+fn remote_charts_go_through_helm() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempdir("helm");
+    let helm = tmp.join("fake-helm");
+    // A stand-in that records its arguments and the values files it was given.
+    std::fs::write(
+        &helm,
+        "#!/bin/sh\necho \"# args: $*\"\nfor a in \"$@\"; do case \"$a\" in *values-*.yaml) echo \"# $(basename \"$a\"):\"; cat \"$a\";; esac; done\n",
+    )
+    .expect("write stand-in");
+    std::fs::set_permissions(&helm, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::write(
+        tmp.join("helmfile.yaml"),
+        format!(
+            "helmBinary: {}\nreleases:\n  - name: web\n    namespace: ns\n    chart: stable/nginx\n    version: 1.2.3\n    values:\n      - replicas: 2\n    set:\n      - name: image.tag\n        value: \"1.27\"\n",
+            helm.display()
+        ),
+    )
+    .expect("write helmfile");
+    let (out, err, code) = capstan_in(&tmp, &["template", "-q"]);
+    let dir = out
+        .split_whitespace()
+        .find(|w| w.contains("values-0.yaml"))
+        .map(|w| Path::new(w).parent().map(Path::to_path_buf))
+        .flatten();
+    std::fs::remove_dir_all(&tmp).ok();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("# args: template web stable/nginx --version 1.2.3 --namespace ns --values "), "{out}");
+    assert!(out.contains("--set image.tag=1.27"), "{out}");
+    assert!(out.contains("# values-0.yaml:\nreplicas: 2\n"), "{out}");
+    let dir = dir.expect("the values file path is in the arguments");
+    assert!(!dir.exists(), "the private values directory was not removed");
+}
+
+#[test]
+fn remote_chart_without_helm_is_a_clear_error() {
+    let tmp = tempdir("nohelm");
+    std::fs::write(
+        tmp.join("helmfile.yaml"),
+        "helmBinary: /nonexistent/helm\nreleases:\n  - name: web\n    chart: stable/nginx\n",
+    )
+    .expect("write helmfile");
+    let (_, err, code) = capstan_in(&tmp, &["template"]);
+    std::fs::remove_dir_all(&tmp).ok();
+    assert_eq!(code, 1);
+    assert!(err.contains("release \"web\": chart \"stable/nginx\" is not a local chart: rendering it needs helm"), "{err}");
+}
+
+#[test]
+fn state_file_from_stdin() {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["-f", "-", "template", "-q"])
+        .current_dir(states())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run capstan");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"releases:\n  - name: piped\n    chart: ./charts/ok\n    values:\n      - x: from-stdin\n")
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("name: piped") && text.contains("x: \"from-stdin\""), "{text}");
+}

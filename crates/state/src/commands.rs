@@ -13,6 +13,7 @@ use capstan_value::json::{to_json, JsonStyle};
 use capstan_value::{Str, Value};
 use sha1::Digest;
 use std::collections::BTreeMap;
+use std::path::Path;
 
 /// One release rendered by `template`.
 #[derive(Clone, Debug)]
@@ -108,6 +109,9 @@ fn render_one(
         location,
     };
     let input = chart_input(s, ps, r, flags).map_err(|e| fail(e, None))?;
+    if !input.local {
+        return render_with_helm(s, ps, r, &input).map_err(|e| fail(e, None));
+    }
     let chart_dir = crate::host::join(&s.root, &input.chart);
     let rendered = capstan_chart::template::template(&chart_dir, &s.root, &input.options)
         .map_err(|e| fail(e.to_string(), e.location.clone()))?;
@@ -116,6 +120,46 @@ fn render_one(
         chart: r.chart.clone(),
         manifest: rendered.manifest,
         values: rendered.values,
+    })
+}
+
+/// A chart that is not on disk: `helm template` renders it, as helmfile does, with the
+/// values files written to a private directory removed afterwards.
+fn render_with_helm(
+    s: &Settings,
+    ps: &PreparedState,
+    r: &Release,
+    input: &crate::release_values::ChartInput,
+) -> Result<RenderedRelease, String> {
+    let files: Vec<(String, String)> = input.options.overlay.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let named: Vec<(String, String)> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (_, text))| (format!("values-{i}.yaml"), text.clone()))
+        .collect();
+    let dir = s.host.write_private(&named).map_err(|e| {
+        format!("chart {:?} is not a local chart, and its values could not be written for helm: {e}", r.chart)
+    })?;
+    let args = crate::release_values::helm_template_args(input, &dir, &files);
+    let helm = crate::spec::str_of(&ps.state.doc, "helmBinary");
+    let helm = if helm.is_empty() { "helm".to_string() } else { helm };
+    let out = s.host.exec(&helm, &args, &[], None, Path::new(&ps.state.base));
+    let _ = s.host.remove_private(&dir);
+    let manifest = out.map_err(|e| {
+        if e.starts_with(&format!("exec: \"{helm}\"")) {
+            format!(
+                "chart {:?} is not a local chart: rendering it needs helm ({helm}), which is not installed ({e})",
+                r.chart
+            )
+        } else {
+            e
+        }
+    })?;
+    Ok(RenderedRelease {
+        name: r.name.clone(),
+        chart: r.chart.clone(),
+        manifest,
+        values: Tree::new(),
     })
 }
 

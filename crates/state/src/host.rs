@@ -30,6 +30,17 @@ pub trait Host: Send + Sync {
         stdin: Option<&str>,
         dir: &Path,
     ) -> Result<String, String>;
+
+    /// Writes files (name, content) with owner-only permissions into a new private
+    /// directory and returns it (for values files helm must read).
+    fn write_private(&self, _files: &[(String, String)]) -> io::Result<PathBuf> {
+        Err(io::Error::new(io::ErrorKind::Unsupported, "writing files is disabled here"))
+    }
+
+    /// Removes a directory made by [`Host::write_private`].
+    fn remove_private(&self, _dir: &Path) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The real filesystem, environment and processes; relative paths are resolved against
@@ -37,11 +48,16 @@ pub trait Host: Send + Sync {
 #[derive(Clone, Debug, Default)]
 pub struct OsHost {
     pub root: PathBuf,
+    /// The state file given as `-f -`, read from standard input.
+    pub stdin: Option<Vec<u8>>,
 }
 
 impl OsHost {
     pub fn new(root: impl Into<PathBuf>) -> OsHost {
-        OsHost { root: root.into() }
+        OsHost {
+            root: root.into(),
+            stdin: None,
+        }
     }
 
     fn at(&self, p: &Path) -> PathBuf {
@@ -55,11 +71,14 @@ impl OsHost {
 
 impl Host for OsHost {
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>> {
-        std::fs::read(self.at(path))
+        match (&self.stdin, path.as_os_str() == "-") {
+            (Some(data), true) => Ok(data.clone()),
+            _ => std::fs::read(self.at(path)),
+        }
     }
 
     fn is_file(&self, path: &Path) -> bool {
-        self.at(path).is_file()
+        (self.stdin.is_some() && path.as_os_str() == "-") || self.at(path).is_file()
     }
 
     fn is_dir(&self, path: &Path) -> bool {
@@ -124,6 +143,44 @@ impl Host for OsHost {
             ));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    fn write_private(&self, files: &[(String, String)]) -> io::Result<PathBuf> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "capstan-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        builder.create(&dir)?;
+        for (name, text) in files {
+            let mut opts = std::fs::OpenOptions::new();
+            opts.write(true).create_new(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                opts.mode(0o600);
+            }
+            let written = opts
+                .open(dir.join(name))
+                .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+            if let Err(e) = written {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(e);
+            }
+        }
+        Ok(dir)
+    }
+
+    fn remove_private(&self, dir: &Path) -> io::Result<()> {
+        std::fs::remove_dir_all(dir)
     }
 }
 

@@ -30,8 +30,13 @@ pub struct HelmFlags {
 /// A release ready for the chart renderer.
 #[derive(Clone, Debug)]
 pub struct ChartInput {
-    /// The chart directory or archive (relative to the working directory, as shown).
+    /// The chart directory or archive (relative to the working directory, as shown), or
+    /// the chart reference as written when it is not local.
     pub chart: String,
+    /// Whether `chart` is on disk (else only helm can render it).
+    pub local: bool,
+    /// The chart version constraint (`version:`), for helm.
+    pub version: String,
     pub options: TemplateOptions,
 }
 
@@ -63,11 +68,9 @@ pub fn chart_input(
     flags: &HelmFlags,
 ) -> Result<ChartInput, String> {
     let base = ps.state.base.as_str();
-    let Some(chart) = local_chart(s, base, &r.chart) else {
-        return Err(format!(
-            "release \"{}\": chart \"{}\" is not a local chart directory; fetching charts from repositories needs helm, which capstan runs only for cluster commands so far",
-            r.name, r.chart
-        ));
+    let (chart, local) = match local_chart(s, base, &r.chart) {
+        Some(path) => (path, true),
+        None => (r.chart.clone(), false),
     };
     let renderer = ps.renderer(s);
     let mut options = TemplateOptions {
@@ -160,10 +163,56 @@ pub fn chart_input(
     }
     values.set.extend(flags.set.iter().cloned());
     options.values = values;
-    Ok(ChartInput { chart, options })
+    Ok(ChartInput {
+        chart,
+        local,
+        version: r.version.clone(),
+        options,
+    })
 }
 
 /// The chart path as a filesystem path under the host's root.
 pub fn chart_path(root: &Path, chart: &str) -> PathBuf {
     join(root, chart)
+}
+
+/// The `helm template` command line helmfile runs for a release whose chart is not local,
+/// with the values files written under `values_dir` (named as in `files`).
+pub fn helm_template_args(input: &ChartInput, values_dir: &Path, files: &[(String, String)]) -> Vec<String> {
+    let o = &input.options;
+    let mut args = vec!["template".to_string(), o.release_name.clone(), input.chart.clone()];
+    if !input.version.is_empty() {
+        args.extend(["--version".into(), input.version.clone()]);
+    }
+    if !o.namespace.is_empty() {
+        args.extend(["--namespace".into(), o.namespace.clone()]);
+    }
+    for f in &o.values.files {
+        let path = match files.iter().position(|(name, _)| name == f) {
+            Some(i) => values_dir.join(format!("values-{i}.yaml")).display().to_string(),
+            None => f.clone(),
+        };
+        args.extend(["--values".into(), path]);
+    }
+    for (flag, items) in [("--set", &o.values.set), ("--set-string", &o.values.set_string), ("--set-file", &o.values.set_file)] {
+        for i in items {
+            args.extend([flag.to_string(), i.clone()]);
+        }
+    }
+    if o.include_crds {
+        args.push("--include-crds".into());
+    }
+    if o.skip_tests {
+        args.push("--skip-tests".into());
+    }
+    if !o.kube_version.is_empty() {
+        args.extend(["--kube-version".into(), o.kube_version.clone()]);
+    }
+    for a in &o.api_versions {
+        args.extend(["--api-versions".into(), a.clone()]);
+    }
+    if o.skip_schema_validation {
+        args.push("--skip-schema-validation".into());
+    }
+    args
 }
