@@ -315,3 +315,88 @@ pub fn load_run(s: &Settings, o: &RunOptions) -> Result<(Vec<PreparedState>, Vec
     }
     Ok((v.out, v.warnings))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::MemHost;
+    use std::sync::Arc;
+
+    fn settings(files: &[(&str, &str)], env: &str) -> Settings {
+        let mut h = MemHost::default();
+        for (name, text) in files {
+            h.files.insert(name.into(), text.as_bytes().to_vec());
+        }
+        Settings {
+            host: Arc::new(h),
+            root: ".".into(),
+            env: env.into(),
+            namespace: String::new(),
+            kube_context: String::new(),
+            hcl: crate::hcl_evaluator(),
+            secrets: crate::load::secrets_unsupported,
+            limits: None,
+        }
+    }
+
+    fn run(files: &[(&str, &str)], env: &str, selectors: &[&str]) -> Result<Vec<String>, RunError> {
+        let s = settings(files, env);
+        let opts = RunOptions {
+            file: String::new(),
+            selectors: selectors.iter().map(|x| x.to_string()).collect(),
+            cli: Overrides { entries: vec![], set: vec![], set_string: vec![], base: ".".into() },
+        };
+        let (states, _) = load_run(&s, &opts)?;
+        let mut out = Vec::new();
+        for ps in &states {
+            for r in ps.active().map_err(RunError::Other)? {
+                out.push(format!("{} {} {} {:?}", r.name, r.namespace, r.chart, r.labels));
+            }
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn helmfile_d_files_load_in_name_order() {
+        let got = run(
+            &[
+                ("helmfile.d/20-b.yaml", "releases:\n- name: b\n  chart: ./c\n"),
+                ("helmfile.d/10-a.yaml", "releases:\n- name: a\n  chart: ./c\n"),
+            ],
+            "default",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(got, ["a  ./c {}", "b  ./c {}"]);
+    }
+
+    #[test]
+    fn bases_templates_inherit_and_release_templating() {
+        let main = "bases:\n- base.yaml\n---\ntemplates:\n  t:\n    namespace: '{{`{{ .Release.Name }}`}}-ns'\n    labels: {tier: web}\ncommonLabels: {team: x}\nreleases:\n- name: app\n  chart: ./charts/{{ .Values.flavour }}\n  inherit: [{template: t}]\n- name: off\n  chart: ./c\n  installed: false\n- name: cond\n  chart: ./c\n  condition: extra.enabled\n";
+        let base = "environments:\n  prod:\n    values:\n    - flavour: big\n      extra: {enabled: false}\n";
+        let got = run(&[("helmfile.yaml.gotmpl", main), ("base.yaml", base)], "prod", &[]).unwrap();
+        assert_eq!(got, [r#"app app-ns ./charts/big {"team": "x", "tier": "web"}"#]);
+        let none = run(&[("helmfile.yaml.gotmpl", main), ("base.yaml", base)], "prod", &["tier=db"]);
+        assert!(matches!(none, Err(RunError::NoMatch { .. })));
+    }
+
+    #[test]
+    fn sub_helmfiles_get_their_values_and_selectors() {
+        let main = "helmfiles:\n- path: sub/*.yaml.gotmpl\n  values:\n  - who: parent\n  selectors: [name=keep]\nreleases:\n- name: top\n  chart: ./c\n";
+        let sub = "releases:\n- name: keep\n  chart: ./c\n  namespace: {{ .Values.who }}\n- name: drop\n  chart: ./c\n";
+        let got = run(&[("helmfile.yaml", main), ("sub/one.yaml.gotmpl", sub)], "default", &[]).unwrap();
+        assert_eq!(got, ["keep parent ./c {}", "top  ./c {}"]);
+    }
+
+    #[test]
+    fn unknown_environment_skips_the_file_and_says_where() {
+        let main = "environments:\n  prod: {}\n---\nreleases:\n- name: a\n  chart: ./c\n";
+        match run(&[("helmfile.yaml.gotmpl", main)], "qa", &[]) {
+            Err(RunError::NoMatch { undefined, .. }) => {
+                assert_eq!(undefined.len(), 1);
+                assert_eq!((undefined[0].file.as_str(), undefined[0].line), ("helmfile.yaml.gotmpl", 1));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

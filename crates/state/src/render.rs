@@ -204,3 +204,52 @@ impl Renderer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::MemHost;
+
+    fn renderer() -> Renderer {
+        let mut h = MemHost::default();
+        h.files.insert("conf/a.txt".into(), b"hello".to_vec());
+        h.files.insert("conf/sub/b.txt".into(), b"b".to_vec());
+        Renderer::new(Arc::new(h), PathBuf::from("conf"))
+    }
+
+    fn run(text: &str) -> Result<String, String> {
+        renderer().render(text, &Value::empty_map())
+    }
+
+    #[test]
+    fn file_functions_resolve_against_the_base() {
+        assert_eq!(run(r#"{{ readFile "a.txt" }}"#).unwrap(), "hello");
+        assert_eq!(run(r#"{{ isFile "a.txt" }} {{ isDir "sub" }} {{ isFile "sub" }}"#).unwrap(), "true true false");
+        assert_eq!(run(r#"{{ readDir "." | toJson }}"#).unwrap(), r#"["a.txt"]"#);
+        assert_eq!(run(r#"{{ listDir "." | toJson }}"#).unwrap(), r#"["a.txt","sub"]"#);
+        assert_eq!(
+            run(r#"{{ range readDirEntries "." }}{{ .Name }}:{{ .IsDir }} {{ end }}"#).unwrap(),
+            "a.txt:false sub:true "
+        );
+        let err = run(r#"{{ readFile "nope.txt" }}"#).unwrap_err();
+        assert!(err.contains("open conf/nope.txt: no such file or directory"), "{err}");
+    }
+
+    #[test]
+    fn env_and_exec_go_through_the_host() {
+        assert_eq!(run(r#"[{{ env "HOME" }}]"#).unwrap(), "[]");
+        let err = run(r#"{{ requiredEnv "HOME" }}"#).unwrap_err();
+        assert!(err.contains("required env var `HOME` is not set"), "{err}");
+        let err = run(r#"{{ exec "ls" (list "-l") }}"#).unwrap_err();
+        assert!(err.contains("running commands is disabled here"), "{err}");
+    }
+
+    #[test]
+    fn gotmpl_files_render_and_others_are_read() {
+        let r = renderer();
+        let data = Value::empty_map();
+        assert_eq!(r.render_file("conf/a.txt", "conf/a.txt", &data).unwrap(), "hello");
+        let err = r.render_file("conf/x.yaml.gotmpl", "x.yaml.gotmpl", &data).unwrap_err();
+        assert!(err.starts_with("open conf/x.yaml.gotmpl"), "{err}");
+    }
+}
