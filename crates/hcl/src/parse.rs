@@ -30,7 +30,7 @@ pub fn parse_file(src: &str, file: &str) -> PResult<Body> {
         depth: 0,
         no_newlines: vec![false],
     };
-    let body = p.body(true)?;
+    let body = p.body(None)?;
     Ok(body)
 }
 
@@ -79,7 +79,9 @@ impl Parser {
         Ok(())
     }
 
-    fn body(&mut self, top: bool) -> PResult<Body> {
+    /// A body: the file's (`open` is `None`) or a block's, opened by the brace at `open`.
+    fn body(&mut self, open: Option<&Range>) -> PResult<Body> {
+        let top = open.is_none();
         let mut body = Body {
             attributes: Vec::new(),
             blocks: Vec::new(),
@@ -97,7 +99,7 @@ impl Parser {
                     return Err(Diag::new(
                         "Unclosed configuration block",
                         "There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
-                        &t.range,
+                        open.unwrap_or(&t.range),
                     ))
                 }
                 Tok::Ident(name) => {
@@ -179,6 +181,7 @@ impl Parser {
     fn block_inner(&mut self, kind: String, kind_range: Range) -> PResult<Block> {
         let mut labels = Vec::new();
         let mut def_end = kind_range.clone();
+        let open;
         loop {
             let t = self.raw_peek().clone();
             match t.tok {
@@ -215,6 +218,7 @@ impl Parser {
                 }
                 Tok::OBrace => {
                     self.i += 1;
+                    open = t.range;
                     break;
                 }
                 _ => {
@@ -226,7 +230,7 @@ impl Parser {
                 }
             }
         }
-        let body = self.body(false)?;
+        let body = self.body(Some(&open))?;
         let close = self.raw_peek().clone();
         self.i += 1;
         let after = self.raw_peek().clone();
