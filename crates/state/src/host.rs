@@ -296,6 +296,7 @@ fn walk(host: &dyn Host, prefix: &str, segments: &[&str], found: &mut Vec<String
 #[derive(Clone, Debug, Default)]
 pub struct MemHost {
     pub files: std::collections::BTreeMap<PathBuf, Vec<u8>>,
+    pub env: std::collections::BTreeMap<String, String>,
 }
 
 impl MemHost {
@@ -343,8 +344,8 @@ impl Host for MemHost {
         Ok(out)
     }
 
-    fn env(&self, _name: &str) -> Option<String> {
-        None
+    fn env(&self, name: &str) -> Option<String> {
+        self.env.get(name).cloned()
     }
 
     fn exec(

@@ -51,6 +51,7 @@ fn args_of(v: &Value) -> Result<Vec<String>, String> {
 
 fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
     let mut m = helmfile_funcs();
+    let switches_host = host.clone();
     let (h, b) = (host.clone(), base.clone());
     reg(&mut m, "readFile", &[Ty::String], move |_, a| {
         let p = join(&b, &strval(&a[0]));
@@ -153,7 +154,43 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
                 .map(Value::from)
         },
     ));
+    insecure_switches(&mut m, switches_host.as_ref());
     m
+}
+
+/// Go's `strconv.ParseBool` true values.
+fn env_true(host: &dyn Host, name: &str) -> bool {
+    matches!(
+        host.env(name).as_deref(),
+        Some("1" | "t" | "T" | "TRUE" | "true" | "True")
+    )
+}
+
+/// `HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS` makes `exec`, `envExec`, `readFile`,
+/// `readDir` and `listDir` return nothing; `HELMFILE_DISABLE_INSECURE_FEATURES` makes
+/// `exec`, `readFile`, `readDir` and `listDir` fail.
+fn insecure_switches(m: &mut FuncMap, host: &dyn Host) {
+    if env_true(host, "HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS") {
+        for name in ["exec", "envExec", "readFile"] {
+            if let Some(f) = m.get_mut(name) {
+                f.imp = Arc::new(|_, _| Ok(Value::from("")));
+            }
+        }
+        for name in ["readDir", "listDir"] {
+            if let Some(f) = m.get_mut(name) {
+                f.imp = Arc::new(|_, _| Ok(Value::list_from(Vec::new())));
+            }
+        }
+    }
+    if env_true(host, "HELMFILE_DISABLE_INSECURE_FEATURES") {
+        for name in ["exec", "readFile", "readDir", "listDir"] {
+            if let Some(f) = m.get_mut(name) {
+                f.imp = Arc::new(|_, _| {
+                    Err("HELMFILE_DISABLE_INSECURE_FEATURES is active, insecure function calls are disabled".into())
+                });
+            }
+        }
+    }
 }
 
 impl Renderer {
@@ -242,6 +279,20 @@ mod tests {
         assert!(err.contains("required env var `HOME` is not set"), "{err}");
         let err = run(r#"{{ exec "ls" (list "-l") }}"#).unwrap_err();
         assert!(err.contains("running commands is disabled here"), "{err}");
+    }
+
+    #[test]
+    fn insecure_function_switches() {
+        let mut h = MemHost::default();
+        h.files.insert("a.txt".into(), b"secret".to_vec());
+        h.env.insert("HELMFILE_DISABLE_INSECURE_FEATURES".into(), "true".into());
+        let r = Renderer::new(Arc::new(h.clone()), PathBuf::from("."));
+        let err = r.render(r#"{{ readFile "a.txt" }}"#, &Value::empty_map()).unwrap_err();
+        assert!(err.contains("HELMFILE_DISABLE_INSECURE_FEATURES is active"), "{err}");
+        h.env.clear();
+        h.env.insert("HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS".into(), "1".into());
+        let r = Renderer::new(Arc::new(h), PathBuf::from("."));
+        assert_eq!(r.render(r#"[{{ readFile "a.txt" }}]"#, &Value::empty_map()).unwrap(), "[]");
     }
 
     #[test]
