@@ -534,47 +534,52 @@ impl Parser {
         }
     }
 
-    fn call(&mut self, name: String, name_range: Range) -> PResult<Expr> {
-        let open = self.next();
-        self.no_newlines.push(true);
-        let mut args = Vec::new();
-        let mut expand_final = false;
-        let close;
+    /// Comma-separated expressions up to `close` (already past the opening token); with
+    /// `allow_expand`, a final `...` before the close. Returns the items, the closing
+    /// token and whether the last item is expanded.
+    fn comma_list(
+        &mut self,
+        close: Tok,
+        allow_expand: bool,
+        missing: (&str, &str),
+    ) -> PResult<(Vec<Expr>, Token, bool)> {
+        let mut items = Vec::new();
         loop {
-            if matches!(self.peek().tok, Tok::CParen) {
-                close = self.next();
-                break;
+            if self.peek().tok == close {
+                return Ok((items, self.next(), false));
             }
-            args.push(self.expr()?);
+            items.push(self.expr()?);
             let t = self.next();
             match t.tok {
                 Tok::Comma => continue,
-                Tok::CParen => {
-                    close = t;
-                    break;
-                }
-                Tok::Ellipsis => {
-                    expand_final = true;
+                ref k if *k == close => return Ok((items, t, false)),
+                Tok::Ellipsis if allow_expand => {
                     let c = self.next();
-                    if !matches!(c.tok, Tok::CParen) {
+                    if c.tok != close {
                         return Err(Diag::new(
                             "Missing closing parenthesis",
                             "An expanded function argument (with ...) must be immediately followed by closing parentheses.",
                             &c.range,
                         ));
                     }
-                    close = c;
-                    break;
+                    return Ok((items, c, true));
                 }
-                _ => {
-                    return Err(Diag::new(
-                        "Missing argument separator",
-                        "A comma is required to separate each function argument from the next.",
-                        &t.range,
-                    ))
-                }
+                _ => return Err(Diag::new(missing.0, missing.1, &t.range)),
             }
         }
+    }
+
+    fn call(&mut self, name: String, name_range: Range) -> PResult<Expr> {
+        let open = self.next();
+        self.no_newlines.push(true);
+        let (args, close, expand_final) = self.comma_list(
+            Tok::CParen,
+            true,
+            (
+                "Missing argument separator",
+                "A comma is required to separate each function argument from the next.",
+            ),
+        )?;
         self.no_newlines.pop();
         let range = Range::between(&name_range, &close.range);
         Ok(Expr {
@@ -662,30 +667,11 @@ impl Parser {
                 range: Range::between(&open, &close.range),
             });
         }
-        let mut items = Vec::new();
-        let close;
-        loop {
-            if matches!(self.peek().tok, Tok::CBrack) {
-                close = self.next();
-                break;
-            }
-            items.push(self.expr()?);
-            let t = self.next();
-            match t.tok {
-                Tok::Comma => continue,
-                Tok::CBrack => {
-                    close = t;
-                    break;
-                }
-                _ => {
-                    return Err(Diag::new(
-                        "Missing item separator",
-                        "Expected a comma to mark the beginning of the next item.",
-                        &t.range,
-                    ))
-                }
-            }
-        }
+        let (items, close, _) = self.comma_list(
+            Tok::CBrack,
+            false,
+            ("Missing item separator", "Expected a comma to mark the beginning of the next item."),
+        )?;
         self.no_newlines.pop();
         Ok(Expr {
             kind: ExprKind::Tuple { items, open_range: open.clone() },
