@@ -209,13 +209,13 @@ fn settings(g: &Global, cwd: &Path) -> Result<Settings, String> {
         namespace: g.namespace.clone(),
         kube_context: g.kube_context.clone(),
         hcl: capstan_state::hcl_evaluator(),
-        secrets: capstan_state::load::secrets_unsupported,
+        secrets: capstan_state::secrets::sops_reader,
         limits: None,
     })
 }
 
-fn load(g: &Global, s: &Settings, log: &mut String) -> Result<Vec<PreparedState>, RunError> {
-    let opts = RunOptions {
+fn run_options(g: &Global) -> RunOptions {
+    RunOptions {
         file: g.file.clone(),
         selectors: g.selector.clone(),
         cli: Overrides {
@@ -228,12 +228,30 @@ fn load(g: &Global, s: &Settings, log: &mut String) -> Result<Vec<PreparedState>
             set_string: g.state_values_set_string.clone(),
             base: ".".into(),
         },
-    };
-    let (states, warnings) = load_run(s, &opts)?;
+    }
+}
+
+fn load(g: &Global, s: &Settings, log: &mut String) -> Result<Vec<PreparedState>, RunError> {
+    let (states, warnings) = load_run(s, &run_options(g))?;
     for w in warnings {
         logln!(log, "WARNING: {w}");
     }
     Ok(states)
+}
+
+/// The states even when no release matches (`print-env`, `build`, `list`); an
+/// environment no file defines is still an error.
+fn load_any(g: &Global, s: &Settings, log: &mut String, root: &Path) -> Result<Vec<PreparedState>, String> {
+    let loaded = capstan_state::app::load_states(s, &run_options(g)).map_err(|e| describe_run(&e, &g.environment, root))?;
+    for w in loaded.warnings {
+        logln!(log, "WARNING: {w}");
+    }
+    match &loaded.no_match {
+        Some(e @ RunError::NoMatch { undefined, .. }) if !undefined.is_empty() && loaded.states.is_empty() => {
+            Err(describe_run(e, &g.environment, root))
+        }
+        _ => Ok(loaded.states),
+    }
 }
 
 /// Splits helm's extra `--args` into the flags local rendering understands.
@@ -427,20 +445,11 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
             Ok(String::new())
         }
         StateCommand::Build(With { args: BuildArgs { embed_values }, .. }) => {
-            let states = load(g, &s, log)
-                .or_else(|e| match e {
-                    RunError::NoMatch { undefined, .. } if undefined.is_empty() => Ok(Vec::new()),
-                    other => Err(other),
-                })
-                .map_err(|e| describe_run(&e, &g.environment, cwd))?;
+            let states = load_any(g, &s, log, cwd)?;
             commands::build(&s, &states, embed_values)
         }
         StateCommand::List(With { args: ListArgs { output, .. }, .. }) => {
-            let states = match load(g, &s, log) {
-                Ok(st) => st,
-                Err(RunError::NoMatch { undefined, .. }) if undefined.is_empty() => Vec::new(),
-                Err(e) => return Err(describe_run(&e, &g.environment, cwd)),
-            };
+            let states = load_any(g, &s, log, cwd)?;
             let rows = commands::list_rows(&states)?;
             Ok(if output == "json" {
                 commands::list_json(&rows)
@@ -479,11 +488,7 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
             if output != "yaml" && output != "json" && !output.is_empty() {
                 return Err(format!("unsupported output format: {output} (supported: yaml, json)"));
             }
-            let states = match load(g, &s, log) {
-                Ok(st) => st,
-                Err(RunError::NoMatch { undefined, .. }) if undefined.is_empty() => Vec::new(),
-                Err(e) => return Err(describe_run(&e, &g.environment, cwd)),
-            };
+            let states = load_any(g, &s, log, cwd)?;
             commands::print_env(&s, &states, output == "json")
         }
         StateCommand::ShowDag(_) => {

@@ -296,6 +296,25 @@ impl Visit<'_> {
 
 /// Loads every state file of a run, sub-helmfiles first, in helmfile's order.
 pub fn load_run(s: &Settings, o: &RunOptions) -> Result<(Vec<PreparedState>, Vec<String>), RunError> {
+    let loaded = load_states(s, o)?;
+    match loaded.no_match {
+        Some(e) => Err(e),
+        None => Ok((loaded.states, loaded.warnings)),
+    }
+}
+
+/// Every state file of a run, whether or not any release matched.
+pub struct Loaded {
+    pub states: Vec<PreparedState>,
+    pub warnings: Vec<String>,
+    /// helmfile's "no releases found" when nothing matched (commands such as
+    /// `print-env` and `build` go on without releases).
+    pub no_match: Option<RunError>,
+}
+
+/// Loads every state file of a run, sub-helmfiles first, in helmfile's order, without
+/// failing when no release matches.
+pub fn load_states(s: &Settings, o: &RunOptions) -> Result<Loaded, RunError> {
     let mut v = Visit {
         s,
         out: Vec::new(),
@@ -306,14 +325,16 @@ pub fn load_run(s: &Settings, o: &RunOptions) -> Result<(Vec<PreparedState>, Vec
     for f in find_state_files(s, &o.file)? {
         v.state(&f, &o.cli, &o.selectors)?;
     }
-    if !v.matched {
-        return Err(RunError::NoMatch {
-            selectors: o.selectors.join(","),
-            env: s.env.clone(),
-            undefined: v.undefined,
-        });
-    }
-    Ok((v.out, v.warnings))
+    let no_match = (!v.matched).then(|| RunError::NoMatch {
+        selectors: o.selectors.join(","),
+        env: s.env.clone(),
+        undefined: v.undefined,
+    });
+    Ok(Loaded {
+        states: v.out,
+        warnings: v.warnings,
+        no_match,
+    })
 }
 
 #[cfg(test)]

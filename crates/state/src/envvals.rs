@@ -73,6 +73,8 @@ pub struct ValuesLoader<'a> {
     pub hcl: HclEvaluator,
     /// Warnings (a missing file under `missingFileHandler: Warn`).
     pub warnings: Vec<String>,
+    /// Decrypted secrets files (`.hcl` secrets join the HCL pass by name).
+    pub decrypted: std::collections::BTreeMap<String, String>,
 }
 
 /// `filepath.Join(base, p)` as text.
@@ -139,7 +141,10 @@ impl ValuesLoader<'_> {
                 Value::String(path) => {
                     for f in self.resolve("environment values", path)? {
                         if f.ends_with(".hcl") {
-                            let text = self.renderer.read(&f)?;
+                            let text = match self.decrypted.get(&f) {
+                                Some(t) => t.clone(),
+                                None => self.renderer.read(&f)?,
+                            };
                             hcl_files.push((f, text));
                             continue;
                         }

@@ -13,6 +13,7 @@ pub mod merge;
 pub mod release;
 pub mod release_values;
 pub mod render;
+pub mod secrets;
 pub mod select;
 pub mod spec;
 

@@ -287,6 +287,7 @@ impl Overrides {
             strategy: MergeStrategy::Override,
             hcl: s.hcl,
             warnings: Vec::new(),
+            decrypted: Default::default(),
         };
         let values = loader.load(&self.entries)?;
         Ok(Some(Environment {
@@ -409,6 +410,7 @@ pub fn load_env_values(
             strategy,
             hcl: s.hcl,
             warnings: Vec::new(),
+            decrypted: Default::default(),
         };
         let mut secret_values = Tree::new();
         let mut entries: Vec<Value> = Vec::new();
@@ -417,6 +419,7 @@ pub fn load_env_values(
             for f in loader.resolve("environment values", &path)? {
                 let text = (s.secrets)(&renderer, &f)?;
                 if f.ends_with(".hcl") {
+                    loader.decrypted.insert(f.clone(), text);
                     entries.push(Value::from(f));
                     continue;
                 }
@@ -462,6 +465,7 @@ pub fn load_env_values(
         strategy: MergeStrategy::Override,
         hcl: s.hcl,
         warnings: Vec::new(),
+        decrypted: Default::default(),
     };
     let defaults = loader.load(&list_of(doc, "values"))?;
     merge_override(&mut env.defaults, &defaults);

@@ -107,6 +107,7 @@ pub fn chart_input(
         strategy: Default::default(),
         hcl: s.hcl,
         warnings: Vec::new(),
+        decrypted: Default::default(),
     };
     let data = release_template_data(&ps.state.env, &ps.state.values, &r.raw, &ps.overrides);
     let mut values = UserValues::default();

@@ -22,7 +22,8 @@ mod spans;
 mod traps;
 mod walk;
 
-pub use compose::Generation;
+pub use compose::{compose_first, Document, Generation, Node, NodeKind};
+pub use resolve::{resolve, Scalar};
 pub use encode::{encode_helm, encode_helmfile};
 pub use error::{CastError, YamlError};
 pub use helm::{decode_helm, decode_helm_direct, decode_helm_value, split_documents};

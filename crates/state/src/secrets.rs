@@ -1,0 +1,42 @@
+//! Secrets files for environments, releases and `ref+sops://`: decrypted natively
+//! (`capstan-secrets`, age keys from `SOPS_AGE_KEY`, `SOPS_AGE_KEY_FILE` or the default
+//! keys file), or by the `sops` binary for the key types capstan does not handle
+//! natively. The plaintext stays in memory; a failure is an error, never empty values.
+
+use crate::host::{go_io_reason, Host};
+use crate::render::Renderer;
+use capstan_secrets::{decrypt, identities_from_env, SopsError};
+use std::path::Path;
+
+/// Decrypts the sops file at `path` (relative to the host's working directory).
+pub fn decrypt_file(host: &dyn Host, path: &str) -> Result<String, String> {
+    let data = host
+        .read_file(Path::new(path))
+        .map_err(|e| format!("open {path}: {}", go_io_reason(&e)))?;
+    let env = |k: &str| host.env(k);
+    let read = |f: &str| {
+        host.read_file(Path::new(f))
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    match decrypt(path, &data, &identities_from_env(&env, &read)) {
+        Ok(d) => Ok(d.text()),
+        Err(SopsError::NoKey(msg)) => {
+            let args = vec!["--decrypt".to_string(), path.to_string()];
+            match host.exec("sops", &args, &[], None, Path::new(".")) {
+                Ok(out) => Ok(out),
+                Err(e) if e.starts_with("exec: \"sops\"") => Err(format!(
+                    "{msg}; the sops binary, which capstan uses for key types it does not decrypt natively, is not installed"
+                )),
+                Err(e) => Err(format!("{msg}; sops --decrypt failed too: {e}")),
+            }
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The secrets reader the CLI uses: helmfile's error wrapping around [`decrypt_file`].
+pub fn sops_reader(r: &Renderer, path: &str) -> Result<String, String> {
+    decrypt_file(r.host.as_ref(), path)
+        .map_err(|e| format!("failed to decrypt secrets file \"{path}\": {e}"))
+}
