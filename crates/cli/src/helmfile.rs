@@ -152,6 +152,17 @@ pub enum StateCommand {
     PrintEnv(With<PrintEnvArgs>),
     /// Print the `needs:` graph in groups, as `helmfile show-dag`.
     ShowDag(With<NoArgs>),
+    /// The cache of remote files (`git::`, `http(s)://`, `s3://`), as `helmfile cache`.
+    #[command(subcommand)]
+    Cache(CacheCommand),
+}
+
+#[derive(Subcommand, Clone, Debug)]
+pub enum CacheCommand {
+    /// Print the cache directory and what it holds.
+    Info,
+    /// Remove the cache directory.
+    Cleanup,
 }
 
 impl StateCommand {
@@ -163,6 +174,10 @@ impl StateCommand {
             StateCommand::WriteValues(w) => &w.global,
             StateCommand::PrintEnv(w) => &w.global,
             StateCommand::ShowDag(w) => &w.global,
+            StateCommand::Cache(_) => {
+                static NONE: std::sync::OnceLock<Global> = std::sync::OnceLock::new();
+                NONE.get_or_init(Global::default)
+            }
         }
     }
 }
@@ -490,6 +505,32 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
             }
             let states = load_any(g, &s, log, cwd)?;
             commands::print_env(&s, &states, output == "json")
+        }
+        StateCommand::Cache(c) => {
+            let dir = capstan_fetch::cache_dir(&|k| std::env::var(k).ok());
+            match c {
+                CacheCommand::Info => {
+                    let mut out = format!("Cache directory: {}\n", dir.display());
+                    let mut names: Vec<String> = std::fs::read_dir(&dir)
+                        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+                        .unwrap_or_default();
+                    names.sort();
+                    if names.is_empty() {
+                        out.push_str("The cache is empty.\n");
+                    }
+                    for n in names {
+                        out.push_str(&format!("  {n}\n"));
+                    }
+                    Ok(out)
+                }
+                CacheCommand::Cleanup => match std::fs::remove_dir_all(&dir) {
+                    Ok(()) => Ok(format!("Removed the cache directory {}\n", dir.display())),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        Ok(format!("The cache directory {} does not exist\n", dir.display()))
+                    }
+                    Err(e) => Err(format!("removing {}: {e}", dir.display())),
+                },
+            }
         }
         StateCommand::ShowDag(_) => {
             let states = match load(g, &s, log) {

