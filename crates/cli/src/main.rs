@@ -10,6 +10,12 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Ctrl-C: remove the private directories holding values for helm, then stop as a
+    // shell expects (exit code 130).
+    let _ = ctrlc::set_handler(|| {
+        capstan_state::host::remove_private_dirs();
+        std::process::exit(130);
+    });
     let out = capstan_cli::run(std::env::args_os(), std::path::Path::new("."));
     let _ = std::io::stderr().write_all(out.stderr.as_bytes());
     let _ = std::io::stdout().write_all(out.stdout.as_bytes());

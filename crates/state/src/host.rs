@@ -52,6 +52,19 @@ pub trait Host: Send + Sync {
     }
 }
 
+/// Private directories holding decrypted or rendered values for helm, still to be
+/// removed (also on Ctrl-C: see [`remove_private_dirs`]).
+static PRIVATE_DIRS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Removes every private directory still on disk (for a Ctrl-C handler).
+pub fn remove_private_dirs() {
+    if let Ok(mut dirs) = PRIVATE_DIRS.lock() {
+        for d in dirs.drain(..) {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
 /// The real filesystem, environment and processes; relative paths are resolved against
 /// `root` (the working directory helmfile would run in).
 #[derive(Clone, Debug, Default)]
@@ -169,6 +182,9 @@ impl Host for OsHost {
             builder.mode(0o700);
         }
         builder.create(&dir)?;
+        if let Ok(mut dirs) = PRIVATE_DIRS.lock() {
+            dirs.push(dir.clone());
+        }
         for (name, text) in files {
             let mut opts = std::fs::OpenOptions::new();
             opts.write(true).create_new(true);
@@ -181,7 +197,7 @@ impl Host for OsHost {
                 .open(dir.join(name))
                 .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
             if let Err(e) = written {
-                let _ = std::fs::remove_dir_all(&dir);
+                let _ = self.remove_private(&dir);
                 return Err(e);
             }
         }
@@ -189,6 +205,9 @@ impl Host for OsHost {
     }
 
     fn remove_private(&self, dir: &Path) -> io::Result<()> {
+        if let Ok(mut dirs) = PRIVATE_DIRS.lock() {
+            dirs.retain(|d| d != dir);
+        }
         std::fs::remove_dir_all(dir)
     }
 

@@ -154,8 +154,122 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
                 .map(Value::from)
         },
     ));
+    let h = switches_host.clone();
+    reg(&mut m, "fetchSecretValue", &[Ty::String], move |_, a| {
+        let s = strval(&a[0]);
+        if s.starts_with("ref+") {
+            resolve_ref(h.as_ref(), &s).map(Value::from)
+        } else {
+            Ok(Value::from(s))
+        }
+    });
+    let h = switches_host.clone();
+    reg(&mut m, "expandSecretRefs", &[Ty::Map], move |_, a| expand_refs(h.as_ref(), &a[0]));
     insecure_switches(&mut m, switches_host.as_ref());
     m
+}
+
+/// A value at a `#/a/b` fragment of a decoded document.
+fn at_fragment(doc: &Value, fragment: &str, r: &str) -> Result<String, String> {
+    let mut cur = doc.clone();
+    for key in fragment.trim_start_matches('/').split('/').filter(|k| !k.is_empty()) {
+        cur = match &cur {
+            Value::Map(m) => m.get(key),
+            Value::List(l) => key.parse::<usize>().ok().and_then(|i| l.items.get(i).cloned()),
+            _ => None,
+        }
+        .ok_or_else(|| format!("expand {r}: no value at {fragment}"))?;
+    }
+    match cur {
+        Value::String(s) => Ok(s.to_string()),
+        Value::Map(_) | Value::List(_) => capstan_yaml::encode_helmfile(&cur).map_err(|e| e.to_string()),
+        other => Ok(crate::scalar_text(&other)),
+    }
+}
+
+/// vals' `ref+sops://FILE#/path`, `ref+file://FILE#/path` and `ref+envsubst://TEXT`.
+fn resolve_ref(host: &dyn Host, r: &str) -> Result<String, String> {
+    let Some((backend, rest)) = r.strip_prefix("ref+").and_then(|x| x.split_once("://")) else {
+        return Err(format!("expand {r}: not a ref+ expression"));
+    };
+    let (target, fragment) = match rest.split_once('#') {
+        Some((t, f)) => (t, Some(f)),
+        None => (rest, None),
+    };
+    let extract = |text: String| -> Result<String, String> {
+        match fragment {
+            None => Ok(text),
+            Some(f) => {
+                let doc = capstan_yaml::decode_helmfile_value(&text).map_err(|e| format!("expand {r}: {e}"))?;
+                at_fragment(&doc, f, r)
+            }
+        }
+    };
+    match backend {
+        "sops" => {
+            let text = crate::secrets::decrypt_file(host, target).map_err(|e| format!("expand {r}: {e}"))?;
+            extract(text)
+        }
+        "file" => {
+            let bytes = host
+                .read_file(Path::new(target))
+                .map_err(|e| format!("expand {r}: open {target}: {}", go_io_reason(&e)))?;
+            extract(String::from_utf8_lossy(&bytes).into_owned())
+        }
+        "envsubst" => Ok(envsubst(host, rest)),
+        other => Err(format!(
+            "expand {r}: the {other} backend is not supported by capstan (supported: sops, file, envsubst)"
+        )),
+    }
+}
+
+/// `$VAR` and `${VAR}` replaced by the environment.
+fn envsubst(host: &dyn Host, s: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '$' {
+            let (name, next) = if chars.get(i + 1) == Some(&'{') {
+                let end = chars[i + 2..].iter().position(|c| *c == '}').map(|p| p + i + 2);
+                match end {
+                    Some(e) => (chars[i + 2..e].iter().collect::<String>(), e + 1),
+                    None => (String::new(), i + 1),
+                }
+            } else {
+                let n: String = chars[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
+                    .collect();
+                let len = n.chars().count();
+                (n, i + 1 + len)
+            };
+            if !name.is_empty() {
+                out.push_str(&host.env(&name).unwrap_or_default());
+                i = next;
+                continue;
+            }
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+/// `expandSecretRefs`: every `ref+…` string in a map resolved.
+fn expand_refs(host: &dyn Host, v: &Value) -> Result<Value, String> {
+    Ok(match v {
+        Value::String(s) if s.starts_with("ref+") => Value::from(resolve_ref(host, s)?),
+        Value::Map(m) => {
+            let mut out = std::collections::BTreeMap::new();
+            for (k, x) in m.snapshot() {
+                out.insert(k, expand_refs(host, &x)?);
+            }
+            Value::map_from(out)
+        }
+        Value::List(l) => Value::list_from(l.items.iter().map(|x| expand_refs(host, x)).collect::<Result<_, _>>()?),
+        other => other.clone(),
+    })
 }
 
 /// Go's `strconv.ParseBool` true values.
@@ -279,6 +393,23 @@ mod tests {
         assert!(err.contains("required env var `HOME` is not set"), "{err}");
         let err = run(r#"{{ exec "ls" (list "-l") }}"#).unwrap_err();
         assert!(err.contains("running commands is disabled here"), "{err}");
+    }
+
+    #[test]
+    fn secret_refs() {
+        let mut h = MemHost::default();
+        h.files.insert("conf/s.yaml".into(), b"db:\n  password: pw\n".to_vec());
+        h.env.insert("USER_NAME".into(), "bob".into());
+        let r = Renderer::new(Arc::new(h), PathBuf::from("conf"));
+        let v = Value::empty_map();
+        assert_eq!(r.render(r#"{{ fetchSecretValue "ref+file://conf/s.yaml#/db/password" }}"#, &v).unwrap(), "pw");
+        assert_eq!(r.render(r#"{{ fetchSecretValue "plain" }}"#, &v).unwrap(), "plain");
+        assert_eq!(
+            r.render(r#"{{ (expandSecretRefs (dict "u" "ref+envsubst://${USER_NAME}-x" "n" 1)).u }}"#, &v).unwrap(),
+            "bob-x"
+        );
+        let err = r.render(r#"{{ fetchSecretValue "ref+vault://a#/b" }}"#, &v).unwrap_err();
+        assert!(err.contains("the vault backend is not supported"), "{err}");
     }
 
     #[test]
