@@ -267,6 +267,29 @@ fn tag_before_comma(text: &str) -> Option<usize> {
     None
 }
 
+thread_local! {
+    /// Set while a parser panic is being caught, so the panic hook stays quiet.
+    static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a libyaml-safer panic (a few malformed inputs reach its
+/// unfinished branches) into an `Err` without the panic message on stderr.
+fn quiet_catch<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !CATCHING.with(|c| c.get()) {
+                previous(info);
+            }
+        }));
+    });
+    CATCHING.with(|c| c.set(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(false));
+    r
+}
+
 fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlError> {
     if let Some(line) = tag_before_comma(input) {
         return Err(YamlError::new(format!(
@@ -276,11 +299,10 @@ fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlEr
     let mut bytes = input.as_bytes();
     let mut parser = Parser::new();
     parser.set_input_string(&mut bytes);
-    let mut next =
-        || match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse())) {
-            Ok(r) => r.map_err(|e| lib_error(&e, gen)),
-            Err(_) => Err(YamlError::new("yaml: the YAML parser failed on this input")),
-        };
+    let mut next = || match quiet_catch(|| parser.parse()) {
+        Ok(r) => r.map_err(|e| lib_error(&e, gen)),
+        Err(_) => Err(YamlError::new("yaml: the YAML parser failed on this input")),
+    };
 
     // Stream start, then a document start or the stream end.
     loop {
