@@ -175,3 +175,33 @@ fn print_env_merges_secrets_over_values() {
     assert!(denied.stdout.is_empty());
     insta::assert_snapshot!(stdout);
 }
+
+/// A release's `secrets:` are decrypted in memory and reach the chart as values.
+#[test]
+fn release_secrets_reach_the_chart() {
+    let dir = tempdir("release");
+    let key = keygen(&dir, "key.txt");
+    encrypt(&dir, "release-secrets.yaml", "x: from-a-secret\n", &key, &[]);
+    std::fs::create_dir_all(dir.join("chart/templates")).expect("chart");
+    std::fs::write(dir.join("chart/Chart.yaml"), "apiVersion: v2\nname: c\nversion: 0.1.0\n").expect("chart");
+    std::fs::write(
+        dir.join("chart/templates/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  x: {{ .Values.x | quote }}\n",
+    )
+    .expect("template");
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        "releases:\n  - name: app\n    chart: ./chart\n    values:\n      - x: from-values\n    secrets:\n      - release-secrets.yaml\n",
+    )
+    .expect("helmfile");
+    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["template", "-q"])
+        .current_dir(&dir)
+        .env("SOPS_AGE_KEY_FILE", &key.file)
+        .output()
+        .expect("run capstan");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("x: \"from-a-secret\""), "{stdout}");
+}
