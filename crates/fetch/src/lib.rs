@@ -104,30 +104,14 @@ pub fn parse(src: &str) -> Option<Source> {
             Some((d, f)) if !f.contains('@') => (d.to_string(), f.to_string()),
             _ => dir_and_file(&path),
         };
-        return Some(Source {
-            getter: getter.to_string(),
-            scheme,
-            user,
-            host,
-            dir,
-            file,
-            query,
-        });
+        return Some(Source { getter: getter.to_string(), scheme, user, host, dir, file, query });
     }
     let (scheme, user, host, path, query) = split_url(src)?;
     if !matches!(scheme.as_str(), "s3" | "http" | "https") {
         return None;
     }
     let (dir, file) = dir_and_file(&path);
-    Some(Source {
-        getter: "normal".into(),
-        scheme,
-        user,
-        host,
-        dir,
-        file,
-        query,
-    })
+    Some(Source { getter: "normal".into(), scheme, user, host, dir, file, query })
 }
 
 /// Whether a values entry names a remote file.

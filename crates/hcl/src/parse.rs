@@ -633,6 +633,46 @@ impl Parser {
         Ok((key, value, coll))
     }
 
+    /// `[for … : V if C]` or `{for … : K => V... if C}` after the opening bracket.
+    fn for_expr(&mut self, open: Range, object: bool) -> PResult<Expr> {
+        let (key_var, value_var, collection) = self.for_intro()?;
+        let key = if object {
+            let k = self.expr()?;
+            let arrow = self.next();
+            if !matches!(arrow.tok, Tok::FatArrow) {
+                return Err(Diag::new("Invalid 'for' expression", "For expression requires a '=>' after the key expression.", &arrow.range));
+            }
+            Some(Box::new(k))
+        } else {
+            None
+        };
+        let value = self.expr()?;
+        let group = object && matches!(self.peek().tok, Tok::Ellipsis);
+        if group {
+            self.next();
+        }
+        let cond = self.for_cond()?;
+        let close = self.next();
+        self.no_newlines.pop();
+        let want = if object { Tok::CBrace } else { Tok::CBrack };
+        if close.tok != want {
+            return Err(Diag::new("Invalid 'for' expression", "Extra characters after the end of the 'for' expression.", &close.range));
+        }
+        Ok(Expr {
+            kind: ExprKind::For {
+                key_var,
+                value_var,
+                collection: Box::new(collection),
+                key,
+                value: Box::new(value),
+                cond,
+                group,
+                open_range: open.clone(),
+            },
+            range: Range::between(&open, &close.range),
+        })
+    }
+
     fn for_cond(&mut self) -> PResult<Option<Box<Expr>>> {
         if self.peek().tok == Tok::Ident("if".into()) {
             self.next();
@@ -645,27 +685,7 @@ impl Parser {
         self.next();
         self.no_newlines.push(true);
         if self.peek().tok == Tok::Ident("for".into()) {
-            let (key_var, value_var, collection) = self.for_intro()?;
-            let value = self.expr()?;
-            let cond = self.for_cond()?;
-            let close = self.next();
-            self.no_newlines.pop();
-            if !matches!(close.tok, Tok::CBrack) {
-                return Err(Diag::new("Invalid 'for' expression", "Extra characters after the end of the 'for' expression.", &close.range));
-            }
-            return Ok(Expr {
-                kind: ExprKind::For {
-                    key_var,
-                    value_var,
-                    collection: Box::new(collection),
-                    key: None,
-                    value: Box::new(value),
-                    cond,
-                    group: false,
-                    open_range: open.clone(),
-                },
-                range: Range::between(&open, &close.range),
-            });
+            return self.for_expr(open, false);
         }
         let (items, close, _) = self.comma_list(
             Tok::CBrack,
@@ -683,36 +703,7 @@ impl Parser {
         self.next();
         self.no_newlines.push(true);
         if self.peek().tok == Tok::Ident("for".into()) {
-            let (key_var, value_var, collection) = self.for_intro()?;
-            let key = self.expr()?;
-            let arrow = self.next();
-            if !matches!(arrow.tok, Tok::FatArrow) {
-                return Err(Diag::new("Invalid 'for' expression", "For expression requires a '=>' after the key expression.", &arrow.range));
-            }
-            let value = self.expr()?;
-            let group = matches!(self.peek().tok, Tok::Ellipsis);
-            if group {
-                self.next();
-            }
-            let cond = self.for_cond()?;
-            let close = self.next();
-            self.no_newlines.pop();
-            if !matches!(close.tok, Tok::CBrace) {
-                return Err(Diag::new("Invalid 'for' expression", "Extra characters after the end of the 'for' expression.", &close.range));
-            }
-            return Ok(Expr {
-                kind: ExprKind::For {
-                    key_var,
-                    value_var,
-                    collection: Box::new(collection),
-                    key: Some(Box::new(key)),
-                    value: Box::new(value),
-                    cond,
-                    group,
-                    open_range: open.clone(),
-                },
-                range: Range::between(&open, &close.range),
-            });
+            return self.for_expr(open, true);
         }
         // Objects separate items with newlines: newlines count again inside.
         self.no_newlines.push(false);
