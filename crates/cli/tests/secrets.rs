@@ -205,3 +205,57 @@ fn release_secrets_reach_the_chart() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("x: \"from-a-secret\""), "{stdout}");
 }
+
+/// A PGP-encrypted file goes through the `sops` binary; without it, the error names the
+/// key type.
+#[test]
+fn other_key_types_go_through_the_sops_binary() {
+    need("gpg");
+    need("sops");
+    let dir = tempdir("pgp");
+    let home = dir.join("gnupg");
+    std::fs::create_dir_all(&home).expect("gnupg home");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    }
+    let gen = Command::new("gpg")
+        .args(["--batch", "--passphrase", "", "--quick-gen-key", "capstan test <t@example.com>", "default", "default", "never"])
+        .env("GNUPGHOME", &home)
+        .output()
+        .expect("gpg");
+    assert!(gen.status.success(), "{}", String::from_utf8_lossy(&gen.stderr));
+    let list = Command::new("gpg").args(["--list-keys", "--with-colons"]).env("GNUPGHOME", &home).output().expect("gpg");
+    let listing = String::from_utf8_lossy(&list.stdout).into_owned();
+    let fpr = listing
+        .lines()
+        .find_map(|l| l.strip_prefix("fpr:").map(|r| r.trim_matches(':').to_string()))
+        .expect("a fingerprint");
+    std::fs::write(dir.join("plain.yaml"), "a: pgp-secret\n").expect("write");
+    let enc = Command::new("sops")
+        .args(["--encrypt", "--pgp", &fpr])
+        .arg(dir.join("plain.yaml"))
+        .env("GNUPGHOME", &home)
+        .output()
+        .expect("sops");
+    assert!(enc.status.success(), "{}", String::from_utf8_lossy(&enc.stderr));
+    std::fs::write(dir.join("secrets.yaml"), &enc.stdout).expect("write");
+    std::fs::write(dir.join("helmfile.yaml"), "environments:\n  default:\n    secrets:\n      - secrets.yaml\n---\nreleases: []\n").expect("write");
+    let run = |path: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
+        c.arg("print-env").current_dir(&dir).env("GNUPGHOME", &home);
+        if let Some(p) = path {
+            c.env("PATH", p);
+        }
+        c.output().expect("capstan")
+    };
+    let with = run(None);
+    let without = run(Some("/nonexistent"));
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(with.status.success(), "{}", String::from_utf8_lossy(&with.stderr));
+    assert!(String::from_utf8_lossy(&with.stdout).contains("a: pgp-secret"));
+    assert!(!without.status.success());
+    let err = String::from_utf8_lossy(&without.stderr);
+    assert!(err.contains("any of the file's keys: pgp; the sops binary") && err.contains("is not installed"), "{err}");
+}
