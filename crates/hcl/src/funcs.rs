@@ -45,6 +45,18 @@ fn set(t: Type) -> Type {
 
 type Impl = fn(&[Value]) -> FResult;
 
+/// Every function name, sorted (for "Did you mean" suggestions).
+const FUNCTION_NAMES: &[&str] = &[
+    "abs", "can", "ceil", "chomp", "chunklist", "cidrhost", "cidrnetmask", "cidrsubnet", "cidrsubnets",
+    "coalesce", "coalescelist", "compact", "concat", "contains", "csvdecode", "distinct", "element",
+    "flatten", "floor", "format", "formatdate", "formatlist", "indent", "int", "join", "jsondecode",
+    "jsonencode", "keys", "length", "log", "lookup", "lower", "max", "merge", "min", "parseint", "pow",
+    "range", "regex", "regexall", "reverselist", "setintersection", "setproduct", "setsubtract",
+    "setunion", "signum", "slice", "sort", "split", "strlen", "strrev", "substr", "timeadd", "title",
+    "trim", "trimprefix", "trimspace", "trimsuffix", "try", "upper", "values", "yamldecode",
+    "yamlencode", "zipmap",
+];
+
 struct Sig {
     params: Vec<Param>,
     var: Option<Param>,
@@ -356,9 +368,14 @@ pub fn call_function(e: &Expr, ctx: &Ctx) -> Result<Value, FuncError> {
         return try_can(name, args, ctx, &call_range).map_err(FuncError::Diag);
     }
     let Some(sg) = sig(name) else {
+        let suggestion = FUNCTION_NAMES
+            .iter()
+            .find(|f| crate::loader::distance(f, name) < 3)
+            .map(|f| format!(" Did you mean {f:?}?"))
+            .unwrap_or_default();
         return Err(FuncError::Diag(Diag::new(
             "Call to unknown function",
-            format!("There is no function named {name:?}."),
+            format!("There is no function named {name:?}.{suggestion}"),
             name_range,
         )));
     };
@@ -1296,3 +1313,27 @@ fn cidrsubnets(a: &[Value]) -> FResult {
     Ok(Value::List(Type::String, out))
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_function_exists() {
+        for name in FUNCTION_NAMES {
+            assert!(sig(name).is_some() || matches!(*name, "try" | "can"), "{name}");
+        }
+        let mut sorted = FUNCTION_NAMES.to_vec();
+        sorted.sort();
+        assert_eq!(sorted, FUNCTION_NAMES);
+    }
+
+    #[test]
+    fn cty_format_verbs() {
+        let n = |s: &str| Value::Number(Number::parse(s, LITERAL_PREC).unwrap());
+        assert_eq!(format("%5.1f|%-4d|%03d", &[n("3.14159"), n("7"), n("5")]).unwrap(), "  3.1|7   |005");
+        assert_eq!(format("%s and %v", &[Value::string("a"), Value::Bool(true)]).unwrap(), "a and true");
+        assert!(format("%d", &[n("1.5")]).unwrap_err().contains("an integer is required"));
+        assert!(format("%s", &[]).unwrap_err().contains("not enough arguments"));
+    }
+}

@@ -24,7 +24,7 @@ struct Def {
 }
 
 /// Levenshtein distance, for "Did you mean" suggestions.
-fn distance(a: &str, b: &str) -> usize {
+pub(crate) fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
