@@ -193,11 +193,13 @@ fn sig(name: &str) -> Option<Sig> {
             };
             Ok(m.get(&st(&a[1])).cloned().unwrap_or_else(|| a[2].clone()))
         }),
-        "lower" => s(vec![p("str", String)], None, |a| Ok(Value::string(st(&a[0]).to_lowercase()))),
-        "upper" => s(vec![p("str", String)], None, |a| Ok(Value::string(st(&a[0]).to_uppercase()))),
+        "lower" => s(vec![p("str", String)], None, |a| Ok(Value::string(go_case(&st(&a[0]), false)))),
+        "upper" => s(vec![p("str", String)], None, |a| Ok(Value::string(go_case(&st(&a[0]), true)))),
         "title" => s(vec![p("str", String)], None, |a| Ok(Value::string(title(&st(&a[0]))))),
-        "strrev" => s(vec![p("str", String)], None, |a| Ok(Value::string(st(&a[0]).chars().rev().collect::<std::string::String>()))),
-        "strlen" => s(vec![p("str", String)], None, |a| Ok(Value::int(st(&a[0]).chars().count() as i64))),
+        "strrev" => s(vec![p("str", String)], None, |a| {
+            Ok(Value::string(graphemes(&st(&a[0])).into_iter().rev().collect::<std::string::String>()))
+        }),
+        "strlen" => s(vec![p("str", String)], None, |a| Ok(Value::int(graphemes(&st(&a[0])).len() as i64))),
         "trimspace" => s(vec![p("str", String)], None, |a| Ok(Value::string(st(&a[0]).trim().to_string()))),
         "trim" => s(vec![p("str", String), p("cutset", String)], None, |a| {
             let cut: Vec<char> = st(&a[1]).chars().collect();
@@ -561,6 +563,24 @@ fn flatten(v: &Value, out: &mut Vec<Value>) {
     }
 }
 
+/// Go's `strings.ToUpper`/`ToLower`: one rune for one rune (simple case mapping), so
+/// `ß` stays `ß` where Rust's full mapping would give `SS`.
+fn go_case(s: &str, upper: bool) -> String {
+    s.chars()
+        .map(|c| {
+            if !upper && c == '\u{130}' {
+                return 'i';
+            }
+            let mut m: Vec<char> = if upper { c.to_uppercase().collect() } else { c.to_lowercase().collect() };
+            if m.len() == 1 {
+                m.remove(0)
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 fn title(s: &str) -> String {
     let mut out = String::new();
     let mut prev_letter = false;
@@ -744,7 +764,7 @@ fn slice(a: &[Value]) -> FResult {
 }
 
 fn substr(a: &[Value]) -> FResult {
-    let chars: Vec<char> = st(&a[0]).chars().collect();
+    let chars: Vec<String> = graphemes(&st(&a[0]));
     let n = chars.len() as i64;
     let mut off = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "a whole number is required".into()))?;
     let len = int_of(&a[2]).ok_or_else(|| Fail::Arg(2, "a whole number is required".into()))?;
@@ -761,7 +781,33 @@ fn substr(a: &[Value]) -> FResult {
     if end <= off {
         return Ok(Value::string(""));
     }
-    Ok(Value::string(chars[off as usize..end as usize].iter().collect::<String>()))
+    Ok(Value::string(chars[off as usize..end as usize].concat()))
+}
+
+/// Whether `c` continues the grapheme cluster before it: combining marks, variation
+/// selectors, emoji modifiers, zero-width joiners.
+fn extends(c: char) -> bool {
+    matches!(c as u32,
+        0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F
+        | 0xFE00..=0xFE0F | 0x1F3FB..=0x1F3FF | 0x200D | 0xE0020..=0xE007F)
+}
+
+/// User-perceived characters (cty counts grapheme clusters): a character with the marks
+/// and joined characters that follow it; `\r\n` is one.
+fn graphemes(s: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut join_next = false;
+    for c in s.chars() {
+        let attach = join_next
+            || extends(c)
+            || (c == '\n' && out.last().is_some_and(|l| l == "\r"));
+        match out.last_mut() {
+            Some(last) if attach => last.push(c),
+            _ => out.push(c.to_string()),
+        }
+        join_next = c == '\u{200D}';
+    }
+    out
 }
 
 fn zipmap(a: &[Value]) -> FResult {
@@ -1326,6 +1372,14 @@ mod tests {
         let mut sorted = FUNCTION_NAMES.to_vec();
         sorted.sort();
         assert_eq!(sorted, FUNCTION_NAMES);
+    }
+
+    #[test]
+    fn grapheme_clusters_count_as_one() {
+        assert_eq!(graphemes("he\u{301}llo").len(), 5);
+        assert_eq!(graphemes("a\r\nb").len(), 3);
+        assert_eq!(graphemes("👩\u{200D}💻x").len(), 2);
+        assert_eq!(go_case("straße", true), "STRAßE");
     }
 
     #[test]
