@@ -7,6 +7,7 @@ pub mod capabilities;
 pub mod dependencies;
 pub mod explain;
 pub mod files;
+pub mod fs;
 pub mod funcs;
 pub mod glob;
 pub mod load;

@@ -6,6 +6,7 @@
 use crate::glob::glob_match;
 use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
+use crate::fs::ChartFs;
 use std::path::Path;
 
 type Map = BTreeMap<Str, Value>;
@@ -112,22 +113,28 @@ impl LoadError {
     }
 }
 
-/// Loads a chart directory or a packaged chart (`.tgz`).
+/// Loads a chart directory or a packaged chart (`.tgz`) from the disk.
 pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
-    if !dir.exists() {
+    load_dir_in(&crate::fs::OsFs, dir)
+}
+
+/// Loads a chart directory or a packaged chart (`.tgz`) through `fs`.
+pub fn load_dir_in(fs: &dyn ChartFs, dir: &Path) -> Result<Chart, LoadError> {
+    if fs.is_file(dir) {
+        let data = fs
+            .read(dir)
+            .map_err(|e| LoadError::new(format!("{}: {e}", dir.display())))?;
+        return load_archive(&data);
+    }
+    if !fs.is_dir(dir) {
         return Err(LoadError::new(format!(
             "path {:?} not found",
             dir.display().to_string()
         )));
     }
-    if dir.is_file() {
-        let data =
-            std::fs::read(dir).map_err(|e| LoadError::new(format!("{}: {e}", dir.display())))?;
-        return load_archive(&data);
-    }
     let mut files = Vec::new();
-    let ignore = IgnoreRules::read(dir);
-    walk(dir, "", &ignore, &mut files)?;
+    let ignore = IgnoreRules::read(fs, dir);
+    walk(fs, dir, "", &ignore, &mut files)?;
     files.sort_by(|a, b| a.name.cmp(&b.name));
     from_files(files)
 }
@@ -138,36 +145,31 @@ pub fn load_archive(data: &[u8]) -> Result<Chart, LoadError> {
 }
 
 fn walk(
+    fs: &dyn ChartFs,
     dir: &Path,
     rel: &str,
     ignore: &IgnoreRules,
     out: &mut Vec<ChartFile>,
 ) -> Result<(), LoadError> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| LoadError::new(format!("{}: {e}", dir.display())))?;
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name().to_string_lossy().into_owned();
+    let entries = fs
+        .read_dir(dir)
+        .map_err(|e| LoadError::new(format!("{}: {e}", dir.display())))?;
+    for (name, is_dir) in entries {
         let path = if rel.is_empty() {
             name.clone()
         } else {
             format!("{rel}/{name}")
         };
-        // The directory entry knows its type; only symlinks need a stat to follow them.
-        let is_dir = match e.file_type() {
-            Ok(t) if t.is_symlink() => std::fs::metadata(e.path()).is_ok_and(|m| m.is_dir()),
-            Ok(t) => t.is_dir(),
-            Err(_) => false,
-        };
         if ignore.ignored(&path, is_dir) {
             continue;
         }
+        let full = dir.join(&name);
         if is_dir {
-            walk(&e.path(), &path, ignore, out)?;
+            walk(fs, &full, &path, ignore, out)?;
         } else {
-            let data = std::fs::read(e.path())
-                .map_err(|err| LoadError::new(format!("{}: {err}", e.path().display())))?;
+            let data = fs
+                .read(&full)
+                .map_err(|err| LoadError::new(format!("{}: {err}", full.display())))?;
             out.push(ChartFile { name: path, data });
         }
     }
@@ -180,9 +182,9 @@ struct IgnoreRules {
 }
 
 impl IgnoreRules {
-    fn read(dir: &Path) -> IgnoreRules {
+    fn read(fs: &dyn ChartFs, dir: &Path) -> IgnoreRules {
         let mut patterns = vec![("templates/.?*".to_string(), false, false)];
-        if let Ok(text) = std::fs::read_to_string(dir.join(".helmignore")) {
+        if let Ok(text) = fs.read(&dir.join(".helmignore")).map(|b| String::from_utf8_lossy(&b).into_owned()) {
             for line in text.lines() {
                 let line = line.trim();
                 if line.is_empty() || line.starts_with('#') {

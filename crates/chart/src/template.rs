@@ -3,7 +3,6 @@
 //! print. Errors carry Helm's texts (render errors with Helm's `--debug` hint).
 
 use crate::dependencies::{chart_values, check_dependencies, process_dependencies};
-use crate::load::load_dir;
 use crate::manifests::sort_manifests;
 use crate::render::{render, RenderContext};
 use capstan_value::{Str, Value};
@@ -182,7 +181,12 @@ fn relative_to(cwd: &Path, path: &str) -> PathBuf {
 
 /// Reads a `-f`/`--set-file` path relative to `cwd`, failing with Go's `open` text.
 pub fn read_file(cwd: &Path, p: &str) -> Result<String, String> {
-    std::fs::read_to_string(cwd.join(p)).map_err(|e| {
+    read_file_in(&crate::fs::OsFs, cwd, p)
+}
+
+/// [`read_file`] through `fs`.
+pub fn read_file_in(fs: &dyn crate::fs::ChartFs, cwd: &Path, p: &str) -> Result<String, String> {
+    fs.read(&cwd.join(p)).map(|b| String::from_utf8_lossy(&b).into_owned()).map_err(|e| {
         let reason = match e.kind() {
             std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
             _ => e.to_string(),
@@ -198,9 +202,19 @@ pub fn template(
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<Rendered, TemplateError> {
+    template_in(&crate::fs::OsFs, chart_dir, cwd, o)
+}
+
+/// [`template`] reading the chart and values files through `fs`.
+pub fn template_in(
+    fs: &dyn crate::fs::ChartFs,
+    chart_dir: &Path,
+    cwd: &Path,
+    o: &TemplateOptions,
+) -> Result<Rendered, TemplateError> {
     let read = |p: &str| match o.overlay.get(p) {
         Some(text) => Ok(text.clone()),
-        None => read_file(cwd, p),
+        None => read_file_in(fs, cwd, p),
     };
     let user = o.values.merge(&read).map_err(|e| {
         let err = TemplateError::values(e.message);
@@ -209,10 +223,10 @@ pub fn template(
             _ => err,
         }
     })?;
-    let mut chart = load_dir(chart_dir).map_err(|e| {
+    let mut chart = crate::load::load_dir_in(fs, chart_dir).map_err(|e| {
         let err = TemplateError::load(e.message);
         match (e.file, e.pos) {
-            (Some(f), Some(p)) if chart_dir.is_dir() => err.at(chart_dir.join(f), p.line, p.column),
+            (Some(f), Some(p)) if fs.is_dir(chart_dir) => err.at(chart_dir.join(f), p.line, p.column),
             _ => err,
         }
     })?;
@@ -253,7 +267,7 @@ pub fn template(
     let mut files = render(&chart, &values_value, &ctx).map_err(|e| {
         let err = TemplateError::render(e.message);
         match e.at {
-            Some((f, line, col)) if chart_dir.is_dir() => err.at(chart_dir.join(f), line, col),
+            Some((f, line, col)) if fs.is_dir(chart_dir) => err.at(chart_dir.join(f), line, col),
             _ => err,
         }
     })?;

@@ -410,6 +410,28 @@ mod tests {
     }
 
     #[test]
+    fn releases_render_from_memory() {
+        let files = [
+            ("helmfile.yaml", "releases:\n- name: web\n  namespace: ns\n  chart: ./charts/c\n  values:\n  - greeting: hi\n"),
+            ("charts/c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+            ("charts/c/values.yaml", "greeting: default\n"),
+            ("charts/c/templates/cm.yaml", "kind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n  namespace: {{ .Release.Namespace }}\ndata:\n  g: {{ .Values.greeting }}\n"),
+        ];
+        let s = settings(&files, "default");
+        let opts = RunOptions {
+            file: String::new(),
+            selectors: vec![],
+            cli: Overrides { entries: vec![], set: vec![], set_string: vec![], base: ".".into() },
+        };
+        let (states, _) = load_run(&s, &opts).unwrap();
+        let out = crate::commands::template(&s, &states, &Default::default(), 1).unwrap();
+        assert_eq!(
+            out[0].manifest,
+            "---\n# Source: c/templates/cm.yaml\nkind: ConfigMap\nmetadata:\n  name: web\n  namespace: ns\ndata:\n  g: hi\n"
+        );
+    }
+
+    #[test]
     fn unknown_environment_skips_the_file_and_says_where() {
         let main = "environments:\n  prod: {}\n---\nreleases:\n- name: a\n  chart: ./c\n";
         match run(&[("helmfile.yaml.gotmpl", main)], "qa", &[]) {

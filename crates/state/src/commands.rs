@@ -113,7 +113,8 @@ fn render_one(
         return render_with_helm(s, ps, r, &input).map_err(|e| fail(e, None));
     }
     let chart_dir = crate::host::join(&s.root, &input.chart);
-    let rendered = capstan_chart::template::template(&chart_dir, &s.root, &input.options)
+    let fs = crate::host::HostFs(s.host.as_ref());
+    let rendered = capstan_chart::template::template_in(&fs, &chart_dir, &s.root, &input.options)
         .map_err(|e| fail(e.to_string(), e.location.clone()))?;
     Ok(RenderedRelease {
         name: r.name.clone(),
@@ -504,7 +505,7 @@ pub fn write_values(
                 .values
                 .merge(&|p: &str| match input.options.overlay.get(p) {
                     Some(t) => Ok(t.clone()),
-                    None => capstan_chart::template::read_file(&s.root, p),
+                    None => capstan_chart::template::read_file_in(&crate::host::HostFs(s.host.as_ref()), &s.root, p),
                 })
                 .map_err(|e| e.to_string())?;
             let text = capstan_yaml::encode_helmfile(&Value::map_from(merged)).map_err(|e| e.to_string())?;

@@ -111,9 +111,14 @@ impl Host for OsHost {
         let mut out = Vec::new();
         for e in std::fs::read_dir(self.at(path))? {
             let e = e?;
+            let is_dir = match e.file_type() {
+                Ok(t) if t.is_symlink() => std::fs::metadata(e.path()).is_ok_and(|m| m.is_dir()),
+                Ok(t) => t.is_dir(),
+                Err(_) => false,
+            };
             out.push(DirEntry {
                 name: e.file_name().to_string_lossy().into_owned(),
-                is_dir: e.file_type().map(|t| t.is_dir()).unwrap_or(false),
+                is_dir,
             });
         }
         out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -397,5 +402,26 @@ impl Host for MemHost {
         _dir: &Path,
     ) -> Result<String, String> {
         Err(format!("exec: \"{command}\": running commands is disabled here"))
+    }
+}
+
+/// A [`Host`] as the chart loader's file source.
+pub struct HostFs<'a>(pub &'a dyn Host);
+
+impl capstan_chart::fs::ChartFs for HostFs<'_> {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.0.read_file(path)
+    }
+
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<(String, bool)>> {
+        Ok(self.0.read_dir(path)?.into_iter().map(|e| (e.name, e.is_dir)).collect())
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        self.0.is_file(path)
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        self.0.is_dir(path)
     }
 }
