@@ -254,3 +254,11 @@ fn state_file_from_stdin() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("name: piped") && text.contains("x: \"from-stdin\""), "{text}");
 }
+
+#[test]
+fn a_relative_working_directory_works() {
+    // Integration tests run in the crate's directory.
+    let out = capstan_cli::run(["capstan", "-f", "ok.yaml", "template", "-q"], Path::new("tests/states"));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("x: \"relative\""), "{}", out.stdout);
+}

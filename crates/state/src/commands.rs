@@ -112,10 +112,18 @@ fn render_one(
     if !input.local {
         return render_with_helm(s, ps, r, &input).map_err(|e| fail(e, None));
     }
-    let chart_dir = crate::host::join(&s.root, &input.chart);
+    // Paths are relative to the host's working directory; the host resolves them.
     let fs = crate::host::HostFs(s.host.as_ref());
-    let rendered = capstan_chart::template::template_in(&fs, &chart_dir, &s.root, &input.options)
-        .map_err(|e| fail(e.to_string(), e.location.clone()))?;
+    let rendered = capstan_chart::template::template_in(&fs, Path::new(&input.chart), Path::new(""), &input.options)
+        .map_err(|e| {
+            // Locations are shown (and read back for snippets) from the process's own
+            // directory: make them absolute under the working directory.
+            let location = e.location.clone().map(|mut l| {
+                l.file = crate::host::join(&s.root, &l.file.to_string_lossy());
+                l
+            });
+            fail(e.to_string(), location)
+        })?;
     Ok(RenderedRelease {
         name: r.name.clone(),
         chart: r.chart.clone(),
@@ -505,7 +513,7 @@ pub fn write_values(
                 .values
                 .merge(&|p: &str| match input.options.overlay.get(p) {
                     Some(t) => Ok(t.clone()),
-                    None => capstan_chart::template::read_file_in(&crate::host::HostFs(s.host.as_ref()), &s.root, p),
+                    None => capstan_chart::template::read_file_in(&crate::host::HostFs(s.host.as_ref()), Path::new(""), p),
                 })
                 .map_err(|e| e.to_string())?;
             let text = capstan_yaml::encode_helmfile(&Value::map_from(merged)).map_err(|e| e.to_string())?;
