@@ -415,6 +415,33 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
     if !r.namespace.is_empty() {
         raw.insert(Str::from("namespace"), Value::from(r.namespace.as_str()));
     }
+    // `set:`/`setString:` entries are Go structs of strings (`SetValue`).
+    for key in ["set", "setString"] {
+        let entries = if key == "set" { &r.set } else { &r.set_string };
+        if entries.is_empty() {
+            continue;
+        }
+        let items = entries
+            .iter()
+            .map(|sv| {
+                let mut m: BTreeMap<Str, Value> = BTreeMap::new();
+                m.insert(Str::from("name"), Value::from(sv.name.as_str()));
+                for (k, v) in [("value", &sv.value), ("file", &sv.file)] {
+                    if !v.is_empty() {
+                        m.insert(Str::from(k), Value::from(v.as_str()));
+                    }
+                }
+                if !sv.values.is_empty() {
+                    m.insert(
+                        Str::from("values"),
+                        Value::list_from(sv.values.iter().map(|x| Value::from(x.as_str())).collect()),
+                    );
+                }
+                Value::map_from(m)
+            })
+            .collect();
+        raw.insert(Str::from(key), Value::list_from(items));
+    }
     crate::spec::RELEASE_KEYS
         .iter()
         .filter_map(|k| {
