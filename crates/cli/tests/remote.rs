@@ -267,3 +267,33 @@ fn print_env_with_every_kind_of_environment_value() {
     assert!(ok, "{err}");
     insta::assert_snapshot!(out);
 }
+
+/// `helmfiles:` and `bases:` entries can be remote (`git::`), as in helmfile.
+#[test]
+fn remote_sub_helmfiles_and_bases() {
+    let dir = tempdir("subs");
+    let repo = dir.join("shared");
+    std::fs::create_dir_all(repo.join("charts/c/templates")).expect("repo");
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    std::fs::write(repo.join("charts/c/Chart.yaml"), "apiVersion: v2\nname: c\nversion: 0.1.0\n").expect("w");
+    std::fs::write(repo.join("charts/c/templates/cm.yaml"), "kind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  team: {{ .Values.team }}\n").expect("w");
+    std::fs::write(repo.join("sub.yaml.gotmpl"), "releases:\n  - name: from-sub\n    chart: ./charts/c\n    values:\n      - team: {{ .Values.team }}\n").expect("w");
+    std::fs::write(repo.join("base.yaml"), "environments:\n  default:\n    values:\n      - team: platform\n").expect("w");
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "--quiet", "-m", "shared"]);
+    git(&repo, &["tag", "v2"]);
+    let src = |p: &str| format!("git::file://{}@{p}?ref=v2", repo.display());
+    std::fs::write(
+        dir.join("helmfile.yaml.gotmpl"),
+        format!(
+            "bases:\n  - {}\n---\nhelmfiles:\n  - path: {}\n    values:\n      - team: {{{{ .Values.team }}}}\nreleases: []\n",
+            src("base.yaml"),
+            src("sub.yaml.gotmpl")
+        ),
+    )
+    .expect("helmfile");
+    let (out, err, ok) = capstan(&dir, &["template", "-q"], &[]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(ok, "{err}");
+    assert!(out.contains("name: from-sub") && out.contains("team: platform"), "{out}");
+}

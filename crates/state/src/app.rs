@@ -173,7 +173,15 @@ impl Visit<'_> {
         self.warnings.extend(state.warnings.iter().cloned());
         for (i, h) in list_of(&state.doc, "helmfiles").iter().enumerate() {
             let sub = SubHelmfileSpec::from_value(h);
-            let pattern = join_shown(&state.base, &sub.path);
+            // A remote sub-helmfile (`git::…@path/helmfile.yaml?ref=…`) is fetched first.
+            let pattern = if capstan_fetch::is_remote(&sub.path) {
+                let local = self.s.host.fetch(&sub.path).map_err(|e| {
+                    RunError::Other(format!("in .helmfiles[{i}]: {}: {e}", capstan_fetch::redact(&sub.path)))
+                })?;
+                local.to_string_lossy().into_owned()
+            } else {
+                join_shown(&state.base, &sub.path)
+            };
             if pattern == file {
                 return Err(format!("{file} contains a recursion into the same sub-helmfile at helmfiles[{i}]").into());
             }

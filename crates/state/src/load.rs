@@ -587,7 +587,15 @@ pub fn load_file(
             }
             let mut layered = Tree::new();
             for b in &bases {
-                let path = crate::envvals::join_shown(&base, b);
+                let path = if capstan_fetch::is_remote(b) {
+                    s.host
+                        .fetch(b)
+                        .map_err(|e| format!("base {}: {e}", capstan_fetch::redact(b)))?
+                        .to_string_lossy()
+                        .into_owned()
+                } else {
+                    crate::envvals::join_shown(&base, b)
+                };
                 let base_state = load_file(s, &path, env.as_ref(), overrode, true)?;
                 merge_layer(&mut layered, &base_state.doc);
             }
