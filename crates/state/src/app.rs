@@ -102,6 +102,10 @@ impl From<String> for RunError {
 /// The state files a `-f` value (or its absence) stands for.
 pub fn find_state_files(s: &Settings, file: &str) -> Result<Vec<String>, String> {
     let host = s.host.as_ref();
+    if capstan_fetch::is_remote(file) {
+        let local = host.fetch(file).map_err(|e| format!("locate: {e}"))?;
+        return Ok(vec![local.to_string_lossy().into_owned()]);
+    }
     let dir = if file.is_empty() {
         let default = ["helmfile.yaml", "helmfile.yaml.gotmpl"]
             .into_iter()
