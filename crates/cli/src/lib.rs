@@ -6,10 +6,18 @@
 /// Appends a line to a log buffer (what goes to stderr).
 macro_rules! logln {
     ($log:expr, $($arg:tt)*) => {{
-        use std::fmt::Write as _;
-        let _ = writeln!($log, $($arg)*);
+        if $crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!($($arg)*);
+        } else {
+            use std::fmt::Write as _;
+            let _ = writeln!($log, $($arg)*);
+        }
     }};
 }
+
+/// When set (the `capstan` binary sets it), progress and warnings go to stderr as they
+/// happen instead of into [`Outcome::stderr`].
+pub static LIVE_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 mod chart;
 mod helmfile;

@@ -16,6 +16,7 @@ fn main() -> ExitCode {
         capstan_state::host::remove_private_dirs();
         std::process::exit(130);
     });
+    capstan_cli::LIVE_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
     let out = capstan_cli::run(std::env::args_os(), std::path::Path::new("."));
     let _ = std::io::stderr().write_all(out.stderr.as_bytes());
     let _ = std::io::stdout().write_all(out.stdout.as_bytes());
