@@ -108,21 +108,12 @@ impl Host for OsHost {
     }
 
     fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
-        let mut out = Vec::new();
-        for e in std::fs::read_dir(self.at(path))? {
-            let e = e?;
-            let is_dir = match e.file_type() {
-                Ok(t) if t.is_symlink() => std::fs::metadata(e.path()).is_ok_and(|m| m.is_dir()),
-                Ok(t) => t.is_dir(),
-                Err(_) => false,
-            };
-            out.push(DirEntry {
-                name: e.file_name().to_string_lossy().into_owned(),
-                is_dir,
-            });
-        }
-        out.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(out)
+        use capstan_chart::fs::ChartFs;
+        Ok(capstan_chart::fs::OsFs
+            .read_dir(&self.at(path))?
+            .into_iter()
+            .map(|(name, is_dir)| DirEntry { name, is_dir })
+            .collect())
     }
 
     fn env(&self, name: &str) -> Option<String> {
