@@ -297,3 +297,89 @@ fn remote_sub_helmfiles_and_bases() {
     assert!(ok, "{err}");
     assert!(out.contains("name: from-sub") && out.contains("team: platform"), "{out}");
 }
+
+/// Serves fixed files on a loopback port; returns the port.
+fn http_files(files: Vec<(String, Vec<u8>)>) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut first = String::new();
+            if reader.read_line(&mut first).is_err() {
+                continue;
+            }
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+            }
+            let requested = first.split_whitespace().nth(1).unwrap_or("").to_string();
+            let mut s = stream;
+            match files.iter().find(|(p, _)| *p == requested) {
+                Some((_, body)) => {
+                    let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+                    let _ = s.write_all(body);
+                }
+                None => {
+                    let _ = write!(s, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                }
+            }
+        }
+    });
+    port
+}
+
+/// A packaged chart `c` at `version` whose template prints its version.
+fn chart_tgz(version: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    {
+        let gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::fast());
+        let mut b = tar::Builder::new(gz);
+        let mut add = |path: &str, text: String| {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(text.len() as u64);
+            h.set_mode(0o644);
+            h.set_cksum();
+            b.append_data(&mut h, path, text.as_bytes()).expect("tar entry");
+        };
+        add("c/Chart.yaml", format!("apiVersion: v2\nname: c\nversion: {version}\n"));
+        add("c/templates/cm.yaml", "kind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  version: {{ .Chart.Version | quote }}\n".to_string());
+        b.into_inner().expect("tar").finish().expect("gzip");
+    }
+    out
+}
+
+/// Charts from a helm repository render natively: the index is read, the version
+/// chosen as helm chooses, the archive checked against its digest and cached.
+#[test]
+fn repository_charts_render_without_helm() {
+    use sha2::Digest;
+    let dir = tempdir("repo");
+    let versions = ["0.1.0", "0.1.5", "0.2.0", "0.3.0-rc.1"];
+    let mut files = Vec::new();
+    let mut index = String::from("apiVersion: v1\nentries:\n  c:\n");
+    for v in versions {
+        let data = chart_tgz(v);
+        let digest: String = sha2::Sha256::digest(&data).iter().map(|b| format!("{b:02x}")).collect();
+        index.push_str(&format!("  - name: c\n    version: {v}\n    digest: {digest}\n    urls:\n    - charts/c-{v}.tgz\n"));
+        files.push((format!("/charts/c-{v}.tgz"), data));
+    }
+    files.push(("/index.yaml".to_string(), index.into_bytes()));
+    let port = http_files(files);
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!(
+            "repositories:\n  - name: myrepo\n    url: http://127.0.0.1:{port}\nreleases:\n  - name: pinned\n    chart: myrepo/c\n    version: ~0.1.0\n  - name: latest\n    chart: myrepo/c\n"
+        ),
+    )
+    .expect("helmfile");
+    let (out, err, ok) = capstan(&dir, &["template", "-q"], &[("PATH", "/nonexistent".to_string())]);
+    let cached = dir.join("cache/charts/myrepo/c-0.1.5.tgz").is_file();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(ok, "{err}");
+    assert!(out.contains("name: pinned\ndata:\n  version: \"0.1.5\""), "{out}");
+    assert!(out.contains("name: latest\ndata:\n  version: \"0.2.0\""), "{out}");
+    assert!(cached, "the archive was not cached");
+}

@@ -265,6 +265,24 @@ impl Fetcher {
     }
 }
 
+/// A plain HTTP(S) GET (basic auth when `user`/`password` are given); the body, or an
+/// error without credentials.
+pub fn http_get(url: &str, user: &str, password: &str) -> Result<Vec<u8>, FetchError> {
+    let mut req = ureq::get(url);
+    if !user.is_empty() || !password.is_empty() {
+        use base64::Engine;
+        let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+        req = req.set("Authorization", &format!("Basic {token}"));
+    }
+    let resp = req
+        .call()
+        .map_err(|e| FetchError(format!("GET {}: {}", redact(url), redact(&e.to_string()))))?;
+    let mut body = Vec::new();
+    std::io::Read::read_to_end(&mut resp.into_reader(), &mut body)
+        .map_err(|e| FetchError(format!("GET {}: {e}", redact(url))))?;
+    Ok(body)
+}
+
 fn run_git(mut c: Command, url: &str) -> Result<(), FetchError> {
     let out = c
         .env("GIT_TERMINAL_PROMPT", "0")

@@ -42,6 +42,21 @@ pub trait Host: Send + Sync {
         Ok(())
     }
 
+    /// An HTTP(S) GET (chart repositories), with basic auth when given.
+    fn http_get(&self, url: &str, _user: &str, _password: &str) -> Result<Vec<u8>, String> {
+        Err(format!("{}: the network is not available here", capstan_fetch::redact(url)))
+    }
+
+    /// Where fetched files are cached (helmfile's cache directory).
+    fn cache_dir(&self) -> PathBuf {
+        PathBuf::from(".helmfile")
+    }
+
+    /// Writes a file into the cache (parent directories created).
+    fn write_file(&self, _path: &Path, _data: &[u8]) -> io::Result<()> {
+        Err(io::Error::new(io::ErrorKind::Unsupported, "writing files is disabled here"))
+    }
+
     /// The local copy of a remote file (`git::…`, `http(s)://…`, `s3://…`), fetched into
     /// helmfile's cache unless already there.
     fn fetch(&self, src: &str) -> Result<PathBuf, String> {
@@ -205,6 +220,25 @@ impl Host for OsHost {
             dirs.retain(|d| d != dir);
         }
         std::fs::remove_dir_all(dir)
+    }
+
+    fn http_get(&self, url: &str, user: &str, password: &str) -> Result<Vec<u8>, String> {
+        capstan_fetch::http_get(url, user, password).map_err(|e| e.to_string())
+    }
+
+    fn cache_dir(&self) -> PathBuf {
+        capstan_fetch::cache_dir(&|k| std::env::var(k).ok())
+    }
+
+    fn write_file(&self, path: &Path, data: &[u8]) -> io::Result<()> {
+        let target = self.at(path);
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        // Written aside and renamed, so a concurrent reader never sees half a file.
+        let tmp = target.with_extension(format!("partial-{}", std::process::id()));
+        std::fs::write(&tmp, data)?;
+        std::fs::rename(&tmp, &target)
     }
 
     fn fetch(&self, src: &str) -> Result<PathBuf, String> {

@@ -3,6 +3,7 @@
 //! template functions. All I/O goes through a [`host::Host`].
 
 pub mod app;
+pub mod charts;
 pub mod commands;
 pub mod environment;
 pub mod envvals;

@@ -70,7 +70,12 @@ pub fn chart_input(
     let base = ps.state.base.as_str();
     let (chart, local) = match local_chart(s, base, &r.chart) {
         Some(path) => (path, true),
-        None => (r.chart.clone(), false),
+        None => match crate::charts::repo_chart(s.host.as_ref(), &ps.state.doc, &r.chart, &r.version)
+            .map_err(|e| format!("release \"{}\": {e}", r.name))?
+        {
+            Some(archive) => (archive.to_string_lossy().into_owned(), true),
+            None => (r.chart.clone(), false),
+        },
     };
     let renderer = ps.renderer(s);
     let mut options = TemplateOptions {

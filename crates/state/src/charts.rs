@@ -1,0 +1,123 @@
+//! Charts from helm repositories, fetched natively so `template` needs no helm: a
+//! release's `repo/chart` is looked up in `repositories:`, the repository's
+//! `index.yaml` read (once per run), the highest version satisfying `version:` chosen
+//! as helm chooses (Masterminds semver; no constraint means the latest stable), the
+//! `.tgz` downloaded (its sha256 digest checked) into the cache, and rendered from there.
+
+use crate::host::Host;
+use crate::merge::Tree;
+use crate::spec::{list_of, str_of};
+use capstan_sprig::{semver_compare, SemVersion};
+use capstan_value::Value;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// `index.yaml` documents already read in this run, by URL.
+static INDEXES: Mutex<Option<HashMap<String, Arc<Value>>>> = Mutex::new(None);
+
+struct Repo {
+    name: String,
+    url: String,
+    user: String,
+    password: String,
+}
+
+fn repository(doc: &Tree, name: &str) -> Option<Repo> {
+    list_of(doc, "repositories").iter().find_map(|r| {
+        let t = r.as_map()?.snapshot();
+        let oci = matches!(t.get("oci"), Some(Value::Bool(true)));
+        (str_of(&t, "name") == name && !oci).then(|| Repo {
+            name: name.to_string(),
+            url: str_of(&t, "url"),
+            user: str_of(&t, "username"),
+            password: str_of(&t, "password"),
+        })
+    })
+}
+
+fn index(host: &dyn Host, repo: &Repo) -> Result<Arc<Value>, String> {
+    let url = format!("{}/index.yaml", repo.url.trim_end_matches('/'));
+    if let Some(v) = INDEXES.lock().ok().and_then(|m| m.as_ref().and_then(|m| m.get(&url).cloned())) {
+        return Ok(v);
+    }
+    let body = host.http_get(&url, &repo.user, &repo.password)?;
+    let v = capstan_yaml::decode_helm(&String::from_utf8_lossy(&body))
+        .map_err(|e| format!("repository {:?}: index.yaml: {e}", repo.name))?;
+    let v = Arc::new(v);
+    if let Ok(mut m) = INDEXES.lock() {
+        m.get_or_insert_with(HashMap::new).insert(url, v.clone());
+    }
+    Ok(v)
+}
+
+/// The entry of `index.yaml` helm would pick for `constraint`.
+fn choose(entries: &[Value], constraint: &str) -> Option<(SemVersion, Value)> {
+    let mut best: Option<(SemVersion, Value)> = None;
+    for e in entries {
+        let Some(Value::String(v)) = e.get("version") else { continue };
+        let Ok(parsed) = SemVersion::parse(&v) else { continue };
+        let ok = if constraint.is_empty() {
+            parsed.pre.is_empty()
+        } else {
+            semver_compare(constraint, &v).unwrap_or(false)
+        };
+        if ok && best.as_ref().is_none_or(|(b, _)| parsed.compare(b).is_gt()) {
+            best = Some((parsed, e.clone()));
+        }
+    }
+    best
+}
+
+/// The cached archive of `repo/chart` at the version `constraint` selects, or `None`
+/// when the chart does not name a known (non-OCI) repository.
+pub fn repo_chart(host: &dyn Host, doc: &Tree, chart: &str, constraint: &str) -> Result<Option<PathBuf>, String> {
+    let Some((repo_name, name)) = chart.split_once('/') else {
+        return Ok(None);
+    };
+    let Some(repo) = repository(doc, repo_name) else {
+        return Ok(None);
+    };
+    let index = index(host, &repo)?;
+    let entries = index
+        .get("entries")
+        .and_then(|e| e.get(name))
+        .and_then(|l| l.as_list().map(|l| l.items.clone()))
+        .ok_or_else(|| format!("chart \"{name}\" not found in {} index. (try 'helm repo update'): no chart name found", repo.name))?;
+    let Some((version, entry)) = choose(&entries, constraint) else {
+        let wanted = if constraint.is_empty() { "any stable version".to_string() } else { format!("version \"{constraint}\"") };
+        return Err(format!("chart \"{name}\" matching {wanted} not found in {} index. (try 'helm repo update')", repo.name));
+    };
+    let file = host
+        .cache_dir()
+        .join("charts")
+        .join(&repo.name)
+        .join(format!("{name}-{version}.tgz"));
+    if host.is_file(&file) {
+        return Ok(Some(file));
+    }
+    let url = entry
+        .get("urls")
+        .and_then(|u| u.as_list().and_then(|l| l.items.first().cloned()))
+        .and_then(|u| u.as_str().map(String::from))
+        .ok_or_else(|| format!("chart \"{name}\" {version} in {} has no download URL", repo.name))?;
+    let absolute = if url.contains("://") {
+        url
+    } else {
+        format!("{}/{}", repo.url.trim_end_matches('/'), url.trim_start_matches('/'))
+    };
+    let data = host.http_get(&absolute, &repo.user, &repo.password)?;
+    if let Some(Value::String(digest)) = entry.get("digest") {
+        let got: String = Sha256::digest(&data).iter().map(|b| format!("{b:02x}")).collect();
+        if !digest.is_empty() && *digest.to_lowercase() != got {
+            return Err(format!(
+                "chart \"{name}\" {version} from {}: digest mismatch (index says {digest}, download is {got})",
+                repo.name
+            ));
+        }
+    }
+    host.write_file(&file, &data)
+        .map_err(|e| format!("caching {}: {e}", file.display()))?;
+    Ok(Some(file))
+}
