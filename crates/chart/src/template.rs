@@ -34,6 +34,10 @@ pub struct TemplateOptions {
     /// `-f` files held in memory (helmfile's temporary values files), by the name used
     /// in `values.files`; other names are read from disk.
     pub overlay: std::collections::BTreeMap<String, String>,
+    /// Dependencies added to the chart before rendering (helmfile's release
+    /// `dependencies:`, which it adds with chartify): the `Chart.yaml` entry and the
+    /// loaded subchart.
+    pub extra_dependencies: Vec<(crate::load::Dependency, crate::load::Chart)>,
 }
 
 /// What a successful run produced.
@@ -235,6 +239,10 @@ pub fn template_in(
             "{} charts are not installable",
             chart.metadata.chart_type
         )));
+    }
+    for (dep, sub) in &o.extra_dependencies {
+        chart.metadata.dependencies.push(dep.clone());
+        chart.dependencies.push(sub.clone());
     }
     check_dependencies(&chart).map_err(TemplateError::dependencies)?;
     process_dependencies(&mut chart, &user).map_err(|e| {

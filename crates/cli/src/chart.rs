@@ -111,6 +111,7 @@ impl RenderFlags {
             api_versions: self.api_versions,
             skip_schema_validation: self.skip_schema_validation,
             overlay: Default::default(),
+            extra_dependencies: Vec::new(),
         }
     }
 }

@@ -59,6 +59,9 @@ pub struct Global {
     /// `charts/` as they are).
     #[arg(long = "skip-deps")]
     pub skip_deps: bool,
+    /// Show helm's output as it runs (capstan's output is always live).
+    #[arg(long = "enable-live-output")]
+    pub enable_live_output: bool,
 }
 
 #[derive(Args, Clone, Debug, Default)]
@@ -204,6 +207,7 @@ impl Global {
             no_color: self.no_color || before.no_color,
             allow_no_matching_release: self.allow_no_matching_release || before.allow_no_matching_release,
             skip_deps: self.skip_deps || before.skip_deps,
+            enable_live_output: self.enable_live_output || before.enable_live_output,
         }
     }
 }

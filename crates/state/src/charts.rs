@@ -70,15 +70,37 @@ fn choose(entries: &[Value], constraint: &str) -> Option<(SemVersion, Value)> {
     best
 }
 
-/// The cached archive of `repo/chart` at the version `constraint` selects, or `None`
-/// when the chart does not name a known (non-OCI) repository.
-pub fn repo_chart(host: &dyn Host, doc: &Tree, chart: &str, constraint: &str) -> Result<Option<PathBuf>, String> {
+/// The version a helmfile lock file (`lockFilePath`, default `helmfile.lock` beside the
+/// state file) pins for chart `name`, if any.
+fn locked_version(host: &dyn Host, doc: &Tree, base: &str, name: &str) -> Option<String> {
+    let lock = str_of(doc, "lockFilePath");
+    let lock = if lock.is_empty() { "helmfile.lock".to_string() } else { lock };
+    let path = crate::envvals::join_shown(base, &lock);
+    let text = host.read_file(std::path::Path::new(&path)).ok()?;
+    let v = capstan_yaml::decode_helmfile(&String::from_utf8_lossy(&text)).ok()?;
+    let deps = v.get("dependencies")?;
+    deps.as_list()?.items.iter().find_map(|d| {
+        (d.get("name")?.as_str()? == name).then(|| d.get("version").map(|x| crate::scalar_text(&x)))?
+    })
+}
+
+/// The cached archive of `repo/chart` at the version `constraint` (or the lock file)
+/// selects, or `None` when the chart does not name a known (non-OCI) repository.
+pub fn repo_chart(
+    host: &dyn Host,
+    doc: &Tree,
+    base: &str,
+    chart: &str,
+    constraint: &str,
+) -> Result<Option<PathBuf>, String> {
     let Some((repo_name, name)) = chart.split_once('/') else {
         return Ok(None);
     };
     let Some(repo) = repository(doc, repo_name) else {
         return Ok(None);
     };
+    let locked = locked_version(host, doc, base, name);
+    let constraint = locked.as_deref().unwrap_or(constraint);
     let index = index(host, &repo)?;
     let entries = index
         .get("entries")

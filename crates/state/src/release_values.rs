@@ -70,7 +70,7 @@ pub fn chart_input(
     let base = ps.state.base.as_str();
     let (chart, local) = match local_chart(s, base, &r.chart) {
         Some(path) => (path, true),
-        None => match crate::charts::repo_chart(s.host.as_ref(), &ps.state.doc, &r.chart, &r.version)
+        None => match crate::charts::repo_chart(s.host.as_ref(), &ps.state.doc, base, &r.chart, &r.version)
             .map_err(|e| format!("release \"{}\": {e}", r.name))?
         {
             Some(archive) => (archive.to_string_lossy().into_owned(), true),
@@ -80,7 +80,12 @@ pub fn chart_input(
     let renderer = ps.renderer(s);
     let mut options = TemplateOptions {
         release_name: r.name.clone(),
-        namespace: r.namespace.clone(),
+        // helm's namespace when helmfile passes none (the kube context's default).
+        namespace: if r.namespace.is_empty() {
+            "default".to_string()
+        } else {
+            r.namespace.clone()
+        },
         include_crds: flags.include_crds,
         skip_tests: flags.skip_tests,
         kube_version: if flags.kube_version.is_empty() {
@@ -169,6 +174,7 @@ pub fn chart_input(
     }
     values.set.extend(flags.set.iter().cloned());
     options.values = values;
+    options.extra_dependencies = extra_dependencies(s, ps, r)?;
     Ok(ChartInput {
         chart,
         local,
@@ -190,7 +196,7 @@ pub fn helm_template_args(input: &ChartInput, values_dir: &Path, files: &[(Strin
     if !input.version.is_empty() {
         args.extend(["--version".into(), input.version.clone()]);
     }
-    if !o.namespace.is_empty() {
+    if !o.namespace.is_empty() && o.namespace != "default" {
         args.extend(["--namespace".into(), o.namespace.clone()]);
     }
     for f in &o.values.files {
@@ -221,4 +227,51 @@ pub fn helm_template_args(input: &ChartInput, values_dir: &Path, files: &[(Strin
         args.push("--skip-schema-validation".into());
     }
     args
+}
+
+/// helmfile's release `dependencies:` (`chart`, `version`, `alias`, `condition`): each
+/// chart (a local directory or `repo/chart`) loaded as an extra subchart.
+fn extra_dependencies(
+    s: &Settings,
+    ps: &PreparedState,
+    r: &Release,
+) -> Result<Vec<(capstan_chart::load::Dependency, capstan_chart::load::Chart)>, String> {
+    let base = ps.state.base.as_str();
+    let mut out = Vec::new();
+    for d in crate::spec::list_of(&r.raw, "dependencies") {
+        let Some(t) = d.as_map().map(|m| m.snapshot()) else { continue };
+        let chart = crate::spec::str_of(&t, "chart");
+        let version = crate::spec::str_of(&t, "version");
+        let fs = crate::host::HostFs(s.host.as_ref());
+        let fail = |e: String| format!("release \"{}\": dependency \"{chart}\": {e}", r.name);
+        let loaded = match local_chart(s, base, &chart) {
+            Some(path) => capstan_chart::load::load_dir_in(&fs, Path::new(&path)).map_err(|e| fail(e.message))?,
+            None => {
+                let archive = crate::charts::repo_chart(s.host.as_ref(), &ps.state.doc, base, &chart, &version)
+                    .map_err(fail)?
+                    .ok_or_else(|| fail("not a local chart and not in a listed repository".into()))?;
+                capstan_chart::load::load_dir_in(&fs, &archive).map_err(|e| fail(e.message))?
+            }
+        };
+        let repository = chart
+            .split_once('/')
+            .and_then(|(repo, _)| {
+                crate::spec::list_of(&ps.state.doc, "repositories").iter().find_map(|x| {
+                    let t = x.as_map()?.snapshot();
+                    (crate::spec::str_of(&t, "name") == repo).then(|| crate::spec::str_of(&t, "url"))
+                })
+            })
+            .unwrap_or_default();
+        let dep = capstan_chart::load::Dependency {
+            name: loaded.metadata.name.clone(),
+            version: if version.is_empty() { loaded.metadata.version.clone() } else { version },
+            repository,
+            condition: crate::spec::str_of(&t, "condition"),
+            alias: crate::spec::str_of(&t, "alias"),
+            enabled: true,
+            ..Default::default()
+        };
+        out.push((dep, loaded));
+    }
+    Ok(out)
 }

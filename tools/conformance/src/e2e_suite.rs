@@ -2,8 +2,9 @@
 //! `helmfileArgs` (default `build`) with `-f input.yaml.gotmpl` through capstan's command
 //! line in the case directory, and compare the YAML documents printed with the expected
 //! output (`output-helm4.yaml`, else `gopkg.in-yaml.v3-output.yaml`, else `output.yaml`),
-//! leaving out helm's and helmfile's progress lines. Cases that need a chart server, an
-//! OCI registry or the internet fail with that reason.
+//! leaving out helm's and helmfile's progress lines. A case that asks for a local chart
+//! repository gets one (its `charts/` packaged, with an `index.yaml`, on the configured
+//! port); cases that need an OCI registry or the internet fail with that reason.
 
 use crate::report::CaseResult;
 use capstan_value::Value;
@@ -24,12 +25,19 @@ const PROGRESS: &[&str] = &[
     "Digest:",
     "WARNING:",
     "Listing releases",
+    "Downloading ",
+    "Live output is enabled",
 ];
 
 fn documents(text: &str) -> Result<Vec<Value>, String> {
     let kept: String = text
         .lines()
         .filter(|l| !PROGRESS.iter().any(|p| l.starts_with(p)))
+        .filter(|l| {
+            !(l.starts_with('"')
+                && (l.contains("has been added to your repositories")
+                    || l.contains("already exists with the same configuration")))
+        })
         .map(|l| format!("{l}\n"))
         .collect();
     let docs = capstan_yaml::split_documents(&kept).map_err(|e| e.to_string())?;
@@ -55,9 +63,119 @@ fn enabled(cfg: &Value, key: &str) -> bool {
 }
 
 fn needs_network(input: &str) -> bool {
-    ["https://", "http://", "git::", "oci://"]
-        .iter()
-        .any(|p| input.contains(p))
+    ["https://", "git::", "oci://"].iter().any(|p| input.contains(p))
+        || input
+            .split("http://")
+            .skip(1)
+            .any(|rest| !rest.starts_with("localhost") && !rest.starts_with("127.0.0.1"))
+}
+
+/// helmfile's test chart repository (`helmtesting.StartChartRepoServer`): every chart
+/// directory under `charts/` packaged, with an `index.yaml`, served over HTTP on a
+/// loopback port until dropped.
+struct ChartRepo {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    port: u16,
+}
+
+impl ChartRepo {
+    fn start(charts: &Path, port: u16) -> Result<ChartRepo, String> {
+        use std::io::{BufRead, BufReader, Write};
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut index = String::from("apiVersion: v1\nentries:\n");
+        let mut by_name: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
+        for id in crate::dir_ids(charts)? {
+            let dir = charts.join(&id);
+            let meta = std::fs::read_to_string(dir.join("Chart.yaml")).map_err(|e| e.to_string())?;
+            let meta = capstan_yaml::decode_helmfile_value(&meta).map_err(|e| e.to_string())?;
+            let name = meta.get("name").map(|v| v.to_string()).unwrap_or_default();
+            let version = meta.get("version").map(|v| v.to_string()).unwrap_or_default();
+            let tgz = package(&dir, &name)?;
+            let file = format!("{name}-{version}.tgz");
+            files.push((format!("/{file}"), tgz));
+            by_name.entry(name).or_default().push((version, file));
+        }
+        for (name, versions) in by_name {
+            index.push_str(&format!("  {name}:\n"));
+            for (v, f) in versions {
+                index.push_str(&format!("  - name: {name}\n    version: {v}\n    urls:\n    - {f}\n"));
+            }
+        }
+        files.push(("/index.yaml".into(), index.into_bytes()));
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("port {port}: {e}"))?;
+        listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        std::thread::spawn(move || {
+            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                let Ok((stream, _)) = listener.accept() else {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                    continue;
+                };
+                let _ = stream.set_nonblocking(false);
+                let Ok(clone) = stream.try_clone() else { continue };
+                let mut reader = BufReader::new(clone);
+                let mut first = String::new();
+                if reader.read_line(&mut first).is_err() {
+                    continue;
+                }
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                }
+                let path = first.split_whitespace().nth(1).unwrap_or("").to_string();
+                let mut s = stream;
+                match files.iter().find(|(p, _)| *p == path) {
+                    Some((_, body)) => {
+                        let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+                        let _ = s.write_all(body);
+                    }
+                    None => {
+                        let _ = write!(s, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                    }
+                }
+            }
+        });
+        Ok(ChartRepo { stop, port })
+    }
+}
+
+impl Drop for ChartRepo {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = self.port;
+    }
+}
+
+/// A chart directory as `helm package` lays it out: `NAME/…` in a gzipped tar.
+fn package(dir: &Path, name: &str) -> Result<Vec<u8>, String> {
+    fn add(b: &mut tar::Builder<flate2::write::GzEncoder<&mut Vec<u8>>>, dir: &Path, prefix: &str) -> Result<(), String> {
+        for id in std::fs::read_dir(dir).map_err(|e| e.to_string())?.flatten() {
+            let p = id.path();
+            let rel = format!("{prefix}/{}", id.file_name().to_string_lossy());
+            if p.is_dir() {
+                add(b, &p, &rel)?;
+            } else {
+                let data = std::fs::read(&p).map_err(|e| e.to_string())?;
+                let mut h = tar::Header::new_gnu();
+                h.set_size(data.len() as u64);
+                h.set_mode(0o644);
+                h.set_cksum();
+                b.append_data(&mut h, &rel, data.as_slice()).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    {
+        let gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::fast());
+        let mut b = tar::Builder::new(gz);
+        add(&mut b, dir, name)?;
+        b.into_inner().map_err(|e| e.to_string())?.finish().map_err(|e| e.to_string())?;
+    }
+    Ok(out)
 }
 
 fn run_case(id: String, dir: &Path) -> CaseResult {
@@ -65,9 +183,23 @@ fn run_case(id: String, dir: &Path) -> CaseResult {
         Ok(c) => c,
         Err(e) => return CaseResult::fail(id, format!("config.yaml: {e}"), ""),
     };
-    if enabled(&cfg, "localChartRepoServer") {
-        return CaseResult::fail(id, "needs a local chart repository server (not run)", "");
-    }
+    let _server = if enabled(&cfg, "localChartRepoServer") {
+        let port = cfg
+            .get("localChartRepoServer")
+            .and_then(|v| v.get("port"))
+            .and_then(|p| match p {
+                Value::Int(i) => u16::try_from(i).ok(),
+                _ => None,
+            })
+            .unwrap_or(18080);
+        match dir.parent().and_then(|p| p.parent()).map(|root| ChartRepo::start(&root.join("charts"), port)) {
+            Some(Ok(server)) => Some(server),
+            Some(Err(e)) => return CaseResult::fail(id, format!("could not start the chart repository server: {e}"), ""),
+            None => return CaseResult::fail(id, "no charts directory for the chart repository server", ""),
+        }
+    } else {
+        None
+    };
     if enabled(&cfg, "localDockerRegistry") {
         return CaseResult::fail(id, "needs a local OCI registry (not run)", "");
     }

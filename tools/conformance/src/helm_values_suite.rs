@@ -42,6 +42,7 @@ pub(crate) fn options(inputs: &J) -> TemplateOptions {
         api_versions: strings(inputs, "api_versions"),
         skip_schema_validation: inputs["skip_schema_validation"].as_bool().unwrap_or(false),
         overlay: Default::default(),
+        extra_dependencies: Vec::new(),
     }
 }
 
