@@ -156,10 +156,13 @@ fn params_key(query: &str) -> String {
         .join("_")
 }
 
+/// Reads an environment variable.
+pub type EnvReader = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
 /// Fetches remote files into the cache.
 pub struct Fetcher {
     pub home: PathBuf,
-    pub env: Box<dyn Fn(&str) -> Option<String> + Send + Sync>,
+    pub env: EnvReader,
 }
 
 impl Fetcher {
@@ -192,7 +195,7 @@ impl Fetcher {
         }
         let result = match (src.getter.as_str(), src.scheme.as_str()) {
             ("normal", "http" | "https") => self.http(raw, &file),
-            ("normal", "s3") => s3::get_s3_url(&*self.env, &src.host, &format!("{}/{}", src.dir, src.file).trim_start_matches('/').to_string(), &file),
+            ("normal", "s3") => s3::get_s3_url(&*self.env, &src.host, format!("{}/{}", src.dir, src.file).trim_start_matches('/'), &file),
             ("s3", _) => s3::get_s3_getter_url(&*self.env, &src, &file),
             ("git", _) => self.git(&src, &dir),
             (other, _) => Err(FetchError(format!("unsupported remote getter {other:?} in {}", redact(raw)))),

@@ -33,7 +33,7 @@ pub struct Block {
 #[derive(Clone, Debug)]
 pub enum Step {
     Attr(String, Range),
-    Index(Expr, Range),
+    Index(Box<Expr>, Range),
 }
 
 /// A part of a template: literal text, an interpolation, or a directive.

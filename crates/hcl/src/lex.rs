@@ -143,8 +143,7 @@ pub fn scan(src: &str, file: &str) -> Vec<Token> {
         braces: 0,
         in_template: false,
     }];
-    loop {
-        let Some(mode) = modes.last_mut() else { break };
+    while let Some(mode) = modes.last_mut() {
         match mode {
             Mode::Normal { braces, in_template } => {
                 let in_template = *in_template;

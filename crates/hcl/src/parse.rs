@@ -389,7 +389,7 @@ impl Parser {
                             self.i += 1;
                             let v = Number::parse(&num, LITERAL_PREC).map(Value::Number).unwrap_or(Value::null());
                             steps.push(Step::Index(
-                                Expr { kind: ExprKind::Literal(v), range: n.range.clone() },
+                                Box::new(Expr { kind: ExprKind::Literal(v), range: n.range.clone() }),
                                 Range::between(&t.range, &n.range),
                             ));
                         }
@@ -425,7 +425,7 @@ impl Parser {
                             &close.range,
                         ));
                     }
-                    steps.push(Step::Index(key, Range::between(&t.range, &close.range)));
+                    steps.push(Step::Index(Box::new(key), Range::between(&t.range, &close.range)));
                 }
                 _ => return Ok((steps, None)),
             }

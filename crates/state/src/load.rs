@@ -123,13 +123,12 @@ pub fn check_policy(file: &str, content: &str) -> Result<(), String> {
     let mut seen = Vec::new();
     let mut result: Vec<String> = Vec::new();
     for k in top_keys(true) {
-        if k == "environments" || k == "releases" || k == "---" {
-            if k == "---" || !seen.contains(&k) {
-                if k != "---" {
-                    seen.push(k.clone());
-                }
-                result.push(k);
+        let relevant = k == "environments" || k == "releases" || k == "---";
+        if relevant && (k == "---" || !seen.contains(&k)) {
+            if k != "---" {
+                seen.push(k.clone());
             }
+            result.push(k);
         }
     }
     for w in result.windows(2) {
