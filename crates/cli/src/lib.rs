@@ -22,9 +22,9 @@ pub static LIVE_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::Atomi
 mod chart;
 mod helmfile;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
+use std::ffi::OsString;
 use std::path::Path;
-
 
 #[derive(Parser)]
 #[command(
@@ -56,13 +56,60 @@ pub struct Outcome {
     pub code: i32,
 }
 
+/// helmfile (cobra) accepts a command's own flags before the command's name
+/// (`helmfile --concurrency=1 template`); clap does not, so flags before the command
+/// that are not global ones are moved just after it. A global flag's separate value
+/// (`-e prod`) stays with it.
+fn cobra_order(args: Vec<OsString>) -> Vec<OsString> {
+    let cmd = Cli::command();
+    let commands: Vec<String> = cmd
+        .get_subcommands()
+        .flat_map(|c| std::iter::once(c.get_name().to_string()).chain(c.get_all_aliases().map(String::from)))
+        .collect();
+    let global = |flag: &str| {
+        cmd.get_arguments().find(|a| {
+            flag.strip_prefix("--").map_or_else(
+                || flag.strip_prefix('-').and_then(|f| f.chars().next()).is_some_and(|c| a.get_short() == Some(c)),
+                |long| a.get_long() == Some(long) || a.get_all_aliases().is_some_and(|al| al.contains(&long)),
+            )
+        })
+    };
+    let Some(at) = args.iter().skip(1).position(|a| a.to_str().is_some_and(|a| commands.iter().any(|c| c == a))).map(|i| i + 1) else {
+        return args;
+    };
+    let (mut kept, mut moved) = (vec![args[0].clone()], Vec::new());
+    let mut i = 1;
+    while i < at {
+        let a = args[i].to_string_lossy().into_owned();
+        let name = a.split_once('=').map_or(a.as_str(), |(n, _)| n);
+        match (a.starts_with('-'), global(name)) {
+            (true, None) => moved.push(args[i].clone()),
+            (true, Some(g)) => {
+                kept.push(args[i].clone());
+                let short_with_value = !a.starts_with("--") && a.len() > 2;
+                if g.get_action().takes_values() && !a.contains('=') && !short_with_value && i + 1 < at {
+                    i += 1;
+                    kept.push(args[i].clone());
+                }
+            }
+            (false, _) => kept.push(args[i].clone()),
+        }
+        i += 1;
+    }
+    kept.push(args[at].clone());
+    kept.extend(moved);
+    kept.extend(args[at + 1..].iter().cloned());
+    kept
+}
+
 /// Runs `capstan ARGS...` (the first item is the program name) in directory `cwd`.
 pub fn run<I, T>(args: I, cwd: &Path) -> Outcome
 where
     I: IntoIterator<Item = T>,
-    T: Into<std::ffi::OsString> + Clone,
+    T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(cobra_order(args)) {
         Ok(c) => c,
         Err(e) => {
             let text = e.render().to_string();
@@ -85,5 +132,31 @@ where
             logln!(log, "Error: {e}");
             Outcome { stdout: String::new(), stderr: log, code: 1 }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cobra_order;
+
+    fn order(args: &[&str]) -> Vec<String> {
+        cobra_order(args.iter().map(Into::into).collect())
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn command_flags_before_the_command_move_after_it() {
+        assert_eq!(
+            order(&["capstan", "--concurrency=1", "-e", "prod", "template", "--skip-tests"]),
+            ["capstan", "-e", "prod", "template", "--concurrency=1", "--skip-tests"]
+        );
+        assert_eq!(
+            order(&["capstan", "-f", "template", "--include-crds", "template"]),
+            ["capstan", "-f", "template", "--include-crds", "template"],
+            "a global flag's value that looks like a command stays a value"
+        );
+        assert_eq!(order(&["capstan", "list"]), ["capstan", "list"]);
     }
 }

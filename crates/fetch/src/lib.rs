@@ -4,6 +4,7 @@
 //! AWS credentials), into a cache laid out as helmfile's (`HELMFILE_CACHE_HOME`, else the
 //! user cache directory's `helmfile`). Credentials never appear in errors.
 
+pub mod oci;
 mod s3;
 
 use std::path::{Path, PathBuf};

@@ -14,6 +14,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+/// Held while a chart is looked up in the cache and downloaded, so releases rendered
+/// in parallel download each chart once.
+static DOWNLOADING: Mutex<()> = Mutex::new(());
+
 /// `index.yaml` documents already read in this run, by URL.
 static INDEXES: Mutex<Option<HashMap<String, Arc<Value>>>> = Mutex::new(None);
 
@@ -22,19 +26,30 @@ struct Repo {
     url: String,
     user: String,
     password: String,
+    oci: bool,
+    plain_http: bool,
+}
+
+fn repositories(doc: &Tree) -> Vec<Repo> {
+    list_of(doc, "repositories")
+        .iter()
+        .filter_map(|r| {
+            let t = r.as_map()?.snapshot();
+            let url = str_of(&t, "url");
+            Some(Repo {
+                name: str_of(&t, "name"),
+                oci: matches!(t.get("oci"), Some(Value::Bool(true))) || url.starts_with("oci://"),
+                plain_http: matches!(t.get("plainHttp"), Some(Value::Bool(true))),
+                url,
+                user: str_of(&t, "username"),
+                password: str_of(&t, "password"),
+            })
+        })
+        .collect()
 }
 
 fn repository(doc: &Tree, name: &str) -> Option<Repo> {
-    list_of(doc, "repositories").iter().find_map(|r| {
-        let t = r.as_map()?.snapshot();
-        let oci = matches!(t.get("oci"), Some(Value::Bool(true)));
-        (str_of(&t, "name") == name && !oci).then(|| Repo {
-            name: name.to_string(),
-            url: str_of(&t, "url"),
-            user: str_of(&t, "username"),
-            password: str_of(&t, "password"),
-        })
-    })
+    repositories(doc).into_iter().find(|r| r.name == name)
 }
 
 fn index(host: &dyn Host, repo: &Repo) -> Result<Arc<Value>, String> {
@@ -54,20 +69,33 @@ fn index(host: &dyn Host, repo: &Repo) -> Result<Arc<Value>, String> {
 
 /// The entry of `index.yaml` helm would pick for `constraint`.
 fn choose(entries: &[Value], constraint: &str) -> Option<(SemVersion, Value)> {
-    let mut best: Option<(SemVersion, Value)> = None;
-    for e in entries {
-        let Some(Value::String(v)) = e.get("version") else { continue };
-        let Ok(parsed) = SemVersion::parse(&v) else { continue };
+    let versions: Vec<String> = entries
+        .iter()
+        .map(|e| match e.get("version") {
+            Some(Value::String(v)) => v.to_string(),
+            _ => String::new(),
+        })
+        .collect();
+    let i = best_version(&versions, constraint)?;
+    Some((SemVersion::parse(&versions[i]).ok()?, entries[i].clone()))
+}
+
+/// The index of the highest version satisfying `constraint` (Masterminds semver; an
+/// empty constraint means the latest stable version), as helm picks.
+fn best_version(versions: &[String], constraint: &str) -> Option<usize> {
+    let mut best: Option<(SemVersion, usize)> = None;
+    for (i, v) in versions.iter().enumerate() {
+        let Ok(parsed) = SemVersion::parse(v) else { continue };
         let ok = if constraint.is_empty() {
             parsed.pre.is_empty()
         } else {
-            semver_compare(constraint, &v).unwrap_or(false)
+            semver_compare(constraint, v).unwrap_or(false)
         };
         if ok && best.as_ref().is_none_or(|(b, _)| parsed.compare(b).is_gt()) {
-            best = Some((parsed, e.clone()));
+            best = Some((parsed, i));
         }
     }
-    best
+    best.map(|(_, i)| i)
 }
 
 /// The version a helmfile lock file (`lockFilePath`, default `helmfile.lock` beside the
@@ -93,12 +121,26 @@ pub fn repo_chart(
     chart: &str,
     constraint: &str,
 ) -> Result<Option<PathBuf>, String> {
+    if chart.starts_with("oci://") {
+        let bare = chart.trim_start_matches("oci://");
+        // Credentials of a listed OCI repository this reference lives under.
+        let repo = repositories(doc).into_iter().find(|r| {
+            let url = r.url.trim_start_matches("oci://").trim_end_matches('/');
+            r.oci && !url.is_empty() && bare.starts_with(&format!("{url}/"))
+        });
+        return oci_chart(host, repo.as_ref(), chart, constraint).map(Some);
+    }
     let Some((repo_name, name)) = chart.split_once('/') else {
         return Ok(None);
     };
     let Some(repo) = repository(doc, repo_name) else {
         return Ok(None);
     };
+    if repo.oci {
+        let locked = locked_version(host, doc, base, name);
+        let reference = format!("oci://{}/{name}", repo.url.trim_start_matches("oci://").trim_end_matches('/'));
+        return oci_chart(host, Some(&repo), &reference, locked.as_deref().unwrap_or(constraint)).map(Some);
+    }
     let locked = locked_version(host, doc, base, name);
     let constraint = locked.as_deref().unwrap_or(constraint);
     let index = index(host, &repo)?;
@@ -111,6 +153,7 @@ pub fn repo_chart(
         let wanted = if constraint.is_empty() { "any stable version".to_string() } else { format!("version \"{constraint}\"") };
         return Err(format!("chart \"{name}\" matching {wanted} not found in {} index. (try 'helm repo update')", repo.name));
     };
+    let _one_at_a_time = DOWNLOADING.lock();
     let file = host
         .cache_dir()
         .join("charts")
@@ -142,4 +185,36 @@ pub fn repo_chart(
     host.write_file(&file, &data)
         .map_err(|e| format!("caching {}: {e}", file.display()))?;
     Ok(Some(file))
+}
+
+/// A chart from an OCI registry (`oci://host/path/name`) at the version `constraint`
+/// selects, as helm resolves it: an exact version is the tag; a range (or nothing:
+/// the latest stable) is matched against the repository's tags. Exact versions
+/// already in the cache are not pulled again (helmfile's rule).
+fn oci_chart(host: &dyn Host, repo: Option<&Repo>, reference: &str, constraint: &str) -> Result<PathBuf, String> {
+    let auth = crate::host::OciAuth {
+        username: repo.map(|r| r.user.clone()).unwrap_or_default(),
+        password: repo.map(|r| r.password.clone()).unwrap_or_default(),
+        plain_http: repo.is_some_and(|r| r.plain_http),
+    };
+    let bare = reference.trim_start_matches("oci://");
+    let exact = SemVersion::parse(constraint).is_ok() && constraint.chars().next().is_some_and(|c| c.is_ascii_digit() || c == 'v');
+    let version = if exact {
+        constraint.to_string()
+    } else {
+        let tags: Vec<String> = host.oci_tags(reference, &auth)?.iter().map(|t| t.replace('_', "+")).collect();
+        let wanted = if constraint.is_empty() { "any stable version".to_string() } else { format!("version \"{constraint}\"") };
+        let i = best_version(&tags, constraint).ok_or_else(|| format!("{bare}: no tag matching {wanted}"))?;
+        tags[i].clone()
+    };
+    let dir: PathBuf = bare.split('/').map(|p| p.replace(':', "_")).collect();
+    let name = bare.rsplit('/').next().unwrap_or(bare);
+    let file = host.cache_dir().join("charts").join("oci").join(dir).join(format!("{name}-{version}.tgz"));
+    let _one_at_a_time = DOWNLOADING.lock();
+    if exact && host.is_file(&file) {
+        return Ok(file);
+    }
+    let (_digest, data) = host.oci_pull(reference, &version, &auth)?;
+    host.write_file(&file, &data).map_err(|e| format!("caching {}: {e}", file.display()))?;
+    Ok(file)
 }

@@ -108,7 +108,11 @@ fn render_one(
         message,
         location,
     };
-    let input = chart_input(s, ps, r, flags).map_err(|e| fail(e, None))?;
+    let input = chart_input(s, ps, r, flags).map_err(|e| {
+        // The release is named once, by `ReleaseError`.
+        let own = format!("release \"{}\": ", r.name);
+        fail(e.strip_prefix(&own).map(String::from).unwrap_or(e), None)
+    })?;
     if !input.local {
         return render_with_helm(s, ps, r, &input).map_err(|e| fail(e, None));
     }

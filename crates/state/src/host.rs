@@ -12,6 +12,14 @@ pub struct DirEntry {
     pub is_dir: bool,
 }
 
+/// Credentials and transport for an OCI registry (from `repositories:`).
+#[derive(Clone, Debug, Default)]
+pub struct OciAuth {
+    pub username: String,
+    pub password: String,
+    pub plain_http: bool,
+}
+
 /// Everything the state loader reads from outside the process.
 pub trait Host: Send + Sync {
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>>;
@@ -45,6 +53,16 @@ pub trait Host: Send + Sync {
     /// An HTTP(S) GET (chart repositories), with basic auth when given.
     fn http_get(&self, url: &str, _user: &str, _password: &str) -> Result<Vec<u8>, String> {
         Err(format!("{}: the network is not available here", capstan_fetch::redact(url)))
+    }
+
+    /// The tags of an OCI repository (`oci://host/path`).
+    fn oci_tags(&self, reference: &str, _auth: &OciAuth) -> Result<Vec<String>, String> {
+        Err(format!("{}: the network is not available here", capstan_fetch::redact(reference)))
+    }
+
+    /// Pulls a chart from an OCI registry: (manifest digest, chart archive).
+    fn oci_pull(&self, reference: &str, _tag: &str, _auth: &OciAuth) -> Result<(String, Vec<u8>), String> {
+        Err(format!("{}: the network is not available here", capstan_fetch::redact(reference)))
     }
 
     /// Where fetched files are cached (helmfile's cache directory).
@@ -226,6 +244,19 @@ impl Host for OsHost {
         capstan_fetch::http_get(url, user, password).map_err(|e| e.to_string())
     }
 
+    fn oci_tags(&self, reference: &str, auth: &OciAuth) -> Result<Vec<String>, String> {
+        let env = |k: &str| std::env::var(k).ok();
+        let r = capstan_fetch::oci::Reference::parse(reference).map_err(|e| e.to_string())?;
+        oci_client(auth, &env).tags(&r).map_err(|e| e.to_string())
+    }
+
+    fn oci_pull(&self, reference: &str, tag: &str, auth: &OciAuth) -> Result<(String, Vec<u8>), String> {
+        let env = |k: &str| std::env::var(k).ok();
+        let r = capstan_fetch::oci::Reference::parse(reference).map_err(|e| e.to_string())?;
+        let pulled = oci_client(auth, &env).pull(&r, tag).map_err(|e| e.to_string())?;
+        Ok((pulled.digest, pulled.archive))
+    }
+
     fn cache_dir(&self) -> PathBuf {
         capstan_fetch::cache_dir(&|k| std::env::var(k).ok())
     }
@@ -236,7 +267,9 @@ impl Host for OsHost {
             std::fs::create_dir_all(dir)?;
         }
         // Written aside and renamed, so a concurrent reader never sees half a file.
-        let tmp = target.with_extension(format!("partial-{}", std::process::id()));
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = target.with_extension(format!("partial-{}-{n}", std::process::id()));
         std::fs::write(&tmp, data)?;
         std::fs::rename(&tmp, &target)
     }
@@ -251,6 +284,15 @@ impl Host for OsHost {
             env: Box::new(|k| std::env::var(k).ok()),
         };
         fetcher.fetch(src).map_err(|e| e.to_string())
+    }
+}
+
+fn oci_client<'a>(auth: &OciAuth, env: &'a dyn Fn(&str) -> Option<String>) -> capstan_fetch::oci::Client<'a> {
+    capstan_fetch::oci::Client {
+        username: auth.username.clone(),
+        password: auth.password.clone(),
+        plain_http: auth.plain_http,
+        env,
     }
 }
 

@@ -8,7 +8,8 @@
 
 use crate::report::CaseResult;
 use capstan_value::Value;
-use std::path::Path;
+use sha2::Digest;
+use std::path::{Path, PathBuf};
 
 /// Lines helm and helmfile print as progress, not output.
 const PROGRESS: &[&str] = &[
@@ -63,7 +64,11 @@ fn enabled(cfg: &Value, key: &str) -> bool {
 }
 
 fn needs_network(input: &str) -> bool {
-    ["https://", "git::", "oci://"].iter().any(|p| input.contains(p))
+    ["https://", "git::"].iter().any(|p| input.contains(p))
+        || input
+            .split("oci://")
+            .skip(1)
+            .any(|rest| !rest.starts_with("localhost") && !rest.starts_with("127.0.0.1"))
         || input
             .split("http://")
             .skip(1)
@@ -84,6 +89,7 @@ impl ChartRepo {
         let mut files: Vec<(String, Vec<u8>)> = Vec::new();
         let mut index = String::from("apiVersion: v1\nentries:\n");
         let mut by_name: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
+        let mut oci_tags: std::collections::BTreeMap<String, Vec<String>> = Default::default();
         for id in crate::dir_ids(charts)? {
             let dir = charts.join(&id);
             let meta = std::fs::read_to_string(dir.join("Chart.yaml")).map_err(|e| e.to_string())?;
@@ -92,6 +98,18 @@ impl ChartRepo {
             let version = meta.get("version").map(|v| v.to_string()).unwrap_or_default();
             let tgz = package(&dir, &name)?;
             let file = format!("{name}-{version}.tgz");
+            // The OCI side (`helm push` to `myrepo/NAME:VERSION`): manifest and blob.
+            let blob = format!("sha256:{}", hex(&sha2::Sha256::digest(&tgz)));
+            let config = format!("{{\"name\":\"{name}\",\"version\":\"{version}\"}}");
+            let manifest = format!(
+                "{{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",\"config\":{{\"mediaType\":\"application/vnd.cncf.helm.config.v1+json\",\"digest\":\"sha256:{}\",\"size\":{}}},\"layers\":[{{\"mediaType\":\"application/vnd.cncf.helm.chart.content.v1.tar+gzip\",\"digest\":\"{blob}\",\"size\":{}}}]}}",
+                hex(&sha2::Sha256::digest(config.as_bytes())),
+                config.len(),
+                tgz.len()
+            );
+            files.push((format!("/v2/myrepo/{name}/manifests/{}", version.replace('+', "_")), manifest.into_bytes()));
+            files.push((format!("/v2/myrepo/{name}/blobs/{blob}"), tgz.clone()));
+            oci_tags.entry(name.clone()).or_default().push(version.replace('+', "_"));
             files.push((format!("/{file}"), tgz));
             by_name.entry(name).or_default().push((version, file));
         }
@@ -102,7 +120,13 @@ impl ChartRepo {
             }
         }
         files.push(("/index.yaml".into(), index.into_bytes()));
+        files.push(("/v2/".into(), b"{}".to_vec()));
+        for (name, tags) in oci_tags {
+            let list = tags.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(",");
+            files.push((format!("/v2/myrepo/{name}/tags/list"), format!("{{\"name\":\"myrepo/{name}\",\"tags\":[{list}]}}").into_bytes()));
+        }
         let listener = std::net::TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("port {port}: {e}"))?;
+        let port = listener.local_addr().map_err(|e| e.to_string())?.port();
         listener.set_nonblocking(true).map_err(|e| e.to_string())?;
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = stop.clone();
@@ -113,6 +137,12 @@ impl ChartRepo {
                     continue;
                 };
                 let _ = stream.set_nonblocking(false);
+                let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+                // A TLS handshake (a client trying HTTPS first): plain HTTP only here.
+                let mut byte = [0u8; 1];
+                if matches!(stream.peek(&mut byte), Ok(1) if byte[0] == 0x16) {
+                    continue;
+                }
                 let Ok(clone) = stream.try_clone() else { continue };
                 let mut reader = BufReader::new(clone);
                 let mut first = String::new();
@@ -147,6 +177,56 @@ impl Drop for ChartRepo {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         let _ = self.port;
     }
+}
+
+/// A case copied into a temporary tree shaped like the data's (`snapshot/CASE` beside
+/// links to the shared fixtures) with `$REGISTRY_PORT` written in; removed when dropped.
+struct CaseCopy {
+    root: PathBuf,
+    case: PathBuf,
+}
+
+impl CaseCopy {
+    fn make(data: &Path, id: &str, port: &str) -> Result<CaseCopy, String> {
+        fn copy(from: &Path, to: &Path, port: &str) -> Result<(), String> {
+            std::fs::create_dir_all(to).map_err(|e| e.to_string())?;
+            for e in std::fs::read_dir(from).map_err(|e| e.to_string())?.flatten() {
+                let (src, dst) = (e.path(), to.join(e.file_name()));
+                if src.is_dir() {
+                    copy(&src, &dst, port)?;
+                } else {
+                    let bytes = std::fs::read(&src).map_err(|e| e.to_string())?;
+                    let bytes = match String::from_utf8(bytes) {
+                        Ok(t) => t.replace("$REGISTRY_PORT", port).into_bytes(),
+                        Err(e) => e.into_bytes(),
+                    };
+                    std::fs::write(&dst, bytes).map_err(|e| e.to_string())?;
+                }
+            }
+            Ok(())
+        }
+        let data = std::fs::canonicalize(data).map_err(|e| e.to_string())?;
+        let root = std::env::temp_dir().join(format!("capstan-e2e-{}-{id}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let made = CaseCopy { case: root.join("snapshot").join(id), root };
+        copy(&data.join("snapshot").join(id), &made.case, port)?;
+        for e in std::fs::read_dir(&data).map_err(|e| e.to_string())?.flatten() {
+            if e.file_name() != "snapshot" {
+                std::os::unix::fs::symlink(e.path(), made.root.join(e.file_name())).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(made)
+    }
+}
+
+impl Drop for CaseCopy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A chart directory as `helm package` lays it out: `NAME/…` in a gzipped tar.
@@ -200,9 +280,29 @@ fn run_case(id: String, dir: &Path) -> CaseResult {
     } else {
         None
     };
+    // helmfile's harness starts `registry:2` on a free port with the charts pushed as
+    // `myrepo/NAME:VERSION` and writes that port for `$REGISTRY_PORT` in the case.
+    let mut _copy = None;
+    let mut dir = dir.to_path_buf();
+    let mut _registry = None;
     if enabled(&cfg, "localDockerRegistry") {
-        return CaseResult::fail(id, "needs a local OCI registry (not run)", "");
+        let Some(root) = dir.parent().and_then(|p| p.parent()).map(Path::to_path_buf) else {
+            return CaseResult::fail(id, "no charts directory for the OCI registry", "");
+        };
+        let server = match ChartRepo::start(&root.join("charts"), 0) {
+            Ok(s) => s,
+            Err(e) => return CaseResult::fail(id, format!("could not start the OCI registry: {e}"), ""),
+        };
+        match CaseCopy::make(&root, &id, &server.port.to_string()) {
+            Ok(c) => {
+                dir = c.case.clone();
+                _copy = Some(c);
+            }
+            Err(e) => return CaseResult::fail(id, format!("could not copy the case: {e}"), ""),
+        }
+        _registry = Some(server);
     }
+    let dir = dir.as_path();
     let input = ["input.yaml.gotmpl", "input.yaml"]
         .into_iter()
         .find(|f| dir.join(f).is_file());
