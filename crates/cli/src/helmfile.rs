@@ -123,6 +123,17 @@ pub struct WriteValuesArgs {
 }
 
 #[derive(Args, Clone, Debug, Default)]
+pub struct FetchArgs {
+    /// Where charts go (default: a temporary directory removed when the command ends).
+    #[arg(long = "output-dir", default_value = "")]
+    output_dir: String,
+    /// Go template for each chart's directory (helmfile's default: namespace, kube
+    /// context, release, chart name and version under the output directory).
+    #[arg(long = "output-dir-template", default_value = "")]
+    output_dir_template: String,
+}
+
+#[derive(Args, Clone, Debug, Default)]
 pub struct PrintEnvArgs {
     /// `yaml` (default) or `json`.
     #[arg(short = 'o', long = "output", default_value = "yaml")]
@@ -153,6 +164,9 @@ pub enum StateCommand {
     WriteValues(With<WriteValuesArgs>),
     /// Print the environment and its merged values, as `helmfile print-env`.
     PrintEnv(With<PrintEnvArgs>),
+    /// Download the releases' remote charts (helm repositories, OCI) into a directory,
+    /// as `helmfile fetch`.
+    Fetch(With<FetchArgs>),
     /// Print the `needs:` graph in groups, as `helmfile show-dag`.
     ShowDag(With<NoArgs>),
     /// The cache of remote files (`git::`, `http(s)://`, `s3://`), as `helmfile cache`.
@@ -176,6 +190,7 @@ impl StateCommand {
             StateCommand::List(w) => &w.global,
             StateCommand::WriteValues(w) => &w.global,
             StateCommand::PrintEnv(w) => &w.global,
+            StateCommand::Fetch(w) => &w.global,
             StateCommand::ShowDag(w) => &w.global,
             StateCommand::Cache(_) => {
                 static NONE: std::sync::OnceLock<Global> = std::sync::OnceLock::new();
@@ -310,7 +325,7 @@ fn helm_args(args: &str, flags: &mut HelmFlags) {
 
 /// Writes files all together: into a temporary sibling first, then renamed, so a failure
 /// leaves nothing half-written.
-fn write_all(root: &Path, files: &[(String, String)]) -> Result<(), String> {
+fn write_all<T: AsRef<[u8]>>(root: &Path, files: &[(String, T)]) -> Result<(), String> {
     let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let cleanup = |staged: &[(PathBuf, PathBuf)]| {
         for (tmp, _) in staged {
@@ -501,6 +516,37 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
                     logln!(log, "Writing values file {p}");
                 }
             }
+            Ok(String::new())
+        }
+        StateCommand::Fetch(With {
+            args: FetchArgs { output_dir, output_dir_template },
+            ..
+        }) => {
+            let states = match load(g, &s, log) {
+                Ok(st) => st,
+                Err(e) => return no_match(e, g, cwd),
+            };
+            let temp = output_dir.is_empty().then(|| {
+                std::env::temp_dir().join(format!("capstan-fetch-{}-{}", std::process::id(), std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)))
+            });
+            let dir = temp.as_ref().map_or(output_dir.clone(), |t| t.to_string_lossy().into_owned());
+            let charts = commands::fetch(&s, &states, &dir, &output_dir_template)?;
+            let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+            for c in charts {
+                if cwd.join(&c.dir).exists() {
+                    logln!(log, "\"{}\" has not been downloaded because the output directory \"{}\" already exists", c.chart, c.dir);
+                    continue;
+                }
+                if progress {
+                    logln!(log, "Fetched chart={} release={} into {}", c.chart, c.release, c.dir);
+                }
+                files.extend(c.files.into_iter().map(|f| (format!("{}/{}", c.dir, f.name), f.data)));
+            }
+            let written = write_all(cwd, &files);
+            if let Some(t) = temp {
+                let _ = std::fs::remove_dir_all(t);
+            }
+            written?;
             Ok(String::new())
         }
         StateCommand::PrintEnv(With { args: PrintEnvArgs { output }, .. }) => {

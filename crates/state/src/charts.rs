@@ -188,8 +188,8 @@ pub fn repo_chart(
 }
 
 /// A chart from an OCI registry (`oci://host/path/name`) at the version `constraint`
-/// selects, as helm resolves it: an exact version is the tag; a range (or nothing:
-/// the latest stable) is matched against the repository's tags. Exact versions
+/// selects, as helm resolves it: an exact version is the tag; a range is matched
+/// against the repository's tags; no version is helmfile's `latest` error. Exact versions
 /// already in the cache are not pulled again (helmfile's rule).
 fn oci_chart(host: &dyn Host, repo: Option<&Repo>, reference: &str, constraint: &str) -> Result<PathBuf, String> {
     let auth = crate::host::OciAuth {
@@ -198,6 +198,10 @@ fn oci_chart(host: &dyn Host, repo: Option<&Repo>, reference: &str, constraint: 
         plain_http: repo.is_some_and(|r| r.plain_http),
     };
     let bare = reference.trim_start_matches("oci://");
+    if constraint.is_empty() {
+        // helmfile asks helm for the `latest` tag here, which helm refuses.
+        return Err("the version for OCI charts should be semver compliant, the latest tag is not supported anymore for helm >= 3.8.0".into());
+    }
     let exact = SemVersion::parse(constraint).is_ok() && constraint.chars().next().is_some_and(|c| c.is_ascii_digit() || c == 'v');
     let version = if exact {
         constraint.to_string()

@@ -204,6 +204,7 @@ pub fn path_template_data(s: &Settings, ps: &PreparedState, r: &Release, output_
     release.insert(Str::from("Namespace"), Value::from(r.namespace.as_str()));
     release.insert(Str::from("Chart"), Value::from(r.chart.as_str()));
     release.insert(Str::from("Version"), Value::from(r.version.as_str()));
+    release.insert(Str::from("KubeContext"), Value::from(r.kube_context.as_str()));
     let mut m = BTreeMap::new();
     m.insert(Str::from("OutputDir"), Value::from(output_dir));
     m.insert(Str::from("State"), Value::map_from(state));
@@ -560,4 +561,54 @@ fn absolute(root: &std::path::Path, file: &str) -> std::path::PathBuf {
     let joined = crate::host::join(root, file);
     let abs = std::path::absolute(&joined).unwrap_or(joined);
     crate::host::clean(&abs)
+}
+
+/// helmfile's `DefaultFetchOutputDirTemplate`.
+const FETCH_OUTPUT_DIR_TEMPLATE: &str = "{{ .OutputDir }}{{ if .Release.Namespace }}/{{ .Release.Namespace }}{{ end }}{{ if .Release.KubeContext }}/{{ .Release.KubeContext }}{{ end }}/{{ .Release.Name }}/{{ .ChartName }}/{{ or .Release.Version \"latest\" }}";
+
+/// What `fetch` does for one release whose chart is not on disk.
+pub struct FetchedChart {
+    pub release: String,
+    pub chart: String,
+    /// The directory the chart is unpacked into (`DIR/CHARTNAME/…`, as `helm pull --untar`).
+    pub dir: String,
+    /// The chart's files, named inside the chart.
+    pub files: Vec<capstan_chart::load::ChartFile>,
+}
+
+/// `fetch`: the remote chart (helm repository or OCI) of every active release, unpacked
+/// under `output_dir` along `--output-dir-template` (helmfile's default: namespace,
+/// kube context, release, chart name, version). Local charts are left where they are.
+pub fn fetch(
+    s: &Settings,
+    states: &[PreparedState],
+    output_dir: &str,
+    output_dir_template: &str,
+) -> Result<Vec<FetchedChart>, String> {
+    let tmpl = if output_dir_template.is_empty() { FETCH_OUTPUT_DIR_TEMPLATE } else { output_dir_template };
+    let mut out = Vec::new();
+    for ps in states {
+        for r in ps.active()? {
+            let base = ps.state.base.as_str();
+            if crate::release_values::local_chart(s, base, &r.chart).is_some() {
+                continue;
+            }
+            let archive = crate::charts::repo_chart(s.host.as_ref(), &ps.state.doc, base, &r.chart, &r.version)
+                .map_err(|e| format!("release \"{}\": {e}", r.name))?
+                .ok_or_else(|| format!("release \"{}\": chart \"{}\" is neither on disk nor in a listed repository", r.name, r.chart))?;
+            let data = s.host.read_file(&archive).map_err(|e| format!("{}: {e}", archive.display()))?;
+            let files = capstan_chart::archive::read_archive(&data).map_err(|e| format!("release \"{}\": {}", r.name, e.message))?;
+            let chart_name = r.chart.rsplit('/').next().unwrap_or(&r.chart).to_string();
+            let mut data = path_template_data(s, ps, r, output_dir).as_map().map(|m| m.snapshot()).unwrap_or_default();
+            data.insert(Str::from("ChartName"), Value::from(chart_name.as_str()));
+            let dir = render_path(tmpl, &Value::map_from(data))?;
+            out.push(FetchedChart {
+                release: r.name.clone(),
+                chart: r.chart.clone(),
+                dir: format!("{}/{chart_name}", dir.trim_end_matches('/')),
+                files,
+            });
+        }
+    }
+    Ok(out)
 }
