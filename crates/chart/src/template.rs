@@ -38,6 +38,8 @@ pub struct TemplateOptions {
     /// `dependencies:`, which it adds with chartify): the `Chart.yaml` entry and the
     /// loaded subchart.
     pub extra_dependencies: Vec<(crate::load::Dependency, crate::load::Chart)>,
+    /// `--post-renderer`: run over the rendered manifests (hooks included).
+    pub post_renderer: Option<crate::postrender::PostRenderer>,
 }
 
 /// What a successful run produced.
@@ -280,6 +282,9 @@ pub fn template_in(
         }
     })?;
     files.retain(|k, _| !k.ends_with("NOTES.txt"));
+    if let Some(pr) = &o.post_renderer {
+        files = crate::postrender::post_render(&files, pr).map_err(TemplateError::render)?;
+    }
     let sorted = sort_manifests(&files).map_err(TemplateError::render)?;
 
     let mut body = String::new();

@@ -89,10 +89,25 @@ pub struct RenderFlags {
     /// Do not check values against `values.schema.json`.
     #[arg(long = "skip-schema-validation")]
     skip_schema_validation: bool,
+    /// A command the rendered manifests go through (standard input to standard output).
+    #[arg(long = "post-renderer", default_value = "")]
+    post_renderer: String,
+    /// Arguments for the post-renderer.
+    #[arg(long = "post-renderer-args")]
+    post_renderer_args: Vec<String>,
 }
 
 impl RenderFlags {
-    fn options(self, release: &str) -> TemplateOptions {
+    fn options(self, release: &str, cwd: &Path) -> TemplateOptions {
+        let post_renderer = (!self.post_renderer.is_empty()).then(|| {
+            use capstan_state::host::Host;
+            let host = capstan_state::host::OsHost::new(cwd);
+            let (cmd, args) = (self.post_renderer.clone(), self.post_renderer_args.clone());
+            let cmd = if cmd.contains('/') { at(cwd, &cmd).to_string_lossy().into_owned() } else { cmd };
+            capstan_chart::postrender::PostRenderer(std::sync::Arc::new(move |manifests: &str| {
+                host.exec(&cmd, &args, &[], Some(manifests), Path::new(""))
+            }))
+        });
         TemplateOptions {
             release_name: release.to_string(),
             namespace: self.namespace,
@@ -112,6 +127,7 @@ impl RenderFlags {
             skip_schema_validation: self.skip_schema_validation,
             overlay: Default::default(),
             extra_dependencies: Vec::new(),
+            post_renderer,
         }
     }
 }
@@ -135,7 +151,7 @@ pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, St
             strict,
             show_only,
         } => {
-            let opts = flags.options(&name);
+            let opts = flags.options(&name, cwd);
             let r = template(&at(cwd, &chart), cwd, &opts).map_err(|e| describe(&e))?;
             let layers = capstan_chart::explain::layers(&at(cwd, &chart), cwd, &opts)?;
             warn(&layers, &r.values, strict, log)?;
@@ -152,7 +168,9 @@ pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, St
             explain,
             strict,
         } => {
-            let opts = flags.options("release-name");
+            let mut opts = flags.options("release-name", cwd);
+            // The values are what the templates see; a post-renderer changes only output.
+            opts.post_renderer = None;
             let r = template(&at(cwd, &chart), cwd, &opts).map_err(|e| describe(&e))?;
             let layers = capstan_chart::explain::layers(&at(cwd, &chart), cwd, &opts)?;
             warn(&layers, &r.values, strict, log)?;

@@ -93,6 +93,12 @@ pub struct TemplateArgs {
     /// Extra values files for every release.
     #[arg(long = "values")]
     values: Vec<String>,
+    /// A post-renderer for every release (over `postRenderer` in the state file).
+    #[arg(long = "post-renderer", default_value = "")]
+    post_renderer: String,
+    /// Arguments for the post-renderer.
+    #[arg(long = "post-renderer-args")]
+    post_renderer_args: Vec<String>,
 }
 
 #[derive(Args, Clone, Debug, Default)]
@@ -431,6 +437,8 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
                 skip_schema_validation: t.skip_schema_validation,
                 set: t.set.clone(),
                 values: t.values.clone(),
+                post_renderer: t.post_renderer.clone(),
+                post_renderer_args: t.post_renderer_args.clone(),
                 ..Default::default()
             };
             helm_args(&t.args, &mut flags);

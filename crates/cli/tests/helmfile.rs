@@ -262,3 +262,59 @@ fn a_relative_working_directory_works() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("x: \"relative\""), "{}", out.stdout);
 }
+
+/// Post-renderers (helmDefaults, release, command line), run as Helm 4 runs them: the
+/// documents keep their `# Source:` through the renderer, added ones are named
+/// `generated-by-postrender-N.yaml`, and a failing renderer fails the release.
+#[test]
+fn post_renderers_run_over_the_manifests() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir("postrender");
+    let script = |name: &str, body: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}")).expect("script");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    };
+    script("add.sh", "cat\necho ---\nprintf 'kind: Secret\\nmetadata:\\n  name: %s\\n' \"$1\"\n");
+    script("upper.sh", "sed 's/relative/RELATIVE/'\n");
+    script("fail.sh", "echo broken >&2\nexit 3\n");
+    let chart = states().join("charts/ok");
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!(
+            "helmDefaults:\n  postRenderer: ./add.sh\n  postRendererArgs: [from-defaults]\nreleases:\n  - name: a\n    chart: {0}\n    values: [{{x: relative}}]\n  - name: b\n    chart: {0}\n    values: [{{x: relative}}]\n    postRenderer: ./upper.sh\n",
+            chart.display()
+        ),
+    )
+    .expect("state");
+    let (out, err, code) = capstan_in(&dir, &["template", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        // (helm's install order: the Secret before the ConfigMap)
+        "---\n# Source: generated-by-postrender-1.yaml\nkind: Secret\nmetadata:\n  name: from-defaults\n\n---\n# Source: ok/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: \"relative\"\n\n---\n# Source: ok/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: \"RELATIVE\"\n\n"
+    );
+    let (out, _, code) = capstan_in(&dir, &["template", "-q", "-l", "name=b", "--post-renderer", "./add.sh", "--post-renderer-args", "cli"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("name: cli"), "{out}");
+    let (_, err, code) = capstan_in(&dir, &["template", "-q", "--post-renderer", "./fail.sh"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 1);
+    assert!(err.contains("error while running post render on files") && err.contains("broken"), "{err}");
+}
+
+/// `capstan chart template --post-renderer` (helm template's flag).
+#[test]
+fn chart_template_post_renderer() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir("chart-postrender");
+    let p = dir.join("tag.sh");
+    std::fs::write(&p, "#!/bin/sh\nsed \"s/name: r/name: r-$1/\"\n").expect("script");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let chart = states().join("charts/ok");
+    let chart = chart.to_string_lossy();
+    let (out, err, code) = capstan_in(&dir, &["chart", "template", "r", &chart, "--post-renderer", "./tag.sh", "--post-renderer-args", "x"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "---\n# Source: ok/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r-x\ndata:\n  x: \"none\"\n");
+}

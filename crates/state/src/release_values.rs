@@ -25,6 +25,10 @@ pub struct HelmFlags {
     pub set: Vec<String>,
     /// `--values` given to helmfile itself.
     pub values: Vec<String>,
+    /// `--post-renderer` / `--post-renderer-args` given to helmfile itself (over the
+    /// release's and `helmDefaults`' own).
+    pub post_renderer: String,
+    pub post_renderer_args: Vec<String>,
 }
 
 /// A release ready for the chart renderer.
@@ -38,6 +42,8 @@ pub struct ChartInput {
     /// The chart version constraint (`version:`), for helm.
     pub version: String,
     pub options: TemplateOptions,
+    /// The post-renderer command and its arguments, as given, when there is one.
+    pub post_renderer: Option<(String, Vec<String>)>,
 }
 
 /// helmfile's `escape` for `--set` values: `{`, `}` and `,` get a backslash.
@@ -78,6 +84,7 @@ pub fn chart_input(
         },
     };
     let renderer = ps.renderer(s);
+    let post_renderer = post_renderer_of(&ps.state.doc, r, flags);
     let mut options = TemplateOptions {
         release_name: r.name.clone(),
         // helm's namespace when helmfile passes none (the kube context's default).
@@ -101,6 +108,16 @@ pub fn chart_input(
             .collect(),
         skip_schema_validation: flags.skip_schema_validation
             || r.skip_schema_validation == Some(true),
+        post_renderer: post_renderer.as_ref().map(|(cmd, args)| {
+            // helm runs the command with the manifests on standard input; a path with a
+            // slash is taken from the working directory.
+            let host = s.host.clone();
+            let cmd = if cmd.contains('/') { crate::host::join(&s.root, cmd).to_string_lossy().into_owned() } else { cmd.clone() };
+            let args = args.clone();
+            capstan_chart::postrender::PostRenderer(std::sync::Arc::new(move |manifests: &str| {
+                host.exec(&cmd, &args, &[], Some(manifests), Path::new(""))
+            }))
+        }),
         ..Default::default()
     };
     let missing = MissingFileHandler::parse(if r.missing_file_handler.is_empty() {
@@ -180,6 +197,7 @@ pub fn chart_input(
         local,
         version: r.version.clone(),
         options,
+        post_renderer,
     })
 }
 
@@ -226,7 +244,31 @@ pub fn helm_template_args(input: &ChartInput, values_dir: &Path, files: &[(Strin
     if o.skip_schema_validation {
         args.push("--skip-schema-validation".into());
     }
+    if let Some((cmd, extra)) = &input.post_renderer {
+        args.extend(["--post-renderer".into(), cmd.clone()]);
+        for a in extra {
+            args.extend(["--post-renderer-args".into(), a.clone()]);
+        }
+    }
     args
+}
+
+/// The post-renderer for a release, as helmfile picks it: the command line's
+/// `--post-renderer`, else the release's `postRenderer`, else `helmDefaults`'; the
+/// arguments likewise.
+fn post_renderer_of(doc: &crate::merge::Tree, r: &Release, flags: &HelmFlags) -> Option<(String, Vec<String>)> {
+    let defaults = crate::spec::map_of(doc, "helmDefaults");
+    let strings = |t: &crate::merge::Tree, k: &str| -> Vec<String> {
+        crate::spec::list_of(t, k).iter().map(crate::scalar_text).collect()
+    };
+    let cmd = [flags.post_renderer.clone(), crate::spec::str_of(&r.raw, "postRenderer"), crate::spec::str_of(&defaults, "postRenderer")]
+        .into_iter()
+        .find(|c| !c.is_empty())?;
+    let args = [flags.post_renderer_args.clone(), strings(&r.raw, "postRendererArgs"), strings(&defaults, "postRendererArgs")]
+        .into_iter()
+        .find(|a| !a.is_empty())
+        .unwrap_or_default();
+    Some((cmd, args))
 }
 
 /// helmfile's release `dependencies:` (`chart`, `version`, `alias`, `condition`): each

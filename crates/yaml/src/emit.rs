@@ -12,6 +12,7 @@ pub enum Style {
     Plain,
     Literal,
     DoubleQuoted,
+    SingleQuoted,
 }
 
 /// A node ready to be emitted.
@@ -202,6 +203,7 @@ fn select_style(requested: Style, a: &Analysis, value: &str, simple_key: bool) -
         Style::Plain => Chosen::Plain,
         Style::Literal => Chosen::Literal,
         Style::DoubleQuoted => Chosen::Double,
+        Style::SingleQuoted => Chosen::Single,
     };
     if simple_key && a.multiline {
         style = Chosen::Double;
@@ -233,6 +235,8 @@ pub struct Emitter {
     indent: i32,
     whitespace: bool,
     indention: bool,
+    /// Sequences under a key not indented (yaml.v2's way; kyaml's "compact" style).
+    compact_sequences: bool,
 }
 
 impl Emitter {
@@ -250,7 +254,15 @@ impl Emitter {
             indent: -1,
             whitespace: true,
             indention: true,
+            compact_sequences: gen == Generation::V2,
         }
+    }
+
+    /// Sequences under a mapping key start at the key's column (`- a`), as kyaml writes
+    /// them, whatever the generation.
+    pub fn compact_sequences(mut self) -> Self {
+        self.compact_sequences = true;
+        self
     }
 
     /// Emits one document holding `root` and returns the text.
@@ -313,7 +325,7 @@ impl Emitter {
             ENode::Map(pairs) if pairs.is_empty() => self.flow_empty("{", "}"),
             ENode::Seq(items) => {
                 let saved = self.indent;
-                let indentless = self.gen == Generation::V2 && ctx.mapping && !self.indention;
+                let indentless = self.compact_sequences && ctx.mapping && !self.indention;
                 self.increase_indent(false, indentless);
                 for item in items {
                     self.write_indent();

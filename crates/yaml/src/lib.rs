@@ -18,11 +18,13 @@ mod error;
 mod helm;
 mod helmfile;
 mod resolve;
+pub mod roundtrip;
 mod spans;
 mod traps;
 mod walk;
 
 pub use compose::{compose_first, Document, Generation, Node, NodeKind};
+pub use emit::ENode;
 pub use resolve::{resolve, Scalar};
 pub use encode::{encode_helm, encode_helmfile};
 pub use error::{CastError, YamlError};

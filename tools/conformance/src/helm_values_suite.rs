@@ -43,6 +43,7 @@ pub(crate) fn options(inputs: &J) -> TemplateOptions {
         skip_schema_validation: inputs["skip_schema_validation"].as_bool().unwrap_or(false),
         overlay: Default::default(),
         extra_dependencies: Vec::new(),
+        post_renderer: None,
     }
 }
 

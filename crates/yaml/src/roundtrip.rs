@@ -1,0 +1,165 @@
+//! Editing YAML documents while keeping their shape, as kyaml (`kio.ParseAll` /
+//! `kio.StringAll`) does for Helm's post-renderer bookkeeping: a stream is read into
+//! ordered nodes that remember each scalar's quoting style, a mapping entry can be set
+//! or taken out, and the documents are written back in kyaml's layout (two-space
+//! indent, compact sequences, `---` between documents). Comments are not kept and
+//! aliases are expanded (kyaml keeps both); COMPATIBILITY.md says so.
+
+use crate::compose::{compose_first, Document, Generation, NodeKind};
+use crate::emit::{ENode, Emitter, Style};
+use crate::error::YamlError;
+use libyaml_safer::ScalarStyle;
+
+const MAX_NESTING: usize = 512;
+
+/// Reads every non-empty document of a YAML stream.
+pub fn parse_stream(text: &str) -> Result<Vec<ENode>, YamlError> {
+    let mut out = Vec::new();
+    for doc in crate::helm::split_documents(text)? {
+        if let Some(d) = compose_first(&doc, Generation::V3)? {
+            if let Some(root) = d.root {
+                if !matches!(&d.nodes[root].kind, NodeKind::Scalar { value, style: ScalarStyle::Plain, .. } if value.is_empty() || value == "null" || value == "~")
+                {
+                    out.push(convert(&d, root, 0)?);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Writes documents as kyaml does: each in block style, separated by `---`.
+pub fn emit_stream(docs: &[ENode]) -> String {
+    docs.iter()
+        .map(|d| Emitter::new(Generation::V3).compact_sequences().document(d))
+        .collect::<Vec<_>>()
+        .join("---\n")
+}
+
+fn convert(d: &Document, i: usize, depth: usize) -> Result<ENode, YamlError> {
+    // Far below go-yaml's limit: these are Kubernetes resources, and the conversion
+    // and the emitter recurse on the caller's (possibly small) thread stack.
+    if depth > MAX_NESTING {
+        return Err(YamlError::new(format!("yaml: document nested deeper than {MAX_NESTING} levels")));
+    }
+    let n = &d.nodes[i];
+    Ok(match &n.kind {
+        NodeKind::Scalar { value, style, .. } => ENode::Scalar {
+            value: value.clone(),
+            style: match style {
+                ScalarStyle::SingleQuoted => Style::SingleQuoted,
+                ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+                ScalarStyle::Literal | ScalarStyle::Folded => Style::Literal,
+                _ => Style::Plain,
+            },
+            tag: n.tag.as_deref().and_then(short_tag),
+        },
+        NodeKind::Seq(items) => ENode::Seq(items.iter().map(|&c| convert(d, c, depth + 1)).collect::<Result<_, _>>()?),
+        NodeKind::Map(pairs) => ENode::Map(
+            pairs
+                .iter()
+                .map(|&(k, v)| Ok((convert(d, k, depth + 1)?, convert(d, v, depth + 1)?)))
+                .collect::<Result<_, YamlError>>()?,
+        ),
+        NodeKind::Alias(target, _) => convert(d, *target, depth + 1)?,
+    })
+}
+
+/// Explicit standard tags kept on scalars (others are dropped).
+fn short_tag(tag: &str) -> Option<&'static str> {
+    Some(match tag.strip_prefix("tag:yaml.org,2002:").unwrap_or(tag) {
+        "str" | "!!str" => "!!str",
+        "int" | "!!int" => "!!int",
+        "float" | "!!float" => "!!float",
+        "bool" | "!!bool" => "!!bool",
+        "null" | "!!null" => "!!null",
+        "binary" | "!!binary" => "!!binary",
+        "timestamp" | "!!timestamp" => "!!timestamp",
+        _ => return None,
+    })
+}
+
+fn key_is(k: &ENode, name: &str) -> bool {
+    matches!(k, ENode::Scalar { value, .. } if value == name)
+}
+
+fn plain(value: &str) -> ENode {
+    ENode::Scalar { value: value.to_string(), style: Style::Plain, tag: None }
+}
+
+/// The mapping under `key` in `map`, created (at the end) when missing.
+fn child_map<'a>(map: &'a mut Vec<(ENode, ENode)>, key: &str) -> Result<&'a mut Vec<(ENode, ENode)>, String> {
+    let i = match map.iter().position(|(k, _)| key_is(k, key)) {
+        Some(i) => {
+            if matches!(&map[i].1, ENode::Scalar { value, .. } if value.is_empty() || value == "null" || value == "~") {
+                map[i].1 = ENode::Map(Vec::new());
+            }
+            i
+        }
+        None => {
+            map.push((plain(key), ENode::Map(Vec::new())));
+            map.len() - 1
+        }
+    };
+    match &mut map[i].1 {
+        ENode::Map(m) => Ok(m),
+        _ => Err(format!("wrong node kind: expected MappingNode for {key}")),
+    }
+}
+
+/// Sets `metadata.annotations[name]` of a resource document (kyaml's `SetAnnotation`).
+pub fn set_annotation(doc: &mut ENode, name: &str, value: &str) -> Result<(), String> {
+    let ENode::Map(root) = doc else {
+        return Err("wrong node kind: expected MappingNode".into());
+    };
+    let annotations = child_map(child_map(root, "metadata")?, "annotations")?;
+    let entry = ENode::Scalar { value: value.to_string(), style: Style::Plain, tag: None };
+    match annotations.iter_mut().find(|(k, _)| key_is(k, name)) {
+        Some((_, v)) => *v = entry,
+        None => annotations.push((plain(name), entry)),
+    }
+    Ok(())
+}
+
+/// Takes `metadata.annotations[name]` out of a document, dropping `annotations` when it
+/// becomes empty (kyaml's `ClearAnnotation`); the value, if it was there.
+pub fn take_annotation(doc: &mut ENode, name: &str) -> Option<String> {
+    let ENode::Map(root) = doc else { return None };
+    let (_, ENode::Map(meta)) = root.iter_mut().find(|(k, _)| key_is(k, "metadata"))? else {
+        return None;
+    };
+    let at = meta.iter().position(|(k, _)| key_is(k, "annotations"))?;
+    let ENode::Map(annotations) = &mut meta[at].1 else { return None };
+    let i = annotations.iter().position(|(k, _)| key_is(k, name))?;
+    let (_, v) = annotations.remove(i);
+    if annotations.is_empty() {
+        meta.remove(at);
+    }
+    match v {
+        ENode::Scalar { value, .. } => Some(value),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotations_round_trip_keeping_order_and_quotes() {
+        let text = "kind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: '1'\n  y: \"two\"\n  list:\n  - p\n";
+        let mut docs = parse_stream(&format!("{text}---\n---\nkind: Secret\nmetadata:\n  annotations:\n    keep: k\n")).unwrap();
+        assert_eq!(docs.len(), 2);
+        for d in &mut docs {
+            set_annotation(d, "f", "templates/a.yaml").unwrap();
+        }
+        let merged = emit_stream(&docs);
+        assert!(merged.contains("metadata:\n  name: a\n  annotations:\n    f: templates/a.yaml\ndata:"), "{merged}");
+        let mut back = parse_stream(&merged).unwrap();
+        assert_eq!(take_annotation(&mut back[0], "f").as_deref(), Some("templates/a.yaml"));
+        assert_eq!(take_annotation(&mut back[1], "f").as_deref(), Some("templates/a.yaml"));
+        assert_eq!(emit_stream(&back[..1]), text);
+        assert_eq!(emit_stream(&back[1..]), "kind: Secret\nmetadata:\n  annotations:\n    keep: k\n");
+        assert!(set_annotation(&mut parse_stream("- a\n").unwrap()[0], "f", "x").is_err());
+    }
+}
