@@ -12,6 +12,7 @@ pub mod funcs;
 pub mod glob;
 pub mod load;
 pub mod manifests;
+pub mod patch;
 pub mod postrender;
 pub mod render;
 pub mod schema;

@@ -40,6 +40,8 @@ pub struct TemplateOptions {
     pub extra_dependencies: Vec<(crate::load::Dependency, crate::load::Chart)>,
     /// `--post-renderer`: run over the rendered manifests (hooks included).
     pub post_renderer: Option<crate::postrender::PostRenderer>,
+    /// helmfile's `strategicMergePatches`/`jsonPatches`, applied before post-rendering.
+    pub patches: crate::patch::Patches,
 }
 
 /// What a successful run produced.
@@ -282,6 +284,9 @@ pub fn template_in(
         }
     })?;
     files.retain(|k, _| !k.ends_with("NOTES.txt"));
+    if !o.patches.is_empty() {
+        files = crate::patch::apply(&files, &chart.metadata.name, &o.patches).map_err(TemplateError::render)?;
+    }
     if let Some(pr) = &o.post_renderer {
         files = crate::postrender::post_render(&files, pr).map_err(TemplateError::render)?;
     }

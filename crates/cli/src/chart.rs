@@ -128,6 +128,7 @@ impl RenderFlags {
             overlay: Default::default(),
             extra_dependencies: Vec::new(),
             post_renderer,
+            patches: Default::default(),
         }
     }
 }

@@ -318,3 +318,28 @@ fn chart_template_post_renderer() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "---\n# Source: ok/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r-x\ndata:\n  x: \"none\"\n");
 }
+
+/// `strategicMergePatches` and `jsonPatches` are applied natively (helmfile uses
+/// chartify and kustomize): the patched resources come out as
+/// `CHART/templates/patched_resources.yaml`; a patch without a target is an error.
+#[test]
+fn release_patches_are_applied() {
+    let dir = tempdir("patches");
+    let chart = states().join("charts/ok");
+    let state = format!(
+        "releases:\n  - name: p\n    chart: {}\n    strategicMergePatches:\n      - apiVersion: v1\n        kind: ConfigMap\n        metadata: {{name: p}}\n        data: {{x: patched, z: added}}\n    jsonPatches:\n      - target: {{version: v1, kind: ConfigMap, name: p}}\n        patch:\n          - {{op: add, path: /metadata/labels, value: {{team: a}}}}\n",
+        chart.display()
+    );
+    std::fs::write(dir.join("helmfile.yaml"), &state).expect("state");
+    let (out, err, code) = capstan_in(&dir, &["template", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "---\n# Source: ok/templates/patched_resources.yaml\napiVersion: v1\ndata:\n  x: patched\n  z: added\nkind: ConfigMap\nmetadata:\n  labels:\n    team: a\n  name: p\n\n"
+    );
+    std::fs::write(dir.join("helmfile.yaml"), state.replace("metadata: {name: p}", "metadata: {name: other}")).expect("state");
+    let (_, err, code) = capstan_in(&dir, &["template", "-q"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 1);
+    assert!(err.contains("0 resource(s) match v1 ConfigMap \"other\""), "{err}");
+}

@@ -85,6 +85,22 @@ pub fn chart_input(
     };
     let renderer = ps.renderer(s);
     let post_renderer = post_renderer_of(&ps.state.doc, r, flags);
+    let patches = capstan_chart::patch::Patches {
+        strategic: crate::spec::list_of(&r.raw, "strategicMergePatches"),
+        json: crate::spec::list_of(&r.raw, "jsonPatches"),
+    };
+    if !crate::spec::list_of(&r.raw, "transformers").is_empty() {
+        return Err(format!(
+            "release \"{}\": transformers: kustomize transformers are not supported (capstan applies strategicMergePatches and jsonPatches itself)",
+            r.name
+        ));
+    }
+    if !patches.is_empty() && !local {
+        return Err(format!(
+            "release \"{}\": strategicMergePatches/jsonPatches on chart {:?}, which only helm can render: not supported",
+            r.name, r.chart
+        ));
+    }
     let mut options = TemplateOptions {
         release_name: r.name.clone(),
         // helm's namespace when helmfile passes none (the kube context's default).
@@ -118,6 +134,7 @@ pub fn chart_input(
                 host.exec(&cmd, &args, &[], Some(manifests), Path::new(""))
             }))
         }),
+        patches,
         ..Default::default()
     };
     let missing = MissingFileHandler::parse(if r.missing_file_handler.is_empty() {

@@ -16,7 +16,7 @@ pub enum Style {
 }
 
 /// A node ready to be emitted.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ENode {
     /// `tag`, when set, is written before the scalar (`!!binary`).
     Scalar {

@@ -340,7 +340,7 @@ pub fn encode_helm(v: &Value) -> Result<String, YamlError> {
     Ok(Emitter::new(Generation::V2).document(&node))
 }
 
-fn helmfile_node(v: &Value) -> Result<ENode, YamlError> {
+pub(crate) fn helmfile_node(v: &Value) -> Result<ENode, YamlError> {
     Ok(match v {
         Value::Nil => plain("null"),
         Value::Bool(b) => plain(b.to_string()),

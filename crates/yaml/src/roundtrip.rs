@@ -79,12 +79,56 @@ fn short_tag(tag: &str) -> Option<&'static str> {
     })
 }
 
+/// A value as a node (helmfile's yaml.v3 encoding: keys sorted, strings quoted when
+/// they would read as something else).
+pub fn from_value(v: &capstan_value::Value) -> Result<ENode, YamlError> {
+    crate::encode::helmfile_node(v)
+}
+
+/// Whether a node is YAML's null (`null`, `~` or nothing, unquoted).
+pub fn is_null(n: &ENode) -> bool {
+    matches!(n, ENode::Scalar { value, style: Style::Plain, tag } if (tag.is_none() || *tag == Some("!!null")) && matches!(value.as_str(), "" | "null" | "Null" | "NULL" | "~"))
+}
+
+/// The text of a scalar node.
+pub fn scalar(n: &ENode) -> Option<&str> {
+    match n {
+        ENode::Scalar { value, .. } => Some(value),
+        _ => None,
+    }
+}
+
+/// The value under `key` in a mapping node.
+pub fn get<'a>(n: &'a ENode, key: &str) -> Option<&'a ENode> {
+    match n {
+        ENode::Map(pairs) => pairs.iter().find(|(k, _)| key_is(k, key)).map(|(_, v)| v),
+        _ => None,
+    }
+}
+
+/// Every mapping's entries sorted by key text (as Go writes a map).
+pub fn sort_keys(n: &mut ENode) {
+    match n {
+        ENode::Map(pairs) => {
+            pairs.sort_by(|(a, _), (b, _)| scalar(a).unwrap_or("").cmp(scalar(b).unwrap_or("")));
+            pairs.iter_mut().for_each(|(_, v)| sort_keys(v));
+        }
+        ENode::Seq(items) => items.iter_mut().for_each(sort_keys),
+        ENode::Scalar { .. } => {}
+    }
+}
+
 fn key_is(k: &ENode, name: &str) -> bool {
     matches!(k, ENode::Scalar { value, .. } if value == name)
 }
 
-fn plain(value: &str) -> ENode {
+/// A scalar written plain when it can be (quoted otherwise, by the emitter).
+pub fn plain_scalar(value: &str) -> ENode {
     ENode::Scalar { value: value.to_string(), style: Style::Plain, tag: None }
+}
+
+fn plain(value: &str) -> ENode {
+    plain_scalar(value)
 }
 
 /// The mapping under `key` in `map`, created (at the end) when missing.

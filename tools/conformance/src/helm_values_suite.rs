@@ -44,6 +44,7 @@ pub(crate) fn options(inputs: &J) -> TemplateOptions {
         overlay: Default::default(),
         extra_dependencies: Vec::new(),
         post_renderer: None,
+        patches: Default::default(),
     }
 }
 

@@ -1,0 +1,419 @@
+//! helmfile's release patches (`strategicMergePatches`, `jsonPatches`), which helmfile
+//! applies with chartify and kustomize: the rendered resources are patched and put back
+//! as one file, `CHART/templates/patched_resources.yaml`, each resource written with its
+//! keys sorted (as kustomize's output reaches helm). A strategic merge patch names its
+//! target by `apiVersion`, `kind`, `metadata.name` (and `metadata.namespace`); maps
+//! merge, `null` deletes, `$patch: replace|delete` are honoured, and the lists
+//! Kubernetes merges by key (containers and env by `name`, ports by `containerPort` or
+//! `port`, volume mounts by `mountPath`, …) are merged by that key, others replaced.
+//! A JSON patch (RFC 6902) names its target by `group`, `version`, `kind`, `name`,
+//! `namespace`.
+
+use capstan_yaml::roundtrip::{emit_stream, from_value, get, is_null, parse_stream, plain_scalar, scalar, sort_keys};
+use capstan_yaml::ENode;
+use capstan_value::Value;
+use std::collections::BTreeMap;
+
+/// The patches of one release.
+#[derive(Clone, Debug, Default)]
+pub struct Patches {
+    pub strategic: Vec<Value>,
+    pub json: Vec<Value>,
+}
+
+impl Patches {
+    pub fn is_empty(&self) -> bool {
+        self.strategic.is_empty() && self.json.is_empty()
+    }
+}
+
+/// The file the patched resources are put in, inside chart `chart`.
+pub fn patched_file(chart: &str) -> String {
+    format!("{chart}/templates/patched_resources.yaml")
+}
+
+/// Applies the patches to the rendered files; returns the files helm then sorts.
+pub fn apply(files: &BTreeMap<String, String>, chart: &str, patches: &Patches) -> Result<BTreeMap<String, String>, String> {
+    let mut docs = Vec::new();
+    for (name, content) in files {
+        let base = name.rsplit('/').next().unwrap_or(name);
+        if base.starts_with('_') || content.trim().is_empty() {
+            continue;
+        }
+        docs.extend(parse_stream(content).map_err(|e| format!("parsing {name}: {e}"))?);
+    }
+    for p in &patches.strategic {
+        let patch = from_value(p).map_err(|e| format!("strategicMergePatches: {e}"))?;
+        let id = Id::of(&patch);
+        let hits: Vec<usize> = (0..docs.len()).filter(|&i| id.matches(&Id::of(&docs[i]))).collect();
+        if hits.len() != 1 {
+            return Err(format!(
+                "strategicMergePatches: {} resource(s) match {}: a patch needs exactly one target",
+                hits.len(),
+                id
+            ));
+        }
+        match merge(&mut docs[hits[0]], &patch, "")? {
+            Merged::Kept => {}
+            Merged::Deleted => {
+                docs.remove(hits[0]);
+            }
+        }
+    }
+    for p in &patches.json {
+        let target = p.get("target").unwrap_or(Value::Nil);
+        let field = |k: &str| target.get(k).map(|v| v.to_string()).unwrap_or_default();
+        let (group, version, kind, name, namespace) = (field("group"), field("version"), field("kind"), field("name"), field("namespace"));
+        let ops = match p.get("patch") {
+            Some(Value::List(l)) => l.items.clone(),
+            _ => return Err(format!("jsonPatches: the patch for {kind} {name} is not a list of operations")),
+        };
+        let mut matched = false;
+        for d in docs.iter_mut() {
+            let id = Id::of(d);
+            let (g, v) = id.api_version.rsplit_once('/').map_or(("", id.api_version.as_str()), |(g, v)| (g, v));
+            let ok = (kind.is_empty() || id.kind == kind)
+                && (name.is_empty() || id.name == name)
+                && (namespace.is_empty() || id.namespace.is_empty() || id.namespace == namespace)
+                && (group.is_empty() || g == group)
+                && (version.is_empty() || v == version);
+            if ok {
+                matched = true;
+                for op in &ops {
+                    json_op(d, op)?;
+                }
+            }
+        }
+        if !matched {
+            return Err(format!("jsonPatches: no resource matches kind {kind:?} name {name:?}"));
+        }
+    }
+    let mut keyed: Vec<(String, ENode)> = docs
+        .into_iter()
+        .map(|mut d| {
+            sort_keys(&mut d);
+            let id = Id::of(&d);
+            (format!("{}/{}\u{0}{}\u{0}{}", id.api_version, id.kind, id.namespace, id.name), d)
+        })
+        .collect();
+    // kustomize writes resources in a stable order (helm then sorts by kind).
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    let docs: Vec<ENode> = keyed.into_iter().map(|(_, d)| d).collect();
+    let mut out = BTreeMap::new();
+    if !docs.is_empty() {
+        out.insert(patched_file(chart), emit_stream(&docs));
+    }
+    Ok(out)
+}
+
+/// A resource's identity.
+struct Id {
+    api_version: String,
+    kind: String,
+    name: String,
+    namespace: String,
+}
+
+impl Id {
+    fn of(n: &ENode) -> Id {
+        let text = |n: Option<&ENode>| n.and_then(scalar).unwrap_or("").to_string();
+        let meta = get(n, "metadata");
+        Id {
+            api_version: text(get(n, "apiVersion")),
+            kind: text(get(n, "kind")),
+            name: text(meta.and_then(|m| get(m, "name"))),
+            namespace: text(meta.and_then(|m| get(m, "namespace"))),
+        }
+    }
+
+    /// Whether a patch with this identity targets resource `r`.
+    fn matches(&self, r: &Id) -> bool {
+        self.kind == r.kind
+            && self.name == r.name
+            && (self.api_version.is_empty() || self.api_version == r.api_version)
+            && (self.namespace.is_empty() || r.namespace.is_empty() || self.namespace == r.namespace)
+    }
+}
+
+impl std::fmt::Display for Id {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} {:?}", self.api_version, self.kind, self.name)?;
+        if !self.namespace.is_empty() {
+            write!(f, " in namespace {:?}", self.namespace)?;
+        }
+        Ok(())
+    }
+}
+
+enum Merged {
+    Kept,
+    Deleted,
+}
+
+fn directive(n: &ENode) -> Option<&str> {
+    get(n, "$patch").and_then(scalar)
+}
+
+fn is_directive_key(k: &str) -> bool {
+    k == "$patch" || k == "$retainKeys" || k.starts_with("$setElementOrder/") || k.starts_with("$deleteFromPrimitiveList/")
+}
+
+/// A patch subtree as plain content: directives and nulls removed.
+fn clean(n: &ENode) -> Option<ENode> {
+    match n {
+        ENode::Map(pairs) => {
+            if directive(n) == Some("delete") {
+                return None;
+            }
+            Some(ENode::Map(
+                pairs
+                    .iter()
+                    .filter(|(k, v)| !scalar(k).is_some_and(is_directive_key) && !is_null(v))
+                    .filter_map(|(k, v)| clean(v).map(|v| (k.clone(), v)))
+                    .collect(),
+            ))
+        }
+        ENode::Seq(items) => Some(ENode::Seq(items.iter().filter_map(clean).collect())),
+        other => Some(other.clone()),
+    }
+}
+
+/// The key Kubernetes merges the list under `field` by, given its items.
+fn merge_key(field: &str, items: &[ENode]) -> Option<&'static str> {
+    let has = |k: &str| items.iter().any(|i| get(i, k).is_some());
+    Some(match field {
+        "containers" | "initContainers" | "ephemeralContainers" | "env" | "volumes" | "imagePullSecrets" | "resourceClaims" | "secrets" => "name",
+        "volumeMounts" => "mountPath",
+        "volumeDevices" => "devicePath",
+        "hostAliases" => "ip",
+        "ownerReferences" => "uid",
+        "conditions" => "type",
+        "topologySpreadConstraints" => "topologyKey",
+        "ports" if has("containerPort") => "containerPort",
+        "ports" => "port",
+        _ => return None,
+    })
+}
+
+/// Lists of strings Kubernetes merges as sets.
+fn primitive_merge(field: &str) -> bool {
+    field == "finalizers"
+}
+
+fn merge(target: &mut ENode, patch: &ENode, field: &str) -> Result<Merged, String> {
+    match (target, patch) {
+        (_, p @ ENode::Map(_)) if directive(p) == Some("delete") => Ok(Merged::Deleted),
+        (t, p @ ENode::Map(_)) if directive(p) == Some("replace") => {
+            *t = clean(p).unwrap_or(ENode::Map(Vec::new()));
+            Ok(Merged::Kept)
+        }
+        (ENode::Map(tp), ENode::Map(pp)) => {
+            for (k, v) in pp {
+                let Some(key) = scalar(k) else { continue };
+                if is_directive_key(key) {
+                    if key.starts_with("$setElementOrder/") || key.starts_with("$deleteFromPrimitiveList/") || key == "$retainKeys" {
+                        return Err(format!("strategicMergePatches: the {key} directive is not supported"));
+                    }
+                    continue;
+                }
+                let at = tp.iter().position(|(tk, _)| scalar(tk) == Some(key));
+                if is_null(v) {
+                    if let Some(i) = at {
+                        tp.remove(i);
+                    }
+                    continue;
+                }
+                match at {
+                    Some(i) => {
+                        if let Merged::Deleted = merge(&mut tp[i].1, v, key)? {
+                            tp.remove(i);
+                        }
+                    }
+                    None => {
+                        if let Some(c) = clean(v) {
+                            tp.push((k.clone(), c));
+                        }
+                    }
+                }
+            }
+            Ok(Merged::Kept)
+        }
+        (ENode::Seq(ti), ENode::Seq(pi)) => {
+            if let Some(key) = merge_key(field, pi).filter(|_| pi.iter().all(|i| matches!(i, ENode::Map(_)))) {
+                for item in pi {
+                    let want = get(item, key).and_then(scalar);
+                    let at = want.and_then(|w| ti.iter().position(|t| get(t, key).and_then(scalar) == Some(w)));
+                    match (at, directive(item)) {
+                        (Some(i), Some("delete")) => {
+                            ti.remove(i);
+                        }
+                        (None, Some("delete")) => {}
+                        (Some(i), _) => {
+                            if let Merged::Deleted = merge(&mut ti[i], item, "")? {
+                                ti.remove(i);
+                            }
+                        }
+                        (None, _) => ti.extend(clean(item)),
+                    }
+                }
+            } else if primitive_merge(field) {
+                for item in pi {
+                    if !ti.contains(item) {
+                        ti.push(item.clone());
+                    }
+                }
+            } else {
+                *ti = pi.iter().filter_map(clean).collect();
+            }
+            Ok(Merged::Kept)
+        }
+        (t, p) => {
+            *t = clean(p).unwrap_or(ENode::Map(Vec::new()));
+            Ok(Merged::Kept)
+        }
+    }
+}
+
+/// One RFC 6902 operation.
+fn json_op(doc: &mut ENode, op: &Value) -> Result<(), String> {
+    let text = |k: &str| op.get(k).map(|v| v.to_string()).unwrap_or_default();
+    let (kind, path) = (text("op"), text("path"));
+    let value = || -> Result<ENode, String> {
+        let v = op.get("value").ok_or_else(|| format!("jsonPatches: {kind} {path}: no value"))?;
+        from_value(&v).map_err(|e| e.to_string())
+    };
+    match kind.as_str() {
+        "add" => put(doc, &path, value()?, true),
+        "replace" => {
+            take(doc, &path)?;
+            put(doc, &path, value()?, true)
+        }
+        "remove" => take(doc, &path).map(|_| ()),
+        "move" => {
+            let v = take(doc, &text("from"))?;
+            put(doc, &path, v, true)
+        }
+        "copy" => {
+            let v = find(doc, &text("from"))?.clone();
+            put(doc, &path, v, true)
+        }
+        "test" => {
+            if *find(doc, &path)? == value()? || emit_stream(&[find(doc, &path)?.clone()]) == emit_stream(&[value()?]) {
+                Ok(())
+            } else {
+                Err(format!("jsonPatches: test failed at {path}"))
+            }
+        }
+        other => Err(format!("jsonPatches: unknown operation {other:?}")),
+    }
+}
+
+fn pointer(path: &str) -> Result<Vec<String>, String> {
+    if path.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rest = path.strip_prefix('/').ok_or_else(|| format!("jsonPatches: path {path:?} does not start with /"))?;
+    Ok(rest.split('/').map(|p| p.replace("~1", "/").replace("~0", "~")).collect())
+}
+
+fn step<'a>(n: &'a mut ENode, part: &str, path: &str) -> Result<&'a mut ENode, String> {
+    let missing = || format!("jsonPatches: path {path:?} does not exist");
+    match n {
+        ENode::Map(pairs) => pairs.iter_mut().find(|(k, _)| scalar(k) == Some(part)).map(|(_, v)| v).ok_or_else(missing),
+        ENode::Seq(items) => part.parse::<usize>().ok().and_then(|i| items.get_mut(i)).ok_or_else(missing),
+        ENode::Scalar { .. } => Err(missing()),
+    }
+}
+
+fn find<'a>(doc: &'a mut ENode, path: &str) -> Result<&'a ENode, String> {
+    let mut n = doc;
+    for part in pointer(path)? {
+        n = step(n, &part, path)?;
+    }
+    Ok(n)
+}
+
+fn put(doc: &mut ENode, path: &str, v: ENode, _add: bool) -> Result<(), String> {
+    let parts = pointer(path)?;
+    let Some((last, parents)) = parts.split_last() else {
+        *doc = v;
+        return Ok(());
+    };
+    let mut n = doc;
+    for part in parents {
+        n = step(n, part, path)?;
+    }
+    match n {
+        ENode::Map(pairs) => {
+            match pairs.iter_mut().find(|(k, _)| scalar(k) == Some(last.as_str())) {
+                Some((_, old)) => *old = v,
+                None => pairs.push((plain_scalar(last), v)),
+            }
+            Ok(())
+        }
+        ENode::Seq(items) => {
+            let i = if last == "-" { items.len() } else { last.parse::<usize>().map_err(|_| format!("jsonPatches: bad index in {path:?}"))? };
+            if i > items.len() {
+                return Err(format!("jsonPatches: index out of range in {path:?}"));
+            }
+            items.insert(i, v);
+            Ok(())
+        }
+        ENode::Scalar { .. } => Err(format!("jsonPatches: path {path:?} does not exist")),
+    }
+}
+
+fn take(doc: &mut ENode, path: &str) -> Result<ENode, String> {
+    let parts = pointer(path)?;
+    let Some((last, parents)) = parts.split_last() else {
+        return Err("jsonPatches: cannot remove the whole resource".into());
+    };
+    let mut n = doc;
+    for part in parents {
+        n = step(n, part, path)?;
+    }
+    let missing = || format!("jsonPatches: path {path:?} does not exist");
+    match n {
+        ENode::Map(pairs) => {
+            let i = pairs.iter().position(|(k, _)| scalar(k) == Some(last.as_str())).ok_or_else(missing)?;
+            Ok(pairs.remove(i).1)
+        }
+        ENode::Seq(items) => {
+            let i = last.parse::<usize>().ok().filter(|&i| i < items.len()).ok_or_else(missing)?;
+            Ok(items.remove(i))
+        }
+        ENode::Scalar { .. } => Err(missing()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn yaml(s: &str) -> Value {
+        capstan_yaml::decode_helmfile_value(s).unwrap()
+    }
+
+    fn files(s: &str) -> BTreeMap<String, String> {
+        BTreeMap::from([("c/templates/a.yaml".to_string(), s.to_string())])
+    }
+
+    #[test]
+    fn strategic_merge_by_kind_and_list_keys() {
+        let rendered = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n        env:\n        - name: A\n          value: \"1\"\n      - name: side\n        image: s:1\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  k: v\n  gone: x\n";
+        let patches = Patches {
+            strategic: vec![
+                yaml("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:2\n        env: [{name: B, value: '2'}]\n      - name: side\n        $patch: delete\n"),
+                yaml("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata: {gone: null, new: fresh}\n"),
+            ],
+            json: vec![yaml("target: {kind: ConfigMap, name: web}\npatch:\n- {op: replace, path: /data/k, value: w}\n- {op: add, path: /metadata/labels, value: {a: b}}\n")],
+        };
+        let out = apply(&files(rendered), "c", &patches).unwrap();
+        assert_eq!(
+            out["c/templates/patched_resources.yaml"],
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n      - env:\n        - name: A\n          value: \"1\"\n        - name: B\n          value: \"2\"\n        image: a:2\n        name: app\n---\napiVersion: v1\ndata:\n  k: w\n  new: fresh\nkind: ConfigMap\nmetadata:\n  labels:\n    a: b\n  name: web\n"
+        );
+        let unmatched = Patches { strategic: vec![yaml("kind: Secret\nmetadata: {name: nope}\n")], json: vec![] };
+        assert!(apply(&files(rendered), "c", &unmatched).unwrap_err().contains("0 resource(s) match"));
+    }
+}
