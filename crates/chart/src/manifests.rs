@@ -100,15 +100,19 @@ pub fn split_documents(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The rendered files that hold manifests: partials (`_*`) and empty files left out.
+pub fn manifest_files(files: &BTreeMap<String, String>) -> impl Iterator<Item = (&String, &String)> {
+    files.iter().filter(|(path, content)| {
+        let base = path.rsplit('/').next().unwrap_or(path);
+        !base.starts_with('_') && !content.trim().is_empty()
+    })
+}
+
 /// Helm's `SortManifests` over the rendered files (partials, empty files and NOTES.txt
 /// already excluded by the caller or here).
 pub fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, String> {
     let mut out = Sorted::default();
-    for (path, content) in files {
-        let base = path.rsplit('/').next().unwrap_or(path);
-        if base.starts_with('_') || content.trim().is_empty() {
-            continue;
-        }
+    for (path, content) in manifest_files(files) {
         for doc in split_documents(content) {
             let head = capstan_yaml::decode_helm_value(&doc)
                 .map_err(|e| format!("YAML parse error on {path}: {e}"))?;

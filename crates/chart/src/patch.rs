@@ -35,11 +35,7 @@ pub fn patched_file(chart: &str) -> String {
 /// Applies the patches to the rendered files; returns the files helm then sorts.
 pub fn apply(files: &BTreeMap<String, String>, chart: &str, patches: &Patches) -> Result<BTreeMap<String, String>, String> {
     let mut docs = Vec::new();
-    for (name, content) in files {
-        let base = name.rsplit('/').next().unwrap_or(name);
-        if base.starts_with('_') || content.trim().is_empty() {
-            continue;
-        }
+    for (name, content) in crate::manifests::manifest_files(files) {
         docs.extend(parse_stream(content).map_err(|e| format!("parsing {name}: {e}"))?);
     }
     for p in &patches.strategic {

@@ -24,11 +24,7 @@ impl std::fmt::Debug for PostRenderer {
 /// The rendered files (partials and empty files skipped) as one annotated stream.
 pub fn annotate_and_merge(files: &BTreeMap<String, String>) -> Result<String, String> {
     let mut all = Vec::new();
-    for (name, content) in files {
-        let base = name.rsplit('/').next().unwrap_or(name);
-        if base.starts_with('_') || content.trim().is_empty() {
-            continue;
-        }
+    for (name, content) in crate::manifests::manifest_files(files) {
         let docs = parse_stream(content).map_err(|e| format!("parsing {name}: {e}"))?;
         for mut d in docs {
             set_annotation(&mut d, FILENAME_ANNOTATION, name).map_err(|e| format!("annotating {name}: {e}"))?;
