@@ -5,8 +5,9 @@
 //! for a subchart that never reach it.
 
 use crate::dependencies::process_dependencies;
-use crate::load::{load_dir, Chart};
-use crate::template::{read_file, TemplateOptions};
+use crate::fs::ChartFs;
+use crate::load::{load_dir_in, Chart};
+use crate::template::{read_file_in, TemplateOptions};
 use capstan_value::Str;
 use capstan_values::provenance::{Layer, Trap};
 use capstan_values::{merge_set_json, parse_into, Flag};
@@ -94,9 +95,22 @@ fn chart_layers(
 
 /// Builds the layers of rendering `chart_dir` with `o`'s value flags.
 pub fn layers(chart_dir: &Path, cwd: &Path, o: &TemplateOptions) -> Result<Layers, String> {
-    let read = |p: &str| read_file(cwd, p);
+    layers_in(&crate::fs::OsFs, chart_dir, cwd, o)
+}
+
+/// [`layers`] reading through `fs`, with `o`'s in-memory values files (`overlay`) and
+/// extra dependencies (helmfile's release `dependencies:`).
+pub fn layers_in(fs: &dyn ChartFs, chart_dir: &Path, cwd: &Path, o: &TemplateOptions) -> Result<Layers, String> {
+    let read = |p: &str| match o.overlay.get(p) {
+        Some(text) => Ok(text.clone()),
+        None => read_file_in(fs, cwd, p),
+    };
     let user = o.values.merge(&read).map_err(|e| e.message)?;
-    let raw = load_dir(chart_dir).map_err(|e| e.message)?;
+    let mut raw = load_dir_in(fs, chart_dir).map_err(|e| e.message)?;
+    for (dep, sub) in &o.extra_dependencies {
+        raw.metadata.dependencies.push(dep.clone());
+        raw.dependencies.push(sub.clone());
+    }
     let mut chart = raw.clone();
     process_dependencies(&mut chart, &user)?;
     let mut warnings = Vec::new();

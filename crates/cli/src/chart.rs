@@ -217,14 +217,21 @@ pub(crate) fn with_location(mut text: String, loc: Option<&capstan_chart::templa
 type Values = std::collections::BTreeMap<capstan_value::Str, capstan_value::Value>;
 
 /// Prints the value-trap warnings on stderr; with `strict`, any warning is an error.
-fn warn(
+/// The value traps of a render: those found reading the layers, then those in the
+/// final values.
+pub(crate) fn traps(layers: &capstan_chart::explain::Layers, values: &Values) -> Vec<provenance::Trap> {
+    let mut traps = layers.warnings.clone();
+    traps.extend(provenance::traps(values, &layers.layers, layers.user_from));
+    traps
+}
+
+pub(crate) fn warn(
     layers: &capstan_chart::explain::Layers,
     values: &Values,
     strict: bool,
     log: &mut String,
 ) -> Result<(), String> {
-    let mut traps = layers.warnings.clone();
-    traps.extend(provenance::traps(values, &layers.layers, layers.user_from));
+    let traps = traps(layers, values);
     for t in &traps {
         logln!(log, "warning: {}: {}", t.path, t.message);
     }
@@ -246,7 +253,7 @@ fn show(v: &capstan_value::Value) -> String {
 }
 
 /// One line per leaf: `path = value  <- origin (kind)`, then what it overrode.
-fn explain_text(values: &Values, layers: &[provenance::Layer]) -> String {
+pub(crate) fn explain_text(values: &Values, layers: &[provenance::Layer]) -> String {
     let mut out = String::new();
     for e in provenance::explain(values, layers) {
         out.push_str(&format!("{} = {}", e.path, show(&e.value)));

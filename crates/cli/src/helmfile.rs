@@ -129,6 +129,26 @@ pub struct WriteValuesArgs {
 }
 
 #[derive(Args, Clone, Debug, Default)]
+pub struct ValuesArgs {
+    /// List every leaf with the layer (file:line:col or flag) that set it and the ones
+    /// it overrode.
+    #[arg(long)]
+    explain: bool,
+    /// `yaml` (default) or `json`.
+    #[arg(short = 'o', long = "output", default_value = "yaml")]
+    output: String,
+    /// Turn warnings about value traps into errors.
+    #[arg(long)]
+    strict: bool,
+    /// Extra `--set` for every release.
+    #[arg(long = "set")]
+    set: Vec<String>,
+    /// Extra values files for every release.
+    #[arg(long = "values")]
+    values: Vec<String>,
+}
+
+#[derive(Args, Clone, Debug, Default)]
 pub struct FetchArgs {
     /// Where charts go (default: a temporary directory removed when the command ends).
     #[arg(long = "output-dir", default_value = "")]
@@ -170,6 +190,9 @@ pub enum StateCommand {
     WriteValues(With<WriteValuesArgs>),
     /// Print the environment and its merged values, as `helmfile print-env`.
     PrintEnv(With<PrintEnvArgs>),
+    /// Print each release's final values (what its templates see as `.Values`), or with
+    /// `--explain` where each one came from (capstan's own; helmfile has no such command).
+    Values(With<ValuesArgs>),
     /// Download the releases' remote charts (helm repositories, OCI) into a directory,
     /// as `helmfile fetch`.
     Fetch(With<FetchArgs>),
@@ -197,6 +220,7 @@ impl StateCommand {
             StateCommand::WriteValues(w) => &w.global,
             StateCommand::PrintEnv(w) => &w.global,
             StateCommand::Fetch(w) => &w.global,
+            StateCommand::Values(w) => &w.global,
             StateCommand::ShowDag(w) => &w.global,
             StateCommand::Cache(_) => {
                 static NONE: std::sync::OnceLock<Global> = std::sync::OnceLock::new();
@@ -525,6 +549,49 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
                 }
             }
             Ok(String::new())
+        }
+        StateCommand::Values(With {
+            args: ValuesArgs { explain, output, strict, set, values },
+            ..
+        }) => {
+            if output != "yaml" && output != "json" {
+                return Err(format!("unsupported output format: {output} (supported: yaml, json)"));
+            }
+            let states = match load(g, &s, log) {
+                Ok(st) => st,
+                Err(e) => return no_match(e, g, cwd),
+            };
+            let flags = HelmFlags { set, values, ..Default::default() };
+            let releases = commands::explain_values(&s, &states, &flags)?;
+            let mut warnings = 0;
+            let mut out = String::new();
+            let mut json = std::collections::BTreeMap::new();
+            for r in &releases {
+                let traps = crate::chart::traps(&r.layers, &r.values);
+                for t in &traps {
+                    logln!(log, "warning: release {}: {}: {}", r.name, t.path, t.message);
+                }
+                warnings += traps.len();
+                let header = format!("# release {} (namespace {}, chart {})\n", r.name, r.namespace, r.chart);
+                if explain {
+                    out.push_str(&header);
+                    out.push_str(&crate::chart::explain_text(&r.values, &r.layers.layers));
+                } else if output == "json" {
+                    json.insert(capstan_value::Str::from(r.name.as_str()), capstan_value::Value::map_from(r.values.clone()));
+                } else {
+                    out.push_str("---\n");
+                    out.push_str(&header);
+                    out.push_str(&capstan_yaml::encode_helm(&capstan_value::Value::map_from(r.values.clone())).map_err(|e| e.to_string())?);
+                }
+            }
+            if strict && warnings > 0 {
+                return Err(format!("{warnings} warning(s) and --strict is set"));
+            }
+            if output == "json" && !explain {
+                let style = capstan_value::json::JsonStyle { escape_html: false, indent: Some("  ") };
+                out = capstan_value::json::to_json(&capstan_value::Value::map_from(json), style)? + "\n";
+            }
+            Ok(out)
         }
         StateCommand::Fetch(With {
             args: FetchArgs { output_dir, output_dir_template },

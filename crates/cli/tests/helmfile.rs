@@ -343,3 +343,20 @@ fn release_patches_are_applied() {
     assert_eq!(code, 1);
     assert!(err.contains("0 resource(s) match v1 ConfigMap \"other\""), "{err}");
 }
+
+/// `values`: each release's final values; `--explain`: where each came from, with the
+/// trap warnings naming the release; `--strict` fails on them.
+#[test]
+fn values_and_explain() {
+    let (yaml, err, code) = capstan(&["-f", EXAMPLE, "-e", "production", "values", "-l", "name=frontend"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("warning: release frontend: env: the list from"), "{err}");
+    let (explained, _, code) = capstan(&["-f", EXAMPLE, "-e", "development", "values", "--explain", "-l", "tier=backend"]);
+    assert_eq!(code, 0);
+    let (json, _, code) = capstan(&["-f", EXAMPLE, "-e", "staging", "values", "-o", "json", "-l", "name=queue"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(format!("{yaml}\n{explained}\n{json}"));
+    let (_, err, code) = capstan(&["-f", EXAMPLE, "-e", "production", "values", "--strict", "-l", "name=frontend"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("1 warning(s) and --strict is set"), "{err}");
+}

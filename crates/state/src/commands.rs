@@ -612,3 +612,47 @@ pub fn fetch(
     }
     Ok(out)
 }
+
+/// One release's final values and where each came from.
+pub struct ExplainedRelease {
+    pub name: String,
+    pub namespace: String,
+    pub chart: String,
+    /// The coalesced `.Values` the chart's templates see.
+    pub values: Tree,
+    /// The layers (chart defaults, subchart defaults, the release's values files,
+    /// inline values, secrets, `set`), lowest first.
+    pub layers: capstan_chart::explain::Layers,
+}
+
+/// `values`: the final values of every active release with their layers, for charts
+/// capstan renders itself (a chart only helm can render is an error naming it).
+pub fn explain_values(s: &Settings, states: &[PreparedState], flags: &HelmFlags) -> Result<Vec<ExplainedRelease>, String> {
+    let mut out = Vec::new();
+    for ps in states {
+        for r in ps.active()? {
+            let fail = |e: String| {
+                let own = format!("release \"{}\": ", r.name);
+                format!("release \"{}\": {}", r.name, e.strip_prefix(&own).unwrap_or(&e))
+            };
+            let mut input = chart_input(s, ps, r, flags).map_err(fail)?;
+            if !input.local {
+                return Err(fail(format!("chart {:?} is not a local chart: its values need helm", r.chart)));
+            }
+            input.options.post_renderer = None;
+            let fs = crate::host::HostFs(s.host.as_ref());
+            let chart = Path::new(&input.chart);
+            let rendered = capstan_chart::template::template_in(&fs, chart, Path::new(""), &input.options)
+                .map_err(|e| fail(e.to_string()))?;
+            let layers = capstan_chart::explain::layers_in(&fs, chart, Path::new(""), &input.options).map_err(fail)?;
+            out.push(ExplainedRelease {
+                name: r.name.clone(),
+                namespace: input.options.namespace.clone(),
+                chart: r.chart.clone(),
+                values: rendered.values,
+                layers,
+            });
+        }
+    }
+    Ok(out)
+}

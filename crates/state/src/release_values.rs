@@ -171,7 +171,9 @@ pub fn chart_input(
                 }
             }
             other => {
-                let name = format!("{}/values[{i}] of release {}", base, r.name);
+                // Inline values: named after the state file and the entry (their lines
+                // count within the entry).
+                let name = format!("{} (release {} values[{i}])", ps.state.file, r.name);
                 let text = capstan_yaml::encode_helmfile(other).map_err(|e| e.to_string())?;
                 options.overlay.insert(name.clone(), text);
                 values.files.push(name);
