@@ -103,7 +103,12 @@ impl RenderFlags {
             use capstan_state::host::Host;
             let host = capstan_state::host::OsHost::new(cwd);
             let (cmd, args) = (self.post_renderer.clone(), self.post_renderer_args.clone());
-            let cmd = if cmd.contains('/') { at(cwd, &cmd).to_string_lossy().into_owned() } else { cmd };
+            let cmd = if cmd.contains('/') {
+                let joined = at(cwd, &cmd).to_string_lossy().into_owned();
+                if joined.contains('/') { joined } else { format!("./{joined}") }
+            } else {
+                cmd
+            };
             capstan_chart::postrender::PostRenderer(std::sync::Arc::new(move |manifests: &str| {
                 host.exec(&cmd, &args, &[], Some(manifests), Path::new(""))
             }))

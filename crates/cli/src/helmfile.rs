@@ -466,7 +466,9 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
                 ..Default::default()
             };
             helm_args(&t.args, &mut flags);
-            if progress {
+            // On a terminal, one bar instead of a line per release.
+            let bar = progress && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) && std::io::IsTerminal::is_terminal(&std::io::stderr());
+            if progress && !bar {
                 for ps in &states {
                     for r in ps.active()? {
                         if !g.skip_deps {
@@ -476,8 +478,36 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
                     }
                 }
             }
-            let rendered = commands::template(&s, &states, &flags, t.concurrency)
-                .map_err(|e| describe_release_error(&e))?;
+            let started = std::time::Instant::now();
+            let rendered = if bar {
+                // (last drawn count, whether anything is on screen); drawing is serialised
+                // so counts never go backwards.
+                let shown = std::sync::Mutex::new((0usize, false));
+                let draw = |finished: usize, total: usize| {
+                    let width = 30;
+                    if started.elapsed().as_millis() < 500 {
+                        return;
+                    }
+                    let Ok(mut last) = shown.lock() else { return };
+                    if finished <= last.0 {
+                        return;
+                    }
+                    let filled = finished * width / total.max(1);
+                    eprint!("\r\x1b[KTemplating [{}{}] {finished}/{total} releases", "#".repeat(filled), ".".repeat(width - filled));
+                    *last = (finished, true);
+                };
+                let r = commands::template_reporting(&s, &states, &flags, t.concurrency, &draw);
+                if shown.lock().is_ok_and(|s| s.1) {
+                    eprint!("\r\x1b[K");
+                }
+                r
+            } else {
+                commands::template(&s, &states, &flags, t.concurrency)
+            }
+            .map_err(|e| describe_release_error(&e))?;
+            if bar {
+                logln!(log, "Templated {} release(s) in {:.2} s", rendered.len(), started.elapsed().as_secs_f64());
+            }
             if t.output_dir.is_empty() {
                 let mut out = String::new();
                 for r in &rendered {

@@ -514,3 +514,23 @@ fn oci_charts_render_and_fetch_without_helm() {
     std::fs::remove_dir_all(&dir).ok();
     assert!(!ok && err.contains("token request failed: 401") && !err.contains("s3cr3t"), "{err}");
 }
+
+/// The binary run in the state's directory: a post-renderer given as `./script` is
+/// run from there (not looked up in PATH as `script`).
+#[test]
+fn relative_post_renderer_from_the_binary() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir("postrender-bin");
+    std::fs::write(dir.join("pr.sh"), "#!/bin/sh\nsed 's/name: x/name: renamed/'\n").expect("script");
+    std::fs::set_permissions(dir.join("pr.sh"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let chart = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/states/charts/ok");
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!("releases:\n  - name: x\n    chart: {}\n    postRenderer: ./pr.sh\n", chart.display()),
+    )
+    .expect("state");
+    let (out, err, ok) = capstan(&dir, &["template", "-q"], &[]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(ok, "{err}");
+    assert!(out.contains("name: renamed"), "{out}");
+}

@@ -48,6 +48,18 @@ pub fn template(
     flags: &HelmFlags,
     concurrency: usize,
 ) -> Result<Vec<RenderedRelease>, ReleaseError> {
+    template_reporting(s, states, flags, concurrency, &|_, _| {})
+}
+
+/// [`template`], calling `done(finished, total)` as each release finishes (from the
+/// rendering threads), for a progress display.
+pub fn template_reporting(
+    s: &Settings,
+    states: &[PreparedState],
+    flags: &HelmFlags,
+    concurrency: usize,
+    done: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<RenderedRelease>, ReleaseError> {
     let mut jobs: Vec<(&PreparedState, &Release)> = Vec::new();
     for ps in states {
         let active = ps.active().map_err(|e| ReleaseError {
@@ -66,6 +78,7 @@ pub fn template(
     }
     .clamp(1, jobs.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
+    let finished = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<std::sync::Mutex<Option<Result<RenderedRelease, ReleaseError>>>> =
         jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
     std::thread::scope(|scope| {
@@ -77,6 +90,7 @@ pub fn template(
                 if let Ok(mut slot) = results[i].lock() {
                     *slot = Some(out);
                 }
+                done(finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, jobs.len());
             });
         }
     });

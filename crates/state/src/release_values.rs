@@ -128,7 +128,14 @@ pub fn chart_input(
             // helm runs the command with the manifests on standard input; a path with a
             // slash is taken from the working directory.
             let host = s.host.clone();
-            let cmd = if cmd.contains('/') { crate::host::join(&s.root, cmd).to_string_lossy().into_owned() } else { cmd.clone() };
+            let cmd = if cmd.contains('/') {
+                // Still a path after joining (`./x` under `.` is `x`, which would be
+                // looked up in PATH).
+                let joined = crate::host::join(&s.root, cmd).to_string_lossy().into_owned();
+                if joined.contains('/') { joined } else { format!("./{joined}") }
+            } else {
+                cmd.clone()
+            };
             let args = args.clone();
             capstan_chart::postrender::PostRenderer(std::sync::Arc::new(move |manifests: &str| {
                 host.exec(&cmd, &args, &[], Some(manifests), Path::new(""))
