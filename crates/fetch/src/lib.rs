@@ -221,7 +221,7 @@ impl Fetcher {
         } else {
             format!("{scheme}://{host}{path}?{query}")
         };
-        let mut req = ureq::get(&url);
+        let mut req = get(&url);
         if !user.is_empty() {
             use base64::Engine;
             let token = base64::engine::general_purpose::STANDARD.encode(percent_decode(&user));
@@ -269,10 +269,22 @@ impl Fetcher {
     }
 }
 
+/// The HTTP agent for every download: a stalled server fails the run instead of
+/// hanging it (30 s to connect, 120 s without data).
+pub(crate) fn get(url: &str) -> ureq::Request {
+    static AGENT: std::sync::LazyLock<ureq::Agent> = std::sync::LazyLock::new(|| {
+        ureq::AgentBuilder::new()
+            .timeout_connect(std::time::Duration::from_secs(30))
+            .timeout_read(std::time::Duration::from_secs(120))
+            .build()
+    });
+    AGENT.get(url)
+}
+
 /// A plain HTTP(S) GET (basic auth when `user`/`password` are given); the body, or an
 /// error without credentials.
 pub fn http_get(url: &str, user: &str, password: &str) -> Result<Vec<u8>, FetchError> {
-    let mut req = ureq::get(url);
+    let mut req = get(url);
     if !user.is_empty() || !password.is_empty() {
         use base64::Engine;
         let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));

@@ -232,7 +232,7 @@ impl Client<'_> {
 }
 
 fn request(url: &str, accept: &str, auth: Option<&str>) -> Result<Response, FetchError> {
-    let mut req = ureq::get(url).set("Accept", accept).set("User-Agent", "Helm/4 (capstan)");
+    let mut req = crate::get(url).set("Accept", accept).set("User-Agent", "Helm/4 (capstan)");
     if let Some(a) = auth {
         req = req.set("Authorization", a);
     }

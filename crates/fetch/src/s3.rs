@@ -123,7 +123,7 @@ fn signed_get(env: Env, endpoint: &str, path: &str, query: &str, region: &str) -
     } else {
         format!("{}{path}?{query}", endpoint.trim_end_matches('/'))
     };
-    let mut req = ureq::get(&url)
+    let mut req = crate::get(&url)
         .set("Authorization", &auth)
         .set("x-amz-content-sha256", &payload)
         .set("x-amz-date", &date);
