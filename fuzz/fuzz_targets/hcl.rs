@@ -5,10 +5,15 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let _ = capstan_hcl::render(&[("a.hcl".into(), text.into())]);
     let _ = capstan_hcl::render(&[
-        ("base.hcl".into(), "values {\n  a = 1\n  m = { x = \"y\" }\n}\n".into()),
+        (
+            "base.hcl".into(),
+            "values {\n  a = 1\n  m = { x = \"y\" }\n}\n".into(),
+        ),
         ("b.hcl".into(), text.into()),
     ]);
 });

@@ -11,7 +11,9 @@ use libfuzzer_sys::fuzz_target;
 use std::collections::BTreeMap;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let (manifests, patch) = text.split_once('\0').unwrap_or((text, ""));
     let files = BTreeMap::from([("c/templates/a.yaml".to_string(), manifests.to_string())]);
     if let Ok(merged) = annotate_and_merge(&files) {
@@ -23,6 +25,13 @@ fuzz_target!(|data: &[u8]| {
             capstan_value::Value::List(l) => l.items.clone(),
             other => vec![other],
         };
-        let _ = apply(&files, "c", &Patches { strategic: list.clone(), json: list });
+        let _ = apply(
+            &files,
+            "c",
+            &Patches {
+                strategic: list.clone(),
+                json: list,
+            },
+        );
     }
 });

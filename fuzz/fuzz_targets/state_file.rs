@@ -13,7 +13,8 @@ fuzz_target!(|data: &[u8]| {
     for name in ["helmfile.yaml", "helmfile.yaml.gotmpl"] {
         let mut host = MemHost::default();
         host.files.insert(name.into(), data.to_vec());
-        host.files.insert("values.yaml".into(), b"a: 1\nl: [1, 2]\n".to_vec());
+        host.files
+            .insert("values.yaml".into(), b"a: 1\nl: [1, 2]\n".to_vec());
         let s = Settings {
             host: Arc::new(host),
             root: ".".into(),

@@ -6,9 +6,23 @@ use capstan_values::strvals::{parse_into, Flag};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    let reader = |p: &str| if p.len() < 8 { Ok(p.to_string()) } else { Err(format!("open {p}: no such file or directory")) };
-    for flag in [Flag::Set, Flag::SetString, Flag::SetJson, Flag::SetFile, Flag::SetLiteral] {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let reader = |p: &str| {
+        if p.len() < 8 {
+            Ok(p.to_string())
+        } else {
+            Err(format!("open {p}: no such file or directory"))
+        }
+    };
+    for flag in [
+        Flag::Set,
+        Flag::SetString,
+        Flag::SetJson,
+        Flag::SetFile,
+        Flag::SetLiteral,
+    ] {
         let mut m = std::collections::BTreeMap::new();
         let _ = parse_into(text, flag, &mut m, Some(&reader));
         let _ = parse_into(text, flag, &mut m, Some(&reader));

@@ -100,7 +100,12 @@ pub fn layers(chart_dir: &Path, cwd: &Path, o: &TemplateOptions) -> Result<Layer
 
 /// [`layers`] reading through `fs`, with `o`'s in-memory values files (`overlay`) and
 /// extra dependencies (helmfile's release `dependencies:`).
-pub fn layers_in(fs: &dyn ChartFs, chart_dir: &Path, cwd: &Path, o: &TemplateOptions) -> Result<Layers, String> {
+pub fn layers_in(
+    fs: &dyn ChartFs,
+    chart_dir: &Path,
+    cwd: &Path,
+    o: &TemplateOptions,
+) -> Result<Layers, String> {
     let read = |p: &str| match o.overlay.get(p) {
         Some(text) => Ok(text.clone()),
         None => read_file_in(fs, cwd, p),

@@ -3,10 +3,10 @@
 //! (recursively), every other file as a chart file, `.helmignore` honoured.
 //! A packaged chart (`.tgz`, also as a subchart in `charts/`) is read by `archive`.
 
+use crate::fs::ChartFs;
 use crate::glob::glob_match;
 use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
-use crate::fs::ChartFs;
 use std::path::Path;
 
 type Map = BTreeMap<Str, Value>;
@@ -184,7 +184,10 @@ struct IgnoreRules {
 impl IgnoreRules {
     fn read(fs: &dyn ChartFs, dir: &Path) -> IgnoreRules {
         let mut patterns = vec![("templates/.?*".to_string(), false, false)];
-        if let Ok(text) = fs.read(&dir.join(".helmignore")).map(|b| String::from_utf8_lossy(&b).into_owned()) {
+        if let Ok(text) = fs
+            .read(&dir.join(".helmignore"))
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+        {
             for line in text.lines() {
                 let line = line.trim();
                 if line.is_empty() || line.starts_with('#') {

@@ -101,7 +101,9 @@ pub fn split_documents(text: &str) -> Vec<String> {
 }
 
 /// The rendered files that hold manifests: partials (`_*`) and empty files left out.
-pub fn manifest_files(files: &BTreeMap<String, String>) -> impl Iterator<Item = (&String, &String)> {
+pub fn manifest_files(
+    files: &BTreeMap<String, String>,
+) -> impl Iterator<Item = (&String, &String)> {
     files.iter().filter(|(path, content)| {
         let base = path.rsplit('/').next().unwrap_or(path);
         !base.starts_with('_') && !content.trim().is_empty()

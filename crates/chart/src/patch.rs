@@ -9,9 +9,11 @@
 //! A JSON patch (RFC 6902) names its target by `group`, `version`, `kind`, `name`,
 //! `namespace`.
 
-use capstan_yaml::roundtrip::{emit_stream, from_value, get, is_null, parse_stream, plain_scalar, scalar, sort_keys};
-use capstan_yaml::ENode;
 use capstan_value::Value;
+use capstan_yaml::roundtrip::{
+    emit_stream, from_value, get, is_null, parse_stream, plain_scalar, scalar, sort_keys,
+};
+use capstan_yaml::ENode;
 use std::collections::BTreeMap;
 
 /// The patches of one release.
@@ -33,7 +35,11 @@ pub fn patched_file(chart: &str) -> String {
 }
 
 /// Applies the patches to the rendered files; returns the files helm then sorts.
-pub fn apply(files: &BTreeMap<String, String>, chart: &str, patches: &Patches) -> Result<BTreeMap<String, String>, String> {
+pub fn apply(
+    files: &BTreeMap<String, String>,
+    chart: &str,
+    patches: &Patches,
+) -> Result<BTreeMap<String, String>, String> {
     let mut docs = Vec::new();
     for (name, content) in crate::manifests::manifest_files(files) {
         docs.extend(parse_stream(content).map_err(|e| format!("parsing {name}: {e}"))?);
@@ -41,7 +47,9 @@ pub fn apply(files: &BTreeMap<String, String>, chart: &str, patches: &Patches) -
     for p in &patches.strategic {
         let patch = from_value(p).map_err(|e| format!("strategicMergePatches: {e}"))?;
         let id = Id::of(&patch);
-        let hits: Vec<usize> = (0..docs.len()).filter(|&i| id.matches(&Id::of(&docs[i]))).collect();
+        let hits: Vec<usize> = (0..docs.len())
+            .filter(|&i| id.matches(&Id::of(&docs[i])))
+            .collect();
         if hits.len() != 1 {
             return Err(format!(
                 "strategicMergePatches: {} resource(s) match {}: a patch needs exactly one target",
@@ -59,15 +67,28 @@ pub fn apply(files: &BTreeMap<String, String>, chart: &str, patches: &Patches) -
     for p in &patches.json {
         let target = p.get("target").unwrap_or(Value::Nil);
         let field = |k: &str| target.get(k).map(|v| v.to_string()).unwrap_or_default();
-        let (group, version, kind, name, namespace) = (field("group"), field("version"), field("kind"), field("name"), field("namespace"));
+        let (group, version, kind, name, namespace) = (
+            field("group"),
+            field("version"),
+            field("kind"),
+            field("name"),
+            field("namespace"),
+        );
         let ops = match p.get("patch") {
             Some(Value::List(l)) => l.items.clone(),
-            _ => return Err(format!("jsonPatches: the patch for {kind} {name} is not a list of operations")),
+            _ => {
+                return Err(format!(
+                    "jsonPatches: the patch for {kind} {name} is not a list of operations"
+                ))
+            }
         };
         let mut matched = false;
         for d in docs.iter_mut() {
             let id = Id::of(d);
-            let (g, v) = id.api_version.rsplit_once('/').map_or(("", id.api_version.as_str()), |(g, v)| (g, v));
+            let (g, v) = id
+                .api_version
+                .rsplit_once('/')
+                .map_or(("", id.api_version.as_str()), |(g, v)| (g, v));
             let ok = (kind.is_empty() || id.kind == kind)
                 && (name.is_empty() || id.name == name)
                 && (namespace.is_empty() || id.namespace.is_empty() || id.namespace == namespace)
@@ -81,7 +102,9 @@ pub fn apply(files: &BTreeMap<String, String>, chart: &str, patches: &Patches) -
             }
         }
         if !matched {
-            return Err(format!("jsonPatches: no resource matches kind {kind:?} name {name:?}"));
+            return Err(format!(
+                "jsonPatches: no resource matches kind {kind:?} name {name:?}"
+            ));
         }
     }
     let mut keyed: Vec<(String, ENode)> = docs
@@ -89,7 +112,13 @@ pub fn apply(files: &BTreeMap<String, String>, chart: &str, patches: &Patches) -
         .map(|mut d| {
             sort_keys(&mut d);
             let id = Id::of(&d);
-            (format!("{}/{}\u{0}{}\u{0}{}", id.api_version, id.kind, id.namespace, id.name), d)
+            (
+                format!(
+                    "{}/{}\u{0}{}\u{0}{}",
+                    id.api_version, id.kind, id.namespace, id.name
+                ),
+                d,
+            )
         })
         .collect();
     // kustomize writes resources in a stable order (helm then sorts by kind).
@@ -127,7 +156,9 @@ impl Id {
         self.kind == r.kind
             && self.name == r.name
             && (self.api_version.is_empty() || self.api_version == r.api_version)
-            && (self.namespace.is_empty() || r.namespace.is_empty() || self.namespace == r.namespace)
+            && (self.namespace.is_empty()
+                || r.namespace.is_empty()
+                || self.namespace == r.namespace)
     }
 }
 
@@ -151,7 +182,10 @@ fn directive(n: &ENode) -> Option<&str> {
 }
 
 fn is_directive_key(k: &str) -> bool {
-    k == "$patch" || k == "$retainKeys" || k.starts_with("$setElementOrder/") || k.starts_with("$deleteFromPrimitiveList/")
+    k == "$patch"
+        || k == "$retainKeys"
+        || k.starts_with("$setElementOrder/")
+        || k.starts_with("$deleteFromPrimitiveList/")
 }
 
 /// A patch subtree as plain content: directives and nulls removed.
@@ -178,7 +212,14 @@ fn clean(n: &ENode) -> Option<ENode> {
 fn merge_key(field: &str, items: &[ENode]) -> Option<&'static str> {
     let has = |k: &str| items.iter().any(|i| get(i, k).is_some());
     Some(match field {
-        "containers" | "initContainers" | "ephemeralContainers" | "env" | "volumes" | "imagePullSecrets" | "resourceClaims" | "secrets" => "name",
+        "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "env"
+        | "volumes"
+        | "imagePullSecrets"
+        | "resourceClaims"
+        | "secrets" => "name",
         "volumeMounts" => "mountPath",
         "volumeDevices" => "devicePath",
         "hostAliases" => "ip",
@@ -207,8 +248,13 @@ fn merge(target: &mut ENode, patch: &ENode, field: &str) -> Result<Merged, Strin
             for (k, v) in pp {
                 let Some(key) = scalar(k) else { continue };
                 if is_directive_key(key) {
-                    if key.starts_with("$setElementOrder/") || key.starts_with("$deleteFromPrimitiveList/") || key == "$retainKeys" {
-                        return Err(format!("strategicMergePatches: the {key} directive is not supported"));
+                    if key.starts_with("$setElementOrder/")
+                        || key.starts_with("$deleteFromPrimitiveList/")
+                        || key == "$retainKeys"
+                    {
+                        return Err(format!(
+                            "strategicMergePatches: the {key} directive is not supported"
+                        ));
                     }
                     continue;
                 }
@@ -235,10 +281,15 @@ fn merge(target: &mut ENode, patch: &ENode, field: &str) -> Result<Merged, Strin
             Ok(Merged::Kept)
         }
         (ENode::Seq(ti), ENode::Seq(pi)) => {
-            if let Some(key) = merge_key(field, pi).filter(|_| pi.iter().all(|i| matches!(i, ENode::Map(_)))) {
+            if let Some(key) =
+                merge_key(field, pi).filter(|_| pi.iter().all(|i| matches!(i, ENode::Map(_))))
+            {
                 for item in pi {
                     let want = get(item, key).and_then(scalar);
-                    let at = want.and_then(|w| ti.iter().position(|t| get(t, key).and_then(scalar) == Some(w)));
+                    let at = want.and_then(|w| {
+                        ti.iter()
+                            .position(|t| get(t, key).and_then(scalar) == Some(w))
+                    });
                     match (at, directive(item)) {
                         (Some(i), Some("delete")) => {
                             ti.remove(i);
@@ -275,7 +326,9 @@ fn json_op(doc: &mut ENode, op: &Value) -> Result<(), String> {
     let text = |k: &str| op.get(k).map(|v| v.to_string()).unwrap_or_default();
     let (kind, path) = (text("op"), text("path"));
     let value = || -> Result<ENode, String> {
-        let v = op.get("value").ok_or_else(|| format!("jsonPatches: {kind} {path}: no value"))?;
+        let v = op
+            .get("value")
+            .ok_or_else(|| format!("jsonPatches: {kind} {path}: no value"))?;
         from_value(&v).map_err(|e| e.to_string())
     };
     match kind.as_str() {
@@ -294,7 +347,9 @@ fn json_op(doc: &mut ENode, op: &Value) -> Result<(), String> {
             put(doc, &path, v, true)
         }
         "test" => {
-            if *find(doc, &path)? == value()? || emit_stream(&[find(doc, &path)?.clone()]) == emit_stream(&[value()?]) {
+            if *find(doc, &path)? == value()?
+                || emit_stream(&[find(doc, &path)?.clone()]) == emit_stream(&[value()?])
+            {
                 Ok(())
             } else {
                 Err(format!("jsonPatches: test failed at {path}"))
@@ -308,15 +363,28 @@ fn pointer(path: &str) -> Result<Vec<String>, String> {
     if path.is_empty() {
         return Ok(Vec::new());
     }
-    let rest = path.strip_prefix('/').ok_or_else(|| format!("jsonPatches: path {path:?} does not start with /"))?;
-    Ok(rest.split('/').map(|p| p.replace("~1", "/").replace("~0", "~")).collect())
+    let rest = path
+        .strip_prefix('/')
+        .ok_or_else(|| format!("jsonPatches: path {path:?} does not start with /"))?;
+    Ok(rest
+        .split('/')
+        .map(|p| p.replace("~1", "/").replace("~0", "~"))
+        .collect())
 }
 
 fn step<'a>(n: &'a mut ENode, part: &str, path: &str) -> Result<&'a mut ENode, String> {
     let missing = || format!("jsonPatches: path {path:?} does not exist");
     match n {
-        ENode::Map(pairs) => pairs.iter_mut().find(|(k, _)| scalar(k) == Some(part)).map(|(_, v)| v).ok_or_else(missing),
-        ENode::Seq(items) => part.parse::<usize>().ok().and_then(|i| items.get_mut(i)).ok_or_else(missing),
+        ENode::Map(pairs) => pairs
+            .iter_mut()
+            .find(|(k, _)| scalar(k) == Some(part))
+            .map(|(_, v)| v)
+            .ok_or_else(missing),
+        ENode::Seq(items) => part
+            .parse::<usize>()
+            .ok()
+            .and_then(|i| items.get_mut(i))
+            .ok_or_else(missing),
         ENode::Scalar { .. } => Err(missing()),
     }
 }
@@ -341,14 +409,22 @@ fn put(doc: &mut ENode, path: &str, v: ENode, _add: bool) -> Result<(), String> 
     }
     match n {
         ENode::Map(pairs) => {
-            match pairs.iter_mut().find(|(k, _)| scalar(k) == Some(last.as_str())) {
+            match pairs
+                .iter_mut()
+                .find(|(k, _)| scalar(k) == Some(last.as_str()))
+            {
                 Some((_, old)) => *old = v,
                 None => pairs.push((plain_scalar(last), v)),
             }
             Ok(())
         }
         ENode::Seq(items) => {
-            let i = if last == "-" { items.len() } else { last.parse::<usize>().map_err(|_| format!("jsonPatches: bad index in {path:?}"))? };
+            let i = if last == "-" {
+                items.len()
+            } else {
+                last.parse::<usize>()
+                    .map_err(|_| format!("jsonPatches: bad index in {path:?}"))?
+            };
             if i > items.len() {
                 return Err(format!("jsonPatches: index out of range in {path:?}"));
             }
@@ -371,11 +447,18 @@ fn take(doc: &mut ENode, path: &str) -> Result<ENode, String> {
     let missing = || format!("jsonPatches: path {path:?} does not exist");
     match n {
         ENode::Map(pairs) => {
-            let i = pairs.iter().position(|(k, _)| scalar(k) == Some(last.as_str())).ok_or_else(missing)?;
+            let i = pairs
+                .iter()
+                .position(|(k, _)| scalar(k) == Some(last.as_str()))
+                .ok_or_else(missing)?;
             Ok(pairs.remove(i).1)
         }
         ENode::Seq(items) => {
-            let i = last.parse::<usize>().ok().filter(|&i| i < items.len()).ok_or_else(missing)?;
+            let i = last
+                .parse::<usize>()
+                .ok()
+                .filter(|&i| i < items.len())
+                .ok_or_else(missing)?;
             Ok(items.remove(i))
         }
         ENode::Scalar { .. } => Err(missing()),
@@ -409,7 +492,12 @@ mod tests {
             out["c/templates/patched_resources.yaml"],
             "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n      - env:\n        - name: A\n          value: \"1\"\n        - name: B\n          value: \"2\"\n        image: a:2\n        name: app\n---\napiVersion: v1\ndata:\n  k: w\n  new: fresh\nkind: ConfigMap\nmetadata:\n  labels:\n    a: b\n  name: web\n"
         );
-        let unmatched = Patches { strategic: vec![yaml("kind: Secret\nmetadata: {name: nope}\n")], json: vec![] };
-        assert!(apply(&files(rendered), "c", &unmatched).unwrap_err().contains("0 resource(s) match"));
+        let unmatched = Patches {
+            strategic: vec![yaml("kind: Secret\nmetadata: {name: nope}\n")],
+            json: vec![],
+        };
+        assert!(apply(&files(rendered), "c", &unmatched)
+            .unwrap_err()
+            .contains("0 resource(s) match"));
     }
 }

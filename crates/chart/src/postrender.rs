@@ -27,7 +27,8 @@ pub fn annotate_and_merge(files: &BTreeMap<String, String>) -> Result<String, St
     for (name, content) in crate::manifests::manifest_files(files) {
         let docs = parse_stream(content).map_err(|e| format!("parsing {name}: {e}"))?;
         for mut d in docs {
-            set_annotation(&mut d, FILENAME_ANNOTATION, name).map_err(|e| format!("annotating {name}: {e}"))?;
+            set_annotation(&mut d, FILENAME_ANNOTATION, name)
+                .map_err(|e| format!("annotating {name}: {e}"))?;
             all.push(d);
         }
     }
@@ -44,14 +45,23 @@ pub fn split_and_deannotate(output: &str) -> Result<BTreeMap<String, String>, St
             .unwrap_or_else(|| format!("generated-by-postrender-{i}.yaml"));
         by_file.entry(name).or_default().push(d);
     }
-    Ok(by_file.into_iter().map(|(name, docs)| (name, emit_stream(&docs))).collect())
+    Ok(by_file
+        .into_iter()
+        .map(|(name, docs)| (name, emit_stream(&docs)))
+        .collect())
 }
 
 /// Runs `renderer` over the rendered files as Helm 4 does.
-pub fn post_render(files: &BTreeMap<String, String>, renderer: &PostRenderer) -> Result<BTreeMap<String, String>, String> {
-    let merged = annotate_and_merge(files).map_err(|e| format!("error while annotating files for post render: {e}"))?;
-    let output = (renderer.0)(&merged).map_err(|e| format!("error while running post render on files: {e}"))?;
-    split_and_deannotate(&output).map_err(|e| format!("error while splitting post-rendered manifests: {e}"))
+pub fn post_render(
+    files: &BTreeMap<String, String>,
+    renderer: &PostRenderer,
+) -> Result<BTreeMap<String, String>, String> {
+    let merged = annotate_and_merge(files)
+        .map_err(|e| format!("error while annotating files for post render: {e}"))?;
+    let output = (renderer.0)(&merged)
+        .map_err(|e| format!("error while running post render on files: {e}"))?;
+    split_and_deannotate(&output)
+        .map_err(|e| format!("error while splitting post-rendered manifests: {e}"))
 }
 
 #[cfg(test)]
@@ -61,14 +71,33 @@ mod tests {
     #[test]
     fn added_documents_get_generated_names() {
         let mut files = BTreeMap::new();
-        files.insert("raw/templates/a.yaml".to_string(), "kind: ConfigMap\nmetadata:\n  name: a\n".to_string());
-        files.insert("raw/templates/_helpers.tpl".to_string(), "{{/* */}}".to_string());
-        let add = PostRenderer(Arc::new(|s: &str| Ok(format!("{s}---\nkind: ConfigMap\nmetadata:\n  name: extra\n"))));
+        files.insert(
+            "raw/templates/a.yaml".to_string(),
+            "kind: ConfigMap\nmetadata:\n  name: a\n".to_string(),
+        );
+        files.insert(
+            "raw/templates/_helpers.tpl".to_string(),
+            "{{/* */}}".to_string(),
+        );
+        let add = PostRenderer(Arc::new(|s: &str| {
+            Ok(format!(
+                "{s}---\nkind: ConfigMap\nmetadata:\n  name: extra\n"
+            ))
+        }));
         let out = post_render(&files, &add).unwrap();
         assert_eq!(out.len(), 2);
-        assert_eq!(out["raw/templates/a.yaml"], "kind: ConfigMap\nmetadata:\n  name: a\n");
-        assert_eq!(out["generated-by-postrender-1.yaml"], "kind: ConfigMap\nmetadata:\n  name: extra\n");
+        assert_eq!(
+            out["raw/templates/a.yaml"],
+            "kind: ConfigMap\nmetadata:\n  name: a\n"
+        );
+        assert_eq!(
+            out["generated-by-postrender-1.yaml"],
+            "kind: ConfigMap\nmetadata:\n  name: extra\n"
+        );
         let failing = PostRenderer(Arc::new(|_: &str| Err("exit status 1".into())));
-        assert_eq!(post_render(&files, &failing).unwrap_err(), "error while running post render on files: exit status 1");
+        assert_eq!(
+            post_render(&files, &failing).unwrap_err(),
+            "error while running post render on files: exit status 1"
+        );
     }
 }

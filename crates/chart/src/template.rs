@@ -194,13 +194,15 @@ pub fn read_file(cwd: &Path, p: &str) -> Result<String, String> {
 
 /// [`read_file`] through `fs`.
 pub fn read_file_in(fs: &dyn crate::fs::ChartFs, cwd: &Path, p: &str) -> Result<String, String> {
-    fs.read(&cwd.join(p)).map(|b| String::from_utf8_lossy(&b).into_owned()).map_err(|e| {
-        let reason = match e.kind() {
-            std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-            _ => e.to_string(),
-        };
-        format!("open {p}: {reason}")
-    })
+    fs.read(&cwd.join(p))
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .map_err(|e| {
+            let reason = match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+                _ => e.to_string(),
+            };
+            format!("open {p}: {reason}")
+        })
 }
 
 /// Runs `helm template NAME CHART_DIR` with `cwd` as the directory `-f` paths are
@@ -234,7 +236,9 @@ pub fn template_in(
     let mut chart = crate::load::load_dir_in(fs, chart_dir).map_err(|e| {
         let err = TemplateError::load(e.message);
         match (e.file, e.pos) {
-            (Some(f), Some(p)) if fs.is_dir(chart_dir) => err.at(chart_dir.join(f), p.line, p.column),
+            (Some(f), Some(p)) if fs.is_dir(chart_dir) => {
+                err.at(chart_dir.join(f), p.line, p.column)
+            }
             _ => err,
         }
     })?;
@@ -285,7 +289,8 @@ pub fn template_in(
     })?;
     files.retain(|k, _| !k.ends_with("NOTES.txt"));
     if !o.patches.is_empty() {
-        files = crate::patch::apply(&files, &chart.metadata.name, &o.patches).map_err(TemplateError::render)?;
+        files = crate::patch::apply(&files, &chart.metadata.name, &o.patches)
+            .map_err(TemplateError::render)?;
     }
     if let Some(pr) = &o.post_renderer {
         files = crate::postrender::post_render(&files, pr).map_err(TemplateError::render)?;

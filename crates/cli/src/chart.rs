@@ -105,7 +105,11 @@ impl RenderFlags {
             let (cmd, args) = (self.post_renderer.clone(), self.post_renderer_args.clone());
             let cmd = if cmd.contains('/') {
                 let joined = at(cwd, &cmd).to_string_lossy().into_owned();
-                if joined.contains('/') { joined } else { format!("./{joined}") }
+                if joined.contains('/') {
+                    joined
+                } else {
+                    format!("./{joined}")
+                }
             } else {
                 cmd
             };
@@ -205,7 +209,10 @@ fn describe(e: &capstan_chart::TemplateError) -> String {
 }
 
 /// An error text followed by a snippet of the line it is about, when there is one.
-pub(crate) fn with_location(mut text: String, loc: Option<&capstan_chart::template::Location>) -> String {
+pub(crate) fn with_location(
+    mut text: String,
+    loc: Option<&capstan_chart::template::Location>,
+) -> String {
     if let Some(loc) = loc {
         let name = loc.file.display().to_string();
         let snippet = std::fs::read_to_string(&loc.file)
@@ -224,7 +231,10 @@ type Values = std::collections::BTreeMap<capstan_value::Str, capstan_value::Valu
 /// Prints the value-trap warnings on stderr; with `strict`, any warning is an error.
 /// The value traps of a render: those found reading the layers, then those in the
 /// final values.
-pub(crate) fn traps(layers: &capstan_chart::explain::Layers, values: &Values) -> Vec<provenance::Trap> {
+pub(crate) fn traps(
+    layers: &capstan_chart::explain::Layers,
+    values: &Values,
+) -> Vec<provenance::Trap> {
     let mut traps = layers.warnings.clone();
     traps.extend(provenance::traps(values, &layers.layers, layers.user_from));
     traps

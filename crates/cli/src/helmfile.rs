@@ -17,10 +17,20 @@ use std::sync::Arc;
 pub struct Global {
     /// Load config from file or directory (`-` for stdin). Defaults to `helmfile.yaml`,
     /// `helmfile.yaml.gotmpl` or `helmfile.d/`.
-    #[arg(short = 'f', long = "file", env = "HELMFILE_FILE_PATH", default_value = "")]
+    #[arg(
+        short = 'f',
+        long = "file",
+        env = "HELMFILE_FILE_PATH",
+        default_value = ""
+    )]
     pub file: String,
     /// The environment to use.
-    #[arg(short = 'e', long = "environment", env = "HELMFILE_ENVIRONMENT", default_value = "default")]
+    #[arg(
+        short = 'e',
+        long = "environment",
+        env = "HELMFILE_ENVIRONMENT",
+        default_value = "default"
+    )]
     pub environment: String,
     /// Only releases matching these labels (`key=value,key2!=value2`); repeat to OR.
     #[arg(short = 'l', long = "selector")]
@@ -233,10 +243,18 @@ impl StateCommand {
 impl Global {
     /// These flags given after the command, over the ones given before it.
     fn over(&self, before: &Global) -> Global {
-        let pick = |a: &str, b: &str, default: &str| if a != default { a.to_string() } else { b.to_string() };
-        let env_default = std::env::var("HELMFILE_ENVIRONMENT").unwrap_or_else(|_| "default".into());
+        let pick = |a: &str, b: &str, default: &str| {
+            if a != default {
+                a.to_string()
+            } else {
+                b.to_string()
+            }
+        };
+        let env_default =
+            std::env::var("HELMFILE_ENVIRONMENT").unwrap_or_else(|_| "default".into());
         let file_default = std::env::var("HELMFILE_FILE_PATH").unwrap_or_default();
-        let cat = |a: &[String], b: &[String]| b.iter().chain(a.iter()).cloned().collect::<Vec<_>>();
+        let cat =
+            |a: &[String], b: &[String]| b.iter().chain(a.iter()).cloned().collect::<Vec<_>>();
         Global {
             file: pick(&self.file, &before.file, &file_default),
             environment: pick(&self.environment, &before.environment, &env_default),
@@ -244,13 +262,17 @@ impl Global {
             namespace: pick(&self.namespace, &before.namespace, ""),
             kube_context: pick(&self.kube_context, &before.kube_context, ""),
             state_values_set: cat(&self.state_values_set, &before.state_values_set),
-            state_values_set_string: cat(&self.state_values_set_string, &before.state_values_set_string),
+            state_values_set_string: cat(
+                &self.state_values_set_string,
+                &before.state_values_set_string,
+            ),
             state_values_file: cat(&self.state_values_file, &before.state_values_file),
             quiet: self.quiet || before.quiet,
             log_level: pick(&self.log_level, &before.log_level, "info"),
             color: self.color || before.color,
             no_color: self.no_color || before.no_color,
-            allow_no_matching_release: self.allow_no_matching_release || before.allow_no_matching_release,
+            allow_no_matching_release: self.allow_no_matching_release
+                || before.allow_no_matching_release,
             skip_deps: self.skip_deps || before.skip_deps,
             enable_live_output: self.enable_live_output || before.enable_live_output,
         }
@@ -305,13 +327,21 @@ fn load(g: &Global, s: &Settings, log: &mut String) -> Result<Vec<PreparedState>
 
 /// The states even when no release matches (`print-env`, `build`, `list`); an
 /// environment no file defines is still an error.
-fn load_any(g: &Global, s: &Settings, log: &mut String, root: &Path) -> Result<Vec<PreparedState>, String> {
-    let loaded = capstan_state::app::load_states(s, &run_options(g)).map_err(|e| describe_run(&e, &g.environment, root))?;
+fn load_any(
+    g: &Global,
+    s: &Settings,
+    log: &mut String,
+    root: &Path,
+) -> Result<Vec<PreparedState>, String> {
+    let loaded = capstan_state::app::load_states(s, &run_options(g))
+        .map_err(|e| describe_run(&e, &g.environment, root))?;
     for w in loaded.warnings {
         logln!(log, "WARNING: {w}");
     }
     match &loaded.no_match {
-        Some(e @ RunError::NoMatch { undefined, .. }) if !undefined.is_empty() && loaded.states.is_empty() => {
+        Some(e @ RunError::NoMatch { undefined, .. })
+            if !undefined.is_empty() && loaded.states.is_empty() =>
+        {
             Err(describe_run(e, &g.environment, root))
         }
         _ => Ok(loaded.states),
@@ -396,7 +426,8 @@ fn no_match(e: RunError, g: &Global, root: &Path) -> Result<String, String> {
 /// A snippet of the line an error is about, read from disk.
 fn snippet_at(root: &Path, at: &capstan_state::Location) -> Option<String> {
     let text = std::fs::read_to_string(root.join(&at.file)).ok()?;
-    capstan_source::snippet(&at.file, &text, at.line, at.column.max(1)).map(|s| s.trim_end().to_string())
+    capstan_source::snippet(&at.file, &text, at.line, at.column.max(1))
+        .map(|s| s.trim_end().to_string())
 }
 
 /// A run error as text: helmfile's message, then where it points.
@@ -409,7 +440,10 @@ fn describe_run(e: &RunError, env: &str, root: &Path) -> String {
         RunError::NoMatch { undefined, .. } if !undefined.is_empty() => {
             let mut text = e.to_string();
             for at in undefined {
-                text.push_str(&format!("\nenvironment \"{env}\" is not defined in {}", at.file));
+                text.push_str(&format!(
+                    "\nenvironment \"{env}\" is not defined in {}",
+                    at.file
+                ));
                 if let Some(sn) = snippet_at(root, at) {
                     text.push('\n');
                     text.push_str(&sn);
@@ -426,13 +460,19 @@ fn describe_needs(e: String, states: &[PreparedState], root: &Path) -> String {
     let name = e
         .split('"')
         .nth(1)
-        .or_else(|| e.strip_prefix("cycle detected: ").and_then(|r| r.split(" -> ").next()))
+        .or_else(|| {
+            e.strip_prefix("cycle detected: ")
+                .and_then(|r| r.split(" -> ").next())
+        })
         .map(|id| id.rsplit('/').next().unwrap_or(id).to_string());
     for ps in states {
         let Ok(text) = std::fs::read_to_string(root.join(&ps.state.file)) else {
             continue;
         };
-        if let Some(at) = name.as_deref().and_then(|n| capstan_state::locate_text(&text, &ps.state.file, &format!("name: {n}"))) {
+        if let Some(at) = name
+            .as_deref()
+            .and_then(|n| capstan_state::locate_text(&text, &ps.state.file, &format!("name: {n}")))
+        {
             if let Some(sn) = snippet_at(root, &at) {
                 return format!("{e}\n{sn}");
             }
@@ -442,7 +482,12 @@ fn describe_needs(e: String, states: &[PreparedState], root: &Path) -> String {
 }
 
 /// Runs one helmfile command; the `Ok` text goes to stdout.
-pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> Result<String, String> {
+pub fn run(
+    before: &Global,
+    cmd: StateCommand,
+    cwd: &Path,
+    log: &mut String,
+) -> Result<String, String> {
     let merged = cmd.global().over(before);
     let g = &merged;
     let s = settings(g, cwd)?;
@@ -467,12 +512,19 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
             };
             helm_args(&t.args, &mut flags);
             // On a terminal, one bar instead of a line per release.
-            let bar = progress && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) && std::io::IsTerminal::is_terminal(&std::io::stderr());
+            let bar = progress
+                && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed)
+                && std::io::IsTerminal::is_terminal(&std::io::stderr());
             if progress && !bar {
                 for ps in &states {
                     for r in ps.active()? {
                         if !g.skip_deps {
-                            logln!(log, "Building dependency release={}, chart={}", r.name, r.chart);
+                            logln!(
+                                log,
+                                "Building dependency release={}, chart={}",
+                                r.name,
+                                r.chart
+                            );
                         }
                         logln!(log, "Templating release={}, chart={}", r.name, r.chart);
                     }
@@ -493,7 +545,11 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
                         return;
                     }
                     let filled = finished * width / total.max(1);
-                    eprint!("\r\x1b[KTemplating [{}{}] {finished}/{total} releases", "#".repeat(filled), ".".repeat(width - filled));
+                    eprint!(
+                        "\r\x1b[KTemplating [{}{}] {finished}/{total} releases",
+                        "#".repeat(filled),
+                        ".".repeat(width - filled)
+                    );
                     *last = (finished, true);
                 };
                 let r = commands::template_reporting(&s, &states, &flags, t.concurrency, &draw);
@@ -506,7 +562,12 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
             }
             .map_err(|e| describe_release_error(&e))?;
             if bar {
-                logln!(log, "Templated {} release(s) in {:.2} s", rendered.len(), started.elapsed().as_secs_f64());
+                logln!(
+                    log,
+                    "Templated {} release(s) in {:.2} s",
+                    rendered.len(),
+                    started.elapsed().as_secs_f64()
+                );
             }
             if t.output_dir.is_empty() {
                 let mut out = String::new();
@@ -525,7 +586,10 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
             let mut i = 0;
             for ps in &states {
                 for r in ps.active()? {
-                    let dir = commands::render_path(tmpl, &commands::path_template_data(&s, ps, r, &t.output_dir))?;
+                    let dir = commands::render_path(
+                        tmpl,
+                        &commands::path_template_data(&s, ps, r, &t.output_dir),
+                    )?;
                     if let Some(rr) = rendered.get(i) {
                         files.extend(commands::output_files(&dir, &rr.manifest));
                     }
@@ -540,11 +604,17 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
             }
             Ok(String::new())
         }
-        StateCommand::Build(With { args: BuildArgs { embed_values }, .. }) => {
+        StateCommand::Build(With {
+            args: BuildArgs { embed_values },
+            ..
+        }) => {
             let states = load_any(g, &s, log, cwd)?;
             commands::build(&s, &states, embed_values)
         }
-        StateCommand::List(With { args: ListArgs { output, .. }, .. }) => {
+        StateCommand::List(With {
+            args: ListArgs { output, .. },
+            ..
+        }) => {
             let states = load_any(g, &s, log, cwd)?;
             let rows = commands::list_rows(&states)?;
             Ok(if output == "json" {
@@ -581,17 +651,30 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
             Ok(String::new())
         }
         StateCommand::Values(With {
-            args: ValuesArgs { explain, output, strict, set, values },
+            args:
+                ValuesArgs {
+                    explain,
+                    output,
+                    strict,
+                    set,
+                    values,
+                },
             ..
         }) => {
             if output != "yaml" && output != "json" {
-                return Err(format!("unsupported output format: {output} (supported: yaml, json)"));
+                return Err(format!(
+                    "unsupported output format: {output} (supported: yaml, json)"
+                ));
             }
             let states = match load(g, &s, log) {
                 Ok(st) => st,
                 Err(e) => return no_match(e, g, cwd),
             };
-            let flags = HelmFlags { set, values, ..Default::default() };
+            let flags = HelmFlags {
+                set,
+                values,
+                ..Default::default()
+            };
             let releases = commands::explain_values(&s, &states, &flags)?;
             let mut warnings = 0;
             let mut out = String::new();
@@ -599,32 +682,57 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
             for r in &releases {
                 let traps = crate::chart::traps(&r.layers, &r.values);
                 for t in &traps {
-                    logln!(log, "warning: release {}: {}: {}", r.name, t.path, t.message);
+                    logln!(
+                        log,
+                        "warning: release {}: {}: {}",
+                        r.name,
+                        t.path,
+                        t.message
+                    );
                 }
                 warnings += traps.len();
-                let header = format!("# release {} (namespace {}, chart {})\n", r.name, r.namespace, r.chart);
+                let header = format!(
+                    "# release {} (namespace {}, chart {})\n",
+                    r.name, r.namespace, r.chart
+                );
                 if explain {
                     out.push_str(&header);
                     out.push_str(&crate::chart::explain_text(&r.values, &r.layers.layers));
                 } else if output == "json" {
-                    json.insert(capstan_value::Str::from(r.name.as_str()), capstan_value::Value::map_from(r.values.clone()));
+                    json.insert(
+                        capstan_value::Str::from(r.name.as_str()),
+                        capstan_value::Value::map_from(r.values.clone()),
+                    );
                 } else {
                     out.push_str("---\n");
                     out.push_str(&header);
-                    out.push_str(&capstan_yaml::encode_helm(&capstan_value::Value::map_from(r.values.clone())).map_err(|e| e.to_string())?);
+                    out.push_str(
+                        &capstan_yaml::encode_helm(&capstan_value::Value::map_from(
+                            r.values.clone(),
+                        ))
+                        .map_err(|e| e.to_string())?,
+                    );
                 }
             }
             if strict && warnings > 0 {
                 return Err(format!("{warnings} warning(s) and --strict is set"));
             }
             if output == "json" && !explain {
-                let style = capstan_value::json::JsonStyle { escape_html: false, indent: Some("  ") };
-                out = capstan_value::json::to_json(&capstan_value::Value::map_from(json), style)? + "\n";
+                let style = capstan_value::json::JsonStyle {
+                    escape_html: false,
+                    indent: Some("  "),
+                };
+                out = capstan_value::json::to_json(&capstan_value::Value::map_from(json), style)?
+                    + "\n";
             }
             Ok(out)
         }
         StateCommand::Fetch(With {
-            args: FetchArgs { output_dir, output_dir_template },
+            args:
+                FetchArgs {
+                    output_dir,
+                    output_dir_template,
+                },
             ..
         }) => {
             let states = match load(g, &s, log) {
@@ -632,9 +740,18 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
                 Err(e) => return no_match(e, g, cwd),
             };
             let temp = output_dir.is_empty().then(|| {
-                std::env::temp_dir().join(format!("capstan-fetch-{}-{}", std::process::id(), std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)))
+                std::env::temp_dir().join(format!(
+                    "capstan-fetch-{}-{}",
+                    std::process::id(),
+                    std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map(|d| d.as_nanos())
+                        .unwrap_or(0)
+                ))
             });
-            let dir = temp.as_ref().map_or(output_dir.clone(), |t| t.to_string_lossy().into_owned());
+            let dir = temp
+                .as_ref()
+                .map_or(output_dir.clone(), |t| t.to_string_lossy().into_owned());
             let charts = commands::fetch(&s, &states, &dir, &output_dir_template)?;
             let mut files: Vec<(String, Vec<u8>)> = Vec::new();
             for c in charts {
@@ -643,9 +760,19 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
                     continue;
                 }
                 if progress {
-                    logln!(log, "Fetched chart={} release={} into {}", c.chart, c.release, c.dir);
+                    logln!(
+                        log,
+                        "Fetched chart={} release={} into {}",
+                        c.chart,
+                        c.release,
+                        c.dir
+                    );
                 }
-                files.extend(c.files.into_iter().map(|f| (format!("{}/{}", c.dir, f.name), f.data)));
+                files.extend(
+                    c.files
+                        .into_iter()
+                        .map(|f| (format!("{}/{}", c.dir, f.name), f.data)),
+                );
             }
             let written = write_all(cwd, &files);
             if let Some(t) = temp {
@@ -654,9 +781,14 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
             written?;
             Ok(String::new())
         }
-        StateCommand::PrintEnv(With { args: PrintEnvArgs { output }, .. }) => {
+        StateCommand::PrintEnv(With {
+            args: PrintEnvArgs { output },
+            ..
+        }) => {
             if output != "yaml" && output != "json" && !output.is_empty() {
-                return Err(format!("unsupported output format: {output} (supported: yaml, json)"));
+                return Err(format!(
+                    "unsupported output format: {output} (supported: yaml, json)"
+                ));
             }
             let states = load_any(g, &s, log, cwd)?;
             commands::print_env(&s, &states, output == "json")
@@ -667,7 +799,11 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
                 CacheCommand::Info => {
                     let mut out = format!("Cache directory: {}\n", dir.display());
                     let mut names: Vec<String> = std::fs::read_dir(&dir)
-                        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+                        .map(|rd| {
+                            rd.flatten()
+                                .map(|e| e.file_name().to_string_lossy().into_owned())
+                                .collect()
+                        })
                         .unwrap_or_default();
                     names.sort();
                     if names.is_empty() {
@@ -680,9 +816,10 @@ pub fn run(before: &Global, cmd: StateCommand, cwd: &Path, log: &mut String) -> 
                 }
                 CacheCommand::Cleanup => match std::fs::remove_dir_all(&dir) {
                     Ok(()) => Ok(format!("Removed the cache directory {}\n", dir.display())),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        Ok(format!("The cache directory {} does not exist\n", dir.display()))
-                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(format!(
+                        "The cache directory {} does not exist\n",
+                        dir.display()
+                    )),
                     Err(e) => Err(format!("removing {}: {e}", dir.display())),
                 },
             }

@@ -64,17 +64,31 @@ fn cobra_order(args: Vec<OsString>) -> Vec<OsString> {
     let cmd = Cli::command();
     let commands: Vec<String> = cmd
         .get_subcommands()
-        .flat_map(|c| std::iter::once(c.get_name().to_string()).chain(c.get_all_aliases().map(String::from)))
+        .flat_map(|c| {
+            std::iter::once(c.get_name().to_string()).chain(c.get_all_aliases().map(String::from))
+        })
         .collect();
     let global = |flag: &str| {
         cmd.get_arguments().find(|a| {
             flag.strip_prefix("--").map_or_else(
-                || flag.strip_prefix('-').and_then(|f| f.chars().next()).is_some_and(|c| a.get_short() == Some(c)),
-                |long| a.get_long() == Some(long) || a.get_all_aliases().is_some_and(|al| al.contains(&long)),
+                || {
+                    flag.strip_prefix('-')
+                        .and_then(|f| f.chars().next())
+                        .is_some_and(|c| a.get_short() == Some(c))
+                },
+                |long| {
+                    a.get_long() == Some(long)
+                        || a.get_all_aliases().is_some_and(|al| al.contains(&long))
+                },
             )
         })
     };
-    let Some(at) = args.iter().skip(1).position(|a| a.to_str().is_some_and(|a| commands.iter().any(|c| c == a))).map(|i| i + 1) else {
+    let Some(at) = args
+        .iter()
+        .skip(1)
+        .position(|a| a.to_str().is_some_and(|a| commands.iter().any(|c| c == a)))
+        .map(|i| i + 1)
+    else {
         return args;
     };
     let (mut kept, mut moved) = (vec![args[0].clone()], Vec::new());
@@ -87,7 +101,11 @@ fn cobra_order(args: Vec<OsString>) -> Vec<OsString> {
             (true, Some(g)) => {
                 kept.push(args[i].clone());
                 let short_with_value = !a.starts_with("--") && a.len() > 2;
-                if g.get_action().takes_values() && !a.contains('=') && !short_with_value && i + 1 < at {
+                if g.get_action().takes_values()
+                    && !a.contains('=')
+                    && !short_with_value
+                    && i + 1 < at
+                {
                     i += 1;
                     kept.push(args[i].clone());
                 }
@@ -115,9 +133,17 @@ where
             let text = e.render().to_string();
             let code = e.exit_code();
             return if code == 0 {
-                Outcome { stdout: text, stderr: String::new(), code }
+                Outcome {
+                    stdout: text,
+                    stderr: String::new(),
+                    code,
+                }
             } else {
-                Outcome { stdout: String::new(), stderr: text, code }
+                Outcome {
+                    stdout: String::new(),
+                    stderr: text,
+                    code,
+                }
             };
         }
     };
@@ -127,10 +153,18 @@ where
         Command::State(c) => helmfile::run(&cli.global, c, cwd, &mut log),
     };
     match result {
-        Ok(out) => Outcome { stdout: out, stderr: log, code: 0 },
+        Ok(out) => Outcome {
+            stdout: out,
+            stderr: log,
+            code: 0,
+        },
         Err(e) => {
             logln!(log, "Error: {e}");
-            Outcome { stdout: String::new(), stderr: log, code: 1 }
+            Outcome {
+                stdout: String::new(),
+                stderr: log,
+                code: 1,
+            }
         }
     }
 }
@@ -149,8 +183,22 @@ mod tests {
     #[test]
     fn command_flags_before_the_command_move_after_it() {
         assert_eq!(
-            order(&["capstan", "--concurrency=1", "-e", "prod", "template", "--skip-tests"]),
-            ["capstan", "-e", "prod", "template", "--concurrency=1", "--skip-tests"]
+            order(&[
+                "capstan",
+                "--concurrency=1",
+                "-e",
+                "prod",
+                "template",
+                "--skip-tests"
+            ]),
+            [
+                "capstan",
+                "-e",
+                "prod",
+                "template",
+                "--concurrency=1",
+                "--skip-tests"
+            ]
         );
         assert_eq!(
             order(&["capstan", "-f", "template", "--include-crds", "template"]),

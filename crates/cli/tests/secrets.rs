@@ -20,14 +20,25 @@ fn tempdir(name: &str) -> PathBuf {
 
 fn need(tool: &str) {
     let found = Command::new(tool).arg("--version").output().is_ok();
-    assert!(found, "{tool} is not installed: run scripts/test, which installs sops and age");
+    assert!(
+        found,
+        "{tool} is not installed: run scripts/test, which installs sops and age"
+    );
 }
 
 fn keygen(dir: &Path, name: &str) -> Key {
     need("age-keygen");
     let file = dir.join(name);
-    let out = Command::new("age-keygen").arg("-o").arg(&file).output().expect("age-keygen");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("age-keygen")
+        .arg("-o")
+        .arg(&file)
+        .output()
+        .expect("age-keygen");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(&file).expect("key file");
     let public = text
         .lines()
@@ -40,7 +51,9 @@ fn keygen(dir: &Path, name: &str) -> Key {
 fn sops(args: &[&str], key: Option<&Key>) -> std::process::Output {
     need("sops");
     let mut c = Command::new("sops");
-    c.args(args).env_remove("SOPS_AGE_KEY").env("HOME", "/nonexistent");
+    c.args(args)
+        .env_remove("SOPS_AGE_KEY")
+        .env("HOME", "/nonexistent");
     match key {
         Some(k) => c.env("SOPS_AGE_KEY_FILE", &k.file),
         None => c.env_remove("SOPS_AGE_KEY_FILE"),
@@ -56,7 +69,11 @@ fn encrypt(dir: &Path, name: &str, plain: &str, key: &Key, extra: &[&str]) -> Pa
     let src_s = src.to_string_lossy().into_owned();
     args.push(&src_s);
     let out = sops(&args, None);
-    assert!(out.status.success(), "sops --encrypt {name}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "sops --encrypt {name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let enc = dir.join(name);
     std::fs::write(&enc, &out.stdout).expect("write encrypted");
     enc
@@ -82,15 +99,35 @@ fn native_decryption_equals_sops_in_every_format() {
     let yaml = "# a comment\nstr: hello\nint: 42\nfloat: 1.5\nbool: true\nno: false\nempty: \"\"\nnothing: null\nnested:\n  list:\n    - x\n    # inside\n    - 2\n  deep:\n    k: v\n  pass_unencrypted: visible\nunicode: \"héllo ✓\"\nmultiline: |\n  line one\n  line two\n";
     let cases: Vec<(&str, String, Vec<&str>)> = vec![
         ("secrets.yaml", yaml.to_string(), vec![]),
-        ("secrets.json", r#"{"a": "x", "n": 1, "f": 2.5, "l": [true, null, "s"], "o": {"k": "v"}}"#.to_string(), vec![]),
-        ("secrets.env", "A=hello\n# note\nB=42\nC=with spaces\n".to_string(), vec![]),
-        ("secrets.hcl", "values {\n  pw = \"s3cret\"\n}\n".to_string(), vec![]),
-        ("regex.yaml", "password: p\nuser: u\nnested:\n  password: q\n".to_string(), vec!["--encrypted-regex", "^password$"]),
+        (
+            "secrets.json",
+            r#"{"a": "x", "n": 1, "f": 2.5, "l": [true, null, "s"], "o": {"k": "v"}}"#.to_string(),
+            vec![],
+        ),
+        (
+            "secrets.env",
+            "A=hello\n# note\nB=42\nC=with spaces\n".to_string(),
+            vec![],
+        ),
+        (
+            "secrets.hcl",
+            "values {\n  pw = \"s3cret\"\n}\n".to_string(),
+            vec![],
+        ),
+        (
+            "regex.yaml",
+            "password: p\nuser: u\nnested:\n  password: q\n".to_string(),
+            vec!["--encrypted-regex", "^password$"],
+        ),
     ];
     for (name, plain, extra) in cases {
         let enc = encrypt(&dir, name, &plain, &key, &extra);
         let want = sops(&["--decrypt", &enc.to_string_lossy()], Some(&key));
-        assert!(want.status.success(), "sops -d {name}: {}", String::from_utf8_lossy(&want.stderr));
+        assert!(
+            want.status.success(),
+            "sops -d {name}: {}",
+            String::from_utf8_lossy(&want.stderr)
+        );
         let want = String::from_utf8_lossy(&want.stdout).into_owned();
         let got = native(&enc, &key).unwrap_or_else(|e| panic!("{name}: {e}"));
         if name.ends_with(".env") || name.ends_with(".hcl") {
@@ -139,10 +176,28 @@ fn tampering_and_wrong_keys_fail_in_both() {
 fn print_env_merges_secrets_over_values() {
     let dir = tempdir("env");
     let key = keygen(&dir, "key.txt");
-    encrypt(&dir, "secrets.yaml", "db:\n  password: s3cret\n  user: admin\nlevel: from-secrets\n", &key, &[]);
-    std::fs::write(dir.join("base.yaml"), "db:\n  host: db.local\n  user: nobody\nlevel: from-base\nlist: [1, 2]\n").expect("base");
-    std::fs::write(dir.join("computed.yaml.gotmpl"), "url: https://{{ .Environment.Name }}.example.com\nlevel: from-gotmpl\n").expect("gotmpl");
-    std::fs::write(dir.join("net.hcl"), "values {\n  port = 5432\n  level = \"from-hcl\"\n}\n").expect("hcl");
+    encrypt(
+        &dir,
+        "secrets.yaml",
+        "db:\n  password: s3cret\n  user: admin\nlevel: from-secrets\n",
+        &key,
+        &[],
+    );
+    std::fs::write(
+        dir.join("base.yaml"),
+        "db:\n  host: db.local\n  user: nobody\nlevel: from-base\nlist: [1, 2]\n",
+    )
+    .expect("base");
+    std::fs::write(
+        dir.join("computed.yaml.gotmpl"),
+        "url: https://{{ .Environment.Name }}.example.com\nlevel: from-gotmpl\n",
+    )
+    .expect("gotmpl");
+    std::fs::write(
+        dir.join("net.hcl"),
+        "values {\n  port = 5432\n  level = \"from-hcl\"\n}\n",
+    )
+    .expect("hcl");
     std::fs::write(
         dir.join("helmfile.yaml.gotmpl"),
         "environments:\n  prod:\n    values:\n      - base.yaml\n      - computed.yaml.gotmpl\n      - net.hcl\n    secrets:\n      - secrets.yaml\n---\nreleases: []\n",
@@ -171,7 +226,10 @@ fn print_env_merges_secrets_over_values() {
     assert!(out.status.success(), "{stderr}");
     assert!(!denied.status.success());
     let denied_err = String::from_utf8_lossy(&denied.stderr);
-    assert!(denied_err.contains("failed to decrypt secrets file \"secrets.yaml\""), "{denied_err}");
+    assert!(
+        denied_err.contains("failed to decrypt secrets file \"secrets.yaml\""),
+        "{denied_err}"
+    );
     assert!(denied.stdout.is_empty());
     insta::assert_snapshot!(stdout);
 }
@@ -181,9 +239,19 @@ fn print_env_merges_secrets_over_values() {
 fn release_secrets_reach_the_chart() {
     let dir = tempdir("release");
     let key = keygen(&dir, "key.txt");
-    encrypt(&dir, "release-secrets.yaml", "x: from-a-secret\n", &key, &[]);
+    encrypt(
+        &dir,
+        "release-secrets.yaml",
+        "x: from-a-secret\n",
+        &key,
+        &[],
+    );
     std::fs::create_dir_all(dir.join("chart/templates")).expect("chart");
-    std::fs::write(dir.join("chart/Chart.yaml"), "apiVersion: v2\nname: c\nversion: 0.1.0\n").expect("chart");
+    std::fs::write(
+        dir.join("chart/Chart.yaml"),
+        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+    )
+    .expect("chart");
     std::fs::write(
         dir.join("chart/templates/cm.yaml"),
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  x: {{ .Values.x | quote }}\n",
@@ -202,7 +270,11 @@ fn release_secrets_reach_the_chart() {
         .expect("run capstan");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     std::fs::remove_dir_all(&dir).ok();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("x: \"from-a-secret\""), "{stdout}");
 }
 
@@ -221,16 +293,36 @@ fn other_key_types_go_through_the_sops_binary() {
         std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o700)).expect("chmod");
     }
     let gen = Command::new("gpg")
-        .args(["--batch", "--passphrase", "", "--quick-gen-key", "capstan test <t@example.com>", "default", "default", "never"])
+        .args([
+            "--batch",
+            "--passphrase",
+            "",
+            "--quick-gen-key",
+            "capstan test <t@example.com>",
+            "default",
+            "default",
+            "never",
+        ])
         .env("GNUPGHOME", &home)
         .output()
         .expect("gpg");
-    assert!(gen.status.success(), "{}", String::from_utf8_lossy(&gen.stderr));
-    let list = Command::new("gpg").args(["--list-keys", "--with-colons"]).env("GNUPGHOME", &home).output().expect("gpg");
+    assert!(
+        gen.status.success(),
+        "{}",
+        String::from_utf8_lossy(&gen.stderr)
+    );
+    let list = Command::new("gpg")
+        .args(["--list-keys", "--with-colons"])
+        .env("GNUPGHOME", &home)
+        .output()
+        .expect("gpg");
     let listing = String::from_utf8_lossy(&list.stdout).into_owned();
     let fpr = listing
         .lines()
-        .find_map(|l| l.strip_prefix("fpr:").map(|r| r.trim_matches(':').to_string()))
+        .find_map(|l| {
+            l.strip_prefix("fpr:")
+                .map(|r| r.trim_matches(':').to_string())
+        })
         .expect("a fingerprint");
     std::fs::write(dir.join("plain.yaml"), "a: pgp-secret\n").expect("write");
     let enc = Command::new("sops")
@@ -239,9 +331,17 @@ fn other_key_types_go_through_the_sops_binary() {
         .env("GNUPGHOME", &home)
         .output()
         .expect("sops");
-    assert!(enc.status.success(), "{}", String::from_utf8_lossy(&enc.stderr));
+    assert!(
+        enc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&enc.stderr)
+    );
     std::fs::write(dir.join("secrets.yaml"), &enc.stdout).expect("write");
-    std::fs::write(dir.join("helmfile.yaml"), "environments:\n  default:\n    secrets:\n      - secrets.yaml\n---\nreleases: []\n").expect("write");
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        "environments:\n  default:\n    secrets:\n      - secrets.yaml\n---\nreleases: []\n",
+    )
+    .expect("write");
     let run = |path: Option<&str>| {
         let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
         c.arg("print-env").current_dir(&dir).env("GNUPGHOME", &home);
@@ -253,9 +353,17 @@ fn other_key_types_go_through_the_sops_binary() {
     let with = run(None);
     let without = run(Some("/nonexistent"));
     std::fs::remove_dir_all(&dir).ok();
-    assert!(with.status.success(), "{}", String::from_utf8_lossy(&with.stderr));
+    assert!(
+        with.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with.stderr)
+    );
     assert!(String::from_utf8_lossy(&with.stdout).contains("a: pgp-secret"));
     assert!(!without.status.success());
     let err = String::from_utf8_lossy(&without.stderr);
-    assert!(err.contains("any of the file's keys: pgp; the sops binary") && err.contains("is not installed"), "{err}");
+    assert!(
+        err.contains("any of the file's keys: pgp; the sops binary")
+            && err.contains("is not installed"),
+        "{err}"
+    );
 }

@@ -39,7 +39,10 @@ pub fn redact(s: &str) -> String {
     let mut out = String::new();
     let mut rest = s;
     while let Some(i) = rest.find("://") {
-        let scheme = rest[..i].rsplit(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("");
+        let scheme = rest[..i]
+            .rsplit(|c: char| !c.is_ascii_alphanumeric())
+            .next()
+            .unwrap_or("");
         let web = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
         out.push_str(&rest[..i + 3]);
         rest = &rest[i + 3..];
@@ -88,7 +91,10 @@ fn dir_and_file(path: &str) -> (String, String) {
     match path.rfind('/') {
         Some(i) => {
             let dir = &path[..i];
-            (dir.strip_prefix('/').unwrap_or(dir).to_string(), path[i + 1..].to_string())
+            (
+                dir.strip_prefix('/').unwrap_or(dir).to_string(),
+                path[i + 1..].to_string(),
+            )
         }
         None => (String::new(), path.to_string()),
     }
@@ -105,14 +111,30 @@ pub fn parse(src: &str) -> Option<Source> {
             Some((d, f)) if !f.contains('@') => (d.to_string(), f.to_string()),
             _ => dir_and_file(&path),
         };
-        return Some(Source { getter: getter.to_string(), scheme, user, host, dir, file, query });
+        return Some(Source {
+            getter: getter.to_string(),
+            scheme,
+            user,
+            host,
+            dir,
+            file,
+            query,
+        });
     }
     let (scheme, user, host, path, query) = split_url(src)?;
     if !matches!(scheme.as_str(), "s3" | "http" | "https") {
         return None;
     }
     let (dir, file) = dir_and_file(&path);
-    Some(Source { getter: "normal".into(), scheme, user, host, dir, file, query })
+    Some(Source {
+        getter: "normal".into(),
+        scheme,
+        user,
+        host,
+        dir,
+        file,
+        query,
+    })
 }
 
 /// Whether a values entry names a remote file.
@@ -135,7 +157,9 @@ pub fn cache_dir(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
 }
 
 fn key_of(s: &str) -> String {
-    s.replace(':', "").replace("//", "_").replace(['/', '.'], "_")
+    s.replace(':', "")
+        .replace("//", "_")
+        .replace(['/', '.'], "_")
 }
 
 /// `url.Values.Encode()` of a raw query, `&` replaced by `_` (the cache key's suffix).
@@ -175,7 +199,12 @@ impl Fetcher {
             let file = dir.join(&src.file);
             return (dir, file);
         }
-        let dir_key = key_of(&format!("{}://{}/{}", src.scheme, src.host, src.dir.trim_start_matches('/')));
+        let dir_key = key_of(&format!(
+            "{}://{}/{}",
+            src.scheme,
+            src.host,
+            src.dir.trim_start_matches('/')
+        ));
         let key = if src.query.is_empty() {
             dir_key
         } else {
@@ -188,18 +217,31 @@ impl Fetcher {
 
     /// The local path of a remote file, fetching it unless cached.
     pub fn fetch(&self, raw: &str) -> Result<PathBuf, FetchError> {
-        let src = parse(raw).ok_or_else(|| FetchError(format!("{} is not a remote URL", redact(raw))))?;
+        let src =
+            parse(raw).ok_or_else(|| FetchError(format!("{} is not a remote URL", redact(raw))))?;
         let (dir, file) = self.cache_path(&src);
-        let cached = if src.getter == "normal" { file.is_file() } else { dir.is_dir() };
+        let cached = if src.getter == "normal" {
+            file.is_file()
+        } else {
+            dir.is_dir()
+        };
         if cached {
             return Ok(file);
         }
         let result = match (src.getter.as_str(), src.scheme.as_str()) {
             ("normal", "http" | "https") => self.http(raw, &file),
-            ("normal", "s3") => s3::get_s3_url(&*self.env, &src.host, format!("{}/{}", src.dir, src.file).trim_start_matches('/'), &file),
+            ("normal", "s3") => s3::get_s3_url(
+                &*self.env,
+                &src.host,
+                format!("{}/{}", src.dir, src.file).trim_start_matches('/'),
+                &file,
+            ),
             ("s3", _) => s3::get_s3_getter_url(&*self.env, &src, &file),
             ("git", _) => self.git(&src, &dir),
-            (other, _) => Err(FetchError(format!("unsupported remote getter {other:?} in {}", redact(raw)))),
+            (other, _) => Err(FetchError(format!(
+                "unsupported remote getter {other:?} in {}",
+                redact(raw)
+            ))),
         };
         if let Err(e) = result {
             if src.getter != "normal" {
@@ -208,7 +250,11 @@ impl Fetcher {
             return Err(FetchError(redact(&e.0)));
         }
         if !file.exists() {
-            return Err(FetchError(format!("{}: the fetched source has no file {:?}", redact(raw), src.file)));
+            return Err(FetchError(format!(
+                "{}: the fetched source has no file {:?}",
+                redact(raw),
+                src.file
+            )));
         }
         Ok(file)
     }
@@ -227,7 +273,9 @@ impl Fetcher {
             let token = base64::engine::general_purpose::STANDARD.encode(percent_decode(&user));
             req = req.set("Authorization", &format!("Basic {token}"));
         }
-        let resp = req.call().map_err(|e| FetchError(format!("GET {}: {}", redact(raw), redact(&e.to_string()))))?;
+        let resp = req
+            .call()
+            .map_err(|e| FetchError(format!("GET {}: {}", redact(raw), redact(&e.to_string()))))?;
         let mut body = Vec::new();
         std::io::Read::read_to_end(&mut resp.into_reader(), &mut body)
             .map_err(|e| FetchError(format!("GET {}: {e}", redact(raw))))?;
@@ -245,13 +293,18 @@ impl Fetcher {
                 _ => rest_query.push(p),
             }
         }
-        let auth = if src.user.is_empty() { String::new() } else { format!("{}@", src.user) };
+        let auth = if src.user.is_empty() {
+            String::new()
+        } else {
+            format!("{}@", src.user)
+        };
         let mut url = format!("{}://{}{}{}", src.scheme, auth, src.host, src.dir);
         if !rest_query.is_empty() {
             url = format!("{url}?{}", rest_query.join("&"));
         }
         if let Some(parent) = dir.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| FetchError(format!("mkdir {}: {e}", parent.display())))?;
+            std::fs::create_dir_all(parent)
+                .map_err(|e| FetchError(format!("mkdir {}: {e}", parent.display())))?;
         }
         let mut clone = Command::new("git");
         clone.arg("clone").arg("--quiet");
@@ -262,7 +315,9 @@ impl Fetcher {
         run_git(clone, &url)?;
         if !reference.is_empty() {
             let mut co = Command::new("git");
-            co.arg("-C").arg(dir).args(["checkout", "--quiet", &reference]);
+            co.arg("-C")
+                .arg(dir)
+                .args(["checkout", "--quiet", &reference]);
             run_git(co, &url)?;
         }
         Ok(())
@@ -319,7 +374,9 @@ fn percent_decode(s: &str) -> Vec<u8> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < b.len() {
-        let hex = b.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        let hex = b
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
         match (b[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
             (b'%', Some(v)) => {
                 out.push(v);
@@ -344,7 +401,8 @@ pub(crate) fn write_private(file: &Path, data: &[u8]) -> Result<(), FetchError> 
             use std::os::unix::fs::DirBuilderExt;
             b.mode(0o700);
         }
-        b.create(dir).map_err(|e| FetchError(format!("mkdir {}: {e}", dir.display())))?;
+        b.create(dir)
+            .map_err(|e| FetchError(format!("mkdir {}: {e}", dir.display())))?;
     }
     let tmp = file.with_extension("capstan-partial");
     let mut opts = std::fs::OpenOptions::new();
@@ -371,29 +429,76 @@ mod tests {
     #[test]
     fn parses_helmfile_remote_forms() {
         let g = parse("git::https://github.com/org/repo.git@env/values.yaml?ref=v1").unwrap();
-        assert_eq!((g.getter.as_str(), g.host.as_str(), g.dir.as_str(), g.file.as_str(), g.query.as_str()),
-            ("git", "github.com", "/org/repo.git", "env/values.yaml", "ref=v1"));
+        assert_eq!(
+            (
+                g.getter.as_str(),
+                g.host.as_str(),
+                g.dir.as_str(),
+                g.file.as_str(),
+                g.query.as_str()
+            ),
+            (
+                "git",
+                "github.com",
+                "/org/repo.git",
+                "env/values.yaml",
+                "ref=v1"
+            )
+        );
         let h = parse("https://user:pw@example.com/a/b/v.yaml").unwrap();
-        assert_eq!((h.getter.as_str(), h.user.as_str(), h.dir.as_str(), h.file.as_str()), ("normal", "user:pw", "a/b", "v.yaml"));
+        assert_eq!(
+            (
+                h.getter.as_str(),
+                h.user.as_str(),
+                h.dir.as_str(),
+                h.file.as_str()
+            ),
+            ("normal", "user:pw", "a/b", "v.yaml")
+        );
         assert!(parse("values/prod.yaml").is_none());
         assert!(parse("ftp://x/y").is_none());
         let s = parse("s3://bucket/dir/key.yaml").unwrap();
-        assert_eq!((s.host.as_str(), s.dir.as_str(), s.file.as_str()), ("bucket", "dir", "key.yaml"));
+        assert_eq!(
+            (s.host.as_str(), s.dir.as_str(), s.file.as_str()),
+            ("bucket", "dir", "key.yaml")
+        );
     }
 
     #[test]
     fn cache_keys_follow_helmfile() {
-        let f = Fetcher { home: PathBuf::from("/c"), env: Box::new(|_| None) };
-        let g = parse("git::https://github.com/cloudposse/helmfiles.git@releases/x.yaml?ref=0.40.0").unwrap();
-        assert_eq!(f.cache_path(&g).1, PathBuf::from("/c/https_github_com_cloudposse_helmfiles_git.ref=0.40.0/releases/x.yaml"));
+        let f = Fetcher {
+            home: PathBuf::from("/c"),
+            env: Box::new(|_| None),
+        };
+        let g =
+            parse("git::https://github.com/cloudposse/helmfiles.git@releases/x.yaml?ref=0.40.0")
+                .unwrap();
+        assert_eq!(
+            f.cache_path(&g).1,
+            PathBuf::from(
+                "/c/https_github_com_cloudposse_helmfiles_git.ref=0.40.0/releases/x.yaml"
+            )
+        );
         let h = parse("https://example.com/a/v.yaml").unwrap();
-        assert_eq!(f.cache_path(&h).1, PathBuf::from("/c/https_example_com/a/v.yaml"));
+        assert_eq!(
+            f.cache_path(&h).1,
+            PathBuf::from("/c/https_example_com/a/v.yaml")
+        );
     }
 
     #[test]
     fn credentials_are_redacted() {
-        assert_eq!(redact("GET https://me:secret@host/x failed"), "GET https://me:REDACTED@host/x failed");
-        assert_eq!(redact("git::https://token@host/r.git"), "git::https://REDACTED@host/r.git");
-        assert_eq!(redact("git::ssh://git@host/r.git"), "git::ssh://git@host/r.git");
+        assert_eq!(
+            redact("GET https://me:secret@host/x failed"),
+            "GET https://me:REDACTED@host/x failed"
+        );
+        assert_eq!(
+            redact("git::https://token@host/r.git"),
+            "git::https://REDACTED@host/r.git"
+        );
+        assert_eq!(
+            redact("git::ssh://git@host/r.git"),
+            "git::ssh://git@host/r.git"
+        );
     }
 }

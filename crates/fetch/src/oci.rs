@@ -16,8 +16,9 @@ const LEGACY_CHART_LAYER: &str = "application/tar+gzip";
 const MANIFEST_TYPES: &str = "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
 
 /// The scheme that answered for each registry in this run.
-static SCHEMES: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<String, &'static str>>> =
-    std::sync::LazyLock::new(Default::default);
+static SCHEMES: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<String, &'static str>>,
+> = std::sync::LazyLock::new(Default::default);
 
 /// `host[:port]/path/name` split into the registry and the repository inside it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,23 +30,37 @@ pub struct Reference {
 impl Reference {
     /// Parses `oci://host/path` or `host/path` (no tag: helm takes it from `version`).
     pub fn parse(text: &str) -> Result<Reference, FetchError> {
-        let rest = text.strip_prefix("oci://").unwrap_or(text).trim_end_matches('/');
+        let rest = text
+            .strip_prefix("oci://")
+            .unwrap_or(text)
+            .trim_end_matches('/');
         match rest.split_once('/') {
-            Some((registry, repository)) if !registry.is_empty() && !repository.is_empty() => Ok(Reference {
-                registry: registry.to_string(),
-                repository: repository.to_string(),
-            }),
-            _ => Err(FetchError(format!("invalid OCI reference {:?}: want oci://HOST/PATH", redact(text)))),
+            Some((registry, repository)) if !registry.is_empty() && !repository.is_empty() => {
+                Ok(Reference {
+                    registry: registry.to_string(),
+                    repository: repository.to_string(),
+                })
+            }
+            _ => Err(FetchError(format!(
+                "invalid OCI reference {:?}: want oci://HOST/PATH",
+                redact(text)
+            ))),
         }
     }
 
     /// The chart's name (the repository's last segment).
     pub fn name(&self) -> &str {
-        self.repository.rsplit('/').next().unwrap_or(&self.repository)
+        self.repository
+            .rsplit('/')
+            .next()
+            .unwrap_or(&self.repository)
     }
 
     fn loopback(&self) -> bool {
-        let host = self.registry.rsplit_once(':').map_or(self.registry.as_str(), |(h, _)| h);
+        let host = self
+            .registry
+            .rsplit_once(':')
+            .map_or(self.registry.as_str(), |(h, _)| h);
         matches!(host, "localhost" | "127.0.0.1" | "[::1]") || host.starts_with("127.")
     }
 }
@@ -77,10 +92,20 @@ struct Response {
 impl Client<'_> {
     /// The tags of a repository (`helm` lists them to resolve a version range).
     pub fn tags(&self, r: &Reference) -> Result<Vec<String>, FetchError> {
-        let body = self.get(r, &format!("/v2/{}/tags/list", r.repository), "application/json")?.body;
+        let body = self
+            .get(
+                r,
+                &format!("/v2/{}/tags/list", r.repository),
+                "application/json",
+            )?
+            .body;
         let v = parse_json(&body, r)?;
         Ok(match v.get("tags") {
-            Some(Value::List(l)) => l.items.iter().filter_map(|t| t.as_str().map(String::from)).collect(),
+            Some(Value::List(l)) => l
+                .items
+                .iter()
+                .filter_map(|t| t.as_str().map(String::from))
+                .collect(),
             _ => Vec::new(),
         })
     }
@@ -88,8 +113,16 @@ impl Client<'_> {
     /// Pulls the chart tagged `tag` (helm's `+` in versions becomes `_` in tags).
     pub fn pull(&self, r: &Reference, tag: &str) -> Result<Pulled, FetchError> {
         let tag = tag.replace('+', "_");
-        let resp = self.get(r, &format!("/v2/{}/manifests/{tag}", r.repository), MANIFEST_TYPES)?;
-        let digest = if resp.digest.is_empty() { sha256_of(&resp.body) } else { resp.digest.clone() };
+        let resp = self.get(
+            r,
+            &format!("/v2/{}/manifests/{tag}", r.repository),
+            MANIFEST_TYPES,
+        )?;
+        let digest = if resp.digest.is_empty() {
+            sha256_of(&resp.body)
+        } else {
+            resp.digest.clone()
+        };
         let manifest = parse_json(&resp.body, r)?;
         let layers = match manifest.get("layers") {
             Some(Value::List(l)) => l.items.clone(),
@@ -97,10 +130,27 @@ impl Client<'_> {
         };
         let layer = layers
             .iter()
-            .find(|l| matches!(l.get("mediaType").and_then(|m| m.as_str().map(String::from)).as_deref(), Some(CHART_LAYER | LEGACY_CHART_LAYER)))
-            .ok_or_else(|| FetchError(format!("{}/{}:{tag}: the manifest has no helm chart layer", r.registry, r.repository)))?;
-        let blob = layer.get("digest").and_then(|d| d.as_str().map(String::from)).unwrap_or_default();
-        let data = self.get(r, &format!("/v2/{}/blobs/{blob}", r.repository), "*/*")?.body;
+            .find(|l| {
+                matches!(
+                    l.get("mediaType")
+                        .and_then(|m| m.as_str().map(String::from))
+                        .as_deref(),
+                    Some(CHART_LAYER | LEGACY_CHART_LAYER)
+                )
+            })
+            .ok_or_else(|| {
+                FetchError(format!(
+                    "{}/{}:{tag}: the manifest has no helm chart layer",
+                    r.registry, r.repository
+                ))
+            })?;
+        let blob = layer
+            .get("digest")
+            .and_then(|d| d.as_str().map(String::from))
+            .unwrap_or_default();
+        let data = self
+            .get(r, &format!("/v2/{}/blobs/{blob}", r.repository), "*/*")?
+            .body;
         if blob.strip_prefix("sha256:").is_some() && sha256_of(&data) != blob {
             return Err(FetchError(format!(
                 "{}/{}:{tag}: chart layer digest mismatch (manifest says {blob}, download is {})",
@@ -109,11 +159,17 @@ impl Client<'_> {
                 sha256_of(&data)
             )));
         }
-        Ok(Pulled { digest, archive: data })
+        Ok(Pulled {
+            digest,
+            archive: data,
+        })
     }
 
     fn get(&self, r: &Reference, path: &str, accept: &str) -> Result<Response, FetchError> {
-        let known = SCHEMES.lock().ok().and_then(|m| m.get(&r.registry).copied());
+        let known = SCHEMES
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&r.registry).copied());
         let schemes: &[&'static str] = match known {
             Some("http") => &["http"],
             Some(_) => &["https"],
@@ -145,7 +201,13 @@ impl Client<'_> {
         Err(last.unwrap_or_else(|| FetchError("no scheme".into())))
     }
 
-    fn authorized(&self, r: &Reference, url: &str, accept: &str, first: Response) -> Result<Response, FetchError> {
+    fn authorized(
+        &self,
+        r: &Reference,
+        url: &str,
+        accept: &str,
+        first: Response,
+    ) -> Result<Response, FetchError> {
         let resp = if first.status == 401 {
             let auth = self.answer(r, &first.challenge)?;
             request(url, accept, Some(&auth))?
@@ -167,38 +229,61 @@ impl Client<'_> {
     fn answer(&self, r: &Reference, challenge: &str) -> Result<String, FetchError> {
         let creds = self.credentials(r);
         let basic = |(u, p): &(String, String)| {
-            format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}")))
+            format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}"))
+            )
         };
         let (kind, params) = challenge.split_once(' ').unwrap_or((challenge, ""));
         if kind.eq_ignore_ascii_case("basic") {
-            return creds
-                .as_ref()
-                .map(basic)
-                .ok_or_else(|| FetchError(format!("{}: basic credentials required (helm registry login)", r.registry)));
+            return creds.as_ref().map(basic).ok_or_else(|| {
+                FetchError(format!(
+                    "{}: basic credentials required (helm registry login)",
+                    r.registry
+                ))
+            });
         }
         if !kind.eq_ignore_ascii_case("bearer") {
-            return Err(FetchError(format!("{}: unsupported authentication scheme {kind:?}", r.registry)));
+            return Err(FetchError(format!(
+                "{}: unsupported authentication scheme {kind:?}",
+                r.registry
+            )));
         }
         let params = challenge_params(params);
-        let param = |k: &str| params.iter().find(|(n, _)| n.eq_ignore_ascii_case(k)).map(|(_, v)| v.clone());
-        let realm = param("realm").ok_or_else(|| FetchError(format!("{}: bearer challenge without realm", r.registry)))?;
+        let param = |k: &str| {
+            params
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(k))
+                .map(|(_, v)| v.clone())
+        };
+        let realm = param("realm")
+            .ok_or_else(|| FetchError(format!("{}: bearer challenge without realm", r.registry)))?;
         let mut query = Vec::new();
         if let Some(service) = param("service") {
             query.push(format!("service={}", query_escape(&service)));
         }
         let scope = param("scope").unwrap_or_else(|| format!("repository:{}:pull", r.repository));
         query.push(format!("scope={}", query_escape(&scope)));
-        let token_url = format!("{realm}{}{}", if realm.contains('?') { '&' } else { '?' }, query.join("&"));
+        let token_url = format!(
+            "{realm}{}{}",
+            if realm.contains('?') { '&' } else { '?' },
+            query.join("&")
+        );
         let auth = creds.as_ref().map(basic);
         let resp = request(&token_url, "application/json", auth.as_deref())?;
         if !(200..300).contains(&resp.status) {
-            return Err(FetchError(format!("{}: token request failed: {}", r.registry, resp.status)));
+            return Err(FetchError(format!(
+                "{}: token request failed: {}",
+                r.registry, resp.status
+            )));
         }
         let v = parse_json(&resp.body, r)?;
         let token = ["token", "access_token"]
             .iter()
             .find_map(|k| v.get(k).and_then(|t| t.as_str().map(String::from)))
-            .ok_or_else(|| FetchError(format!("{}: the token response has no token", r.registry)))?;
+            .ok_or_else(|| {
+                FetchError(format!("{}: the token response has no token", r.registry))
+            })?;
         Ok(format!("Bearer {token}"))
     }
 
@@ -213,17 +298,27 @@ impl Client<'_> {
         let home = env("HOME").unwrap_or_default();
         let config_home = env("XDG_CONFIG_HOME").unwrap_or_else(|| format!("{home}/.config"));
         let files = [
-            env("HELM_REGISTRY_CONFIG").unwrap_or_else(|| format!("{config_home}/helm/registry/config.json")),
-            env("DOCKER_CONFIG").map_or_else(|| format!("{home}/.docker/config.json"), |d| format!("{d}/config.json")),
+            env("HELM_REGISTRY_CONFIG")
+                .unwrap_or_else(|| format!("{config_home}/helm/registry/config.json")),
+            env("DOCKER_CONFIG").map_or_else(
+                || format!("{home}/.docker/config.json"),
+                |d| format!("{d}/config.json"),
+            ),
         ];
         files.iter().find_map(|f| {
             let v = from_json(&std::fs::read_to_string(f).ok()?).ok()?;
             let auths = v.get("auths")?;
-            let entry = [r.registry.clone(), format!("https://{}", r.registry), format!("http://{}", r.registry)]
-                .iter()
-                .find_map(|k| auths.get(k))?;
+            let entry = [
+                r.registry.clone(),
+                format!("https://{}", r.registry),
+                format!("http://{}", r.registry),
+            ]
+            .iter()
+            .find_map(|k| auths.get(k))?;
             let auth = entry.get("auth")?.as_str()?.to_string();
-            let decoded = base64::engine::general_purpose::STANDARD.decode(auth.trim()).ok()?;
+            let decoded = base64::engine::general_purpose::STANDARD
+                .decode(auth.trim())
+                .ok()?;
             let text = String::from_utf8(decoded).ok()?;
             let (u, p) = text.split_once(':')?;
             Some((u.to_string(), p.to_string()))
@@ -232,30 +327,54 @@ impl Client<'_> {
 }
 
 fn request(url: &str, accept: &str, auth: Option<&str>) -> Result<Response, FetchError> {
-    let mut req = crate::get(url).set("Accept", accept).set("User-Agent", "Helm/4 (capstan)");
+    let mut req = crate::get(url)
+        .set("Accept", accept)
+        .set("User-Agent", "Helm/4 (capstan)");
     if let Some(a) = auth {
         req = req.set("Authorization", a);
     }
     let resp = match req.call() {
         Ok(r) => r,
         Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => return Err(FetchError(format!("GET {}: {}", redact(url), redact(&e.to_string())))),
+        Err(e) => {
+            return Err(FetchError(format!(
+                "GET {}: {}",
+                redact(url),
+                redact(&e.to_string())
+            )))
+        }
     };
     let status = resp.status();
     let challenge = resp.header("WWW-Authenticate").unwrap_or("").to_string();
-    let digest = resp.header("Docker-Content-Digest").unwrap_or("").to_string();
+    let digest = resp
+        .header("Docker-Content-Digest")
+        .unwrap_or("")
+        .to_string();
     let mut body = Vec::new();
     std::io::Read::read_to_end(&mut resp.into_reader(), &mut body)
         .map_err(|e| FetchError(format!("GET {}: {e}", redact(url))))?;
-    Ok(Response { status, challenge, digest, body })
+    Ok(Response {
+        status,
+        challenge,
+        digest,
+        body,
+    })
 }
 
 fn parse_json(body: &[u8], r: &Reference) -> Result<Value, FetchError> {
-    from_json(&String::from_utf8_lossy(body)).map_err(|e| FetchError(format!("{}/{}: bad registry response: {e}", r.registry, r.repository)))
+    from_json(&String::from_utf8_lossy(body)).map_err(|e| {
+        FetchError(format!(
+            "{}/{}: bad registry response: {e}",
+            r.registry, r.repository
+        ))
+    })
 }
 
 fn sha256_of(data: &[u8]) -> String {
-    let hex: String = Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect();
+    let hex: String = Sha256::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     format!("sha256:{hex}")
 }
 
@@ -282,7 +401,9 @@ fn challenge_params(s: &str) -> Vec<(String, String)> {
 fn query_escape(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
             _ => format!("%{b:02X}"),
         })
         .collect()
@@ -295,13 +416,21 @@ mod tests {
     #[test]
     fn references_and_challenges() {
         let r = Reference::parse("oci://localhost:5000/myrepo/raw").unwrap();
-        assert_eq!((r.registry.as_str(), r.repository.as_str(), r.name()), ("localhost:5000", "myrepo/raw", "raw"));
+        assert_eq!(
+            (r.registry.as_str(), r.repository.as_str(), r.name()),
+            ("localhost:5000", "myrepo/raw", "raw")
+        );
         assert!(r.loopback());
         assert!(!Reference::parse("ghcr.io/org/chart").unwrap().loopback());
         assert!(Reference::parse("oci://nohost").is_err());
-        let p = challenge_params(r#"realm="https://auth.example/token",service="registry.example",scope="repository:a/b:pull""#);
+        let p = challenge_params(
+            r#"realm="https://auth.example/token",service="registry.example",scope="repository:a/b:pull""#,
+        );
         assert_eq!(p[0], ("realm".into(), "https://auth.example/token".into()));
         assert_eq!(p[2], ("scope".into(), "repository:a/b:pull".into()));
-        assert_eq!(query_escape("repository:a/b:pull"), "repository%3Aa%2Fb%3Apull");
+        assert_eq!(
+            query_escape("repository:a/b:pull"),
+            "repository%3Aa%2Fb%3Apull"
+        );
     }
 }

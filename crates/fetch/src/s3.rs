@@ -19,11 +19,17 @@ struct Creds {
 
 fn credentials(env: Env) -> Result<Creds, FetchError> {
     if let (Some(key), Some(secret)) = (env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY")) {
-        return Ok(Creds { key, secret, token: env("AWS_SESSION_TOKEN") });
+        return Ok(Creds {
+            key,
+            secret,
+            token: env("AWS_SESSION_TOKEN"),
+        });
     }
     let file = env("AWS_SHARED_CREDENTIALS_FILE")
         .or_else(|| env("HOME").map(|h| format!("{h}/.aws/credentials")))
-        .ok_or_else(|| FetchError("no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY".into()))?;
+        .ok_or_else(|| {
+            FetchError("no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY".into())
+        })?;
     let profile = env("AWS_PROFILE").unwrap_or_else(|| "default".into());
     let text = std::fs::read_to_string(&file)
         .map_err(|_| FetchError("no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or write ~/.aws/credentials".into()))?;
@@ -49,7 +55,9 @@ fn credentials(env: Env) -> Result<Creds, FetchError> {
     }
     match (key, secret) {
         (Some(key), Some(secret)) => Ok(Creds { key, secret, token }),
-        _ => Err(FetchError(format!("no AWS credentials in profile {profile:?}"))),
+        _ => Err(FetchError(format!(
+            "no AWS credentials in profile {profile:?}"
+        ))),
     }
 }
 
@@ -67,7 +75,9 @@ fn uri_encode(s: &str, slash: bool) -> String {
     let mut out = String::new();
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
             b'/' if !slash => out.push('/'),
             _ => out.push_str(&format!("%{b:02X}")),
         }
@@ -84,13 +94,28 @@ fn amz_date() -> String {
     let days = now.div_euclid(86400);
     let secs = now.rem_euclid(86400);
     let (y, m, d) = capstan_gocompat::time::civil_from_days(days);
-    format!("{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z", secs / 3600, secs / 60 % 60, secs % 60)
+    format!(
+        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
 }
 
 /// A signed GET of `path` (already encoded) on `endpoint` (`scheme://host`).
-fn signed_get(env: Env, endpoint: &str, path: &str, query: &str, region: &str) -> Result<Vec<u8>, FetchError> {
+fn signed_get(
+    env: Env,
+    endpoint: &str,
+    path: &str,
+    query: &str,
+    region: &str,
+) -> Result<Vec<u8>, FetchError> {
     let creds = credentials(env)?;
-    let host = endpoint.split_once("://").map(|(_, h)| h).unwrap_or(endpoint).trim_end_matches('/');
+    let host = endpoint
+        .split_once("://")
+        .map(|(_, h)| h)
+        .unwrap_or(endpoint)
+        .trim_end_matches('/');
     let date = amz_date();
     let day = &date[..8];
     let payload = hex(&Sha256::digest(b""));
@@ -104,10 +129,19 @@ fn signed_get(env: Env, endpoint: &str, path: &str, query: &str, region: &str) -
     }
     headers.sort();
     let signed: Vec<&str> = headers.iter().map(|(k, _)| k.as_str()).collect();
-    let canonical_headers: String = headers.iter().map(|(k, v)| format!("{k}:{}\n", v.trim())).collect();
-    let canonical = format!("GET\n{path}\n{query}\n{canonical_headers}\n{}\n{payload}", signed.join(";"));
+    let canonical_headers: String = headers
+        .iter()
+        .map(|(k, v)| format!("{k}:{}\n", v.trim()))
+        .collect();
+    let canonical = format!(
+        "GET\n{path}\n{query}\n{canonical_headers}\n{}\n{payload}",
+        signed.join(";")
+    );
     let scope = format!("{day}/{region}/s3/aws4_request");
-    let to_sign = format!("AWS4-HMAC-SHA256\n{date}\n{scope}\n{}", hex(&Sha256::digest(canonical.as_bytes())));
+    let to_sign = format!(
+        "AWS4-HMAC-SHA256\n{date}\n{scope}\n{}",
+        hex(&Sha256::digest(canonical.as_bytes()))
+    );
     let k = hmac(format!("AWS4{}", creds.secret).as_bytes(), day);
     let k = hmac(&k, region);
     let k = hmac(&k, "s3");
@@ -150,7 +184,9 @@ fn signed_get(env: Env, endpoint: &str, path: &str, query: &str, region: &str) -
 }
 
 fn endpoint_override(env: Env) -> Option<String> {
-    env("AWS_ENDPOINT_URL_S3").or_else(|| env("AWS_ENDPOINT_URL")).filter(|e| !e.is_empty())
+    env("AWS_ENDPOINT_URL_S3")
+        .or_else(|| env("AWS_ENDPOINT_URL"))
+        .filter(|e| !e.is_empty())
 }
 
 /// The region of a bucket (`AWS_REGION`, else its location constraint).
@@ -158,7 +194,11 @@ fn region(env: Env, endpoint: &str, bucket: &str, path_style: bool) -> String {
     if let Some(r) = env("AWS_REGION").or_else(|| env("AWS_DEFAULT_REGION")) {
         return r;
     }
-    let path = if path_style { format!("/{}", uri_encode(bucket, true)) } else { "/".into() };
+    let path = if path_style {
+        format!("/{}", uri_encode(bucket, true))
+    } else {
+        "/".into()
+    };
     match signed_get(env, endpoint, &path, "location=", "us-east-1") {
         Ok(body) => {
             let text = String::from_utf8_lossy(&body);
@@ -204,7 +244,12 @@ pub fn get_s3_url(env: Env, bucket: &str, key: &str, file: &Path) -> Result<(), 
 /// `s3::https://host/bucket/key` (go-getter's S3 form; `?region=` honoured).
 pub fn get_s3_getter_url(env: Env, src: &Source, file: &Path) -> Result<(), FetchError> {
     let full = format!("{}/{}", src.dir.trim_start_matches('/'), src.file);
-    let (bucket, key) = full.split_once('/').ok_or_else(|| FetchError(format!("no bucket in s3::{}://{}{}", src.scheme, src.host, src.dir)))?;
+    let (bucket, key) = full.split_once('/').ok_or_else(|| {
+        FetchError(format!(
+            "no bucket in s3::{}://{}{}",
+            src.scheme, src.host, src.dir
+        ))
+    })?;
     let mut region = None;
     for p in src.query.split('&') {
         if let Some(r) = p.strip_prefix("region=") {
@@ -215,7 +260,12 @@ pub fn get_s3_getter_url(env: Env, src: &Source, file: &Path) -> Result<(), Fetc
     let region = match region {
         Some(r) => r,
         None => {
-            if let Some(r) = src.host.strip_prefix("s3-").or_else(|| src.host.strip_prefix("s3.")).and_then(|h| h.strip_suffix(".amazonaws.com")) {
+            if let Some(r) = src
+                .host
+                .strip_prefix("s3-")
+                .or_else(|| src.host.strip_prefix("s3."))
+                .and_then(|h| h.strip_suffix(".amazonaws.com"))
+            {
                 r.to_string()
             } else {
                 self::region(env, &endpoint, bucket, true)

@@ -78,9 +78,16 @@ pub enum ExprKind {
     Literal(Value),
     Template(Vec<TemplatePart>),
     /// A variable with steps (`hv.a.b[0]`).
-    Traversal { root: String, root_range: Range, steps: Vec<Step> },
+    Traversal {
+        root: String,
+        root_range: Range,
+        steps: Vec<Step>,
+    },
     /// Steps applied to the result of an expression (`(x).a`, `f()[0]`).
-    Relative { source: Box<Expr>, steps: Vec<Step> },
+    Relative {
+        source: Box<Expr>,
+        steps: Vec<Step>,
+    },
     Call {
         name: String,
         name_range: Range,
@@ -89,12 +96,26 @@ pub enum ExprKind {
         args: Vec<Expr>,
         expand_final: bool,
     },
-    Conditional { cond: Box<Expr>, then: Box<Expr>, otherwise: Box<Expr> },
-    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Conditional {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     Not(Box<Expr>),
     Neg(Box<Expr>),
-    Tuple { items: Vec<Expr>, open_range: Range },
-    Object { items: Vec<(Expr, Expr)>, open_range: Range },
+    Tuple {
+        items: Vec<Expr>,
+        open_range: Range,
+    },
+    Object {
+        items: Vec<(Expr, Expr)>,
+        open_range: Range,
+    },
     /// An object key written as a bare name (`{ a = 1 }`).
     ObjectKeyName(String),
     For {
@@ -107,7 +128,11 @@ pub enum ExprKind {
         group: bool,
         open_range: Range,
     },
-    Splat { source: Box<Expr>, steps: Vec<Step>, marker: Range },
+    Splat {
+        source: Box<Expr>,
+        steps: Vec<Step>,
+        marker: Range,
+    },
     Parens(Box<Expr>),
 }
 
@@ -143,17 +168,32 @@ impl Expr {
     }
 }
 
-fn collect_parts(parts: &[TemplatePart], bound: &mut Vec<String>, out: &mut Vec<(String, Range, Vec<Step>)>) {
+fn collect_parts(
+    parts: &[TemplatePart],
+    bound: &mut Vec<String>,
+    out: &mut Vec<(String, Range, Vec<Step>)>,
+) {
     for p in parts {
         match p {
             TemplatePart::Literal(..) => {}
             TemplatePart::Interp(e) => collect_vars(e, bound, out),
-            TemplatePart::If { cond, then, otherwise, .. } => {
+            TemplatePart::If {
+                cond,
+                then,
+                otherwise,
+                ..
+            } => {
                 collect_vars(cond, bound, out);
                 collect_parts(then, bound, out);
                 collect_parts(otherwise, bound, out);
             }
-            TemplatePart::For { key, value, collection, body, .. } => {
+            TemplatePart::For {
+                key,
+                value,
+                collection,
+                body,
+                ..
+            } => {
                 collect_vars(collection, bound, out);
                 let n = bound.len();
                 bound.extend(key.iter().cloned());
@@ -165,7 +205,11 @@ fn collect_parts(parts: &[TemplatePart], bound: &mut Vec<String>, out: &mut Vec<
     }
 }
 
-fn collect_steps(steps: &[Step], bound: &mut Vec<String>, out: &mut Vec<(String, Range, Vec<Step>)>) {
+fn collect_steps(
+    steps: &[Step],
+    bound: &mut Vec<String>,
+    out: &mut Vec<(String, Range, Vec<Step>)>,
+) {
     for s in steps {
         if let Step::Index(e, _) = s {
             collect_vars(e, bound, out);
@@ -177,7 +221,11 @@ fn collect_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<(String, Range,
     match &e.kind {
         ExprKind::Literal(_) | ExprKind::ObjectKeyName(_) => {}
         ExprKind::Template(parts) => collect_parts(parts, bound, out),
-        ExprKind::Traversal { root, root_range, steps } => {
+        ExprKind::Traversal {
+            root,
+            root_range,
+            steps,
+        } => {
             if !bound.contains(root) {
                 let static_steps: Vec<Step> = steps
                     .iter()
@@ -200,7 +248,11 @@ fn collect_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<(String, Range,
                 collect_vars(a, bound, out);
             }
         }
-        ExprKind::Conditional { cond, then, otherwise } => {
+        ExprKind::Conditional {
+            cond,
+            then,
+            otherwise,
+        } => {
             collect_vars(cond, bound, out);
             collect_vars(then, bound, out);
             collect_vars(otherwise, bound, out);
@@ -221,7 +273,15 @@ fn collect_vars(e: &Expr, bound: &mut Vec<String>, out: &mut Vec<(String, Range,
                 collect_vars(v, bound, out);
             }
         }
-        ExprKind::For { key_var, value_var, collection, key, value, cond, .. } => {
+        ExprKind::For {
+            key_var,
+            value_var,
+            collection,
+            key,
+            value,
+            cond,
+            ..
+        } => {
             collect_vars(collection, bound, out);
             let n = bound.len();
             bound.extend(key_var.iter().cloned());

@@ -97,7 +97,11 @@ pub fn index(v: &Value, k: &Value, r: &Range) -> EResult {
         ));
     }
     if k.is_null() {
-        return Err(Diag::new("Invalid index", "Can't use a null value as an indexing key.", r));
+        return Err(Diag::new(
+            "Invalid index",
+            "Can't use a null value as an indexing key.",
+            r,
+        ));
     }
     match v {
         Value::List(_, items) | Value::Tuple(items) => {
@@ -173,7 +177,12 @@ fn eval_parts(parts: &[TemplatePart], ctx: &Ctx, out: &mut String) -> Result<(),
                 let v = eval(e, ctx)?;
                 out.push_str(&template_string(v, &e.range)?);
             }
-            TemplatePart::If { cond, then, otherwise, .. } => {
+            TemplatePart::If {
+                cond,
+                then,
+                otherwise,
+                ..
+            } => {
                 let c = eval(cond, ctx)?;
                 let b = match convert(&c, &Type::Bool) {
                     Ok(Value::Bool(b)) => b,
@@ -194,7 +203,13 @@ fn eval_parts(parts: &[TemplatePart], ctx: &Ctx, out: &mut String) -> Result<(),
                 };
                 eval_parts(if b { then } else { otherwise }, ctx, out)?;
             }
-            TemplatePart::For { key, value, collection, body, .. } => {
+            TemplatePart::For {
+                key,
+                value,
+                collection,
+                body,
+                ..
+            } => {
                 let c = eval(collection, ctx)?;
                 for (k, v) in iterate(&c, &collection.range, "template for")? {
                     let mut b = vec![(value.as_str(), v)];
@@ -221,7 +236,11 @@ fn iterate(c: &Value, r: &Range, what: &str) -> Result<Vec<(Value, Value)>, Diag
             .iter()
             .enumerate()
             .map(|(i, v)| {
-                let k = if matches!(c, Value::Set(..)) { v.clone() } else { Value::int(i as i64) };
+                let k = if matches!(c, Value::Set(..)) {
+                    v.clone()
+                } else {
+                    Value::int(i as i64)
+                };
                 (k, v.clone())
             })
             .collect()),
@@ -265,7 +284,10 @@ fn operand_number(v: Value, e: &Expr, side: &str) -> Result<Number, Diag> {
 }
 
 fn operand_bool(v: Value, e: &Expr, side: &str) -> Result<bool, Diag> {
-    Ok(matches!(operand(v, e, side, &Type::Bool)?, Value::Bool(true)))
+    Ok(matches!(
+        operand(v, e, side, &Type::Bool)?,
+        Value::Bool(true)
+    ))
 }
 
 fn binary(op: BinOp, lhs: &Expr, rhs: &Expr, range: &Range, ctx: &Ctx) -> EResult {
@@ -286,14 +308,21 @@ fn binary(op: BinOp, lhs: &Expr, rhs: &Expr, range: &Range, ctx: &Ctx) -> EResul
             let x = operand_number(a, lhs, "left")?;
             let y = operand_number(b, rhs, "right")?;
             let failed = |m: &str| {
-                Diag::new("Operation failed", format!("Error during operation: {m}."), range)
+                Diag::new(
+                    "Operation failed",
+                    format!("Error during operation: {m}."),
+                    range,
+                )
             };
             Ok(match op {
                 Add => Value::Number(x.add(&y)),
                 Sub => Value::Number(x.sub(&y)),
                 Mul => Value::Number(x.mul(&y)),
                 Div => Value::Number(x.quo(&y).ok_or_else(|| failed("can't divide by zero"))?),
-                Mod => Value::Number(x.modulo(&y).ok_or_else(|| failed("can't use modulo by zero"))?),
+                Mod => Value::Number(
+                    x.modulo(&y)
+                        .ok_or_else(|| failed("can't use modulo by zero"))?,
+                ),
                 Lt => Value::Bool(x < y),
                 Le => Value::Bool(x <= y),
                 Gt => Value::Bool(x > y),
@@ -317,7 +346,11 @@ pub fn eval(e: &Expr, ctx: &Ctx) -> EResult {
             eval_parts(parts, ctx, &mut out)?;
             Ok(Value::String(out))
         }
-        ExprKind::Traversal { root, root_range, steps } => {
+        ExprKind::Traversal {
+            root,
+            root_range,
+            steps,
+        } => {
             let mut v = match ctx.vars.get(root) {
                 Some(v) => v.clone(),
                 None => {
@@ -363,7 +396,11 @@ pub fn eval(e: &Expr, ctx: &Ctx) -> EResult {
         ExprKind::Call { .. } => call_function(e, ctx).map_err(|fe| match fe {
             FuncError::Diag(d) => d,
         }),
-        ExprKind::Conditional { cond, then, otherwise } => {
+        ExprKind::Conditional {
+            cond,
+            then,
+            otherwise,
+        } => {
             let t = eval(then, ctx);
             let f = eval(otherwise, ctx);
             let c = eval(cond, ctx)?;
@@ -446,7 +483,16 @@ pub fn eval(e: &Expr, ctx: &Ctx) -> EResult {
             }
             Ok(Value::Object(out))
         }
-        ExprKind::For { key_var, value_var, collection, key, value, cond, group, .. } => {
+        ExprKind::For {
+            key_var,
+            value_var,
+            collection,
+            key,
+            value,
+            cond,
+            group,
+            ..
+        } => {
             let c = eval(collection, ctx)?;
             let pairs = iterate(&c, &collection.range, "for")?;
             let mut tuple = Vec::new();
@@ -505,11 +551,13 @@ pub fn eval(e: &Expr, ctx: &Ctx) -> EResult {
             Ok(match key {
                 None => Value::Tuple(tuple),
                 Some(_) if *group => Value::Object(
-                    groups.into_iter().map(|(k, v)| (k, Value::Tuple(v))).collect(),
+                    groups
+                        .into_iter()
+                        .map(|(k, v)| (k, Value::Tuple(v)))
+                        .collect(),
                 ),
                 Some(_) => Value::Object(obj),
             })
         }
     }
 }
-

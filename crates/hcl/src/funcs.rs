@@ -28,11 +28,19 @@ struct Param {
 }
 
 fn p(name: &'static str, ty: Type) -> Param {
-    Param { name, ty, allow_null: false }
+    Param {
+        name,
+        ty,
+        allow_null: false,
+    }
 }
 
 fn pn(name: &'static str, ty: Type) -> Param {
-    Param { name, ty, allow_null: true }
+    Param {
+        name,
+        ty,
+        allow_null: true,
+    }
 }
 
 fn list(t: Type) -> Type {
@@ -47,14 +55,70 @@ type Impl = fn(&[Value]) -> FResult;
 
 /// Every function name, sorted (for "Did you mean" suggestions).
 const FUNCTION_NAMES: &[&str] = &[
-    "abs", "can", "ceil", "chomp", "chunklist", "cidrhost", "cidrnetmask", "cidrsubnet", "cidrsubnets",
-    "coalesce", "coalescelist", "compact", "concat", "contains", "csvdecode", "distinct", "element",
-    "flatten", "floor", "format", "formatdate", "formatlist", "indent", "int", "join", "jsondecode",
-    "jsonencode", "keys", "length", "log", "lookup", "lower", "max", "merge", "min", "parseint", "pow",
-    "range", "regex", "regexall", "reverselist", "setintersection", "setproduct", "setsubtract",
-    "setunion", "signum", "slice", "sort", "split", "strlen", "strrev", "substr", "timeadd", "title",
-    "trim", "trimprefix", "trimspace", "trimsuffix", "try", "upper", "values", "yamldecode",
-    "yamlencode", "zipmap",
+    "abs",
+    "can",
+    "ceil",
+    "chomp",
+    "chunklist",
+    "cidrhost",
+    "cidrnetmask",
+    "cidrsubnet",
+    "cidrsubnets",
+    "coalesce",
+    "coalescelist",
+    "compact",
+    "concat",
+    "contains",
+    "csvdecode",
+    "distinct",
+    "element",
+    "flatten",
+    "floor",
+    "format",
+    "formatdate",
+    "formatlist",
+    "indent",
+    "int",
+    "join",
+    "jsondecode",
+    "jsonencode",
+    "keys",
+    "length",
+    "log",
+    "lookup",
+    "lower",
+    "max",
+    "merge",
+    "min",
+    "parseint",
+    "pow",
+    "range",
+    "regex",
+    "regexall",
+    "reverselist",
+    "setintersection",
+    "setproduct",
+    "setsubtract",
+    "setunion",
+    "signum",
+    "slice",
+    "sort",
+    "split",
+    "strlen",
+    "strrev",
+    "substr",
+    "timeadd",
+    "title",
+    "trim",
+    "trimprefix",
+    "trimspace",
+    "trimsuffix",
+    "try",
+    "upper",
+    "values",
+    "yamldecode",
+    "yamlencode",
+    "zipmap",
 ];
 
 struct Sig {
@@ -67,30 +131,48 @@ fn sig(name: &str) -> Option<Sig> {
     use Type::*;
     let s = |params: Vec<Param>, var: Option<Param>, imp: Impl| Some(Sig { params, var, imp });
     match name {
-        "abs" => s(vec![p("num", Number)], None, |a| Ok(Value::Number(num(&a[0]).abs()))),
+        "abs" => s(vec![p("num", Number)], None, |a| {
+            Ok(Value::Number(num(&a[0]).abs()))
+        }),
         "ceil" => s(vec![p("num", Number)], None, |a| float_fn(&a[0], f64::ceil)),
-        "floor" => s(vec![p("num", Number)], None, |a| float_fn(&a[0], f64::floor)),
+        "floor" => s(vec![p("num", Number)], None, |a| {
+            float_fn(&a[0], f64::floor)
+        }),
         "chomp" => s(vec![p("str", String)], None, |a| {
-            Ok(Value::string(st(&a[0]).trim_end_matches(['\r', '\n']).to_string()))
+            Ok(Value::string(
+                st(&a[0]).trim_end_matches(['\r', '\n']).to_string(),
+            ))
         }),
         "coalesce" => s(vec![], Some(pn("vals", Dynamic)), coalesce),
         "coalescelist" => s(vec![], Some(pn("vals", Dynamic)), coalescelist),
         "compact" => s(vec![p("list", list(String))], None, |a| {
             let items = elems(&a[0])
                 .into_iter()
-                .filter(|v| !matches!(v, Value::Null(_)) && !matches!(v, Value::String(s) if s.is_empty()))
+                .filter(|v| {
+                    !matches!(v, Value::Null(_)) && !matches!(v, Value::String(s) if s.is_empty())
+                })
                 .collect();
             Ok(Value::List(Type::String, items))
         }),
         "concat" => s(vec![], Some(p("seqs", Dynamic)), concat),
-        "contains" => s(vec![p("list", Dynamic), p("value", Dynamic)], None, |a| {
-            match &a[0] {
-                Value::List(..) | Value::Tuple(_) | Value::Set(..) => {
-                    Ok(Value::Bool(elems(&a[0]).iter().any(|x| x.equals(&a[1]) || loose_equal(x, &a[1]))))
-                }
-                other => Err(Fail::Arg(0, format!("argument must be list, tuple, or set, got {}", other.ty().friendly()))),
-            }
-        }),
+        "contains" => s(
+            vec![p("list", Dynamic), p("value", Dynamic)],
+            None,
+            |a| match &a[0] {
+                Value::List(..) | Value::Tuple(_) | Value::Set(..) => Ok(Value::Bool(
+                    elems(&a[0])
+                        .iter()
+                        .any(|x| x.equals(&a[1]) || loose_equal(x, &a[1])),
+                )),
+                other => Err(Fail::Arg(
+                    0,
+                    format!(
+                        "argument must be list, tuple, or set, got {}",
+                        other.ty().friendly()
+                    ),
+                )),
+            },
+        ),
         "csvdecode" => s(vec![p("str", String)], None, csvdecode),
         "distinct" => s(vec![p("list", list(Dynamic))], None, |a| {
             let (t, items) = match &a[0] {
@@ -108,115 +190,203 @@ fn sig(name: &str) -> Option<Sig> {
         "element" => s(vec![p("list", Dynamic), p("index", Number)], None, |a| {
             let items = match &a[0] {
                 Value::List(..) | Value::Tuple(_) => elems(&a[0]),
-                other => return Err(Fail::Arg(0, format!("cannot read elements from {}", other.ty().friendly()))),
+                other => {
+                    return Err(Fail::Arg(
+                        0,
+                        format!("cannot read elements from {}", other.ty().friendly()),
+                    ))
+                }
             };
             if items.is_empty() {
-                return Err(Fail::Call("cannot use element function with an empty list".into()));
+                return Err(Fail::Call(
+                    "cannot use element function with an empty list".into(),
+                ));
             }
-            let i = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "invalid index: value must be a whole number".into()))?;
+            let i = int_of(&a[1]).ok_or_else(|| {
+                Fail::Arg(1, "invalid index: value must be a whole number".into())
+            })?;
             let n = items.len() as i64;
             Ok(items[i.rem_euclid(n) as usize].clone())
         }),
-        "chunklist" => s(vec![p("list", list(Dynamic)), p("size", Number)], None, |a| {
-            let size = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "a whole number is required".into()))?;
-            if size < 0 {
-                return Err(Fail::Arg(1, "the size argument must be positive".into()));
-            }
-            let (t, items) = match &a[0] {
-                Value::List(t, items) => (t.clone(), items.clone()),
-                other => (Type::Dynamic, elems(other)),
-            };
-            let chunks: Vec<Value> = if size == 0 {
-                vec![Value::List(t.clone(), items)]
-            } else {
-                items.chunks(size as usize).map(|c| Value::List(t.clone(), c.to_vec())).collect()
-            };
-            Ok(Value::List(list(t), chunks))
-        }),
+        "chunklist" => s(
+            vec![p("list", list(Dynamic)), p("size", Number)],
+            None,
+            |a| {
+                let size = int_of(&a[1])
+                    .ok_or_else(|| Fail::Arg(1, "a whole number is required".into()))?;
+                if size < 0 {
+                    return Err(Fail::Arg(1, "the size argument must be positive".into()));
+                }
+                let (t, items) = match &a[0] {
+                    Value::List(t, items) => (t.clone(), items.clone()),
+                    other => (Type::Dynamic, elems(other)),
+                };
+                let chunks: Vec<Value> = if size == 0 {
+                    vec![Value::List(t.clone(), items)]
+                } else {
+                    items
+                        .chunks(size as usize)
+                        .map(|c| Value::List(t.clone(), c.to_vec()))
+                        .collect()
+                };
+                Ok(Value::List(list(t), chunks))
+            },
+        ),
         "flatten" => s(vec![p("list", Dynamic)], None, |a| {
             let mut out = Vec::new();
             match &a[0] {
                 Value::List(..) | Value::Tuple(_) | Value::Set(..) => flatten(&a[0], &mut out),
-                other => return Err(Fail::Arg(0, format!("can only flatten lists, sets and tuples, not {}", other.ty().friendly()))),
+                other => {
+                    return Err(Fail::Arg(
+                        0,
+                        format!(
+                            "can only flatten lists, sets and tuples, not {}",
+                            other.ty().friendly()
+                        ),
+                    ))
+                }
             }
             Ok(Value::Tuple(out))
         }),
         "format" => s(vec![p("format", String)], Some(pn("args", Dynamic)), |a| {
-            format(&st(&a[0]), &a[1..]).map(Value::string).map_err(Fail::Call)
+            format(&st(&a[0]), &a[1..])
+                .map(Value::string)
+                .map_err(Fail::Call)
         }),
-        "formatlist" => s(vec![p("format", String)], Some(pn("args", Dynamic)), formatlist),
-        "formatdate" => s(vec![p("format", String), p("time", String)], None, formatdate),
+        "formatlist" => s(
+            vec![p("format", String)],
+            Some(pn("args", Dynamic)),
+            formatlist,
+        ),
+        "formatdate" => s(
+            vec![p("format", String), p("time", String)],
+            None,
+            formatdate,
+        ),
         "indent" => s(vec![p("spaces", Number), p("str", String)], None, |a| {
             let n = int_of(&a[0]).unwrap_or(0).clamp(0, 1 << 16) as usize;
             let pad = " ".repeat(n);
             Ok(Value::string(st(&a[1]).replace('\n', &format!("\n{pad}"))))
         }),
-        "int" => s(vec![p("num", Number)], None, |a| Ok(Value::Number(num(&a[0]).trunc()))),
-        "join" => s(vec![p("separator", String)], Some(p("lists", list(String))), |a| {
-            if a.len() < 2 {
-                return Err(Fail::Call("at least one list is required".into()));
-            }
-            let mut parts = Vec::new();
-            for (i, l) in a[1..].iter().enumerate() {
-                for x in elems(l) {
-                    match x {
-                        Value::String(s) => parts.push(s),
-                        Value::Null(_) => return Err(Fail::Arg(i + 1, "element is null: cannot concatenate null values".into())),
-                        _ => {}
+        "int" => s(vec![p("num", Number)], None, |a| {
+            Ok(Value::Number(num(&a[0]).trunc()))
+        }),
+        "join" => s(
+            vec![p("separator", String)],
+            Some(p("lists", list(String))),
+            |a| {
+                if a.len() < 2 {
+                    return Err(Fail::Call("at least one list is required".into()));
+                }
+                let mut parts = Vec::new();
+                for (i, l) in a[1..].iter().enumerate() {
+                    for x in elems(l) {
+                        match x {
+                            Value::String(s) => parts.push(s),
+                            Value::Null(_) => {
+                                return Err(Fail::Arg(
+                                    i + 1,
+                                    "element is null: cannot concatenate null values".into(),
+                                ))
+                            }
+                            _ => {}
+                        }
                     }
                 }
-            }
-            Ok(Value::string(parts.join(&st(&a[0]))))
-        }),
+                Ok(Value::string(parts.join(&st(&a[0]))))
+            },
+        ),
         "jsondecode" => s(vec![p("str", String)], None, |a| jsondecode(&st(&a[0]))),
         "jsonencode" => s(vec![pn("val", Dynamic)], None, |a| {
             let mut out = std::string::String::new();
             json_encode(&a[0], &mut out);
             Ok(Value::string(out))
         }),
-        "keys" => s(vec![p("inputMap", Dynamic)], None, |a| match a[0].entries() {
-            Some(m) => Ok(Value::List(Type::String, m.keys().map(|k| Value::string(k.clone())).collect())),
-            None => Err(Fail::Arg(0, "must have map or object type".into())),
+        "keys" => s(vec![p("inputMap", Dynamic)], None, |a| {
+            match a[0].entries() {
+                Some(m) => Ok(Value::List(
+                    Type::String,
+                    m.keys().map(|k| Value::string(k.clone())).collect(),
+                )),
+                None => Err(Fail::Arg(0, "must have map or object type".into())),
+            }
         }),
         "length" => s(vec![p("collection", Dynamic)], None, |a| match &a[0] {
-            Value::List(_, v) | Value::Set(_, v) | Value::Tuple(v) => Ok(Value::int(v.len() as i64)),
+            Value::List(_, v) | Value::Set(_, v) | Value::Tuple(v) => {
+                Ok(Value::int(v.len() as i64))
+            }
             Value::Map(_, m) => Ok(Value::int(m.len() as i64)),
-            _ => Err(Fail::Call("collection must be a list, a map or a tuple".into())),
+            _ => Err(Fail::Call(
+                "collection must be a list, a map or a tuple".into(),
+            )),
         }),
         "log" => s(vec![p("num", Number), p("base", Number)], None, |a| {
             let (n, b) = (num(&a[0]).to_f64(), num(&a[1]).to_f64());
             float_value(n.ln() / b.ln())
         }),
-        "lookup" => s(vec![p("inputMap", Dynamic), p("key", String), pn("default", Dynamic)], None, |a| {
-            let Some(m) = a[0].entries() else {
-                return Err(Fail::Arg(0, "the given object has no attribute".into()));
-            };
-            Ok(m.get(&st(&a[1])).cloned().unwrap_or_else(|| a[2].clone()))
+        "lookup" => s(
+            vec![
+                p("inputMap", Dynamic),
+                p("key", String),
+                pn("default", Dynamic),
+            ],
+            None,
+            |a| {
+                let Some(m) = a[0].entries() else {
+                    return Err(Fail::Arg(0, "the given object has no attribute".into()));
+                };
+                Ok(m.get(&st(&a[1])).cloned().unwrap_or_else(|| a[2].clone()))
+            },
+        ),
+        "lower" => s(vec![p("str", String)], None, |a| {
+            Ok(Value::string(go_case(&st(&a[0]), false)))
         }),
-        "lower" => s(vec![p("str", String)], None, |a| Ok(Value::string(go_case(&st(&a[0]), false)))),
-        "upper" => s(vec![p("str", String)], None, |a| Ok(Value::string(go_case(&st(&a[0]), true)))),
-        "title" => s(vec![p("str", String)], None, |a| Ok(Value::string(title(&st(&a[0]))))),
+        "upper" => s(vec![p("str", String)], None, |a| {
+            Ok(Value::string(go_case(&st(&a[0]), true)))
+        }),
+        "title" => s(vec![p("str", String)], None, |a| {
+            Ok(Value::string(title(&st(&a[0]))))
+        }),
         "strrev" => s(vec![p("str", String)], None, |a| {
-            Ok(Value::string(graphemes(&st(&a[0])).into_iter().rev().collect::<std::string::String>()))
+            Ok(Value::string(
+                graphemes(&st(&a[0]))
+                    .into_iter()
+                    .rev()
+                    .collect::<std::string::String>(),
+            ))
         }),
-        "strlen" => s(vec![p("str", String)], None, |a| Ok(Value::int(graphemes(&st(&a[0])).len() as i64))),
-        "trimspace" => s(vec![p("str", String)], None, |a| Ok(Value::string(st(&a[0]).trim().to_string()))),
+        "strlen" => s(vec![p("str", String)], None, |a| {
+            Ok(Value::int(graphemes(&st(&a[0])).len() as i64))
+        }),
+        "trimspace" => s(vec![p("str", String)], None, |a| {
+            Ok(Value::string(st(&a[0]).trim().to_string()))
+        }),
         "trim" => s(vec![p("str", String), p("cutset", String)], None, |a| {
             let cut: Vec<char> = st(&a[1]).chars().collect();
-            Ok(Value::string(st(&a[0]).trim_matches(|c| cut.contains(&c)).to_string()))
+            Ok(Value::string(
+                st(&a[0]).trim_matches(|c| cut.contains(&c)).to_string(),
+            ))
         }),
         "trimprefix" => s(vec![p("str", String), p("prefix", String)], None, |a| {
             let (s0, pre) = (st(&a[0]), st(&a[1]));
-            Ok(Value::string(s0.strip_prefix(pre.as_str()).unwrap_or(&s0).to_string()))
+            Ok(Value::string(
+                s0.strip_prefix(pre.as_str()).unwrap_or(&s0).to_string(),
+            ))
         }),
         "trimsuffix" => s(vec![p("str", String), p("suffix", String)], None, |a| {
             let (s0, suf) = (st(&a[0]), st(&a[1]));
-            Ok(Value::string(s0.strip_suffix(suf.as_str()).unwrap_or(&s0).to_string()))
+            Ok(Value::string(
+                s0.strip_suffix(suf.as_str()).unwrap_or(&s0).to_string(),
+            ))
         }),
         "max" => s(vec![], Some(p("numbers", Number)), |a| extreme(a, true)),
         "min" => s(vec![], Some(p("numbers", Number)), |a| extreme(a, false)),
         "merge" => s(vec![], Some(pn("maps", Dynamic)), merge),
-        "parseint" => s(vec![p("number", Dynamic), p("base", Number)], None, parseint),
+        "parseint" => s(
+            vec![p("number", Dynamic), p("base", Number)],
+            None,
+            parseint,
+        ),
         "pow" => s(vec![p("num", Number), p("power", Number)], None, |a| {
             float_value(num(&a[0]).to_f64().powf(num(&a[1]).to_f64()))
         }),
@@ -226,7 +396,9 @@ fn sig(name: &str) -> Option<Sig> {
             let text = st(&a[1]);
             match re.captures(&text) {
                 Some(c) => Ok(captures(&re, &c)),
-                None => Err(Fail::Call("pattern did not match any part of the given string".into())),
+                None => Err(Fail::Call(
+                    "pattern did not match any part of the given string".into(),
+                )),
             }
         }),
         "regexall" => s(vec![p("pattern", String), p("string", String)], None, |a| {
@@ -238,20 +410,46 @@ fn sig(name: &str) -> Option<Sig> {
         "reverselist" => s(vec![p("list", Dynamic)], None, |a| match &a[0] {
             Value::List(t, v) => Ok(Value::List(t.clone(), v.iter().rev().cloned().collect())),
             Value::Tuple(v) => Ok(Value::Tuple(v.iter().rev().cloned().collect())),
-            other => Err(Fail::Arg(0, format!("can only reverse list or tuple values, not {}", other.ty().friendly()))),
+            other => Err(Fail::Arg(
+                0,
+                format!(
+                    "can only reverse list or tuple values, not {}",
+                    other.ty().friendly()
+                ),
+            )),
         }),
-        "setintersection" => s(vec![p("first_set", set(Dynamic))], Some(p("other_sets", set(Dynamic))), |a| {
-            set_op(a, |acc, other| acc.into_iter().filter(|x| other.iter().any(|y| y.equals(x))).collect())
-        }),
-        "setsubtract" => s(vec![p("a", set(Dynamic)), p("b", set(Dynamic))], None, |a| {
-            set_op(a, |acc, other| acc.into_iter().filter(|x| !other.iter().any(|y| y.equals(x))).collect())
-        }),
-        "setunion" => s(vec![p("first_set", set(Dynamic))], Some(p("other_sets", set(Dynamic))), |a| {
-            set_op(a, |mut acc, other| {
-                acc.extend(other);
-                acc
-            })
-        }),
+        "setintersection" => s(
+            vec![p("first_set", set(Dynamic))],
+            Some(p("other_sets", set(Dynamic))),
+            |a| {
+                set_op(a, |acc, other| {
+                    acc.into_iter()
+                        .filter(|x| other.iter().any(|y| y.equals(x)))
+                        .collect()
+                })
+            },
+        ),
+        "setsubtract" => s(
+            vec![p("a", set(Dynamic)), p("b", set(Dynamic))],
+            None,
+            |a| {
+                set_op(a, |acc, other| {
+                    acc.into_iter()
+                        .filter(|x| !other.iter().any(|y| y.equals(x)))
+                        .collect()
+                })
+            },
+        ),
+        "setunion" => s(
+            vec![p("first_set", set(Dynamic))],
+            Some(p("other_sets", set(Dynamic))),
+            |a| {
+                set_op(a, |mut acc, other| {
+                    acc.extend(other);
+                    acc
+                })
+            },
+        ),
         "setproduct" => s(vec![], Some(p("sets", Dynamic)), |a| {
             let mut rows: Vec<Vec<Value>> = vec![Vec::new()];
             for s0 in a {
@@ -269,17 +467,37 @@ fn sig(name: &str) -> Option<Sig> {
             if a.is_empty() {
                 return Err(Fail::Call("at least two arguments are required".into()));
             }
-            Ok(Value::List(Type::Dynamic, rows.into_iter().map(Value::Tuple).collect()))
+            Ok(Value::List(
+                Type::Dynamic,
+                rows.into_iter().map(Value::Tuple).collect(),
+            ))
         }),
         "signum" => s(vec![p("num", Number)], None, |a| {
             let n = num(&a[0]);
-            Ok(Value::int(if n.is_zero() { 0 } else if n.is_negative() { -1 } else { 1 }))
+            Ok(Value::int(if n.is_zero() {
+                0
+            } else if n.is_negative() {
+                -1
+            } else {
+                1
+            }))
         }),
-        "slice" => s(vec![p("list", Dynamic), p("start_index", Number), p("end_index", Number)], None, slice),
+        "slice" => s(
+            vec![
+                p("list", Dynamic),
+                p("start_index", Number),
+                p("end_index", Number),
+            ],
+            None,
+            slice,
+        ),
         "sort" => s(vec![p("list", list(String))], None, |a| {
             let mut items: Vec<std::string::String> = elems(&a[0]).iter().map(st).collect();
             items.sort();
-            Ok(Value::List(Type::String, items.into_iter().map(Value::string).collect()))
+            Ok(Value::List(
+                Type::String,
+                items.into_iter().map(Value::string).collect(),
+            ))
         }),
         "split" => s(vec![p("separator", String), p("str", String)], None, |a| {
             let (sep, s0) = (st(&a[0]), st(&a[1]));
@@ -290,25 +508,57 @@ fn sig(name: &str) -> Option<Sig> {
             };
             Ok(Value::List(Type::String, parts))
         }),
-        "substr" => s(vec![p("str", String), p("offset", Number), p("length", Number)], None, substr),
-        "timeadd" => s(vec![p("timestamp", String), p("duration", String)], None, timeadd),
-        "values" => s(vec![p("mapping", Dynamic)], None, |a| match a[0].entries() {
-            Some(m) => {
-                let vals: Vec<Value> = m.values().cloned().collect();
-                Ok(match &a[0] {
-                    Value::Map(t, _) => Value::List(t.clone(), vals),
-                    _ => Value::Tuple(vals),
-                })
+        "substr" => s(
+            vec![p("str", String), p("offset", Number), p("length", Number)],
+            None,
+            substr,
+        ),
+        "timeadd" => s(
+            vec![p("timestamp", String), p("duration", String)],
+            None,
+            timeadd,
+        ),
+        "values" => s(vec![p("mapping", Dynamic)], None, |a| {
+            match a[0].entries() {
+                Some(m) => {
+                    let vals: Vec<Value> = m.values().cloned().collect();
+                    Ok(match &a[0] {
+                        Value::Map(t, _) => Value::List(t.clone(), vals),
+                        _ => Value::Tuple(vals),
+                    })
+                }
+                None => Err(Fail::Arg(0, "must have map or object type".into())),
             }
-            None => Err(Fail::Arg(0, "must have map or object type".into())),
         }),
-        "zipmap" => s(vec![p("keys", list(String)), p("values", Dynamic)], None, zipmap),
+        "zipmap" => s(
+            vec![p("keys", list(String)), p("values", Dynamic)],
+            None,
+            zipmap,
+        ),
         "yamldecode" => s(vec![p("src", String)], None, |a| yamldecode(&st(&a[0]))),
-        "yamlencode" => s(vec![pn("value", Dynamic)], None, |a| Ok(Value::string(yamlencode(&a[0])))),
-        "cidrhost" => s(vec![p("prefix", String), p("hostnum", Number)], None, cidrhost),
+        "yamlencode" => s(vec![pn("value", Dynamic)], None, |a| {
+            Ok(Value::string(yamlencode(&a[0])))
+        }),
+        "cidrhost" => s(
+            vec![p("prefix", String), p("hostnum", Number)],
+            None,
+            cidrhost,
+        ),
         "cidrnetmask" => s(vec![p("prefix", String)], None, cidrnetmask),
-        "cidrsubnet" => s(vec![p("prefix", String), p("newbits", Number), p("netnum", Number)], None, cidrsubnet),
-        "cidrsubnets" => s(vec![p("prefix", String)], Some(p("newbits", Number)), cidrsubnets),
+        "cidrsubnet" => s(
+            vec![
+                p("prefix", String),
+                p("newbits", Number),
+                p("netnum", Number),
+            ],
+            None,
+            cidrsubnet,
+        ),
+        "cidrsubnets" => s(
+            vec![p("prefix", String)],
+            Some(p("newbits", Number)),
+            cidrsubnets,
+        ),
         _ => None,
     }
 }
@@ -362,7 +612,15 @@ fn loose_equal(a: &Value, b: &Value) -> bool {
 /// The function call of an expression (arity, argument conversion, errors at the
 /// places hclsyntax reports them).
 pub fn call_function(e: &Expr, ctx: &Ctx) -> Result<Value, FuncError> {
-    let ExprKind::Call { name, name_range, open_range, close_range, args, expand_final } = &e.kind else {
+    let ExprKind::Call {
+        name,
+        name_range,
+        open_range,
+        close_range,
+        args,
+        expand_final,
+    } = &e.kind
+    else {
         return Err(FuncError::Diag(Diag::new("Invalid call", "", &e.range)));
     };
     let call_range = Range::between(name_range, open_range);
@@ -421,7 +679,10 @@ pub fn call_function(e: &Expr, ctx: &Ctx) -> Result<Value, FuncError> {
     if sg.var.is_none() && values.len() > sg.params.len() {
         return Err(FuncError::Diag(Diag::new(
             "Too many function arguments",
-            format!("Function {name:?} expects only {} argument(s).", sg.params.len()),
+            format!(
+                "Function {name:?} expects only {} argument(s).",
+                sg.params.len()
+            ),
             &arg_exprs[sg.params.len()].start_range(),
         )));
     }
@@ -447,7 +708,10 @@ pub fn call_function(e: &Expr, ctx: &Ctx) -> Result<Value, FuncError> {
             FuncError::Diag(Diag::new(
                 "Invalid function argument",
                 format!("Invalid value for {name:?} parameter: {m}."),
-                &arg_exprs.get(i).map(|a| a.start_range()).unwrap_or_else(|| e.range.clone()),
+                &arg_exprs
+                    .get(i)
+                    .map(|a| a.start_range())
+                    .unwrap_or_else(|| e.range.clone()),
             ))
         }
         Fail::Call(m) => FuncError::Diag(Diag::new(
@@ -462,7 +726,11 @@ fn try_can(name: &str, args: &[Expr], ctx: &Ctx, call_range: &Range) -> Result<V
     if name == "can" {
         if args.len() != 1 {
             return Err(Diag::new(
-                if args.is_empty() { "Not enough function arguments" } else { "Too many function arguments" },
+                if args.is_empty() {
+                    "Not enough function arguments"
+                } else {
+                    "Too many function arguments"
+                },
                 "Function \"can\" expects 1 argument(s).",
                 call_range,
             ));
@@ -500,7 +768,8 @@ fn try_can(name: &str, args: &[Expr], ctx: &Ctx, call_range: &Range) -> Result<V
 
 fn coalesce(a: &[Value]) -> FResult {
     let types: Vec<Type> = a.iter().filter(|v| !v.is_null()).map(Value::ty).collect();
-    let t = unify(&types).ok_or_else(|| Fail::Call("all arguments must have the same type".into()))?;
+    let t =
+        unify(&types).ok_or_else(|| Fail::Call("all arguments must have the same type".into()))?;
     for v in a {
         if !v.is_null() {
             return convert(v, &t).map_err(Fail::Call);
@@ -519,7 +788,13 @@ fn coalescelist(a: &[Value]) -> FResult {
             }
             Value::Null(_) => {}
             other => {
-                return Err(Fail::Arg(i, format!("coalescelist arguments must be lists or tuples, got {}", other.ty().friendly())))
+                return Err(Fail::Arg(
+                    i,
+                    format!(
+                        "coalescelist arguments must be lists or tuples, got {}",
+                        other.ty().friendly()
+                    ),
+                ))
             }
         }
     }
@@ -543,7 +818,15 @@ fn concat(a: &[Value]) -> FResult {
                 all_lists = false;
                 out.extend(items.iter().cloned());
             }
-            other => return Err(Fail::Arg(i, format!("all arguments must be lists or tuples; got {}", other.ty().friendly()))),
+            other => {
+                return Err(Fail::Arg(
+                    i,
+                    format!(
+                        "all arguments must be lists or tuples; got {}",
+                        other.ty().friendly()
+                    ),
+                ))
+            }
         }
     }
     Ok(match (all_lists, elem) {
@@ -571,7 +854,11 @@ fn go_case(s: &str, upper: bool) -> String {
             if !upper && c == '\u{130}' {
                 return 'i';
             }
-            let mut m: Vec<char> = if upper { c.to_uppercase().collect() } else { c.to_lowercase().collect() };
+            let mut m: Vec<char> = if upper {
+                c.to_uppercase().collect()
+            } else {
+                c.to_lowercase().collect()
+            };
             if m.len() == 1 {
                 m.remove(0)
             } else {
@@ -610,7 +897,8 @@ fn extreme(a: &[Value], max: bool) -> FResult {
             }
         });
     }
-    best.map(Value::Number).ok_or_else(|| Fail::Call("must pass at least one number".into()))
+    best.map(Value::Number)
+        .ok_or_else(|| Fail::Call("must pass at least one number".into()))
 }
 
 fn merge(a: &[Value]) -> FResult {
@@ -624,7 +912,15 @@ fn merge(a: &[Value]) -> FResult {
                 out.extend(m.clone());
             }
             Value::Map(_, m) => out.extend(m.clone()),
-            other => return Err(Fail::Arg(i, format!("arguments must be maps or objects, got {:?}", other.ty().friendly()))),
+            other => {
+                return Err(Fail::Arg(
+                    i,
+                    format!(
+                        "arguments must be maps or objects, got {:?}",
+                        other.ty().friendly()
+                    ),
+                ))
+            }
         }
     }
     if any_object {
@@ -637,11 +933,22 @@ fn merge(a: &[Value]) -> FResult {
 fn parseint(a: &[Value]) -> FResult {
     let s = match &a[0] {
         Value::String(s) => s.clone(),
-        other => return Err(Fail::Arg(0, format!("first argument must be a string, not {}", other.ty().friendly()))),
+        other => {
+            return Err(Fail::Arg(
+                0,
+                format!(
+                    "first argument must be a string, not {}",
+                    other.ty().friendly()
+                ),
+            ))
+        }
     };
     let base = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "base must be a whole number".into()))?;
     if !(2..=62).contains(&base) {
-        return Err(Fail::Arg(1, "base must be a whole number between 2 and 62 inclusive".into()));
+        return Err(Fail::Arg(
+            1,
+            "base must be a whole number between 2 and 62 inclusive".into(),
+        ));
     }
     let (neg, digits) = match s.strip_prefix('-') {
         Some(d) => (true, d),
@@ -686,10 +993,16 @@ fn range(a: &[Value]) -> FResult {
     }
     let down = step.is_negative();
     if down && start < limit {
-        return Err(Fail::Arg(0, "for a negative step, start must not be less than limit".into()));
+        return Err(Fail::Arg(
+            0,
+            "for a negative step, start must not be less than limit".into(),
+        ));
     }
     if !down && start > limit {
-        return Err(Fail::Arg(0, "for a positive step, start must not be greater than limit".into()));
+        return Err(Fail::Arg(
+            0,
+            "for a positive step, start must not be greater than limit".into(),
+        ));
     }
     let mut out = Vec::new();
     let mut cur = start;
@@ -704,7 +1017,8 @@ fn range(a: &[Value]) -> FResult {
 }
 
 fn compile(pattern: &str) -> Result<regex::Regex, Fail> {
-    regex::Regex::new(pattern).map_err(|e| Fail::Arg(0, format!("invalid regular expression pattern: {e}")))
+    regex::Regex::new(pattern)
+        .map_err(|e| Fail::Arg(0, format!("invalid regular expression pattern: {e}")))
 }
 
 fn captures(re: &regex::Regex, c: &regex::Captures) -> Value {
@@ -716,14 +1030,19 @@ fn captures(re: &regex::Regex, c: &regex::Captures) -> Value {
         let mut m = BTreeMap::new();
         for (i, n) in names.iter().enumerate() {
             if let Some(n) = n {
-                m.insert(n.to_string(), Value::string(c.get(i + 1).map(|x| x.as_str()).unwrap_or("")));
+                m.insert(
+                    n.to_string(),
+                    Value::string(c.get(i + 1).map(|x| x.as_str()).unwrap_or("")),
+                );
             }
         }
         return Value::Object(m);
     }
     Value::List(
         Type::String,
-        (1..c.len()).map(|i| Value::string(c.get(i).map(|x| x.as_str()).unwrap_or(""))).collect(),
+        (1..c.len())
+            .map(|i| Value::string(c.get(i).map(|x| x.as_str()).unwrap_or("")))
+            .collect(),
     )
 }
 
@@ -748,13 +1067,22 @@ fn slice(a: &[Value]) -> FResult {
     let from = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "a whole number is required".into()))?;
     let to = int_of(&a[2]).ok_or_else(|| Fail::Arg(2, "a whole number is required".into()))?;
     if from < 0 {
-        return Err(Fail::Arg(1, "from index must be greater than or equal to 0".into()));
+        return Err(Fail::Arg(
+            1,
+            "from index must be greater than or equal to 0".into(),
+        ));
     }
     if to > items.len() as i64 {
-        return Err(Fail::Arg(2, "to index must be less than or equal to the length of the input collection".into()));
+        return Err(Fail::Arg(
+            2,
+            "to index must be less than or equal to the length of the input collection".into(),
+        ));
     }
     if from > to {
-        return Err(Fail::Arg(1, "from index must be less than or equal to index".into()));
+        return Err(Fail::Arg(
+            1,
+            "from index must be less than or equal to index".into(),
+        ));
     }
     let part = items[from as usize..to as usize].to_vec();
     Ok(match &a[0] {
@@ -798,9 +1126,8 @@ fn graphemes(s: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut join_next = false;
     for c in s.chars() {
-        let attach = join_next
-            || extends(c)
-            || (c == '\n' && out.last().is_some_and(|l| l == "\r"));
+        let attach =
+            join_next || extends(c) || (c == '\n' && out.last().is_some_and(|l| l == "\r"));
         match out.last_mut() {
             Some(last) if attach => last.push(c),
             _ => out.push(c.to_string()),
@@ -814,7 +1141,15 @@ fn zipmap(a: &[Value]) -> FResult {
     let keys = elems(&a[0]);
     let vals = match &a[1] {
         Value::List(..) | Value::Tuple(_) => elems(&a[1]),
-        other => return Err(Fail::Arg(1, format!("values must be list or tuple, not {}", other.ty().friendly()))),
+        other => {
+            return Err(Fail::Arg(
+                1,
+                format!(
+                    "values must be list or tuple, not {}",
+                    other.ty().friendly()
+                ),
+            ))
+        }
     };
     if keys.len() != vals.len() {
         return Err(Fail::Call(format!(
@@ -845,7 +1180,10 @@ fn csvdecode(a: &[Value]) -> FResult {
     let mut out = Vec::new();
     for (i, r) in rows.iter().enumerate().skip(1) {
         if r.len() != header.len() {
-            return Err(Fail::Call(format!("record on line {}: wrong number of fields", i + 1)));
+            return Err(Fail::Call(format!(
+                "record on line {}: wrong number of fields",
+                i + 1
+            )));
         }
         let m: BTreeMap<String, Value> = header
             .iter()
@@ -884,25 +1222,45 @@ fn from_native(v: &capstan_value::Value) -> Value {
     match v {
         V::Nil => Value::null(),
         V::Bool(b) => Value::Bool(*b),
-        V::Int(i) | V::Int64(i) => Value::Number(Number::parse(&i.to_string(), LITERAL_PREC).unwrap_or_else(Number::zero)),
-        V::Uint64(u) => Value::Number(Number::parse(&u.to_string(), LITERAL_PREC).unwrap_or_else(Number::zero)),
+        V::Int(i) | V::Int64(i) => {
+            Value::Number(Number::parse(&i.to_string(), LITERAL_PREC).unwrap_or_else(Number::zero))
+        }
+        V::Uint64(u) => {
+            Value::Number(Number::parse(&u.to_string(), LITERAL_PREC).unwrap_or_else(Number::zero))
+        }
         V::Float64(f) => Value::Number(
-            Number::parse(&capstan_gocompat::strconv::format_float(*f, 'g', -1, 64), LITERAL_PREC)
-                .or_else(|| Number::from_f64(*f))
-                .unwrap_or_else(Number::zero),
+            Number::parse(
+                &capstan_gocompat::strconv::format_float(*f, 'g', -1, 64),
+                LITERAL_PREC,
+            )
+            .or_else(|| Number::from_f64(*f))
+            .unwrap_or_else(Number::zero),
         ),
         V::Float32(f) => Value::Number(Number::from_f64(*f as f64).unwrap_or_else(Number::zero)),
         V::String(s) => Value::string(s.to_string()),
         V::List(l) => Value::Tuple(l.items.iter().map(from_native).collect()),
-        V::Map(m) => Value::Object(m.read().iter().map(|(k, x)| (k.to_string(), from_native(x))).collect()),
-        V::AnyMap(m) => Value::Object(m.entries.iter().map(|(k, x)| (k.to_string(), from_native(x))).collect()),
+        V::Map(m) => Value::Object(
+            m.read()
+                .iter()
+                .map(|(k, x)| (k.to_string(), from_native(x)))
+                .collect(),
+        ),
+        V::AnyMap(m) => Value::Object(
+            m.entries
+                .iter()
+                .map(|(k, x)| (k.to_string(), from_native(x)))
+                .collect(),
+        ),
         other => Value::string(other.to_string()),
     }
 }
 
 fn jsondecode(s: &str) -> FResult {
     let v = capstan_value::json::from_json(s).map_err(|e| {
-        Fail::Call(e.replace("looking for beginning of object key string", "looking for beginning of value"))
+        Fail::Call(e.replace(
+            "looking for beginning of object key string",
+            "looking for beginning of value",
+        ))
     })?;
     Ok(from_native(&v))
 }
@@ -1041,7 +1399,11 @@ fn formatlist(a: &[Value]) -> FResult {
     for i in 0..n {
         let row: Vec<Value> = args
             .iter()
-            .map(|x| x.elements().map(|e| e[i].clone()).unwrap_or_else(|| x.clone()))
+            .map(|x| {
+                x.elements()
+                    .map(|e| e[i].clone())
+                    .unwrap_or_else(|| x.clone())
+            })
             .collect();
         out.push(Value::string(format(&fmt, &row).map_err(Fail::Call)?));
     }
@@ -1079,10 +1441,15 @@ pub fn format(fmt: &str, args: &[Value]) -> Result<String, String> {
             continue;
         }
         let Some(arg) = args.get(ai) else {
-            return Err(format!("not enough arguments for %{spec}{verb} at {}", start - 1));
+            return Err(format!(
+                "not enough arguments for %{spec}{verb} at {}",
+                start - 1
+            ));
         };
         ai += 1;
-        let go = |v: capstan_value::Value| capstan_value::printf::sprintf(&format!("%{spec}{verb}"), &[v]);
+        let go = |v: capstan_value::Value| {
+            capstan_value::printf::sprintf(&format!("%{spec}{verb}"), &[v])
+        };
         let piece = match verb {
             'v' => {
                 if spec.contains('#') {
@@ -1105,35 +1472,65 @@ pub fn format(fmt: &str, args: &[Value]) -> Result<String, String> {
             }
             't' => match convert(arg, &Type::Bool) {
                 Ok(Value::Bool(b)) => go(capstan_value::Value::Bool(b)),
-                _ => return Err(format!("unsupported value for \"%{verb}\" at {}: bool required", start - 1)),
+                _ => {
+                    return Err(format!(
+                        "unsupported value for \"%{verb}\" at {}: bool required",
+                        start - 1
+                    ))
+                }
             },
             'd' | 'x' | 'X' | 'o' | 'b' if !matches!(arg, Value::String(_)) || verb == 'd' => {
                 let n = match convert(arg, &Type::Number) {
                     Ok(Value::Number(n)) => n,
-                    _ => return Err(format!("unsupported value for \"%{verb}\" at {}: number required", start - 1)),
+                    _ => {
+                        return Err(format!(
+                            "unsupported value for \"%{verb}\" at {}: number required",
+                            start - 1
+                        ))
+                    }
                 };
                 let Some(i) = n.to_i64() else {
-                    return Err(format!("unsupported value for \"%{verb}\" at {}: an integer is required", start - 1));
+                    return Err(format!(
+                        "unsupported value for \"%{verb}\" at {}: an integer is required",
+                        start - 1
+                    ));
                 };
                 go(capstan_value::Value::Int(i))
             }
             'e' | 'E' | 'f' | 'g' | 'G' => {
                 let n = match convert(arg, &Type::Number) {
                     Ok(Value::Number(n)) => n,
-                    _ => return Err(format!("unsupported value for \"%{verb}\" at {}: number required", start - 1)),
+                    _ => {
+                        return Err(format!(
+                            "unsupported value for \"%{verb}\" at {}: number required",
+                            start - 1
+                        ))
+                    }
                 };
                 go(capstan_value::Value::Float64(n.to_f64()))
             }
             's' | 'q' | 'x' | 'X' => match convert(arg, &Type::String) {
                 Ok(Value::String(s)) => go(capstan_value::Value::from(s)),
-                _ => return Err(format!("unsupported value for \"%{verb}\" at {}: string required", start - 1)),
+                _ => {
+                    return Err(format!(
+                        "unsupported value for \"%{verb}\" at {}: string required",
+                        start - 1
+                    ))
+                }
             },
-            other => return Err(format!("unrecognized format character {other:?} at offset {}", start - 1)),
+            other => {
+                return Err(format!(
+                    "unrecognized format character {other:?} at offset {}",
+                    start - 1
+                ))
+            }
         };
         out.push_str(&piece);
     }
     if ai < args.len() {
-        return Err(format!("too many arguments; only {ai} used by format string"));
+        return Err(format!(
+            "too many arguments; only {ai} used by format string"
+        ));
     }
     Ok(out)
 }
@@ -1148,8 +1545,29 @@ fn formatdate(a: &[Value]) -> FResult {
     let spec = st(&a[0]);
     let t = parse_rfc3339(&st(&a[1])).map_err(|e| Fail::Arg(1, e))?;
     let c = t.civil();
-    const MONTHS: [&str; 12] = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-    const DAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    const DAYS: [&str; 7] = [
+        "Sunday",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+    ];
     let days = capstan_gocompat::time::days_from_civil(c.year, c.month, c.day);
     let weekday = DAYS[((days % 7 + 11) % 7) as usize];
     let chars: Vec<char> = spec.chars().collect();
@@ -1231,7 +1649,10 @@ fn formatdate(a: &[Value]) -> FResult {
             _ => {
                 return Err(Fail::Arg(
                     0,
-                    format!("invalid date format verb {:?}: unsupported format", chars[i..i + n].iter().collect::<String>()),
+                    format!(
+                        "invalid date format verb {:?}: unsupported format",
+                        chars[i..i + n].iter().collect::<String>()
+                    ),
                 ))
             }
         };
@@ -1247,8 +1668,16 @@ fn timeadd(a: &[Value]) -> FResult {
     let total = t.nanos as i128 + d as i128;
     let secs = total.div_euclid(1_000_000_000) as i64;
     let nanos = total.rem_euclid(1_000_000_000) as u32;
-    let nt = capstan_gocompat::time::GoTime { unix: t.unix + secs, nanos, offset: t.offset, zone: t.zone.clone() };
-    Ok(Value::string(capstan_gocompat::timefmt::format(&nt, "2006-01-02T15:04:05Z07:00")))
+    let nt = capstan_gocompat::time::GoTime {
+        unix: t.unix + secs,
+        nanos,
+        offset: t.offset,
+        zone: t.zone.clone(),
+    };
+    Ok(Value::string(capstan_gocompat::timefmt::format(
+        &nt,
+        "2006-01-02T15:04:05Z07:00",
+    )))
 }
 
 /// An IP network: address bits, length, prefix length.
@@ -1259,7 +1688,12 @@ struct Net {
 }
 
 fn parse_cidr(s: &str) -> Result<Net, Fail> {
-    let bad = || Fail::Arg(0, format!("invalid CIDR expression: invalid CIDR address: {s}"));
+    let bad = || {
+        Fail::Arg(
+            0,
+            format!("invalid CIDR expression: invalid CIDR address: {s}"),
+        )
+    };
     let (ip, len) = s.split_once('/').ok_or_else(bad)?;
     let prefix: u32 = len.parse().map_err(|_| bad())?;
     if let Ok(v4) = ip.parse::<std::net::Ipv4Addr>() {
@@ -1267,16 +1701,32 @@ fn parse_cidr(s: &str) -> Result<Net, Fail> {
             return Err(bad());
         }
         let a = u32::from(v4) as u128;
-        let mask = if prefix == 0 { 0 } else { (!0u32 << (32 - prefix)) as u128 };
-        return Ok(Net { addr: a & mask, bits: 32, prefix });
+        let mask = if prefix == 0 {
+            0
+        } else {
+            (!0u32 << (32 - prefix)) as u128
+        };
+        return Ok(Net {
+            addr: a & mask,
+            bits: 32,
+            prefix,
+        });
     }
     if let Ok(v6) = ip.parse::<std::net::Ipv6Addr>() {
         if prefix > 128 {
             return Err(bad());
         }
         let a = u128::from(v6);
-        let mask = if prefix == 0 { 0 } else { !0u128 << (128 - prefix) };
-        return Ok(Net { addr: a & mask, bits: 128, prefix });
+        let mask = if prefix == 0 {
+            0
+        } else {
+            !0u128 << (128 - prefix)
+        };
+        return Ok(Net {
+            addr: a & mask,
+            bits: 128,
+            prefix,
+        });
     }
     Err(bad())
 }
@@ -1293,10 +1743,21 @@ fn cidrhost(a: &[Value]) -> FResult {
     let net = parse_cidr(&st(&a[0]))?;
     let host = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "a whole number is required".into()))?;
     let host_bits = net.bits - net.prefix;
-    let size: u128 = if host_bits >= 128 { u128::MAX } else { 1u128 << host_bits };
-    let h = if host < 0 { size as i128 + host as i128 } else { host as i128 };
+    let size: u128 = if host_bits >= 128 {
+        u128::MAX
+    } else {
+        1u128 << host_bits
+    };
+    let h = if host < 0 {
+        size as i128 + host as i128
+    } else {
+        host as i128
+    };
     if h < 0 || (host_bits < 128 && h as u128 >= size) {
-        return Err(Fail::Call(format!("prefix of {} does not accommodate a host numbered {host}", net.prefix)));
+        return Err(Fail::Call(format!(
+            "prefix of {} does not accommodate a host numbered {host}",
+            net.prefix
+        )));
     }
     Ok(Value::string(show_ip(net.addr | h as u128, net.bits)))
 }
@@ -1306,7 +1767,11 @@ fn cidrnetmask(a: &[Value]) -> FResult {
     if net.bits != 32 {
         return Err(Fail::Call("only IPv4 networks can have a netmask".into()));
     }
-    let mask = if net.prefix == 0 { 0 } else { !0u32 << (32 - net.prefix) };
+    let mask = if net.prefix == 0 {
+        0
+    } else {
+        !0u32 << (32 - net.prefix)
+    };
     Ok(Value::string(std::net::Ipv4Addr::from(mask).to_string()))
 }
 
@@ -1320,7 +1785,9 @@ fn subnet(net: &Net, newbits: i64, netnum: i64) -> Result<(u128, u32), String> {
     }
     let max = 1i128 << newbits;
     if netnum < 0 || netnum as i128 >= max {
-        return Err(format!("prefix extension of {newbits} does not accommodate a subnet numbered {netnum}"));
+        return Err(format!(
+            "prefix extension of {newbits} does not accommodate a subnet numbered {netnum}"
+        ));
     }
     let shift = net.bits as i64 - new_prefix;
     let addr = net.addr | ((netnum as u128) << shift);
@@ -1340,7 +1807,8 @@ fn cidrsubnets(a: &[Value]) -> FResult {
     let mut out = Vec::new();
     let mut next: u128 = net.addr;
     for (i, nb) in a[1..].iter().enumerate() {
-        let newbits = int_of(nb).ok_or_else(|| Fail::Arg(i + 1, "a whole number is required".into()))?;
+        let newbits =
+            int_of(nb).ok_or_else(|| Fail::Arg(i + 1, "a whole number is required".into()))?;
         let new_prefix = net.prefix as i64 + newbits;
         if newbits < 1 || new_prefix > net.bits as i64 {
             return Err(Fail::Arg(i + 1, format!("would extend prefix to {new_prefix} bits, which is too long for an IPv{} address", if net.bits == 32 { 4 } else { 6 })));
@@ -1353,12 +1821,14 @@ fn cidrsubnets(a: &[Value]) -> FResult {
         if end > net_end {
             return Err(Fail::Arg(i + 1, format!("not enough remaining address space for a subnet with a prefix of {new_prefix} bits after {}", show_ip(next.saturating_sub(1), net.bits))));
         }
-        out.push(Value::string(format!("{}/{new_prefix}", show_ip(aligned, net.bits))));
+        out.push(Value::string(format!(
+            "{}/{new_prefix}",
+            show_ip(aligned, net.bits)
+        )));
         next = end;
     }
     Ok(Value::List(Type::String, out))
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -1367,7 +1837,10 @@ mod tests {
     #[test]
     fn every_listed_function_exists() {
         for name in FUNCTION_NAMES {
-            assert!(sig(name).is_some() || matches!(*name, "try" | "can"), "{name}");
+            assert!(
+                sig(name).is_some() || matches!(*name, "try" | "can"),
+                "{name}"
+            );
         }
         let mut sorted = FUNCTION_NAMES.to_vec();
         sorted.sort();
@@ -1385,9 +1858,19 @@ mod tests {
     #[test]
     fn cty_format_verbs() {
         let n = |s: &str| Value::Number(Number::parse(s, LITERAL_PREC).unwrap());
-        assert_eq!(format("%5.1f|%-4d|%03d", &[n("3.14159"), n("7"), n("5")]).unwrap(), "  3.1|7   |005");
-        assert_eq!(format("%s and %v", &[Value::string("a"), Value::Bool(true)]).unwrap(), "a and true");
-        assert!(format("%d", &[n("1.5")]).unwrap_err().contains("an integer is required"));
-        assert!(format("%s", &[]).unwrap_err().contains("not enough arguments"));
+        assert_eq!(
+            format("%5.1f|%-4d|%03d", &[n("3.14159"), n("7"), n("5")]).unwrap(),
+            "  3.1|7   |005"
+        );
+        assert_eq!(
+            format("%s and %v", &[Value::string("a"), Value::Bool(true)]).unwrap(),
+            "a and true"
+        );
+        assert!(format("%d", &[n("1.5")])
+            .unwrap_err()
+            .contains("an integer is required"));
+        assert!(format("%s", &[])
+            .unwrap_err()
+            .contains("not enough arguments"));
     }
 }

@@ -69,9 +69,14 @@ pub struct Token {
 enum Mode {
     /// Expressions; the count of open braces since entering (to find the `}` that ends
     /// a template sequence), and whether this mode was entered from a template.
-    Normal { braces: usize, in_template: bool },
+    Normal {
+        braces: usize,
+        in_template: bool,
+    },
     Quoted,
-    Heredoc { marker: String },
+    Heredoc {
+        marker: String,
+    },
 }
 
 struct Scanner<'a> {
@@ -145,7 +150,10 @@ pub fn scan(src: &str, file: &str) -> Vec<Token> {
     }];
     while let Some(mode) = modes.last_mut() {
         match mode {
-            Mode::Normal { braces, in_template } => {
+            Mode::Normal {
+                braces,
+                in_template,
+            } => {
                 let in_template = *in_template;
                 let start = s.pos();
                 let Some(c) = s.peek() else {
@@ -189,7 +197,11 @@ pub fn scan(src: &str, file: &str) -> Vec<Token> {
                         *braces += 1;
                         s.push(Tok::OBrace, start);
                     }
-                    '}' | '~' if in_template && *braces == 0 && (c == '}' || s.peek_at(1) == Some('}')) => {
+                    '}' | '~'
+                        if in_template
+                            && *braces == 0
+                            && (c == '}' || s.peek_at(1) == Some('}')) =>
+                    {
                         let strip = c == '~';
                         if strip {
                             s.bump();
@@ -209,7 +221,8 @@ pub fn scan(src: &str, file: &str) -> Vec<Token> {
                         modes.push(Mode::Quoted);
                     }
                     '<' if s.starts("<<") && heredoc_marker(&s.src[s.i..]).is_some() => {
-                        let (marker, indented, len) = heredoc_marker(&s.src[s.i..]).unwrap_or_default();
+                        let (marker, indented, len) =
+                            heredoc_marker(&s.src[s.i..]).unwrap_or_default();
                         for _ in 0..len {
                             s.bump();
                         }
@@ -222,7 +235,8 @@ pub fn scan(src: &str, file: &str) -> Vec<Token> {
                             text.push(d);
                             s.bump();
                         }
-                        if s.peek() == Some('.') && s.peek_at(1).is_some_and(|d| d.is_ascii_digit()) {
+                        if s.peek() == Some('.') && s.peek_at(1).is_some_and(|d| d.is_ascii_digit())
+                        {
                             text.push('.');
                             s.bump();
                             while let Some(d) = s.peek().filter(|d| d.is_ascii_digit()) {
@@ -450,7 +464,12 @@ fn heredoc_marker(s: &str) -> Option<(String, bool, usize)> {
         .chars()
         .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
         .collect();
-    if name.is_empty() || !name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') {
+    if name.is_empty()
+        || !name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+    {
         return None;
     }
     let after = &rest[name.len()..];
@@ -461,5 +480,9 @@ fn heredoc_marker(s: &str) -> Option<(String, bool, usize)> {
     } else {
         return None;
     };
-    Some((name.clone(), indented, 2 + indented as usize + name.len() + nl))
+    Some((
+        name.clone(),
+        indented,
+        2 + indented as usize + name.len() + nl,
+    ))
 }

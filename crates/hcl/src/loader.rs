@@ -179,7 +179,11 @@ fn plan(defs: &BTreeMap<String, Vec<Def>>, block: &str) -> Result<Vec<Vec<String
         visit(n, &deps, &mut state, &mut Vec::new())?;
     }
     let mut level: BTreeMap<&str, usize> = BTreeMap::new();
-    fn level_of<'a>(n: &'a str, deps: &'a BTreeMap<&'a str, Vec<String>>, level: &mut BTreeMap<&'a str, usize>) -> usize {
+    fn level_of<'a>(
+        n: &'a str,
+        deps: &'a BTreeMap<&'a str, Vec<String>>,
+        level: &mut BTreeMap<&'a str, usize>,
+    ) -> usize {
         if let Some(l) = level.get(n) {
             return *l;
         }
@@ -246,11 +250,13 @@ fn evaluate(
                 let mut ctx = Ctx::default();
                 let accessor = if block == VALUES { "hv" } else { "local" };
                 if !done.is_empty() {
-                    ctx.vars.insert(accessor.into(), Value::Object(done.clone()));
+                    ctx.vars
+                        .insert(accessor.into(), Value::Object(done.clone()));
                 }
                 if block == VALUES {
                     if let Some(l) = locals.get(&d.file) {
-                        ctx.vars.insert("local".into(), l.clone().unwrap_or_else(Value::null));
+                        ctx.vars
+                            .insert("local".into(), l.clone().unwrap_or_else(Value::null));
                     }
                 }
                 let v = eval(&d.expr, &ctx).map_err(|diag| {
@@ -281,14 +287,18 @@ fn to_go(v: &Value) -> GoValue {
     match v {
         Value::Null(_) => GoValue::Nil,
         Value::Bool(b) => GoValue::Bool(*b),
-        Value::Number(n) => GoValue::Float64(n.text().parse::<f64>().unwrap_or_else(|_| n.to_f64())),
+        Value::Number(n) => {
+            GoValue::Float64(n.text().parse::<f64>().unwrap_or_else(|_| n.to_f64()))
+        }
         Value::String(s) => GoValue::from(s.as_str()),
         Value::List(_, items) | Value::Set(_, items) | Value::Tuple(items) => {
             GoValue::appended_list(items.iter().map(to_go).collect())
         }
-        Value::Map(_, m) | Value::Object(m) => {
-            GoValue::map_from(m.iter().map(|(k, x)| (Str::from(k.as_str()), to_go(x))).collect())
-        }
+        Value::Map(_, m) | Value::Object(m) => GoValue::map_from(
+            m.iter()
+                .map(|(k, x)| (Str::from(k.as_str()), to_go(x)))
+                .collect(),
+        ),
     }
 }
 

@@ -154,7 +154,14 @@ impl Number {
             return None;
         }
         let digits = format!("{int}{frac}");
-        let n = BigUint::parse_bytes(if digits.is_empty() { b"0" } else { digits.as_bytes() }, 10)?;
+        let n = BigUint::parse_bytes(
+            if digits.is_empty() {
+                b"0"
+            } else {
+                digits.as_bytes()
+            },
+            10,
+        )?;
         let e10 = exponent - frac.len() as i64;
         Some(Number::from_decimal(neg, n, e10, prec))
     }
@@ -238,7 +245,13 @@ impl Number {
         }
         let prec = self.prec.max(o.prec);
         if self.is_zero() {
-            return Some(Number::round(self.neg != o.neg, BigUint::zero(), 0, false, prec));
+            return Some(Number::round(
+                self.neg != o.neg,
+                BigUint::zero(),
+                0,
+                false,
+                prec,
+            ));
         }
         let s = (prec as i64 + 2 + bits(&o.mant) - bits(&self.mant)).max(0) as usize;
         let (q, r) = (&self.mant << s).div_rem(&o.mant);
@@ -267,7 +280,9 @@ impl Number {
     }
 
     pub fn is_integer(&self) -> bool {
-        self.is_zero() || self.exp >= 0 || self.mant.trailing_zeros().unwrap_or(0) >= (-self.exp) as u64
+        self.is_zero()
+            || self.exp >= 0
+            || self.mant.trailing_zeros().unwrap_or(0) >= (-self.exp) as u64
     }
 
     /// The value as an `i64` when it is an integer in range.
@@ -313,7 +328,9 @@ impl Number {
         let v = m * 2f64.powi(r.exp.clamp(-1100, 1100) as i32);
         let v = if !v.is_finite() || v == 0.0 {
             // Fall back through the decimal text for extreme exponents.
-            self.text().parse::<f64>().unwrap_or(if r.exp > 0 { f64::INFINITY } else { 0.0 })
+            self.text()
+                .parse::<f64>()
+                .unwrap_or(if r.exp > 0 { f64::INFINITY } else { 0.0 })
         } else {
             v
         };
@@ -367,8 +384,20 @@ impl Ord for Number {
         if az && bz {
             return Ordering::Equal;
         }
-        let sa = if az { 0 } else if self.neg { -1 } else { 1 };
-        let sb = if bz { 0 } else if o.neg { -1 } else { 1 };
+        let sa = if az {
+            0
+        } else if self.neg {
+            -1
+        } else {
+            1
+        };
+        let sb = if bz {
+            0
+        } else if o.neg {
+            -1
+        } else {
+            1
+        };
         if sa != sb {
             return sa.cmp(&sb);
         }
@@ -492,7 +521,8 @@ fn round_shortest(d: &mut Decimal, mant: &BigUint, exp: i64) {
         let l = lower.at(i as i64 + shift_l);
         let u = upper.at(i as i64 + shift_u);
         let okdown = l != m || inclusive && (i as i64 + shift_l + 1) == lower.mant.len() as i64;
-        let okup = m != u && (inclusive || m + 1 < u || (i as i64 + shift_u + 1) < upper.mant.len() as i64);
+        let okup = m != u
+            && (inclusive || m + 1 < u || (i as i64 + shift_u + 1) < upper.mant.len() as i64);
         match (okdown, okup) {
             (true, true) => {
                 d.round(i + 1);

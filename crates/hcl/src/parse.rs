@@ -387,9 +387,14 @@ impl Parser {
                         }
                         Tok::Number(num) => {
                             self.i += 1;
-                            let v = Number::parse(&num, LITERAL_PREC).map(Value::Number).unwrap_or(Value::null());
+                            let v = Number::parse(&num, LITERAL_PREC)
+                                .map(Value::Number)
+                                .unwrap_or(Value::null());
                             steps.push(Step::Index(
-                                Box::new(Expr { kind: ExprKind::Literal(v), range: n.range.clone() }),
+                                Box::new(Expr {
+                                    kind: ExprKind::Literal(v),
+                                    range: n.range.clone(),
+                                }),
                                 Range::between(&t.range, &n.range),
                             ));
                         }
@@ -425,7 +430,10 @@ impl Parser {
                             &close.range,
                         ));
                     }
-                    steps.push(Step::Index(Box::new(key), Range::between(&t.range, &close.range)));
+                    steps.push(Step::Index(
+                        Box::new(key),
+                        Range::between(&t.range, &close.range),
+                    ));
                 }
                 _ => return Ok((steps, None)),
             }
@@ -444,12 +452,26 @@ impl Parser {
             };
             let range = Range::between(&primary.range, &end);
             match primary.kind {
-                ExprKind::Traversal { root, root_range, steps: mut s0 } => {
+                ExprKind::Traversal {
+                    root,
+                    root_range,
+                    steps: mut s0,
+                } => {
                     s0.extend(steps);
-                    Expr { kind: ExprKind::Traversal { root, root_range, steps: s0 }, range }
+                    Expr {
+                        kind: ExprKind::Traversal {
+                            root,
+                            root_range,
+                            steps: s0,
+                        },
+                        range,
+                    }
                 }
                 _ => Expr {
-                    kind: ExprKind::Relative { source: Box::new(primary), steps },
+                    kind: ExprKind::Relative {
+                        source: Box::new(primary),
+                        steps,
+                    },
                     range,
                 },
             }
@@ -462,7 +484,11 @@ impl Parser {
             };
             let range = Range::between(&e.range, &end);
             e = Expr {
-                kind: ExprKind::Splat { source: Box::new(e), steps, marker },
+                kind: ExprKind::Splat {
+                    source: Box::new(e),
+                    steps,
+                    marker,
+                },
                 range,
             };
         }
@@ -475,23 +501,49 @@ impl Parser {
             Tok::Number(n) => {
                 self.next();
                 let v = Number::parse(&n, LITERAL_PREC).ok_or_else(|| {
-                    Diag::new("Invalid number literal", "Failed to recognize the value of this number literal.", &t.range)
+                    Diag::new(
+                        "Invalid number literal",
+                        "Failed to recognize the value of this number literal.",
+                        &t.range,
+                    )
                 })?;
-                Ok(Expr { kind: ExprKind::Literal(Value::Number(v)), range: t.range })
+                Ok(Expr {
+                    kind: ExprKind::Literal(Value::Number(v)),
+                    range: t.range,
+                })
             }
             Tok::Ident(name) => {
                 self.next();
                 match name.as_str() {
-                    "true" => return Ok(Expr { kind: ExprKind::Literal(Value::Bool(true)), range: t.range }),
-                    "false" => return Ok(Expr { kind: ExprKind::Literal(Value::Bool(false)), range: t.range }),
-                    "null" => return Ok(Expr { kind: ExprKind::Literal(Value::null()), range: t.range }),
+                    "true" => {
+                        return Ok(Expr {
+                            kind: ExprKind::Literal(Value::Bool(true)),
+                            range: t.range,
+                        })
+                    }
+                    "false" => {
+                        return Ok(Expr {
+                            kind: ExprKind::Literal(Value::Bool(false)),
+                            range: t.range,
+                        })
+                    }
+                    "null" => {
+                        return Ok(Expr {
+                            kind: ExprKind::Literal(Value::null()),
+                            range: t.range,
+                        })
+                    }
                     _ => {}
                 }
                 if matches!(self.raw_peek().tok, Tok::OParen) {
                     return self.call(name, t.range);
                 }
                 Ok(Expr {
-                    kind: ExprKind::Traversal { root: name, root_range: t.range.clone(), steps: Vec::new() },
+                    kind: ExprKind::Traversal {
+                        root: name,
+                        root_range: t.range.clone(),
+                        steps: Vec::new(),
+                    },
                     range: t.range,
                 })
             }
@@ -508,14 +560,20 @@ impl Parser {
                         &close.range,
                     ));
                 }
-                Ok(Expr { kind: ExprKind::Parens(Box::new(inner)), range: Range::between(&t.range, &close.range) })
+                Ok(Expr {
+                    kind: ExprKind::Parens(Box::new(inner)),
+                    range: Range::between(&t.range, &close.range),
+                })
             }
             Tok::OQuote => {
                 self.next();
                 self.no_newlines.push(false);
                 let (parts, close) = self.template_parts(TemplateEnd::Quote)?;
                 self.no_newlines.pop();
-                Ok(Expr { kind: ExprKind::Template(parts), range: Range::between(&t.range, &close) })
+                Ok(Expr {
+                    kind: ExprKind::Template(parts),
+                    range: Range::between(&t.range, &close),
+                })
             }
             Tok::OHeredoc(_, indented) => {
                 self.next();
@@ -525,7 +583,10 @@ impl Parser {
                 if indented {
                     dedent(&mut parts);
                 }
-                Ok(Expr { kind: ExprKind::Template(parts), range: Range::between(&t.range, &close) })
+                Ok(Expr {
+                    kind: ExprKind::Template(parts),
+                    range: Range::between(&t.range, &close),
+                })
             }
             Tok::OBrack => self.tuple_or_for(t.range),
             Tok::OBrace => self.object_or_for(t.range),
@@ -600,13 +661,21 @@ impl Parser {
         let summary = format!("Invalid 'for' {what}");
         let first = self.next();
         let Tok::Ident(a) = first.tok else {
-            return Err(Diag::new(&summary, format!("For {what} requires variable name after 'for'."), &first.range));
+            return Err(Diag::new(
+                &summary,
+                format!("For {what} requires variable name after 'for'."),
+                &first.range,
+            ));
         };
         let names = if matches!(self.peek().tok, Tok::Comma) {
             self.next();
             let second = self.next();
             let Tok::Ident(b) = second.tok else {
-                return Err(Diag::new(&summary, format!("For {what} requires value variable name after comma."), &second.range));
+                return Err(Diag::new(
+                    &summary,
+                    format!("For {what} requires value variable name after comma."),
+                    &second.range,
+                ));
             };
             (Some(a), b)
         } else {
@@ -628,7 +697,11 @@ impl Parser {
         let coll = self.expr()?;
         let colon = self.next();
         if !matches!(colon.tok, Tok::Colon) {
-            return Err(Diag::new("Invalid 'for' expression", "For expression requires a colon after the collection expression.", &colon.range));
+            return Err(Diag::new(
+                "Invalid 'for' expression",
+                "For expression requires a colon after the collection expression.",
+                &colon.range,
+            ));
         }
         Ok((key, value, coll))
     }
@@ -640,7 +713,11 @@ impl Parser {
             let k = self.expr()?;
             let arrow = self.next();
             if !matches!(arrow.tok, Tok::FatArrow) {
-                return Err(Diag::new("Invalid 'for' expression", "For expression requires a '=>' after the key expression.", &arrow.range));
+                return Err(Diag::new(
+                    "Invalid 'for' expression",
+                    "For expression requires a '=>' after the key expression.",
+                    &arrow.range,
+                ));
             }
             Some(Box::new(k))
         } else {
@@ -656,7 +733,11 @@ impl Parser {
         self.no_newlines.pop();
         let want = if object { Tok::CBrace } else { Tok::CBrack };
         if close.tok != want {
-            return Err(Diag::new("Invalid 'for' expression", "Extra characters after the end of the 'for' expression.", &close.range));
+            return Err(Diag::new(
+                "Invalid 'for' expression",
+                "Extra characters after the end of the 'for' expression.",
+                &close.range,
+            ));
         }
         Ok(Expr {
             kind: ExprKind::For {
@@ -690,11 +771,17 @@ impl Parser {
         let (items, close, _) = self.comma_list(
             Tok::CBrack,
             false,
-            ("Missing item separator", "Expected a comma to mark the beginning of the next item."),
+            (
+                "Missing item separator",
+                "Expected a comma to mark the beginning of the next item.",
+            ),
         )?;
         self.no_newlines.pop();
         Ok(Expr {
-            kind: ExprKind::Tuple { items, open_range: open.clone() },
+            kind: ExprKind::Tuple {
+                items,
+                open_range: open.clone(),
+            },
             range: Range::between(&open, &close.range),
         })
     }
@@ -719,9 +806,17 @@ impl Parser {
             }
             let kt = self.raw_peek().clone();
             let key = match &kt.tok {
-                Tok::Ident(name) if matches!(self.toks.get(self.i + 1).map(|t| &t.tok), Some(Tok::Equal | Tok::Colon)) => {
+                Tok::Ident(name)
+                    if matches!(
+                        self.toks.get(self.i + 1).map(|t| &t.tok),
+                        Some(Tok::Equal | Tok::Colon)
+                    ) =>
+                {
                     self.i += 1;
-                    Expr { kind: ExprKind::ObjectKeyName(name.clone()), range: kt.range.clone() }
+                    Expr {
+                        kind: ExprKind::ObjectKeyName(name.clone()),
+                        range: kt.range.clone(),
+                    }
                 }
                 _ => {
                     self.no_newlines.push(false);
@@ -760,7 +855,10 @@ impl Parser {
         self.no_newlines.pop();
         self.no_newlines.pop();
         Ok(Expr {
-            kind: ExprKind::Object { items, open_range: open.clone() },
+            kind: ExprKind::Object {
+                items,
+                open_range: open.clone(),
+            },
             range: Range::between(&open, &close.range),
         })
     }
@@ -838,14 +936,25 @@ impl Parser {
                     match word.as_str() {
                         "if" => {
                             let cond = self.expr()?;
-                            stack.push((Directive::If { cond, then: None, range: kw.range.clone() }, std::mem::take(&mut parts)));
+                            stack.push((
+                                Directive::If {
+                                    cond,
+                                    then: None,
+                                    range: kw.range.clone(),
+                                },
+                                std::mem::take(&mut parts),
+                            ));
                         }
                         "else" => match stack.last_mut() {
                             Some((Directive::If { then, .. }, _)) if then.is_none() => {
                                 *then = Some(std::mem::take(&mut parts));
                             }
                             _ => {
-                                return Err(Diag::new("Unexpected else directive", "Expected an endif directive to close the if directive.", &kw.range))
+                                return Err(Diag::new(
+                                    "Unexpected else directive",
+                                    "Expected an endif directive to close the if directive.",
+                                    &kw.range,
+                                ))
                             }
                         },
                         "endif" => match stack.pop() {
@@ -855,23 +964,64 @@ impl Parser {
                                     None => (std::mem::take(&mut parts), Vec::new()),
                                 };
                                 parts = outer;
-                                parts.push(TemplatePart::If { cond, then, otherwise, range });
+                                parts.push(TemplatePart::If {
+                                    cond,
+                                    then,
+                                    otherwise,
+                                    range,
+                                });
                             }
-                            _ => return Err(Diag::new("Unexpected endif directive", "There is no open if directive to end.", &kw.range)),
+                            _ => {
+                                return Err(Diag::new(
+                                    "Unexpected endif directive",
+                                    "There is no open if directive to end.",
+                                    &kw.range,
+                                ))
+                            }
                         },
                         "for" => {
-                            let (key, value) =
-                                self.for_names("directive", "For directive requires 'in' keyword after names.")?;
+                            let (key, value) = self.for_names(
+                                "directive",
+                                "For directive requires 'in' keyword after names.",
+                            )?;
                             let collection = self.expr()?;
-                            stack.push((Directive::For { key, value, collection, range: kw.range.clone() }, std::mem::take(&mut parts)));
+                            stack.push((
+                                Directive::For {
+                                    key,
+                                    value,
+                                    collection,
+                                    range: kw.range.clone(),
+                                },
+                                std::mem::take(&mut parts),
+                            ));
                         }
                         "endfor" => match stack.pop() {
-                            Some((Directive::For { key, value, collection, range }, outer)) => {
+                            Some((
+                                Directive::For {
+                                    key,
+                                    value,
+                                    collection,
+                                    range,
+                                },
+                                outer,
+                            )) => {
                                 let body = std::mem::take(&mut parts);
                                 parts = outer;
-                                parts.push(TemplatePart::For { key, value, collection, body, range });
+                                parts.push(TemplatePart::For {
+                                    key,
+                                    value,
+                                    collection,
+                                    body,
+                                    range,
+                                });
                             }
-                            _ => return Err(Diag::new("Unexpected endfor directive", "There is no open for directive to end.", &kw.range)),
+                            _ => {
+                                return Err(Diag::new(
+                                    "Unexpected endfor directive",
+                                    "There is no open for directive to end.",
+                                    &kw.range,
+                                ))
+                            }
                         },
                         _ => {
                             return Err(Diag::new(
@@ -894,8 +1044,14 @@ impl Parser {
                 }
                 _ => {
                     let (summary, detail) = match end {
-                        TemplateEnd::Quote => ("Unterminated template string", "No closing marker was found for the string."),
-                        TemplateEnd::Heredoc => ("Unterminated template string", "No closing marker was found for the heredoc."),
+                        TemplateEnd::Quote => (
+                            "Unterminated template string",
+                            "No closing marker was found for the string.",
+                        ),
+                        TemplateEnd::Heredoc => (
+                            "Unterminated template string",
+                            "No closing marker was found for the heredoc.",
+                        ),
                     };
                     return Err(Diag::new(summary, detail, &t.range));
                 }
@@ -911,14 +1067,31 @@ enum TemplateEnd {
 }
 
 enum Directive {
-    If { cond: Expr, then: Option<Vec<TemplatePart>>, range: Range },
-    For { key: Option<String>, value: String, collection: Expr, range: Range },
+    If {
+        cond: Expr,
+        then: Option<Vec<TemplatePart>>,
+        range: Range,
+    },
+    For {
+        key: Option<String>,
+        value: String,
+        collection: Expr,
+        range: Range,
+    },
 }
 
 fn unclosed_directive(d: &Directive) -> Diag {
     match d {
-        Directive::If { range, .. } => Diag::new("Unterminated template string", "No closing marker was found for the if directive.", range),
-        Directive::For { range, .. } => Diag::new("Unterminated template string", "No closing marker was found for the for directive.", range),
+        Directive::If { range, .. } => Diag::new(
+            "Unterminated template string",
+            "No closing marker was found for the if directive.",
+            range,
+        ),
+        Directive::For { range, .. } => Diag::new(
+            "Unterminated template string",
+            "No closing marker was found for the for directive.",
+            range,
+        ),
     }
 }
 
@@ -953,19 +1126,20 @@ fn unescape(s: &str, r: &Range) -> PResult<String> {
                     let hex: String = (0..n).filter_map(|_| chars.next()).collect();
                     match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
                         Some(ch) => out.push(ch),
-                        None => {
-                            return Err(Diag::new(
-                                "Invalid escape sequence",
-                                "The \\u escape sequence must be followed by four hexadecimal digits.",
-                                r,
-                            ))
-                        }
+                        None => return Err(Diag::new(
+                            "Invalid escape sequence",
+                            "The \\u escape sequence must be followed by four hexadecimal digits.",
+                            r,
+                        )),
                     }
                 }
                 Some(other) => {
                     return Err(Diag::new(
                         "Invalid escape sequence",
-                        format!("The symbol {:?} is not a valid escape sequence selector.", other.to_string()),
+                        format!(
+                            "The symbol {:?} is not a valid escape sequence selector.",
+                            other.to_string()
+                        ),
                         r,
                     ))
                 }

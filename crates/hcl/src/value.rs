@@ -128,12 +128,16 @@ impl Value {
             (Value::List(_, a), Value::List(_, b))
             | (Value::Set(_, a), Value::Set(_, b))
             | (Value::Tuple(a), Value::Tuple(b)) => {
-                self.ty() == o.ty() && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.equals(y))
+                self.ty() == o.ty()
+                    && a.len() == b.len()
+                    && a.iter().zip(b).all(|(x, y)| x.equals(y))
             }
             (Value::Map(_, a), Value::Map(_, b)) | (Value::Object(a), Value::Object(b)) => {
                 self.ty() == o.ty()
                     && a.len() == b.len()
-                    && a.iter().zip(b).all(|((ka, va), (kb, vb))| ka == kb && va.equals(vb))
+                    && a.iter()
+                        .zip(b)
+                        .all(|((ka, va), (kb, vb))| ka == kb && va.equals(vb))
             }
             _ => false,
         }
@@ -183,7 +187,11 @@ pub fn convert(v: &Value, want: &Type) -> Result<Value, ConvError> {
             for (i, x) in items.iter().enumerate() {
                 out.push(convert(x, &target).map_err(|m| format!("element {i}: {m}"))?);
             }
-            let target = if items.is_empty() { (**e).clone() } else { target };
+            let target = if items.is_empty() {
+                (**e).clone()
+            } else {
+                target
+            };
             Ok(match want {
                 Type::Set(_) => set_of(target, out),
                 _ => Value::List(target, out),
@@ -202,7 +210,14 @@ pub fn convert(v: &Value, want: &Type) -> Result<Value, ConvError> {
                 let c = convert(&x, &target).map_err(|m| format!("element {k:?}: {m}"))?;
                 out.insert(k, c);
             }
-            Ok(Value::Map(if out.is_empty() { (**e).clone() } else { target }, out))
+            Ok(Value::Map(
+                if out.is_empty() {
+                    (**e).clone()
+                } else {
+                    target
+                },
+                out,
+            ))
         }
         (Type::Tuple(ts), _) if v.elements().is_some() => {
             let items = v.elements().unwrap_or(&[]);
@@ -221,7 +236,10 @@ pub fn convert(v: &Value, want: &Type) -> Result<Value, ConvError> {
             for (k, t) in ts {
                 match m.get(k) {
                     Some(x) => {
-                        out.insert(k.clone(), convert(x, t).map_err(|e| format!("attribute {k:?}: {e}"))?);
+                        out.insert(
+                            k.clone(),
+                            convert(x, t).map_err(|e| format!("attribute {k:?}: {e}"))?,
+                        );
                     }
                     None => return Err(format!("attribute {k:?} is required")),
                 }
@@ -280,7 +298,10 @@ pub fn unify(types: &[Type]) -> Option<Type> {
         }
     };
     if known.iter().all(|t| elems(t).is_some()) {
-        let all: Vec<Type> = known.iter().flat_map(|t| elems(t).unwrap_or_default()).collect();
+        let all: Vec<Type> = known
+            .iter()
+            .flat_map(|t| elems(t).unwrap_or_default())
+            .collect();
         let e = unify(&all)?;
         return Some(Type::List(Box::new(e)));
     }
@@ -292,7 +313,10 @@ pub fn unify(types: &[Type]) -> Option<Type> {
         }
     };
     if known.iter().all(|t| attrs(t).is_some()) {
-        let all: Vec<Type> = known.iter().flat_map(|t| attrs(t).unwrap_or_default()).collect();
+        let all: Vec<Type> = known
+            .iter()
+            .flat_map(|t| attrs(t).unwrap_or_default())
+            .collect();
         let e = unify(&all)?;
         return Some(Type::Map(Box::new(e)));
     }

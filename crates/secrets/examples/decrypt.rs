@@ -13,7 +13,9 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let ids = capstan_secrets::identities_from_env(&|k| std::env::var(k).ok(), &|f| std::fs::read_to_string(f).ok());
+    let ids = capstan_secrets::identities_from_env(&|k| std::env::var(k).ok(), &|f| {
+        std::fs::read_to_string(f).ok()
+    });
     match capstan_secrets::decrypt(&path, &data, &ids) {
         Ok(d) => {
             print!("{}", d.text());

@@ -135,7 +135,9 @@ impl std::fmt::Display for AgeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AgeError::Malformed(m) => write!(f, "malformed age file: {m}"),
-            AgeError::NoMatchingIdentity => f.write_str("no identity matched any of the recipients"),
+            AgeError::NoMatchingIdentity => {
+                f.write_str("no identity matched any of the recipients")
+            }
             AgeError::Corrupt(m) => write!(f, "age file is corrupt: {m}"),
         }
     }
@@ -156,7 +158,12 @@ fn dearmor(text: &str) -> Result<Vec<u8>, AgeError> {
 /// Decrypts an age file (armored or binary) with the first identity that opens it.
 pub fn decrypt(data: &[u8], identities: &[Identity]) -> Result<Vec<u8>, AgeError> {
     let bytes = match std::str::from_utf8(data) {
-        Ok(t) if t.trim_start().starts_with("-----BEGIN AGE ENCRYPTED FILE-----") => dearmor(t)?,
+        Ok(t)
+            if t.trim_start()
+                .starts_with("-----BEGIN AGE ENCRYPTED FILE-----") =>
+        {
+            dearmor(t)?
+        }
         _ => data.to_vec(),
     };
     let intro = b"age-encryption.org/v1\n";
@@ -173,7 +180,8 @@ pub fn decrypt(data: &[u8], identities: &[Identity]) -> Result<Vec<u8>, AgeError
             .position(|b| *b == b'\n')
             .ok_or_else(|| AgeError::Malformed("header ends early".into()))?;
         *pos += end + 1;
-        String::from_utf8(rest[..end].to_vec()).map_err(|_| AgeError::Malformed("header is not text".into()))
+        String::from_utf8(rest[..end].to_vec())
+            .map_err(|_| AgeError::Malformed("header is not text".into()))
     };
     let mac_line;
     let mac_start;
@@ -208,7 +216,9 @@ pub fn decrypt(data: &[u8], identities: &[Identity]) -> Result<Vec<u8>, AgeError
         if args.first().map(String::as_str) != Some("X25519") || args.len() != 2 {
             continue;
         }
-        let Ok(share) = STANDARD_NO_PAD.decode(args[1].as_bytes()) else { continue };
+        let Ok(share) = STANDARD_NO_PAD.decode(args[1].as_bytes()) else {
+            continue;
+        };
         for id in identities {
             if let Some(k) = id.unwrap(&share, body) {
                 file_key = Some(k);

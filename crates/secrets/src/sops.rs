@@ -83,7 +83,9 @@ pub enum SopsError {
     NoKey(String),
     #[error("{0}")]
     Decrypt(String),
-    #[error("failed to verify data integrity: MAC mismatch. File has {stored}, computed {computed}")]
+    #[error(
+        "failed to verify data integrity: MAC mismatch. File has {stored}, computed {computed}"
+    )]
     Mac { stored: String, computed: String },
 }
 
@@ -140,12 +142,17 @@ impl YamlWalk<'_> {
         let n = self.doc.node(i);
         match &n.kind {
             NodeKind::Alias(target, _) => self.node(*target),
-            NodeKind::Scalar { value, plain_implicit, .. } => {
+            NodeKind::Scalar {
+                value,
+                plain_implicit,
+                ..
+            } => {
                 if !*plain_implicit || n.tag.as_deref() == Some("tag:yaml.org,2002:str") {
                     return Ok(Node::Str(value.clone()));
                 }
-                let (_, s) = capstan_yaml::resolve(Generation::V3, n.tag.as_deref().unwrap_or(""), value)
-                    .map_err(|e| SopsError::Parse(e.to_string()))?;
+                let (_, s) =
+                    capstan_yaml::resolve(Generation::V3, n.tag.as_deref().unwrap_or(""), value)
+                        .map_err(|e| SopsError::Parse(e.to_string()))?;
                 let leaf = leaf_of(&s);
                 Ok(match (self.json, leaf) {
                     (true, Node::Int(i)) => Node::Float(i as f64),
@@ -192,7 +199,11 @@ fn parse_tree(text: &str, json: bool) -> Result<Node, SopsError> {
     let root = doc.root.ok_or(SopsError::NotEncrypted)?;
     let mut w = YamlWalk {
         doc: &doc,
-        comments: if json { Vec::new() } else { yaml_comments(text) },
+        comments: if json {
+            Vec::new()
+        } else {
+            yaml_comments(text)
+        },
         next_comment: 0,
         json,
     };
@@ -218,7 +229,9 @@ fn parse_dotenv(text: &str) -> (Node, BTreeMap<String, String>) {
             items.push((String::new(), Node::Comment(c.to_string())));
             continue;
         }
-        let Some((k, v)) = line.split_once('=') else { continue };
+        let Some((k, v)) = line.split_once('=') else {
+            continue;
+        };
         if let Some(m) = k.strip_prefix("sops_") {
             meta.insert(m.to_string(), v.replace("\\n", "\n"));
         } else {
@@ -261,11 +274,19 @@ fn metadata_from_tree(sops: &Node) -> Metadata {
     if let Some(Node::List(items)) = get(entries, "age") {
         for it in items {
             if let Node::Map(e) = it {
-                m.age.push((text_of(get(e, "recipient")), text_of(get(e, "enc"))));
+                m.age
+                    .push((text_of(get(e, "recipient")), text_of(get(e, "enc"))));
             }
         }
     }
-    for kind in ["pgp", "kms", "gcp_kms", "azure_kv", "hc_vault", "key_groups"] {
+    for kind in [
+        "pgp",
+        "kms",
+        "gcp_kms",
+        "azure_kv",
+        "hc_vault",
+        "key_groups",
+    ] {
         if matches!(get(entries, kind), Some(Node::List(l)) if !l.is_empty()) {
             m.other_keys.push(kind.to_string());
         }
@@ -293,7 +314,10 @@ fn metadata_from_dotenv(meta: &BTreeMap<String, String>) -> Metadata {
         }
     }
     for kind in ["pgp", "kms", "gcp_kms", "azure_kv", "hc_vault"] {
-        if meta.keys().any(|k| k.starts_with(&format!("{kind}__list_"))) {
+        if meta
+            .keys()
+            .any(|k| k.starts_with(&format!("{kind}__list_")))
+        {
             m.other_keys.push(kind.to_string());
         }
     }
@@ -328,9 +352,15 @@ fn decrypt_value(s: &str, key: &[u8; 32], aad: &str) -> Result<Node, SopsError> 
     if s.is_empty() {
         return Ok(Node::Str(String::new()));
     }
-    let e = parse_enc(s).ok_or_else(|| SopsError::Decrypt(format!("input string {s:?} does not match sops' data format")))?;
+    let e = parse_enc(s).ok_or_else(|| {
+        SopsError::Decrypt(format!(
+            "input string {s:?} does not match sops' data format"
+        ))
+    })?;
     if e.iv.len() != 32 {
-        return Err(SopsError::Decrypt("could not decrypt with AES_GCM: IV is not 32 bytes".into()));
+        return Err(SopsError::Decrypt(
+            "could not decrypt with AES_GCM: IV is not 32 bytes".into(),
+        ));
     }
     let cipher = AesGcm::<Aes256, U32>::new_from_slice(key)
         .map_err(|_| SopsError::Decrypt("the data key is not 32 bytes".into()))?;
@@ -339,11 +369,19 @@ fn decrypt_value(s: &str, key: &[u8; 32], aad: &str) -> Result<Node, SopsError> 
     let plain = cipher
         .decrypt(
             aes_gcm::aead::generic_array::GenericArray::from_slice(&e.iv),
-            Payload { msg: &ct, aad: aad.as_bytes() },
+            Payload {
+                msg: &ct,
+                aad: aad.as_bytes(),
+            },
         )
-        .map_err(|_| SopsError::Decrypt("could not decrypt with AES_GCM: cipher: message authentication failed".into()))?;
+        .map_err(|_| {
+            SopsError::Decrypt(
+                "could not decrypt with AES_GCM: cipher: message authentication failed".into(),
+            )
+        })?;
     let text = String::from_utf8_lossy(&plain).into_owned();
-    let bad = |t: &str| SopsError::Decrypt(format!("could not decrypt value of type {t}: {text:?}"));
+    let bad =
+        |t: &str| SopsError::Decrypt(format!("could not decrypt value of type {t}: {text:?}"));
     Ok(match e.ty.as_str() {
         "str" | "bytes" => Node::Str(text),
         "comment" => Node::Comment(text),
@@ -422,7 +460,11 @@ impl Walk<'_> {
                 }
                 Ok(Node::Map(out))
             }
-            Node::List(items) => items.iter().map(|x| self.node(x, path)).collect::<Result<_, _>>().map(Node::List),
+            Node::List(items) => items
+                .iter()
+                .map(|x| self.node(x, path))
+                .collect::<Result<_, _>>()
+                .map(Node::List),
             Node::Null => Ok(Node::Null),
             leaf => self.leaf(leaf, path),
         }
@@ -434,10 +476,12 @@ impl Walk<'_> {
             let aad = format!("{}:", path.join(":"));
             match n {
                 Node::Str(s) => decrypt_value(s, self.key, &aad)?,
-                Node::Comment(s) if s.starts_with("ENC[") => match decrypt_value(s, self.key, &aad)? {
-                    Node::Str(t) | Node::Comment(t) => Node::Comment(t),
-                    other => other,
-                },
+                Node::Comment(s) if s.starts_with("ENC[") => {
+                    match decrypt_value(s, self.key, &aad)? {
+                        Node::Str(t) | Node::Comment(t) => Node::Comment(t),
+                        other => other,
+                    }
+                }
                 other => other.clone(),
             }
         } else {
@@ -452,7 +496,10 @@ impl Walk<'_> {
 }
 
 /// Where age identities come from, in sops' order.
-pub fn identities_from_env(env: &dyn Fn(&str) -> Option<String>, read: &dyn Fn(&str) -> Option<String>) -> Vec<Identity> {
+pub fn identities_from_env(
+    env: &dyn Fn(&str) -> Option<String>,
+    read: &dyn Fn(&str) -> Option<String>,
+) -> Vec<Identity> {
     let mut ids = Vec::new();
     if let Some(k) = env("SOPS_AGE_KEY") {
         ids.extend(Identity::parse_all(&k));
@@ -527,14 +574,20 @@ pub fn decrypt(name: &str, data: &[u8], identities: &[Identity]) -> Result<Decry
         };
         return Err(SopsError::NoKey(format!(
             "could not decrypt the data key with any of the file's keys: {}{detail}",
-            if kinds.is_empty() { "none".to_string() } else { kinds.join(", ") }
+            if kinds.is_empty() {
+                "none".to_string()
+            } else {
+                kinds.join(", ")
+            }
         )));
     };
     let compile = |s: &str| {
         if s.is_empty() {
             Ok(None)
         } else {
-            regex::Regex::new(s).map(Some).map_err(|e| SopsError::Parse(e.to_string()))
+            regex::Regex::new(s)
+                .map(Some)
+                .map_err(|e| SopsError::Parse(e.to_string()))
         }
     };
     let mut w = Walk {
@@ -549,7 +602,12 @@ pub fn decrypt(name: &str, data: &[u8], identities: &[Identity]) -> Result<Decry
         hash: Sha512::new(),
     };
     let plain = w.node(&tree, &mut Vec::new())?;
-    let computed: String = w.hash.finalize().iter().map(|b| format!("{b:02X}")).collect();
+    let computed: String = w
+        .hash
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect();
     let stored = match decrypt_value(&meta.mac, &key, &meta.lastmodified)? {
         Node::Str(s) => s,
         _ => String::new(),
@@ -557,7 +615,10 @@ pub fn decrypt(name: &str, data: &[u8], identities: &[Identity]) -> Result<Decry
     if stored != computed {
         return Err(SopsError::Mac { stored, computed });
     }
-    Ok(Decrypted { tree: plain, format })
+    Ok(Decrypted {
+        tree: plain,
+        format,
+    })
 }
 
 /// A decrypted tree as a Go value (maps sorted, comments dropped).
@@ -571,7 +632,11 @@ pub fn to_value(n: &Node) -> Value {
                 .collect(),
         ),
         Node::List(items) => Value::list_from(
-            items.iter().filter(|v| !matches!(v, Node::Comment(_))).map(to_value).collect(),
+            items
+                .iter()
+                .filter(|v| !matches!(v, Node::Comment(_)))
+                .map(to_value)
+                .collect(),
         ),
         Node::Str(s) => Value::from(s.as_str()),
         Node::Int(i) => Value::Int(*i),

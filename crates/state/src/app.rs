@@ -82,7 +82,11 @@ fn locate(s: &Settings, file: &str, msg: &str) -> Option<crate::Location> {
     if msg.contains("values file") {
         if let (Some(f), Some(line)) = (quoted.first(), crate::yaml_line(msg)) {
             if read(f).is_some() {
-                return Some(crate::Location { file: f.to_string(), line, column: 0 });
+                return Some(crate::Location {
+                    file: f.to_string(),
+                    line,
+                    column: 0,
+                });
             }
         }
     }
@@ -147,7 +151,12 @@ struct Visit<'a> {
 }
 
 impl Visit<'_> {
-    fn state(&mut self, file: &str, overrides: &Overrides, selectors: &[String]) -> Result<(), RunError> {
+    fn state(
+        &mut self,
+        file: &str,
+        overrides: &Overrides,
+        selectors: &[String],
+    ) -> Result<(), RunError> {
         let overrode = overrides.environment(self.s)?;
         let state = match load_file(self.s, file, None, overrode.as_ref(), false) {
             Ok(st) => st,
@@ -158,11 +167,12 @@ impl Visit<'_> {
                     .read_file(Path::new(file))
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .unwrap_or_default();
-                let at = crate::locate_text(&text, file, "environments:").unwrap_or(crate::Location {
-                    file: file.to_string(),
-                    line: 1,
-                    column: 1,
-                });
+                let at =
+                    crate::locate_text(&text, file, "environments:").unwrap_or(crate::Location {
+                        file: file.to_string(),
+                        line: 1,
+                        column: 1,
+                    });
                 self.undefined.push(at);
                 return Ok(());
             }
@@ -180,14 +190,20 @@ impl Visit<'_> {
             // A remote sub-helmfile (`git::…@path/helmfile.yaml?ref=…`) is fetched first.
             let pattern = if capstan_fetch::is_remote(&sub.path) {
                 let local = self.s.host.fetch(&sub.path).map_err(|e| {
-                    RunError::Other(format!("in .helmfiles[{i}]: {}: {e}", capstan_fetch::redact(&sub.path)))
+                    RunError::Other(format!(
+                        "in .helmfiles[{i}]: {}: {e}",
+                        capstan_fetch::redact(&sub.path)
+                    ))
                 })?;
                 local.to_string_lossy().into_owned()
             } else {
                 join_shown(&state.base, &sub.path)
             };
             if pattern == file {
-                return Err(format!("{file} contains a recursion into the same sub-helmfile at helmfiles[{i}]").into());
+                return Err(format!(
+                    "{file} contains a recursion into the same sub-helmfile at helmfiles[{i}]"
+                )
+                .into());
             }
             if sub.path == "." {
                 return Err(format!("{file} contains a recursion into the the directory containing this helmfile at helmfiles[{i}]").into());
@@ -217,10 +233,13 @@ impl Visit<'_> {
                     vec![m]
                 };
                 for f in files {
-                    self.state(&f, &sub_overrides, &sub_selectors).map_err(|e| match e {
-                        RunError::Located(m, at) => RunError::Located(format!("in .helmfiles[{i}]: {m}"), at),
-                        other => RunError::Other(format!("in .helmfiles[{i}]: {other}")),
-                    })?;
+                    self.state(&f, &sub_overrides, &sub_selectors)
+                        .map_err(|e| match e {
+                            RunError::Located(m, at) => {
+                                RunError::Located(format!("in .helmfiles[{i}]: {m}"), at)
+                            }
+                            other => RunError::Other(format!("in .helmfiles[{i}]: {other}")),
+                        })?;
                 }
             }
         }
@@ -307,7 +326,10 @@ impl Visit<'_> {
 }
 
 /// Loads every state file of a run, sub-helmfiles first, in helmfile's order.
-pub fn load_run(s: &Settings, o: &RunOptions) -> Result<(Vec<PreparedState>, Vec<String>), RunError> {
+pub fn load_run(
+    s: &Settings,
+    o: &RunOptions,
+) -> Result<(Vec<PreparedState>, Vec<String>), RunError> {
     let loaded = load_states(s, o)?;
     match loaded.no_match {
         Some(e) => Err(e),
@@ -377,13 +399,21 @@ mod tests {
         let opts = RunOptions {
             file: String::new(),
             selectors: selectors.iter().map(|x| x.to_string()).collect(),
-            cli: Overrides { entries: vec![], set: vec![], set_string: vec![], base: ".".into() },
+            cli: Overrides {
+                entries: vec![],
+                set: vec![],
+                set_string: vec![],
+                base: ".".into(),
+            },
         };
         let (states, _) = load_run(&s, &opts)?;
         let mut out = Vec::new();
         for ps in &states {
             for r in ps.active().map_err(RunError::Other)? {
-                out.push(format!("{} {} {} {:?}", r.name, r.namespace, r.chart, r.labels));
+                out.push(format!(
+                    "{} {} {} {:?}",
+                    r.name, r.namespace, r.chart, r.labels
+                ));
             }
         }
         Ok(out)
@@ -393,8 +423,14 @@ mod tests {
     fn helmfile_d_files_load_in_name_order() {
         let got = run(
             &[
-                ("helmfile.d/20-b.yaml", "releases:\n- name: b\n  chart: ./c\n"),
-                ("helmfile.d/10-a.yaml", "releases:\n- name: a\n  chart: ./c\n"),
+                (
+                    "helmfile.d/20-b.yaml",
+                    "releases:\n- name: b\n  chart: ./c\n",
+                ),
+                (
+                    "helmfile.d/10-a.yaml",
+                    "releases:\n- name: a\n  chart: ./c\n",
+                ),
             ],
             "default",
             &[],
@@ -407,9 +443,21 @@ mod tests {
     fn bases_templates_inherit_and_release_templating() {
         let main = "bases:\n- base.yaml\n---\ntemplates:\n  t:\n    namespace: '{{`{{ .Release.Name }}`}}-ns'\n    labels: {tier: web}\ncommonLabels: {team: x}\nreleases:\n- name: app\n  chart: ./charts/{{ .Values.flavour }}\n  inherit: [{template: t}]\n- name: off\n  chart: ./c\n  installed: false\n- name: cond\n  chart: ./c\n  condition: extra.enabled\n";
         let base = "environments:\n  prod:\n    values:\n    - flavour: big\n      extra: {enabled: false}\n";
-        let got = run(&[("helmfile.yaml.gotmpl", main), ("base.yaml", base)], "prod", &[]).unwrap();
-        assert_eq!(got, [r#"app app-ns ./charts/big {"team": "x", "tier": "web"}"#]);
-        let none = run(&[("helmfile.yaml.gotmpl", main), ("base.yaml", base)], "prod", &["tier=db"]);
+        let got = run(
+            &[("helmfile.yaml.gotmpl", main), ("base.yaml", base)],
+            "prod",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            [r#"app app-ns ./charts/big {"team": "x", "tier": "web"}"#]
+        );
+        let none = run(
+            &[("helmfile.yaml.gotmpl", main), ("base.yaml", base)],
+            "prod",
+            &["tier=db"],
+        );
         assert!(matches!(none, Err(RunError::NoMatch { .. })));
     }
 
@@ -417,7 +465,12 @@ mod tests {
     fn sub_helmfiles_get_their_values_and_selectors() {
         let main = "helmfiles:\n- path: sub/*.yaml.gotmpl\n  values:\n  - who: parent\n  selectors: [name=keep]\nreleases:\n- name: top\n  chart: ./c\n";
         let sub = "releases:\n- name: keep\n  chart: ./c\n  namespace: {{ .Values.who }}\n- name: drop\n  chart: ./c\n";
-        let got = run(&[("helmfile.yaml", main), ("sub/one.yaml.gotmpl", sub)], "default", &[]).unwrap();
+        let got = run(
+            &[("helmfile.yaml", main), ("sub/one.yaml.gotmpl", sub)],
+            "default",
+            &[],
+        )
+        .unwrap();
         assert_eq!(got, ["keep parent ./c {}", "top  ./c {}"]);
     }
 
@@ -433,7 +486,12 @@ mod tests {
         let opts = RunOptions {
             file: String::new(),
             selectors: vec![],
-            cli: Overrides { entries: vec![], set: vec![], set_string: vec![], base: ".".into() },
+            cli: Overrides {
+                entries: vec![],
+                set: vec![],
+                set_string: vec![],
+                base: ".".into(),
+            },
         };
         let (states, _) = load_run(&s, &opts).unwrap();
         let out = crate::commands::template(&s, &states, &Default::default(), 1).unwrap();
@@ -449,7 +507,10 @@ mod tests {
         match run(&[("helmfile.yaml.gotmpl", main)], "qa", &[]) {
             Err(RunError::NoMatch { undefined, .. }) => {
                 assert_eq!(undefined.len(), 1);
-                assert_eq!((undefined[0].file.as_str(), undefined[0].line), ("helmfile.yaml.gotmpl", 1));
+                assert_eq!(
+                    (undefined[0].file.as_str(), undefined[0].line),
+                    ("helmfile.yaml.gotmpl", 1)
+                );
             }
             other => panic!("{other:?}"),
         }

@@ -54,7 +54,11 @@ fn repository(doc: &Tree, name: &str) -> Option<Repo> {
 
 fn index(host: &dyn Host, repo: &Repo) -> Result<Arc<Value>, String> {
     let url = format!("{}/index.yaml", repo.url.trim_end_matches('/'));
-    if let Some(v) = INDEXES.lock().ok().and_then(|m| m.as_ref().and_then(|m| m.get(&url).cloned())) {
+    if let Some(v) = INDEXES
+        .lock()
+        .ok()
+        .and_then(|m| m.as_ref().and_then(|m| m.get(&url).cloned()))
+    {
         return Ok(v);
     }
     let body = host.http_get(&url, &repo.user, &repo.password)?;
@@ -85,7 +89,9 @@ fn choose(entries: &[Value], constraint: &str) -> Option<(SemVersion, Value)> {
 fn best_version(versions: &[String], constraint: &str) -> Option<usize> {
     let mut best: Option<(SemVersion, usize)> = None;
     for (i, v) in versions.iter().enumerate() {
-        let Ok(parsed) = SemVersion::parse(v) else { continue };
+        let Ok(parsed) = SemVersion::parse(v) else {
+            continue;
+        };
         let ok = if constraint.is_empty() {
             parsed.pre.is_empty()
         } else {
@@ -102,13 +108,18 @@ fn best_version(versions: &[String], constraint: &str) -> Option<usize> {
 /// state file) pins for chart `name`, if any.
 fn locked_version(host: &dyn Host, doc: &Tree, base: &str, name: &str) -> Option<String> {
     let lock = str_of(doc, "lockFilePath");
-    let lock = if lock.is_empty() { "helmfile.lock".to_string() } else { lock };
+    let lock = if lock.is_empty() {
+        "helmfile.lock".to_string()
+    } else {
+        lock
+    };
     let path = crate::envvals::join_shown(base, &lock);
     let text = host.read_file(std::path::Path::new(&path)).ok()?;
     let v = capstan_yaml::decode_helmfile(&String::from_utf8_lossy(&text)).ok()?;
     let deps = v.get("dependencies")?;
     deps.as_list()?.items.iter().find_map(|d| {
-        (d.get("name")?.as_str()? == name).then(|| d.get("version").map(|x| crate::scalar_text(&x)))?
+        (d.get("name")?.as_str()? == name)
+            .then(|| d.get("version").map(|x| crate::scalar_text(&x)))?
     })
 }
 
@@ -138,8 +149,17 @@ pub fn repo_chart(
     };
     if repo.oci {
         let locked = locked_version(host, doc, base, name);
-        let reference = format!("oci://{}/{name}", repo.url.trim_start_matches("oci://").trim_end_matches('/'));
-        return oci_chart(host, Some(&repo), &reference, locked.as_deref().unwrap_or(constraint)).map(Some);
+        let reference = format!(
+            "oci://{}/{name}",
+            repo.url.trim_start_matches("oci://").trim_end_matches('/')
+        );
+        return oci_chart(
+            host,
+            Some(&repo),
+            &reference,
+            locked.as_deref().unwrap_or(constraint),
+        )
+        .map(Some);
     }
     let locked = locked_version(host, doc, base, name);
     let constraint = locked.as_deref().unwrap_or(constraint);
@@ -150,8 +170,15 @@ pub fn repo_chart(
         .and_then(|l| l.as_list().map(|l| l.items.clone()))
         .ok_or_else(|| format!("chart \"{name}\" not found in {} index. (try 'helm repo update'): no chart name found", repo.name))?;
     let Some((version, entry)) = choose(&entries, constraint) else {
-        let wanted = if constraint.is_empty() { "any stable version".to_string() } else { format!("version \"{constraint}\"") };
-        return Err(format!("chart \"{name}\" matching {wanted} not found in {} index. (try 'helm repo update')", repo.name));
+        let wanted = if constraint.is_empty() {
+            "any stable version".to_string()
+        } else {
+            format!("version \"{constraint}\"")
+        };
+        return Err(format!(
+            "chart \"{name}\" matching {wanted} not found in {} index. (try 'helm repo update')",
+            repo.name
+        ));
     };
     let _one_at_a_time = DOWNLOADING.lock();
     let file = host
@@ -166,15 +193,27 @@ pub fn repo_chart(
         .get("urls")
         .and_then(|u| u.as_list().and_then(|l| l.items.first().cloned()))
         .and_then(|u| u.as_str().map(String::from))
-        .ok_or_else(|| format!("chart \"{name}\" {version} in {} has no download URL", repo.name))?;
+        .ok_or_else(|| {
+            format!(
+                "chart \"{name}\" {version} in {} has no download URL",
+                repo.name
+            )
+        })?;
     let absolute = if url.contains("://") {
         url
     } else {
-        format!("{}/{}", repo.url.trim_end_matches('/'), url.trim_start_matches('/'))
+        format!(
+            "{}/{}",
+            repo.url.trim_end_matches('/'),
+            url.trim_start_matches('/')
+        )
     };
     let data = host.http_get(&absolute, &repo.user, &repo.password)?;
     if let Some(Value::String(digest)) = entry.get("digest") {
-        let got: String = Sha256::digest(&data).iter().map(|b| format!("{b:02x}")).collect();
+        let got: String = Sha256::digest(&data)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         if !digest.is_empty() && *digest.to_lowercase() != got {
             return Err(format!(
                 "chart \"{name}\" {version} from {}: digest mismatch (index says {digest}, download is {got})",
@@ -191,7 +230,12 @@ pub fn repo_chart(
 /// selects, as helm resolves it: an exact version is the tag; a range is matched
 /// against the repository's tags; no version is helmfile's `latest` error. Exact versions
 /// already in the cache are not pulled again (helmfile's rule).
-fn oci_chart(host: &dyn Host, repo: Option<&Repo>, reference: &str, constraint: &str) -> Result<PathBuf, String> {
+fn oci_chart(
+    host: &dyn Host,
+    repo: Option<&Repo>,
+    reference: &str,
+    constraint: &str,
+) -> Result<PathBuf, String> {
     let auth = crate::host::OciAuth {
         username: repo.map(|r| r.user.clone()).unwrap_or_default(),
         password: repo.map(|r| r.password.clone()).unwrap_or_default(),
@@ -202,23 +246,42 @@ fn oci_chart(host: &dyn Host, repo: Option<&Repo>, reference: &str, constraint: 
         // helmfile asks helm for the `latest` tag here, which helm refuses.
         return Err("the version for OCI charts should be semver compliant, the latest tag is not supported anymore for helm >= 3.8.0".into());
     }
-    let exact = SemVersion::parse(constraint).is_ok() && constraint.chars().next().is_some_and(|c| c.is_ascii_digit() || c == 'v');
+    let exact = SemVersion::parse(constraint).is_ok()
+        && constraint
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == 'v');
     let version = if exact {
         constraint.to_string()
     } else {
-        let tags: Vec<String> = host.oci_tags(reference, &auth)?.iter().map(|t| t.replace('_', "+")).collect();
-        let wanted = if constraint.is_empty() { "any stable version".to_string() } else { format!("version \"{constraint}\"") };
-        let i = best_version(&tags, constraint).ok_or_else(|| format!("{bare}: no tag matching {wanted}"))?;
+        let tags: Vec<String> = host
+            .oci_tags(reference, &auth)?
+            .iter()
+            .map(|t| t.replace('_', "+"))
+            .collect();
+        let wanted = if constraint.is_empty() {
+            "any stable version".to_string()
+        } else {
+            format!("version \"{constraint}\"")
+        };
+        let i = best_version(&tags, constraint)
+            .ok_or_else(|| format!("{bare}: no tag matching {wanted}"))?;
         tags[i].clone()
     };
     let dir: PathBuf = bare.split('/').map(|p| p.replace(':', "_")).collect();
     let name = bare.rsplit('/').next().unwrap_or(bare);
-    let file = host.cache_dir().join("charts").join("oci").join(dir).join(format!("{name}-{version}.tgz"));
+    let file = host
+        .cache_dir()
+        .join("charts")
+        .join("oci")
+        .join(dir)
+        .join(format!("{name}-{version}.tgz"));
     let _one_at_a_time = DOWNLOADING.lock();
     if exact && host.is_file(&file) {
         return Ok(file);
     }
     let (_digest, data) = host.oci_pull(reference, &version, &auth)?;
-    host.write_file(&file, &data).map_err(|e| format!("caching {}: {e}", file.display()))?;
+    host.write_file(&file, &data)
+        .map_err(|e| format!("caching {}: {e}", file.display()))?;
     Ok(file)
 }

@@ -72,7 +72,9 @@ pub fn template_reporting(
         }
     }
     let workers = if concurrency == 0 {
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
     } else {
         concurrency
     }
@@ -90,7 +92,10 @@ pub fn template_reporting(
                 if let Ok(mut slot) = results[i].lock() {
                     *slot = Some(out);
                 }
-                done(finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, jobs.len());
+                done(
+                    finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+                    jobs.len(),
+                );
             });
         }
     });
@@ -132,16 +137,21 @@ fn render_one(
     }
     // Paths are relative to the host's working directory; the host resolves them.
     let fs = crate::host::HostFs(s.host.as_ref());
-    let rendered = capstan_chart::template::template_in(&fs, Path::new(&input.chart), Path::new(""), &input.options)
-        .map_err(|e| {
-            // Locations are shown (and read back for snippets) from the process's own
-            // directory: make them absolute under the working directory.
-            let location = e.location.clone().map(|mut l| {
-                l.file = crate::host::join(&s.root, &l.file.to_string_lossy());
-                l
-            });
-            fail(e.to_string(), location)
-        })?;
+    let rendered = capstan_chart::template::template_in(
+        &fs,
+        Path::new(&input.chart),
+        Path::new(""),
+        &input.options,
+    )
+    .map_err(|e| {
+        // Locations are shown (and read back for snippets) from the process's own
+        // directory: make them absolute under the working directory.
+        let location = e.location.clone().map(|mut l| {
+            l.file = crate::host::join(&s.root, &l.file.to_string_lossy());
+            l
+        });
+        fail(e.to_string(), location)
+    })?;
     Ok(RenderedRelease {
         name: r.name.clone(),
         chart: r.chart.clone(),
@@ -158,19 +168,33 @@ fn render_with_helm(
     r: &Release,
     input: &crate::release_values::ChartInput,
 ) -> Result<RenderedRelease, String> {
-    let files: Vec<(String, String)> = input.options.overlay.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let files: Vec<(String, String)> = input
+        .options
+        .overlay
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     let named: Vec<(String, String)> = files
         .iter()
         .enumerate()
         .map(|(i, (_, text))| (format!("values-{i}.yaml"), text.clone()))
         .collect();
     let dir = s.host.write_private(&named).map_err(|e| {
-        format!("chart {:?} is not a local chart, and its values could not be written for helm: {e}", r.chart)
+        format!(
+            "chart {:?} is not a local chart, and its values could not be written for helm: {e}",
+            r.chart
+        )
     })?;
     let args = crate::release_values::helm_template_args(input, &dir, &files);
     let helm = crate::spec::str_of(&ps.state.doc, "helmBinary");
-    let helm = if helm.is_empty() { "helm".to_string() } else { helm };
-    let out = s.host.exec(&helm, &args, &[], None, Path::new(&ps.state.base));
+    let helm = if helm.is_empty() {
+        "helm".to_string()
+    } else {
+        helm
+    };
+    let out = s
+        .host
+        .exec(&helm, &args, &[], None, Path::new(&ps.state.base));
     let _ = s.host.remove_private(&dir);
     let manifest = out.map_err(|e| {
         if e.starts_with(&format!("exec: \"{helm}\"")) {
@@ -205,20 +229,31 @@ fn strip_ext(file: &str) -> &str {
 }
 
 /// The data of `--output-dir-template` / `--output-file-template`.
-pub fn path_template_data(s: &Settings, ps: &PreparedState, r: &Release, output_dir: &str) -> Value {
+pub fn path_template_data(
+    s: &Settings,
+    ps: &PreparedState,
+    r: &Release,
+    output_dir: &str,
+) -> Value {
     let file = &ps.state.file;
     let abs = absolute(&s.root, file);
     let mut state = BTreeMap::new();
     state.insert(Str::from("BaseName"), Value::from(strip_ext(file)));
     state.insert(Str::from("Path"), Value::from(file.as_str()));
-    state.insert(Str::from("AbsPath"), Value::from(abs.to_string_lossy().into_owned()));
+    state.insert(
+        Str::from("AbsPath"),
+        Value::from(abs.to_string_lossy().into_owned()),
+    );
     state.insert(Str::from("AbsPathSHA1"), Value::from(sha8(s, file)));
     let mut release = BTreeMap::new();
     release.insert(Str::from("Name"), Value::from(r.name.as_str()));
     release.insert(Str::from("Namespace"), Value::from(r.namespace.as_str()));
     release.insert(Str::from("Chart"), Value::from(r.chart.as_str()));
     release.insert(Str::from("Version"), Value::from(r.version.as_str()));
-    release.insert(Str::from("KubeContext"), Value::from(r.kube_context.as_str()));
+    release.insert(
+        Str::from("KubeContext"),
+        Value::from(r.kube_context.as_str()),
+    );
     let mut m = BTreeMap::new();
     m.insert(Str::from("OutputDir"), Value::from(output_dir));
     m.insert(Str::from("State"), Value::map_from(state));
@@ -278,14 +313,25 @@ pub fn list_rows(states: &[PreparedState]) -> Result<Vec<[String; 7]>, String> {
 /// `list` as a table (gosuri/uitable: cells padded to the column width, tab-separated,
 /// trailing blanks trimmed).
 pub fn list_table(rows: &[[String; 7]]) -> String {
-    let header = ["NAME", "NAMESPACE", "ENABLED", "INSTALLED", "LABELS", "CHART", "VERSION"].map(String::from);
+    let header = [
+        "NAME",
+        "NAMESPACE",
+        "ENABLED",
+        "INSTALLED",
+        "LABELS",
+        "CHART",
+        "VERSION",
+    ]
+    .map(String::from);
     let all: Vec<&[String; 7]> = std::iter::once(&header).chain(rows.iter()).collect();
     let widths: Vec<usize> = (0..7)
         .map(|c| all.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
     for r in all {
-        let line: Vec<String> = (0..7).map(|c| format!("{:<w$}", r[c], w = widths[c])).collect();
+        let line: Vec<String> = (0..7)
+            .map(|c| format!("{:<w$}", r[c], w = widths[c]))
+            .collect();
         out.push_str(line.join("\t").trim_end());
         out.push('\n');
     }
@@ -315,7 +361,15 @@ pub fn list_json(rows: &[[String; 7]]) -> String {
             out.push(',');
         }
         out.push('{');
-        let keys = ["name", "namespace", "enabled", "installed", "labels", "chart", "version"];
+        let keys = [
+            "name",
+            "namespace",
+            "enabled",
+            "installed",
+            "labels",
+            "chart",
+            "version",
+        ];
         for (j, k) in keys.iter().enumerate() {
             if j > 0 {
                 out.push(',');
@@ -323,7 +377,14 @@ pub fn list_json(rows: &[[String; 7]]) -> String {
             let v = item.get(k).unwrap_or(Value::Nil);
             out.push_str(&format!(
                 "\"{k}\":{}",
-                to_json(&v, JsonStyle { escape_html: true, indent: None }).unwrap_or_default()
+                to_json(
+                    &v,
+                    JsonStyle {
+                        escape_html: true,
+                        indent: None
+                    }
+                )
+                .unwrap_or_default()
             ));
         }
         out.push('}');
@@ -338,10 +399,19 @@ pub fn print_env(s: &Settings, states: &[PreparedState], json: bool) -> Result<S
     for ps in states {
         let mut m = BTreeMap::new();
         let abs = absolute(&s.root, &ps.state.file);
-        m.insert(Str::from("filePath"), Value::from(abs.to_string_lossy().into_owned()));
+        m.insert(
+            Str::from("filePath"),
+            Value::from(abs.to_string_lossy().into_owned()),
+        );
         m.insert(Str::from("name"), Value::from(ps.state.env.name.as_str()));
-        m.insert(Str::from("kubeContext"), Value::from(ps.state.env.kube_context.as_str()));
-        m.insert(Str::from("values"), Value::map_from(ps.state.values.clone()));
+        m.insert(
+            Str::from("kubeContext"),
+            Value::from(ps.state.env.kube_context.as_str()),
+        );
+        m.insert(
+            Str::from("values"),
+            Value::map_from(ps.state.values.clone()),
+        );
         docs.push(Value::map_from(m));
     }
     if json {
@@ -350,7 +420,13 @@ pub fn print_env(s: &Settings, states: &[PreparedState], json: bool) -> Result<S
             if i > 0 {
                 out.push_str(",\n");
             }
-            let text = to_json(d, JsonStyle { escape_html: true, indent: Some("  ") })?;
+            let text = to_json(
+                d,
+                JsonStyle {
+                    escape_html: true,
+                    indent: Some("  "),
+                },
+            )?;
             out.push_str("  ");
             out.push_str(&text.replace('\n', "\n  "));
         }
@@ -371,7 +447,11 @@ pub fn print_env(s: &Settings, states: &[PreparedState], json: bool) -> Result<S
 pub fn show_dag(states: &[PreparedState]) -> Result<String, String> {
     let mut out = String::new();
     for ps in states {
-        let releases: Vec<Release> = ps.selected.iter().map(|&i| ps.releases[i].clone()).collect();
+        let releases: Vec<Release> = ps
+            .selected
+            .iter()
+            .map(|&i| ps.releases[i].clone())
+            .collect();
         if releases.is_empty() {
             continue;
         }
@@ -396,7 +476,9 @@ fn struct_yaml(fields: &[(String, Value)]) -> Result<String, String> {
     for (k, v) in fields {
         let mut one = BTreeMap::new();
         one.insert(Str::from(k.as_str()), v.clone());
-        out.push_str(&capstan_yaml::encode_helmfile(&Value::map_from(one)).map_err(|e| e.to_string())?);
+        out.push_str(
+            &capstan_yaml::encode_helmfile(&Value::map_from(one)).map_err(|e| e.to_string())?,
+        );
     }
     Ok(out)
 }
@@ -425,7 +507,10 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
         .iter()
         .map(|(k, v)| (Str::from(k.as_str()), Value::from(v.as_str())))
         .collect();
-    labels.insert(Str::from("chart"), Value::from(crate::release::chart_name(&r.chart)));
+    labels.insert(
+        Str::from("chart"),
+        Value::from(crate::release::chart_name(&r.chart)),
+    );
     labels.insert(Str::from("name"), Value::from(r.name.as_str()));
     labels.insert(Str::from("namespace"), Value::from(r.namespace.as_str()));
     raw.insert(Str::from("labels"), Value::map_from(labels));
@@ -453,7 +538,9 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
                 if !sv.values.is_empty() {
                     m.insert(
                         Str::from("values"),
-                        Value::list_from(sv.values.iter().map(|x| Value::from(x.as_str())).collect()),
+                        Value::list_from(
+                            sv.values.iter().map(|x| Value::from(x.as_str())).collect(),
+                        ),
                     );
                 }
                 Value::map_from(m)
@@ -483,11 +570,26 @@ pub fn build(s: &Settings, states: &[PreparedState], embed_values: bool) -> Resu
                 "filepath".into(),
                 Value::from(ps.state.file.rsplit('/').next().unwrap_or(&ps.state.file)),
             ),
-            ("helmBinary".into(), Value::from(non_empty(&crate::spec::str_of(&ps.state.doc, "helmBinary"), "helm"))),
-            ("kustomizeBinary".into(), Value::from(non_empty(&crate::spec::str_of(&ps.state.doc, "kustomizeBinary"), "kustomize"))),
+            (
+                "helmBinary".into(),
+                Value::from(non_empty(
+                    &crate::spec::str_of(&ps.state.doc, "helmBinary"),
+                    "helm",
+                )),
+            ),
+            (
+                "kustomizeBinary".into(),
+                Value::from(non_empty(
+                    &crate::spec::str_of(&ps.state.doc, "kustomizeBinary"),
+                    "kustomize",
+                )),
+            ),
         ];
         for k in crate::spec::STATE_KEYS {
-            if matches!(*k, "helmBinary" | "kustomizeBinary" | "releases" | "templates" | "bases") {
+            if matches!(
+                *k,
+                "helmBinary" | "kustomizeBinary" | "releases" | "templates" | "bases"
+            ) {
                 continue;
             }
             if let Some(v) = ps.state.doc.get(*k).filter(|v| !crate::spec::is_empty(v)) {
@@ -508,10 +610,18 @@ pub fn build(s: &Settings, states: &[PreparedState], embed_values: bool) -> Resu
             releases.push(f);
         }
         out.push_str(&struct_list_yaml("releases", &releases)?);
-        let templates = ps.state.doc.get("templates").cloned().unwrap_or_else(Value::empty_map);
+        let templates = ps
+            .state
+            .doc
+            .get("templates")
+            .cloned()
+            .unwrap_or_else(Value::empty_map);
         out.push_str(&struct_yaml(&[
             ("templates".into(), templates),
-            ("renderedvalues".into(), Value::map_from(ps.state.values.clone())),
+            (
+                "renderedvalues".into(),
+                Value::map_from(ps.state.values.clone()),
+            ),
         ])?);
     }
     Ok(out)
@@ -559,10 +669,15 @@ pub fn write_values(
                 .values
                 .merge(&|p: &str| match input.options.overlay.get(p) {
                     Some(t) => Ok(t.clone()),
-                    None => capstan_chart::template::read_file_in(&crate::host::HostFs(s.host.as_ref()), Path::new(""), p),
+                    None => capstan_chart::template::read_file_in(
+                        &crate::host::HostFs(s.host.as_ref()),
+                        Path::new(""),
+                        p,
+                    ),
                 })
                 .map_err(|e| e.to_string())?;
-            let text = capstan_yaml::encode_helmfile(&Value::map_from(merged)).map_err(|e| e.to_string())?;
+            let text = capstan_yaml::encode_helmfile(&Value::map_from(merged))
+                .map_err(|e| e.to_string())?;
             let path = render_path(tmpl, &path_template_data(s, ps, r, ""))?;
             files.push((path, text));
         }
@@ -599,7 +714,11 @@ pub fn fetch(
     output_dir: &str,
     output_dir_template: &str,
 ) -> Result<Vec<FetchedChart>, String> {
-    let tmpl = if output_dir_template.is_empty() { FETCH_OUTPUT_DIR_TEMPLATE } else { output_dir_template };
+    let tmpl = if output_dir_template.is_empty() {
+        FETCH_OUTPUT_DIR_TEMPLATE
+    } else {
+        output_dir_template
+    };
     let mut out = Vec::new();
     for ps in states {
         for r in ps.active()? {
@@ -607,13 +726,31 @@ pub fn fetch(
             if crate::release_values::local_chart(s, base, &r.chart).is_some() {
                 continue;
             }
-            let archive = crate::charts::repo_chart(s.host.as_ref(), &ps.state.doc, base, &r.chart, &r.version)
-                .map_err(|e| format!("release \"{}\": {e}", r.name))?
-                .ok_or_else(|| format!("release \"{}\": chart \"{}\" is neither on disk nor in a listed repository", r.name, r.chart))?;
-            let data = s.host.read_file(&archive).map_err(|e| format!("{}: {e}", archive.display()))?;
-            let files = capstan_chart::archive::read_archive(&data).map_err(|e| format!("release \"{}\": {}", r.name, e.message))?;
+            let archive = crate::charts::repo_chart(
+                s.host.as_ref(),
+                &ps.state.doc,
+                base,
+                &r.chart,
+                &r.version,
+            )
+            .map_err(|e| format!("release \"{}\": {e}", r.name))?
+            .ok_or_else(|| {
+                format!(
+                    "release \"{}\": chart \"{}\" is neither on disk nor in a listed repository",
+                    r.name, r.chart
+                )
+            })?;
+            let data = s
+                .host
+                .read_file(&archive)
+                .map_err(|e| format!("{}: {e}", archive.display()))?;
+            let files = capstan_chart::archive::read_archive(&data)
+                .map_err(|e| format!("release \"{}\": {}", r.name, e.message))?;
             let chart_name = r.chart.rsplit('/').next().unwrap_or(&r.chart).to_string();
-            let mut data = path_template_data(s, ps, r, output_dir).as_map().map(|m| m.snapshot()).unwrap_or_default();
+            let mut data = path_template_data(s, ps, r, output_dir)
+                .as_map()
+                .map(|m| m.snapshot())
+                .unwrap_or_default();
             data.insert(Str::from("ChartName"), Value::from(chart_name.as_str()));
             let dir = render_path(tmpl, &Value::map_from(data))?;
             out.push(FetchedChart {
@@ -641,24 +778,38 @@ pub struct ExplainedRelease {
 
 /// `values`: the final values of every active release with their layers, for charts
 /// capstan renders itself (a chart only helm can render is an error naming it).
-pub fn explain_values(s: &Settings, states: &[PreparedState], flags: &HelmFlags) -> Result<Vec<ExplainedRelease>, String> {
+pub fn explain_values(
+    s: &Settings,
+    states: &[PreparedState],
+    flags: &HelmFlags,
+) -> Result<Vec<ExplainedRelease>, String> {
     let mut out = Vec::new();
     for ps in states {
         for r in ps.active()? {
             let fail = |e: String| {
                 let own = format!("release \"{}\": ", r.name);
-                format!("release \"{}\": {}", r.name, e.strip_prefix(&own).unwrap_or(&e))
+                format!(
+                    "release \"{}\": {}",
+                    r.name,
+                    e.strip_prefix(&own).unwrap_or(&e)
+                )
             };
             let mut input = chart_input(s, ps, r, flags).map_err(fail)?;
             if !input.local {
-                return Err(fail(format!("chart {:?} is not a local chart: its values need helm", r.chart)));
+                return Err(fail(format!(
+                    "chart {:?} is not a local chart: its values need helm",
+                    r.chart
+                )));
             }
             input.options.post_renderer = None;
             let fs = crate::host::HostFs(s.host.as_ref());
             let chart = Path::new(&input.chart);
-            let rendered = capstan_chart::template::template_in(&fs, chart, Path::new(""), &input.options)
-                .map_err(|e| fail(e.to_string()))?;
-            let layers = capstan_chart::explain::layers_in(&fs, chart, Path::new(""), &input.options).map_err(fail)?;
+            let rendered =
+                capstan_chart::template::template_in(&fs, chart, Path::new(""), &input.options)
+                    .map_err(|e| fail(e.to_string()))?;
+            let layers =
+                capstan_chart::explain::layers_in(&fs, chart, Path::new(""), &input.options)
+                    .map_err(fail)?;
             out.push(ExplainedRelease {
                 name: r.name.clone(),
                 namespace: input.options.namespace.clone(),

@@ -91,9 +91,10 @@ impl ValuesLoader<'_> {
     /// missing file is tolerated.
     pub fn resolve(&mut self, what: &str, entry: &str) -> Result<Vec<String>, String> {
         if capstan_fetch::is_remote(entry) {
-            let local = self.renderer.host.fetch(entry).map_err(|e| {
-                format!("{what} file \"{}\": {e}", capstan_fetch::redact(entry))
-            })?;
+            let local =
+                self.renderer.host.fetch(entry).map_err(|e| {
+                    format!("{what} file \"{}\": {e}", capstan_fetch::redact(entry))
+                })?;
             return Ok(vec![local.to_string_lossy().into_owned()]);
         }
         let pattern = join_shown(self.base, entry);
@@ -122,7 +123,9 @@ impl ValuesLoader<'_> {
             .render_file(file, file, data)
             .map_err(|e| format!("failed to load environment values file \"{file}\": {e}"))?;
         let v = capstan_yaml::decode_helmfile(&text).map_err(|e| {
-            format!("failed to load environment values file \"{file}\": {e}\n\nOffending YAML:\n{text}")
+            format!(
+                "failed to load environment values file \"{file}\": {e}\n\nOffending YAML:\n{text}"
+            )
         })?;
         let v = capstan_yaml::stringify_keys(&v).map_err(|e| e.to_string())?;
         Ok(v.as_map().map(|m| m.snapshot()).unwrap_or_default())

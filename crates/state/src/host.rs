@@ -42,7 +42,10 @@ pub trait Host: Send + Sync {
     /// Writes files (name, content) with owner-only permissions into a new private
     /// directory and returns it (for values files helm must read).
     fn write_private(&self, _files: &[(String, String)]) -> io::Result<PathBuf> {
-        Err(io::Error::new(io::ErrorKind::Unsupported, "writing files is disabled here"))
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "writing files is disabled here",
+        ))
     }
 
     /// Removes a directory made by [`Host::write_private`].
@@ -52,17 +55,31 @@ pub trait Host: Send + Sync {
 
     /// An HTTP(S) GET (chart repositories), with basic auth when given.
     fn http_get(&self, url: &str, _user: &str, _password: &str) -> Result<Vec<u8>, String> {
-        Err(format!("{}: the network is not available here", capstan_fetch::redact(url)))
+        Err(format!(
+            "{}: the network is not available here",
+            capstan_fetch::redact(url)
+        ))
     }
 
     /// The tags of an OCI repository (`oci://host/path`).
     fn oci_tags(&self, reference: &str, _auth: &OciAuth) -> Result<Vec<String>, String> {
-        Err(format!("{}: the network is not available here", capstan_fetch::redact(reference)))
+        Err(format!(
+            "{}: the network is not available here",
+            capstan_fetch::redact(reference)
+        ))
     }
 
     /// Pulls a chart from an OCI registry: (manifest digest, chart archive).
-    fn oci_pull(&self, reference: &str, _tag: &str, _auth: &OciAuth) -> Result<(String, Vec<u8>), String> {
-        Err(format!("{}: the network is not available here", capstan_fetch::redact(reference)))
+    fn oci_pull(
+        &self,
+        reference: &str,
+        _tag: &str,
+        _auth: &OciAuth,
+    ) -> Result<(String, Vec<u8>), String> {
+        Err(format!(
+            "{}: the network is not available here",
+            capstan_fetch::redact(reference)
+        ))
     }
 
     /// Where fetched files are cached (helmfile's cache directory).
@@ -72,7 +89,10 @@ pub trait Host: Send + Sync {
 
     /// Writes a file into the cache (parent directories created).
     fn write_file(&self, _path: &Path, _data: &[u8]) -> io::Result<()> {
-        Err(io::Error::new(io::ErrorKind::Unsupported, "writing files is disabled here"))
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "writing files is disabled here",
+        ))
     }
 
     /// The local copy of a remote file (`git::…`, `http(s)://…`, `s3://…`), fetched into
@@ -250,10 +270,17 @@ impl Host for OsHost {
         oci_client(auth, &env).tags(&r).map_err(|e| e.to_string())
     }
 
-    fn oci_pull(&self, reference: &str, tag: &str, auth: &OciAuth) -> Result<(String, Vec<u8>), String> {
+    fn oci_pull(
+        &self,
+        reference: &str,
+        tag: &str,
+        auth: &OciAuth,
+    ) -> Result<(String, Vec<u8>), String> {
         let env = |k: &str| std::env::var(k).ok();
         let r = capstan_fetch::oci::Reference::parse(reference).map_err(|e| e.to_string())?;
-        let pulled = oci_client(auth, &env).pull(&r, tag).map_err(|e| e.to_string())?;
+        let pulled = oci_client(auth, &env)
+            .pull(&r, tag)
+            .map_err(|e| e.to_string())?;
         Ok((pulled.digest, pulled.archive))
     }
 
@@ -276,8 +303,13 @@ impl Host for OsHost {
 
     fn fetch(&self, src: &str) -> Result<PathBuf, String> {
         let env = |k: &str| std::env::var(k).ok();
-        if matches!(env("HELMFILE_DISABLE_INSECURE_FEATURES").as_deref(), Some("1" | "t" | "T" | "TRUE" | "true" | "True")) {
-            return Err("remote sources are disabled due to HELMFILE_DISABLE_INSECURE_FEATURES".into());
+        if matches!(
+            env("HELMFILE_DISABLE_INSECURE_FEATURES").as_deref(),
+            Some("1" | "t" | "T" | "TRUE" | "true" | "True")
+        ) {
+            return Err(
+                "remote sources are disabled due to HELMFILE_DISABLE_INSECURE_FEATURES".into(),
+            );
         }
         let fetcher = capstan_fetch::Fetcher {
             home: capstan_fetch::cache_dir(&env),
@@ -287,7 +319,10 @@ impl Host for OsHost {
     }
 }
 
-fn oci_client<'a>(auth: &OciAuth, env: &'a dyn Fn(&str) -> Option<String>) -> capstan_fetch::oci::Client<'a> {
+fn oci_client<'a>(
+    auth: &OciAuth,
+    env: &'a dyn Fn(&str) -> Option<String>,
+) -> capstan_fetch::oci::Client<'a> {
     capstan_fetch::oci::Client {
         username: auth.username.clone(),
         password: auth.password.clone(),
@@ -344,7 +379,11 @@ pub fn glob(host: &dyn Host, pattern: &str) -> Vec<String> {
     }
     let absolute = pattern.starts_with('/');
     let segments: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty()).collect();
-    let start = if absolute { "/".to_string() } else { String::new() };
+    let start = if absolute {
+        "/".to_string()
+    } else {
+        String::new()
+    };
     let mut found = Vec::new();
     walk(host, &start, &segments, &mut found);
     found.sort();
@@ -371,7 +410,10 @@ fn walk(host: &dyn Host, prefix: &str, segments: &[&str], found: &mut Vec<String
     if *seg == "**" {
         walk(host, prefix, rest, found);
         if let Ok(entries) = host.read_dir(Path::new(dir)) {
-            for e in entries.iter().filter(|e| e.is_dir && !e.name.starts_with('.')) {
+            for e in entries
+                .iter()
+                .filter(|e| e.is_dir && !e.name.starts_with('.'))
+            {
                 walk(host, &child(prefix, &e.name), segments, found);
             }
         }
@@ -468,7 +510,9 @@ impl Host for MemHost {
         _stdin: Option<&str>,
         _dir: &Path,
     ) -> Result<String, String> {
-        Err(format!("exec: \"{command}\": running commands is disabled here"))
+        Err(format!(
+            "exec: \"{command}\": running commands is disabled here"
+        ))
     }
 }
 
@@ -481,7 +525,12 @@ impl capstan_chart::fs::ChartFs for HostFs<'_> {
     }
 
     fn read_dir(&self, path: &Path) -> io::Result<Vec<(String, bool)>> {
-        Ok(self.0.read_dir(path)?.into_iter().map(|e| (e.name, e.is_dir)).collect())
+        Ok(self
+            .0
+            .read_dir(path)?
+            .into_iter()
+            .map(|e| (e.name, e.is_dir))
+            .collect())
     }
 
     fn is_file(&self, path: &Path) -> bool {

@@ -70,7 +70,10 @@ pub fn template_position(message: &str) -> Option<(u32, u32)> {
 /// The `N` of a go-yaml `yaml: line N: ...` message.
 pub fn yaml_line(message: &str) -> Option<u32> {
     let i = message.find("line ")?;
-    let digits: String = message[i + 5..].chars().take_while(|c| c.is_ascii_digit()).collect();
+    let digits: String = message[i + 5..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
     digits.parse().ok()
 }
 

@@ -198,7 +198,12 @@ fn merge_layer(into: &mut Tree, layer: &Tree) {
                             .chain(list_of(&b, "secrets"))
                             .collect();
                         m.insert("secrets".into(), Value::list_from(secrets));
-                        for key in ["kubeContext", "missingFileHandler", "missingFileHandlerConfig", "mergeStrategy"] {
+                        for key in [
+                            "kubeContext",
+                            "missingFileHandler",
+                            "missingFileHandlerConfig",
+                            "mergeStrategy",
+                        ] {
                             if let Some(x) = b.get(key).filter(|x| !is_empty(x)) {
                                 m.insert(key.into(), x.clone());
                             }
@@ -271,7 +276,9 @@ impl Overrides {
         for item in &self.set {
             for kv in split_unescaped_commas(item) {
                 let Some((k, v)) = kv.split_once('=') else {
-                    return Err(format!("invalid --state-values-set item {kv:?}: expected KEY=VALUE"));
+                    return Err(format!(
+                        "invalid --state-values-set item {kv:?}: expected KEY=VALUE"
+                    ));
                 };
                 set_typed(&mut cli, k, v, false)?;
             }
@@ -334,7 +341,14 @@ pub fn split_set_string(input: &str) -> Vec<(String, String)> {
     let mut i = 0;
     while i < b.len() {
         // A match starts at the beginning or right after a comma.
-        let start = if i == 0 && b[0] != b',' { 0 } else if b[i] == b',' { i + 1 } else { i += 1; continue };
+        let start = if i == 0 && b[0] != b',' {
+            0
+        } else if b[i] == b',' {
+            i + 1
+        } else {
+            i += 1;
+            continue;
+        };
         let mut k = start;
         while k < b.len() && b[k] != b'=' && !b[k].is_ascii_whitespace() {
             k += 1;
@@ -483,11 +497,15 @@ pub fn split_parts(content: &str) -> Vec<String> {
 /// Parses one rendered part: every YAML document in it, merged (lists appended). An
 /// error carries the line and column in the part when known.
 pub fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option<(u32, u32)>)> {
-    let docs = capstan_yaml::split_documents(text).map_err(|e| (e.to_string(), e.pos.map(|p| (p.line, p.column))))?;
+    let docs = capstan_yaml::split_documents(text)
+        .map_err(|e| (e.to_string(), e.pos.map(|p| (p.line, p.column))))?;
     let mut out = Tree::new();
     let mut search_from = 0usize;
     for (i, d) in docs.iter().enumerate() {
-        let doc_offset = text[search_from..].find(d.as_str()).map(|o| o + search_from).unwrap_or(search_from);
+        let doc_offset = text[search_from..]
+            .find(d.as_str())
+            .map(|o| o + search_from)
+            .unwrap_or(search_from);
         search_from = doc_offset + d.len();
         let doc_line = text[..doc_offset].matches('\n').count() as u32;
         let hint = if file.ends_with(".gotmpl") {
@@ -495,11 +513,17 @@ pub fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option<(u32, 
         } else {
             ". Started seeing this since Helmfile v1? Add the .gotmpl file extension".into()
         };
-        let fail = |e: String| format!("failed to read {file}: reading document at index {}{hint}: {e}", i + 1);
+        let fail = |e: String| {
+            format!(
+                "failed to read {file}: reading document at index {}{hint}: {e}",
+                i + 1
+            )
+        };
         let v = capstan_yaml::decode_helmfile(d).map_err(|e| {
-            let pos = e.pos.map(|p| (p.line + doc_line, p.column)).or_else(|| {
-                crate::yaml_line(&e.message).map(|l| (l + doc_line, 0))
-            });
+            let pos = e
+                .pos
+                .map(|p| (p.line + doc_line, p.column))
+                .or_else(|| crate::yaml_line(&e.message).map(|l| (l + doc_line, 0)));
             (fail(e.to_string()), pos)
         })?;
         let v = capstan_yaml::stringify_keys(&v).map_err(|e| (fail(e.to_string()), None))?;
@@ -659,7 +683,10 @@ mod tests {
 
     #[test]
     fn set_items_split_on_unescaped_commas() {
-        assert_eq!(split_unescaped_commas(r"a=1\,2,b\.c=3"), vec!["a=1,2", r"b\.c=3"]);
+        assert_eq!(
+            split_unescaped_commas(r"a=1\,2,b\.c=3"),
+            vec!["a=1,2", r"b\.c=3"]
+        );
     }
 
     #[test]

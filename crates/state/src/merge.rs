@@ -210,7 +210,9 @@ pub fn set_typed(m: &mut Tree, key: &str, value: &str, keep_string: bool) -> Res
 }
 
 fn set_at(m: &mut Tree, path: &[String], value: Value) -> Result<(), String> {
-    let (first, rest) = path.split_first().expect("set_at is called with a non-empty path");
+    let (first, rest) = path
+        .split_first()
+        .expect("set_at is called with a non-empty path");
     match cursor(first) {
         Cursor::Key(k) => {
             if rest.is_empty() {
@@ -281,7 +283,10 @@ mod tests {
     #[test]
     fn fallback_keeps_earlier_and_fills_sparse_lists() {
         let mut d = tree("a: 0\nn: null\nl: [null, b]\nm: {k: 1}\n");
-        merge_fallback(&mut d, &tree("a: 5\nn: 2\nl: [x, y, z]\nm: {k: 2, j: 3}\nnew: 1\n"));
+        merge_fallback(
+            &mut d,
+            &tree("a: 5\nn: 2\nl: [x, y, z]\nm: {k: 2, j: 3}\nnew: 1\n"),
+        );
         assert_eq!(
             yaml(&d),
             "a: 0\nl:\n  - x\n  - b\n  - z\nm:\n  j: 3\n  k: 1\n\"n\": 2\nnew: 1\n"
@@ -295,7 +300,10 @@ mod tests {
             &tree("x: null\nl: [null, 5]\ny: null\n"),
             ArrayMerge::Sparse,
         );
-        assert_eq!(yaml(&out), "l:\n  - 1\n  - 5\n  - 3\nx: keep\n\"y\": null\n");
+        assert_eq!(
+            yaml(&out),
+            "l:\n  - 1\n  - 5\n  - 3\nx: keep\n\"y\": null\n"
+        );
     }
 
     #[test]

@@ -6,8 +6,8 @@
 use crate::environment::Environment;
 use crate::merge::Tree;
 use crate::render::Renderer;
-use crate::spec::{bool_of, is_empty, list_of, map_of, str_of, strings_of};
 use crate::scalar_text;
+use crate::spec::{bool_of, is_empty, list_of, map_of, str_of, strings_of};
 use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
 
@@ -103,7 +103,10 @@ impl Release {
             values: list_of(t, "values"),
             secrets: list_of(t, "secrets"),
             set: list_of(t, "set").iter().map(SetValue::from_value).collect(),
-            set_string: list_of(t, "setString").iter().map(SetValue::from_value).collect(),
+            set_string: list_of(t, "setString")
+                .iter()
+                .map(SetValue::from_value)
+                .collect(),
             installed: bool_of(t, "installed"),
             condition: str_of(t, "condition"),
             needs: strings_of(t, "needs"),
@@ -120,7 +123,12 @@ impl Release {
 
 /// The chart name without its repository prefix or directories (`stable/nginx` → `nginx`).
 pub fn chart_name(chart: &str) -> String {
-    chart.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string()
+    chart
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .to_string()
 }
 
 /// Fills `dst` from `src` like `mergo.Merge(&dst, src, WithAppendSlice)`: lists append,
@@ -148,11 +156,7 @@ fn fill(dst: &mut Tree, src: &Tree) {
 }
 
 /// `releaseWithInheritedTemplate`: the release with its `inherit:` templates applied.
-fn inherit(
-    r: &Tree,
-    templates: &Tree,
-    path: &[String],
-) -> Result<Tree, String> {
+fn inherit(r: &Tree, templates: &Tree, path: &[String]) -> Result<Tree, String> {
     let name = str_of(r, "name");
     let mut merged = Tree::new();
     for inh in list_of(r, "inherit") {
@@ -207,7 +211,10 @@ pub fn release_template_data(
     rel.insert(Str::from("Namespace"), Value::from(str_of(r, "namespace")));
     rel.insert(Str::from("Chart"), Value::from(str_of(r, "chart")));
     rel.insert(Str::from("ChartVersion"), Value::from(str_of(r, "version")));
-    rel.insert(Str::from("KubeContext"), Value::from(str_of(r, "kubeContext")));
+    rel.insert(
+        Str::from("KubeContext"),
+        Value::from(str_of(r, "kubeContext")),
+    );
     rel.insert(
         Str::from("Labels"),
         r.get("labels").cloned().unwrap_or_else(Value::empty_map),
@@ -218,8 +225,14 @@ pub fn release_template_data(
     let v = Value::map_from(values.clone());
     m.insert(Str::from("Values"), v.clone());
     m.insert(Str::from("StateValues"), v);
-    m.insert(Str::from("KubeContext"), Value::from(overrides.kube_context.as_str()));
-    m.insert(Str::from("Namespace"), Value::from(overrides.namespace.as_str()));
+    m.insert(
+        Str::from("KubeContext"),
+        Value::from(overrides.kube_context.as_str()),
+    );
+    m.insert(
+        Str::from("Namespace"),
+        Value::from(overrides.namespace.as_str()),
+    );
     m.insert(Str::from("Chart"), Value::from(overrides.chart.as_str()));
     Value::map_from(m)
 }
@@ -248,7 +261,15 @@ fn render_str(
 fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, String> {
     let name = str_of(spec, "name");
     let mut out = spec.clone();
-    for field in ["name", "chart", "namespace", "version", "waitTemplate", "installedTemplate", "verifyTemplate"] {
+    for field in [
+        "name",
+        "chart",
+        "namespace",
+        "version",
+        "waitTemplate",
+        "installedTemplate",
+        "verifyTemplate",
+    ] {
         if let Some(Value::String(ts)) = spec.get(field) {
             let v = render_str(r, data, ts, || {
                 format!("failed executing template expressions in release \"{name}\".{field} = \"{ts}\"")
@@ -290,9 +311,9 @@ fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, String>
                 })?;
                 values.push(Value::from(s));
             }
-            Value::AnyMap(_) => values.push(
-                capstan_yaml::stringify_keys(&t).map_err(|e| e.to_string())?,
-            ),
+            Value::AnyMap(_) => {
+                values.push(capstan_yaml::stringify_keys(&t).map_err(|e| e.to_string())?)
+            }
             other => values.push(other.clone()),
         }
     }
@@ -416,7 +437,10 @@ pub fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, String> {
             release.insert(Str::from("labels"), Value::map_from(labels));
         }
         if list_of(&release, "apiVersions").is_empty() && !api_versions.is_empty() {
-            release.insert(Str::from("apiVersions"), Value::list_from(api_versions.clone()));
+            release.insert(
+                Str::from("apiVersions"),
+                Value::list_from(api_versions.clone()),
+            );
         }
         if str_of(&release, "kubeVersion").is_empty() && !kube_version.is_empty() {
             release.insert(Str::from("kubeVersion"), Value::from(kube_version.clone()));
@@ -426,12 +450,22 @@ pub fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, String> {
         for _ in 0..6 {
             let data = release_template_data(c.env, c.values, &prev, c.overrides);
             let mut next = execute_once(c.renderer, &data, &release).map_err(|e| {
-                format!("failed executing templates in release \"{}\".\"{name}\": {e}", c.file)
+                format!(
+                    "failed executing templates in release \"{}\".\"{name}\": {e}",
+                    c.file
+                )
             })?;
             if next == prev {
-                for (tk, k) in [("installedTemplate", "installed"), ("waitTemplate", "wait"), ("verifyTemplate", "verify")] {
+                for (tk, k) in [
+                    ("installedTemplate", "installed"),
+                    ("waitTemplate", "wait"),
+                    ("verifyTemplate", "verify"),
+                ] {
                     templated_bool(&mut next, tk, k).map_err(|e| {
-                        format!("failed executing templates in release \"{}\".\"{name}\": {e}", c.file)
+                        format!(
+                            "failed executing templates in release \"{}\".\"{name}\": {e}",
+                            c.file
+                        )
                     })?;
                 }
                 done = Some(next);

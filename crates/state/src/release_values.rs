@@ -3,11 +3,11 @@
 //! YAML, decrypted secrets), then `set:` as `--set`/`--set-file`, `setString:` as
 //! `--set-string` — held in memory as capstan's chart renderer takes them.
 
+use crate::app::PreparedState;
 use crate::envvals::{join_shown, MissingFileHandler, ValuesLoader};
 use crate::host::join;
 use crate::load::Settings;
 use crate::release::{release_template_data, Release};
-use crate::app::PreparedState;
 use capstan_chart::TemplateOptions;
 use capstan_value::Value;
 use capstan_values::UserValues;
@@ -48,7 +48,9 @@ pub struct ChartInput {
 
 /// helmfile's `escape` for `--set` values: `{`, `}` and `,` get a backslash.
 pub fn escape_set(v: &str) -> String {
-    v.replace('{', "\\{").replace('}', "\\}").replace(',', "\\,")
+    v.replace('{', "\\{")
+        .replace('}', "\\}")
+        .replace(',', "\\,")
 }
 
 /// Whether `chart` (relative to `base`) is a chart on disk rather than `repo/name` or
@@ -76,8 +78,14 @@ pub fn chart_input(
     let base = ps.state.base.as_str();
     let (chart, local) = match local_chart(s, base, &r.chart) {
         Some(path) => (path, true),
-        None => match crate::charts::repo_chart(s.host.as_ref(), &ps.state.doc, base, &r.chart, &r.version)
-            .map_err(|e| format!("release \"{}\": {e}", r.name))?
+        None => match crate::charts::repo_chart(
+            s.host.as_ref(),
+            &ps.state.doc,
+            base,
+            &r.chart,
+            &r.version,
+        )
+        .map_err(|e| format!("release \"{}\": {e}", r.name))?
         {
             Some(archive) => (archive.to_string_lossy().into_owned(), true),
             None => (r.chart.clone(), false),
@@ -131,8 +139,14 @@ pub fn chart_input(
             let cmd = if cmd.contains('/') {
                 // Still a path after joining (`./x` under `.` is `x`, which would be
                 // looked up in PATH).
-                let joined = crate::host::join(&s.root, cmd).to_string_lossy().into_owned();
-                if joined.contains('/') { joined } else { format!("./{joined}") }
+                let joined = crate::host::join(&s.root, cmd)
+                    .to_string_lossy()
+                    .into_owned();
+                if joined.contains('/') {
+                    joined
+                } else {
+                    format!("./{joined}")
+                }
             } else {
                 cmd.clone()
             };
@@ -201,19 +215,25 @@ pub fn chart_input(
     }
     for sv in &r.set {
         if !sv.value.is_empty() {
-            values.set.push(format!("{}={}", sv.name, escape_set(&sv.value)));
+            values
+                .set
+                .push(format!("{}={}", sv.name, escape_set(&sv.value)));
         } else if !sv.file.is_empty() {
             let p = join(Path::new(base), &sv.file);
             values.set_file.push(format!("{}={}", sv.name, p.display()));
         } else if !sv.values.is_empty() {
             let items: Vec<String> = sv.values.iter().map(|v| escape_set(v)).collect();
-            values.set.push(format!("{}={{{}}}", sv.name, items.join(",")));
+            values
+                .set
+                .push(format!("{}={{{}}}", sv.name, items.join(",")));
         } else {
             values.set.push(format!("{}=", sv.name));
         }
     }
     for sv in &r.set_string {
-        values.set_string.push(format!("{}={}", sv.name, escape_set(&sv.value)));
+        values
+            .set_string
+            .push(format!("{}={}", sv.name, escape_set(&sv.value)));
     }
     values.set.extend(flags.set.iter().cloned());
     options.values = values;
@@ -234,9 +254,17 @@ pub fn chart_path(root: &Path, chart: &str) -> PathBuf {
 
 /// The `helm template` command line helmfile runs for a release whose chart is not local,
 /// with the values files written under `values_dir` (named as in `files`).
-pub fn helm_template_args(input: &ChartInput, values_dir: &Path, files: &[(String, String)]) -> Vec<String> {
+pub fn helm_template_args(
+    input: &ChartInput,
+    values_dir: &Path,
+    files: &[(String, String)],
+) -> Vec<String> {
     let o = &input.options;
-    let mut args = vec!["template".to_string(), o.release_name.clone(), input.chart.clone()];
+    let mut args = vec![
+        "template".to_string(),
+        o.release_name.clone(),
+        input.chart.clone(),
+    ];
     if !input.version.is_empty() {
         args.extend(["--version".into(), input.version.clone()]);
     }
@@ -245,12 +273,19 @@ pub fn helm_template_args(input: &ChartInput, values_dir: &Path, files: &[(Strin
     }
     for f in &o.values.files {
         let path = match files.iter().position(|(name, _)| name == f) {
-            Some(i) => values_dir.join(format!("values-{i}.yaml")).display().to_string(),
+            Some(i) => values_dir
+                .join(format!("values-{i}.yaml"))
+                .display()
+                .to_string(),
             None => f.clone(),
         };
         args.extend(["--values".into(), path]);
     }
-    for (flag, items) in [("--set", &o.values.set), ("--set-string", &o.values.set_string), ("--set-file", &o.values.set_file)] {
+    for (flag, items) in [
+        ("--set", &o.values.set),
+        ("--set-string", &o.values.set_string),
+        ("--set-file", &o.values.set_file),
+    ] {
         for i in items {
             args.extend([flag.to_string(), i.clone()]);
         }
@@ -282,18 +317,33 @@ pub fn helm_template_args(input: &ChartInput, values_dir: &Path, files: &[(Strin
 /// The post-renderer for a release, as helmfile picks it: the command line's
 /// `--post-renderer`, else the release's `postRenderer`, else `helmDefaults`'; the
 /// arguments likewise.
-fn post_renderer_of(doc: &crate::merge::Tree, r: &Release, flags: &HelmFlags) -> Option<(String, Vec<String>)> {
+fn post_renderer_of(
+    doc: &crate::merge::Tree,
+    r: &Release,
+    flags: &HelmFlags,
+) -> Option<(String, Vec<String>)> {
     let defaults = crate::spec::map_of(doc, "helmDefaults");
     let strings = |t: &crate::merge::Tree, k: &str| -> Vec<String> {
-        crate::spec::list_of(t, k).iter().map(crate::scalar_text).collect()
+        crate::spec::list_of(t, k)
+            .iter()
+            .map(crate::scalar_text)
+            .collect()
     };
-    let cmd = [flags.post_renderer.clone(), crate::spec::str_of(&r.raw, "postRenderer"), crate::spec::str_of(&defaults, "postRenderer")]
-        .into_iter()
-        .find(|c| !c.is_empty())?;
-    let args = [flags.post_renderer_args.clone(), strings(&r.raw, "postRendererArgs"), strings(&defaults, "postRendererArgs")]
-        .into_iter()
-        .find(|a| !a.is_empty())
-        .unwrap_or_default();
+    let cmd = [
+        flags.post_renderer.clone(),
+        crate::spec::str_of(&r.raw, "postRenderer"),
+        crate::spec::str_of(&defaults, "postRenderer"),
+    ]
+    .into_iter()
+    .find(|c| !c.is_empty())?;
+    let args = [
+        flags.post_renderer_args.clone(),
+        strings(&r.raw, "postRendererArgs"),
+        strings(&defaults, "postRendererArgs"),
+    ]
+    .into_iter()
+    .find(|a| !a.is_empty())
+    .unwrap_or_default();
     Some((cmd, args))
 }
 
@@ -307,32 +357,48 @@ fn extra_dependencies(
     let base = ps.state.base.as_str();
     let mut out = Vec::new();
     for d in crate::spec::list_of(&r.raw, "dependencies") {
-        let Some(t) = d.as_map().map(|m| m.snapshot()) else { continue };
+        let Some(t) = d.as_map().map(|m| m.snapshot()) else {
+            continue;
+        };
         let chart = crate::spec::str_of(&t, "chart");
         let version = crate::spec::str_of(&t, "version");
         let fs = crate::host::HostFs(s.host.as_ref());
         let fail = |e: String| format!("release \"{}\": dependency \"{chart}\": {e}", r.name);
         let loaded = match local_chart(s, base, &chart) {
-            Some(path) => capstan_chart::load::load_dir_in(&fs, Path::new(&path)).map_err(|e| fail(e.message))?,
+            Some(path) => capstan_chart::load::load_dir_in(&fs, Path::new(&path))
+                .map_err(|e| fail(e.message))?,
             None => {
-                let archive = crate::charts::repo_chart(s.host.as_ref(), &ps.state.doc, base, &chart, &version)
-                    .map_err(fail)?
-                    .ok_or_else(|| fail("not a local chart and not in a listed repository".into()))?;
+                let archive = crate::charts::repo_chart(
+                    s.host.as_ref(),
+                    &ps.state.doc,
+                    base,
+                    &chart,
+                    &version,
+                )
+                .map_err(fail)?
+                .ok_or_else(|| fail("not a local chart and not in a listed repository".into()))?;
                 capstan_chart::load::load_dir_in(&fs, &archive).map_err(|e| fail(e.message))?
             }
         };
         let repository = chart
             .split_once('/')
             .and_then(|(repo, _)| {
-                crate::spec::list_of(&ps.state.doc, "repositories").iter().find_map(|x| {
-                    let t = x.as_map()?.snapshot();
-                    (crate::spec::str_of(&t, "name") == repo).then(|| crate::spec::str_of(&t, "url"))
-                })
+                crate::spec::list_of(&ps.state.doc, "repositories")
+                    .iter()
+                    .find_map(|x| {
+                        let t = x.as_map()?.snapshot();
+                        (crate::spec::str_of(&t, "name") == repo)
+                            .then(|| crate::spec::str_of(&t, "url"))
+                    })
             })
             .unwrap_or_default();
         let dep = capstan_chart::load::Dependency {
             name: loaded.metadata.name.clone(),
-            version: if version.is_empty() { loaded.metadata.version.clone() } else { version },
+            version: if version.is_empty() {
+                loaded.metadata.version.clone()
+            } else {
+                version
+            },
             repository,
             condition: crate::spec::str_of(&t, "condition"),
             alias: crate::spec::str_of(&t, "alias"),

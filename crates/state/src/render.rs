@@ -63,32 +63,47 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
         move |_: &capstan_gotmpl::CallCtx, a: Vec<Value>| {
             let rel = strval(&a[0]);
             let p = join(&base, &rel);
-            let entries = host
-                .read_dir(&p)
-                .map_err(|e| format!("ReadDir \"{}\": open {}: {}", p.display(), p.display(), go_io_reason(&e)))?;
+            let entries = host.read_dir(&p).map_err(|e| {
+                format!(
+                    "ReadDir \"{}\": open {}: {}",
+                    p.display(),
+                    p.display(),
+                    go_io_reason(&e)
+                )
+            })?;
             Ok(list_of_strings(
                 entries
                     .into_iter()
                     .filter(|e| dirs || !e.is_dir)
-                    .map(|e| {
-                        Path::new(&rel)
-                            .join(&e.name)
-                            .to_string_lossy()
-                            .into_owned()
-                    })
+                    .map(|e| Path::new(&rel).join(&e.name).to_string_lossy().into_owned())
                     .map(|s| capstan_sprig::path_clean(&s))
                     .collect(),
             ))
         }
     };
-    reg(&mut m, "readDir", &[Ty::String], read_dir(host.clone(), base.clone(), false));
-    reg(&mut m, "listDir", &[Ty::String], read_dir(host.clone(), base.clone(), true));
+    reg(
+        &mut m,
+        "readDir",
+        &[Ty::String],
+        read_dir(host.clone(), base.clone(), false),
+    );
+    reg(
+        &mut m,
+        "listDir",
+        &[Ty::String],
+        read_dir(host.clone(), base.clone(), true),
+    );
     let (h, b) = (host.clone(), base.clone());
     reg(&mut m, "readDirEntries", &[Ty::String], move |_, a| {
         let p = join(&b, &strval(&a[0]));
-        let entries = h
-            .read_dir(&p)
-            .map_err(|e| format!("ReadDirEntries \"{}\": open {}: {}", p.display(), p.display(), go_io_reason(&e)))?;
+        let entries = h.read_dir(&p).map_err(|e| {
+            format!(
+                "ReadDirEntries \"{}\": open {}: {}",
+                p.display(),
+                p.display(),
+                go_io_reason(&e)
+            )
+        })?;
         Ok(Value::list_from(
             entries
                 .into_iter()
@@ -122,17 +137,19 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
         }
     });
     let (h, b) = (host.clone(), base.clone());
-    m.insert("exec".into(), Func::variadic(&[Ty::String, Ty::List], Ty::String, move |_, a| {
-        let args = args_of(&a[1])?;
-        let stdin = a.get(2).map(strval);
-        h.exec(&strval(&a[0]), &args, &[], stdin.as_deref(), &b)
-            .map(Value::from)
-    }));
+    m.insert(
+        "exec".into(),
+        Func::variadic(&[Ty::String, Ty::List], Ty::String, move |_, a| {
+            let args = args_of(&a[1])?;
+            let stdin = a.get(2).map(strval);
+            h.exec(&strval(&a[0]), &args, &[], stdin.as_deref(), &b)
+                .map(Value::from)
+        }),
+    );
     let (h, b) = (host, base);
-    m.insert("envExec".into(), Func::variadic(
-        &[Ty::Map, Ty::String, Ty::List],
-        Ty::String,
-        move |_, a| {
+    m.insert(
+        "envExec".into(),
+        Func::variadic(&[Ty::Map, Ty::String, Ty::List], Ty::String, move |_, a| {
             let mut envs = Vec::new();
             if let Some(map) = a[0].as_map() {
                 for (k, v) in map.snapshot() {
@@ -152,8 +169,8 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
             let stdin = a.get(3).map(strval);
             h.exec(&strval(&a[1]), &args, &envs, stdin.as_deref(), &b)
                 .map(Value::from)
-        },
-    ));
+        }),
+    );
     let h = switches_host.clone();
     reg(&mut m, "fetchSecretValue", &[Ty::String], move |_, a| {
         let s = strval(&a[0]);
@@ -164,7 +181,9 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
         }
     });
     let h = switches_host.clone();
-    reg(&mut m, "expandSecretRefs", &[Ty::Map], move |_, a| expand_refs(h.as_ref(), &a[0]));
+    reg(&mut m, "expandSecretRefs", &[Ty::Map], move |_, a| {
+        expand_refs(h.as_ref(), &a[0])
+    });
     insecure_switches(&mut m, switches_host.as_ref());
     m
 }
@@ -172,17 +191,26 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
 /// A value at a `#/a/b` fragment of a decoded document.
 fn at_fragment(doc: &Value, fragment: &str, r: &str) -> Result<String, String> {
     let mut cur = doc.clone();
-    for key in fragment.trim_start_matches('/').split('/').filter(|k| !k.is_empty()) {
+    for key in fragment
+        .trim_start_matches('/')
+        .split('/')
+        .filter(|k| !k.is_empty())
+    {
         cur = match &cur {
             Value::Map(m) => m.get(key),
-            Value::List(l) => key.parse::<usize>().ok().and_then(|i| l.items.get(i).cloned()),
+            Value::List(l) => key
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| l.items.get(i).cloned()),
             _ => None,
         }
         .ok_or_else(|| format!("expand {r}: no value at {fragment}"))?;
     }
     match cur {
         Value::String(s) => Ok(s.to_string()),
-        Value::Map(_) | Value::List(_) => capstan_yaml::encode_helmfile(&cur).map_err(|e| e.to_string()),
+        Value::Map(_) | Value::List(_) => {
+            capstan_yaml::encode_helmfile(&cur).map_err(|e| e.to_string())
+        }
         other => Ok(crate::scalar_text(&other)),
     }
 }
@@ -200,7 +228,8 @@ fn resolve_ref(host: &dyn Host, r: &str) -> Result<String, String> {
         match fragment {
             None => Ok(text),
             Some(f) => {
-                let doc = capstan_yaml::decode_helmfile_value(&text).map_err(|e| format!("expand {r}: {e}"))?;
+                let doc = capstan_yaml::decode_helmfile_value(&text)
+                    .map_err(|e| format!("expand {r}: {e}"))?;
                 at_fragment(&doc, f, r)
             }
         }
@@ -231,7 +260,10 @@ fn envsubst(host: &dyn Host, s: &str) -> String {
     while i < chars.len() {
         if chars[i] == '$' {
             let (name, next) = if chars.get(i + 1) == Some(&'{') {
-                let end = chars[i + 2..].iter().position(|c| *c == '}').map(|p| p + i + 2);
+                let end = chars[i + 2..]
+                    .iter()
+                    .position(|c| *c == '}')
+                    .map(|p| p + i + 2);
                 match end {
                     Some(e) => (chars[i + 2..e].iter().collect::<String>(), e + 1),
                     None => (String::new(), i + 1),
@@ -267,7 +299,12 @@ fn expand_refs(host: &dyn Host, v: &Value) -> Result<Value, String> {
             }
             Value::map_from(out)
         }
-        Value::List(l) => Value::list_from(l.items.iter().map(|x| expand_refs(host, x)).collect::<Result<_, _>>()?),
+        Value::List(l) => Value::list_from(
+            l.items
+                .iter()
+                .map(|x| expand_refs(host, x))
+                .collect::<Result<_, _>>()?,
+        ),
         other => other.clone(),
     })
 }
@@ -375,15 +412,27 @@ mod tests {
     #[test]
     fn file_functions_resolve_against_the_base() {
         assert_eq!(run(r#"{{ readFile "a.txt" }}"#).unwrap(), "hello");
-        assert_eq!(run(r#"{{ isFile "a.txt" }} {{ isDir "sub" }} {{ isFile "sub" }}"#).unwrap(), "true true false");
-        assert_eq!(run(r#"{{ readDir "." | toJson }}"#).unwrap(), r#"["a.txt"]"#);
-        assert_eq!(run(r#"{{ listDir "." | toJson }}"#).unwrap(), r#"["a.txt","sub"]"#);
+        assert_eq!(
+            run(r#"{{ isFile "a.txt" }} {{ isDir "sub" }} {{ isFile "sub" }}"#).unwrap(),
+            "true true false"
+        );
+        assert_eq!(
+            run(r#"{{ readDir "." | toJson }}"#).unwrap(),
+            r#"["a.txt"]"#
+        );
+        assert_eq!(
+            run(r#"{{ listDir "." | toJson }}"#).unwrap(),
+            r#"["a.txt","sub"]"#
+        );
         assert_eq!(
             run(r#"{{ range readDirEntries "." }}{{ .Name }}:{{ .IsDir }} {{ end }}"#).unwrap(),
             "a.txt:false sub:true "
         );
         let err = run(r#"{{ readFile "nope.txt" }}"#).unwrap_err();
-        assert!(err.contains("open conf/nope.txt: no such file or directory"), "{err}");
+        assert!(
+            err.contains("open conf/nope.txt: no such file or directory"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -398,17 +447,34 @@ mod tests {
     #[test]
     fn secret_refs() {
         let mut h = MemHost::default();
-        h.files.insert("conf/s.yaml".into(), b"db:\n  password: pw\n".to_vec());
+        h.files
+            .insert("conf/s.yaml".into(), b"db:\n  password: pw\n".to_vec());
         h.env.insert("USER_NAME".into(), "bob".into());
         let r = Renderer::new(Arc::new(h), PathBuf::from("conf"));
         let v = Value::empty_map();
-        assert_eq!(r.render(r#"{{ fetchSecretValue "ref+file://conf/s.yaml#/db/password" }}"#, &v).unwrap(), "pw");
-        assert_eq!(r.render(r#"{{ fetchSecretValue "plain" }}"#, &v).unwrap(), "plain");
         assert_eq!(
-            r.render(r#"{{ (expandSecretRefs (dict "u" "ref+envsubst://${USER_NAME}-x" "n" 1)).u }}"#, &v).unwrap(),
+            r.render(
+                r#"{{ fetchSecretValue "ref+file://conf/s.yaml#/db/password" }}"#,
+                &v
+            )
+            .unwrap(),
+            "pw"
+        );
+        assert_eq!(
+            r.render(r#"{{ fetchSecretValue "plain" }}"#, &v).unwrap(),
+            "plain"
+        );
+        assert_eq!(
+            r.render(
+                r#"{{ (expandSecretRefs (dict "u" "ref+envsubst://${USER_NAME}-x" "n" 1)).u }}"#,
+                &v
+            )
+            .unwrap(),
             "bob-x"
         );
-        let err = r.render(r#"{{ fetchSecretValue "ref+vault://a#/b" }}"#, &v).unwrap_err();
+        let err = r
+            .render(r#"{{ fetchSecretValue "ref+vault://a#/b" }}"#, &v)
+            .unwrap_err();
         assert!(err.contains("the vault backend is not supported"), "{err}");
     }
 
@@ -416,22 +482,40 @@ mod tests {
     fn insecure_function_switches() {
         let mut h = MemHost::default();
         h.files.insert("a.txt".into(), b"secret".to_vec());
-        h.env.insert("HELMFILE_DISABLE_INSECURE_FEATURES".into(), "true".into());
+        h.env
+            .insert("HELMFILE_DISABLE_INSECURE_FEATURES".into(), "true".into());
         let r = Renderer::new(Arc::new(h.clone()), PathBuf::from("."));
-        let err = r.render(r#"{{ readFile "a.txt" }}"#, &Value::empty_map()).unwrap_err();
-        assert!(err.contains("HELMFILE_DISABLE_INSECURE_FEATURES is active"), "{err}");
+        let err = r
+            .render(r#"{{ readFile "a.txt" }}"#, &Value::empty_map())
+            .unwrap_err();
+        assert!(
+            err.contains("HELMFILE_DISABLE_INSECURE_FEATURES is active"),
+            "{err}"
+        );
         h.env.clear();
-        h.env.insert("HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS".into(), "1".into());
+        h.env.insert(
+            "HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS".into(),
+            "1".into(),
+        );
         let r = Renderer::new(Arc::new(h), PathBuf::from("."));
-        assert_eq!(r.render(r#"[{{ readFile "a.txt" }}]"#, &Value::empty_map()).unwrap(), "[]");
+        assert_eq!(
+            r.render(r#"[{{ readFile "a.txt" }}]"#, &Value::empty_map())
+                .unwrap(),
+            "[]"
+        );
     }
 
     #[test]
     fn gotmpl_files_render_and_others_are_read() {
         let r = renderer();
         let data = Value::empty_map();
-        assert_eq!(r.render_file("conf/a.txt", "conf/a.txt", &data).unwrap(), "hello");
-        let err = r.render_file("conf/x.yaml.gotmpl", "x.yaml.gotmpl", &data).unwrap_err();
+        assert_eq!(
+            r.render_file("conf/a.txt", "conf/a.txt", &data).unwrap(),
+            "hello"
+        );
+        let err = r
+            .render_file("conf/x.yaml.gotmpl", "x.yaml.gotmpl", &data)
+            .unwrap_err();
         assert!(err.starts_with("open conf/x.yaml.gotmpl"), "{err}");
     }
 }

@@ -104,7 +104,11 @@ fn need_id(r: &Release, need: &str) -> String {
 /// need (`PlanReleases`). Cycles and unknown needs are errors.
 pub fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, String> {
     let ids: Vec<String> = releases.iter().map(Release::id).collect();
-    let index: BTreeMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
+    let index: BTreeMap<&str, usize> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect();
     let mut deps: Vec<Vec<usize>> = vec![Vec::new(); releases.len()];
     for (i, r) in releases.iter().enumerate() {
         for n in &r.needs {
@@ -183,7 +187,10 @@ pub fn dag_table(releases: &[Release], batches: &[Vec<usize>]) -> String {
         .map(|(i, b)| {
             (
                 (i + 1).to_string(),
-                b.iter().map(|&j| releases[j].id()).collect::<Vec<_>>().join(", "),
+                b.iter()
+                    .map(|&j| releases[j].id())
+                    .collect::<Vec<_>>()
+                    .join(", "),
             )
         })
         .collect();
@@ -223,7 +230,9 @@ mod tests {
             plan_batches(&cyc).unwrap_err(),
             "cycle detected: ns/a -> ns/b -> ns/a"
         );
-        assert!(plan_batches(&[rel("a", &["zz"])]).unwrap_err().contains("undefined release \"ns/zz\""));
+        assert!(plan_batches(&[rel("a", &["zz"])])
+            .unwrap_err()
+            .contains("undefined release \"ns/zz\""));
     }
 
     #[test]

@@ -150,10 +150,7 @@ pub fn map_of(t: &Tree, key: &str) -> Tree {
 
 /// A list of strings field.
 pub fn strings_of(t: &Tree, key: &str) -> Vec<String> {
-    list_of(t, key)
-        .iter()
-        .map(crate::scalar_text)
-        .collect()
+    list_of(t, key).iter().map(crate::scalar_text).collect()
 }
 
 /// An optional boolean field.

@@ -25,10 +25,10 @@ mod walk;
 
 pub use compose::{compose_first, Document, Generation, Node, NodeKind};
 pub use emit::ENode;
-pub use resolve::{resolve, Scalar};
 pub use encode::{encode_helm, encode_helmfile};
 pub use error::{CastError, YamlError};
 pub use helm::{decode_helm, decode_helm_direct, decode_helm_value, split_documents};
 pub use helmfile::{decode_helmfile, decode_helmfile_value, stringify_keys};
+pub use resolve::{resolve, Scalar};
 pub use spans::{spans, SpanTree};
 pub use traps::{number_traps, NumberTrap};

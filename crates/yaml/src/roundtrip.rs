@@ -40,7 +40,9 @@ fn convert(d: &Document, i: usize, depth: usize) -> Result<ENode, YamlError> {
     // Far below go-yaml's limit: these are Kubernetes resources, and the conversion
     // and the emitter recurse on the caller's (possibly small) thread stack.
     if depth > MAX_NESTING {
-        return Err(YamlError::new(format!("yaml: document nested deeper than {MAX_NESTING} levels")));
+        return Err(YamlError::new(format!(
+            "yaml: document nested deeper than {MAX_NESTING} levels"
+        )));
     }
     let n = &d.nodes[i];
     Ok(match &n.kind {
@@ -54,7 +56,12 @@ fn convert(d: &Document, i: usize, depth: usize) -> Result<ENode, YamlError> {
             },
             tag: n.tag.as_deref().and_then(short_tag),
         },
-        NodeKind::Seq(items) => ENode::Seq(items.iter().map(|&c| convert(d, c, depth + 1)).collect::<Result<_, _>>()?),
+        NodeKind::Seq(items) => ENode::Seq(
+            items
+                .iter()
+                .map(|&c| convert(d, c, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
         NodeKind::Map(pairs) => ENode::Map(
             pairs
                 .iter()
@@ -67,16 +74,18 @@ fn convert(d: &Document, i: usize, depth: usize) -> Result<ENode, YamlError> {
 
 /// Explicit standard tags kept on scalars (others are dropped).
 fn short_tag(tag: &str) -> Option<&'static str> {
-    Some(match tag.strip_prefix("tag:yaml.org,2002:").unwrap_or(tag) {
-        "str" | "!!str" => "!!str",
-        "int" | "!!int" => "!!int",
-        "float" | "!!float" => "!!float",
-        "bool" | "!!bool" => "!!bool",
-        "null" | "!!null" => "!!null",
-        "binary" | "!!binary" => "!!binary",
-        "timestamp" | "!!timestamp" => "!!timestamp",
-        _ => return None,
-    })
+    Some(
+        match tag.strip_prefix("tag:yaml.org,2002:").unwrap_or(tag) {
+            "str" | "!!str" => "!!str",
+            "int" | "!!int" => "!!int",
+            "float" | "!!float" => "!!float",
+            "bool" | "!!bool" => "!!bool",
+            "null" | "!!null" => "!!null",
+            "binary" | "!!binary" => "!!binary",
+            "timestamp" | "!!timestamp" => "!!timestamp",
+            _ => return None,
+        },
+    )
 }
 
 /// A value as a node (helmfile's yaml.v3 encoding: keys sorted, strings quoted when
@@ -124,7 +133,11 @@ fn key_is(k: &ENode, name: &str) -> bool {
 
 /// A scalar written plain when it can be (quoted otherwise, by the emitter).
 pub fn plain_scalar(value: &str) -> ENode {
-    ENode::Scalar { value: value.to_string(), style: Style::Plain, tag: None }
+    ENode::Scalar {
+        value: value.to_string(),
+        style: Style::Plain,
+        tag: None,
+    }
 }
 
 fn plain(value: &str) -> ENode {
@@ -132,10 +145,14 @@ fn plain(value: &str) -> ENode {
 }
 
 /// The mapping under `key` in `map`, created (at the end) when missing.
-fn child_map<'a>(map: &'a mut Vec<(ENode, ENode)>, key: &str) -> Result<&'a mut Vec<(ENode, ENode)>, String> {
+fn child_map<'a>(
+    map: &'a mut Vec<(ENode, ENode)>,
+    key: &str,
+) -> Result<&'a mut Vec<(ENode, ENode)>, String> {
     let i = match map.iter().position(|(k, _)| key_is(k, key)) {
         Some(i) => {
-            if matches!(&map[i].1, ENode::Scalar { value, .. } if value.is_empty() || value == "null" || value == "~") {
+            if matches!(&map[i].1, ENode::Scalar { value, .. } if value.is_empty() || value == "null" || value == "~")
+            {
                 map[i].1 = ENode::Map(Vec::new());
             }
             i
@@ -157,7 +174,11 @@ pub fn set_annotation(doc: &mut ENode, name: &str, value: &str) -> Result<(), St
         return Err("wrong node kind: expected MappingNode".into());
     };
     let annotations = child_map(child_map(root, "metadata")?, "annotations")?;
-    let entry = ENode::Scalar { value: value.to_string(), style: Style::Plain, tag: None };
+    let entry = ENode::Scalar {
+        value: value.to_string(),
+        style: Style::Plain,
+        tag: None,
+    };
     match annotations.iter_mut().find(|(k, _)| key_is(k, name)) {
         Some((_, v)) => *v = entry,
         None => annotations.push((plain(name), entry)),
@@ -173,7 +194,9 @@ pub fn take_annotation(doc: &mut ENode, name: &str) -> Option<String> {
         return None;
     };
     let at = meta.iter().position(|(k, _)| key_is(k, "annotations"))?;
-    let ENode::Map(annotations) = &mut meta[at].1 else { return None };
+    let ENode::Map(annotations) = &mut meta[at].1 else {
+        return None;
+    };
     let i = annotations.iter().position(|(k, _)| key_is(k, name))?;
     let (_, v) = annotations.remove(i);
     if annotations.is_empty() {
@@ -192,18 +215,33 @@ mod tests {
     #[test]
     fn annotations_round_trip_keeping_order_and_quotes() {
         let text = "kind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: '1'\n  y: \"two\"\n  list:\n  - p\n";
-        let mut docs = parse_stream(&format!("{text}---\n---\nkind: Secret\nmetadata:\n  annotations:\n    keep: k\n")).unwrap();
+        let mut docs = parse_stream(&format!(
+            "{text}---\n---\nkind: Secret\nmetadata:\n  annotations:\n    keep: k\n"
+        ))
+        .unwrap();
         assert_eq!(docs.len(), 2);
         for d in &mut docs {
             set_annotation(d, "f", "templates/a.yaml").unwrap();
         }
         let merged = emit_stream(&docs);
-        assert!(merged.contains("metadata:\n  name: a\n  annotations:\n    f: templates/a.yaml\ndata:"), "{merged}");
+        assert!(
+            merged.contains("metadata:\n  name: a\n  annotations:\n    f: templates/a.yaml\ndata:"),
+            "{merged}"
+        );
         let mut back = parse_stream(&merged).unwrap();
-        assert_eq!(take_annotation(&mut back[0], "f").as_deref(), Some("templates/a.yaml"));
-        assert_eq!(take_annotation(&mut back[1], "f").as_deref(), Some("templates/a.yaml"));
+        assert_eq!(
+            take_annotation(&mut back[0], "f").as_deref(),
+            Some("templates/a.yaml")
+        );
+        assert_eq!(
+            take_annotation(&mut back[1], "f").as_deref(),
+            Some("templates/a.yaml")
+        );
         assert_eq!(emit_stream(&back[..1]), text);
-        assert_eq!(emit_stream(&back[1..]), "kind: Secret\nmetadata:\n  annotations:\n    keep: k\n");
+        assert_eq!(
+            emit_stream(&back[1..]),
+            "kind: Secret\nmetadata:\n  annotations:\n    keep: k\n"
+        );
         assert!(set_annotation(&mut parse_stream("- a\n").unwrap()[0], "f", "x").is_err());
     }
 }

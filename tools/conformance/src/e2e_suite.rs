@@ -60,7 +60,10 @@ fn config(dir: &Path) -> Result<Value, String> {
 }
 
 fn enabled(cfg: &Value, key: &str) -> bool {
-    matches!(cfg.get(key).and_then(|v| v.get("enabled")), Some(Value::Bool(true)))
+    matches!(
+        cfg.get(key).and_then(|v| v.get("enabled")),
+        Some(Value::Bool(true))
+    )
 }
 
 fn needs_network(input: &str) -> bool {
@@ -88,14 +91,19 @@ impl ChartRepo {
         use std::io::{BufRead, BufReader, Write};
         let mut files: Vec<(String, Vec<u8>)> = Vec::new();
         let mut index = String::from("apiVersion: v1\nentries:\n");
-        let mut by_name: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
+        let mut by_name: std::collections::BTreeMap<String, Vec<(String, String)>> =
+            Default::default();
         let mut oci_tags: std::collections::BTreeMap<String, Vec<String>> = Default::default();
         for id in crate::dir_ids(charts)? {
             let dir = charts.join(&id);
-            let meta = std::fs::read_to_string(dir.join("Chart.yaml")).map_err(|e| e.to_string())?;
+            let meta =
+                std::fs::read_to_string(dir.join("Chart.yaml")).map_err(|e| e.to_string())?;
             let meta = capstan_yaml::decode_helmfile_value(&meta).map_err(|e| e.to_string())?;
             let name = meta.get("name").map(|v| v.to_string()).unwrap_or_default();
-            let version = meta.get("version").map(|v| v.to_string()).unwrap_or_default();
+            let version = meta
+                .get("version")
+                .map(|v| v.to_string())
+                .unwrap_or_default();
             let tgz = package(&dir, &name)?;
             let file = format!("{name}-{version}.tgz");
             // The OCI side (`helm push` to `myrepo/NAME:VERSION`): manifest and blob.
@@ -107,25 +115,41 @@ impl ChartRepo {
                 config.len(),
                 tgz.len()
             );
-            files.push((format!("/v2/myrepo/{name}/manifests/{}", version.replace('+', "_")), manifest.into_bytes()));
+            files.push((
+                format!("/v2/myrepo/{name}/manifests/{}", version.replace('+', "_")),
+                manifest.into_bytes(),
+            ));
             files.push((format!("/v2/myrepo/{name}/blobs/{blob}"), tgz.clone()));
-            oci_tags.entry(name.clone()).or_default().push(version.replace('+', "_"));
+            oci_tags
+                .entry(name.clone())
+                .or_default()
+                .push(version.replace('+', "_"));
             files.push((format!("/{file}"), tgz));
             by_name.entry(name).or_default().push((version, file));
         }
         for (name, versions) in by_name {
             index.push_str(&format!("  {name}:\n"));
             for (v, f) in versions {
-                index.push_str(&format!("  - name: {name}\n    version: {v}\n    urls:\n    - {f}\n"));
+                index.push_str(&format!(
+                    "  - name: {name}\n    version: {v}\n    urls:\n    - {f}\n"
+                ));
             }
         }
         files.push(("/index.yaml".into(), index.into_bytes()));
         files.push(("/v2/".into(), b"{}".to_vec()));
         for (name, tags) in oci_tags {
-            let list = tags.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(",");
-            files.push((format!("/v2/myrepo/{name}/tags/list"), format!("{{\"name\":\"myrepo/{name}\",\"tags\":[{list}]}}").into_bytes()));
+            let list = tags
+                .iter()
+                .map(|t| format!("\"{t}\""))
+                .collect::<Vec<_>>()
+                .join(",");
+            files.push((
+                format!("/v2/myrepo/{name}/tags/list"),
+                format!("{{\"name\":\"myrepo/{name}\",\"tags\":[{list}]}}").into_bytes(),
+            ));
         }
-        let listener = std::net::TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("port {port}: {e}"))?;
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port))
+            .map_err(|e| format!("port {port}: {e}"))?;
         let port = listener.local_addr().map_err(|e| e.to_string())?.port();
         listener.set_nonblocking(true).map_err(|e| e.to_string())?;
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -143,7 +167,9 @@ impl ChartRepo {
                 if matches!(stream.peek(&mut byte), Ok(1) if byte[0] == 0x16) {
                     continue;
                 }
-                let Ok(clone) = stream.try_clone() else { continue };
+                let Ok(clone) = stream.try_clone() else {
+                    continue;
+                };
                 let mut reader = BufReader::new(clone);
                 let mut first = String::new();
                 if reader.read_line(&mut first).is_err() {
@@ -159,7 +185,11 @@ impl ChartRepo {
                 let mut s = stream;
                 match files.iter().find(|(p, _)| *p == path) {
                     Some((_, body)) => {
-                        let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+                        let _ = write!(
+                            s,
+                            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                            body.len()
+                        );
                         let _ = s.write_all(body);
                     }
                     None => {
@@ -190,7 +220,10 @@ impl CaseCopy {
     fn make(data: &Path, id: &str, port: &str) -> Result<CaseCopy, String> {
         fn copy(from: &Path, to: &Path, port: &str) -> Result<(), String> {
             std::fs::create_dir_all(to).map_err(|e| e.to_string())?;
-            for e in std::fs::read_dir(from).map_err(|e| e.to_string())?.flatten() {
+            for e in std::fs::read_dir(from)
+                .map_err(|e| e.to_string())?
+                .flatten()
+            {
                 let (src, dst) = (e.path(), to.join(e.file_name()));
                 if src.is_dir() {
                     copy(&src, &dst, port)?;
@@ -208,11 +241,18 @@ impl CaseCopy {
         let data = std::fs::canonicalize(data).map_err(|e| e.to_string())?;
         let root = std::env::temp_dir().join(format!("capstan-e2e-{}-{id}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
-        let made = CaseCopy { case: root.join("snapshot").join(id), root };
+        let made = CaseCopy {
+            case: root.join("snapshot").join(id),
+            root,
+        };
         copy(&data.join("snapshot").join(id), &made.case, port)?;
-        for e in std::fs::read_dir(&data).map_err(|e| e.to_string())?.flatten() {
+        for e in std::fs::read_dir(&data)
+            .map_err(|e| e.to_string())?
+            .flatten()
+        {
             if e.file_name() != "snapshot" {
-                std::os::unix::fs::symlink(e.path(), made.root.join(e.file_name())).map_err(|e| e.to_string())?;
+                std::os::unix::fs::symlink(e.path(), made.root.join(e.file_name()))
+                    .map_err(|e| e.to_string())?;
             }
         }
         Ok(made)
@@ -231,7 +271,11 @@ fn hex(bytes: &[u8]) -> String {
 
 /// A chart directory as `helm package` lays it out: `NAME/…` in a gzipped tar.
 fn package(dir: &Path, name: &str) -> Result<Vec<u8>, String> {
-    fn add(b: &mut tar::Builder<flate2::write::GzEncoder<&mut Vec<u8>>>, dir: &Path, prefix: &str) -> Result<(), String> {
+    fn add(
+        b: &mut tar::Builder<flate2::write::GzEncoder<&mut Vec<u8>>>,
+        dir: &Path,
+        prefix: &str,
+    ) -> Result<(), String> {
         for id in std::fs::read_dir(dir).map_err(|e| e.to_string())?.flatten() {
             let p = id.path();
             let rel = format!("{prefix}/{}", id.file_name().to_string_lossy());
@@ -243,7 +287,8 @@ fn package(dir: &Path, name: &str) -> Result<Vec<u8>, String> {
                 h.set_size(data.len() as u64);
                 h.set_mode(0o644);
                 h.set_cksum();
-                b.append_data(&mut h, &rel, data.as_slice()).map_err(|e| e.to_string())?;
+                b.append_data(&mut h, &rel, data.as_slice())
+                    .map_err(|e| e.to_string())?;
             }
         }
         Ok(())
@@ -253,7 +298,10 @@ fn package(dir: &Path, name: &str) -> Result<Vec<u8>, String> {
         let gz = flate2::write::GzEncoder::new(&mut out, flate2::Compression::fast());
         let mut b = tar::Builder::new(gz);
         add(&mut b, dir, name)?;
-        b.into_inner().map_err(|e| e.to_string())?.finish().map_err(|e| e.to_string())?;
+        b.into_inner()
+            .map_err(|e| e.to_string())?
+            .finish()
+            .map_err(|e| e.to_string())?;
     }
     Ok(out)
 }
@@ -272,10 +320,26 @@ fn run_case(id: String, dir: &Path) -> CaseResult {
                 _ => None,
             })
             .unwrap_or(18080);
-        match dir.parent().and_then(|p| p.parent()).map(|root| ChartRepo::start(&root.join("charts"), port)) {
+        match dir
+            .parent()
+            .and_then(|p| p.parent())
+            .map(|root| ChartRepo::start(&root.join("charts"), port))
+        {
             Some(Ok(server)) => Some(server),
-            Some(Err(e)) => return CaseResult::fail(id, format!("could not start the chart repository server: {e}"), ""),
-            None => return CaseResult::fail(id, "no charts directory for the chart repository server", ""),
+            Some(Err(e)) => {
+                return CaseResult::fail(
+                    id,
+                    format!("could not start the chart repository server: {e}"),
+                    "",
+                )
+            }
+            None => {
+                return CaseResult::fail(
+                    id,
+                    "no charts directory for the chart repository server",
+                    "",
+                )
+            }
         }
     } else {
         None
@@ -291,7 +355,9 @@ fn run_case(id: String, dir: &Path) -> CaseResult {
         };
         let server = match ChartRepo::start(&root.join("charts"), 0) {
             Ok(s) => s,
-            Err(e) => return CaseResult::fail(id, format!("could not start the OCI registry: {e}"), ""),
+            Err(e) => {
+                return CaseResult::fail(id, format!("could not start the OCI registry: {e}"), "")
+            }
         };
         match CaseCopy::make(&root, &id, &server.port.to_string()) {
             Ok(c) => {
@@ -313,9 +379,13 @@ fn run_case(id: String, dir: &Path) -> CaseResult {
     if needs_network(&text) {
         return CaseResult::fail(id, "needs the internet (not run)", "");
     }
-    let expected_file = ["output-helm4.yaml", "gopkg.in-yaml.v3-output.yaml", "output.yaml"]
-        .into_iter()
-        .find(|f| dir.join(f).is_file());
+    let expected_file = [
+        "output-helm4.yaml",
+        "gopkg.in-yaml.v3-output.yaml",
+        "output.yaml",
+    ]
+    .into_iter()
+    .find(|f| dir.join(f).is_file());
     let Some(expected_file) = expected_file else {
         return CaseResult::fail(id, "no expected output", "");
     };
@@ -351,7 +421,11 @@ fn run_case(id: String, dir: &Path) -> CaseResult {
 
 pub fn run(path: &Path) -> Result<Vec<CaseResult>, String> {
     let snap = path.join("snapshot");
-    let root = if snap.is_dir() { snap } else { path.to_path_buf() };
+    let root = if snap.is_dir() {
+        snap
+    } else {
+        path.to_path_buf()
+    };
     let ids = crate::dir_ids(&root)?;
     Ok(ids
         .into_iter()

@@ -82,7 +82,11 @@ fn values_list(spec: &J, key: &str) -> Result<Vec<Value>, String> {
 fn strings(spec: &J, key: &str) -> Vec<String> {
     spec.get(key)
         .and_then(J::as_array)
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -90,8 +94,14 @@ fn compute_merge(dir: &Path, spec: &J) -> Result<Value, String> {
     let env_name = spec.get("env").and_then(J::as_str).unwrap_or("default");
     let s = settings(dir, env_name);
     let mut env_spec = Tree::new();
-    env_spec.insert(Str::from("values"), Value::list_from(values_list(spec, "values")?));
-    env_spec.insert(Str::from("secrets"), Value::list_from(values_list(spec, "secrets")?));
+    env_spec.insert(
+        Str::from("values"),
+        Value::list_from(values_list(spec, "values")?),
+    );
+    env_spec.insert(
+        Str::from("secrets"),
+        Value::list_from(values_list(spec, "secrets")?),
+    );
     if let Some(st) = spec.get("strategy").and_then(J::as_str) {
         env_spec.insert(Str::from("mergeStrategy"), Value::from(st));
     }
@@ -102,9 +112,15 @@ fn compute_merge(dir: &Path, spec: &J) -> Result<Value, String> {
     envs.insert(Str::from(env_name), Value::map_from(env_spec));
     let mut doc = Tree::new();
     doc.insert(Str::from("environments"), Value::map_from(envs));
-    doc.insert(Str::from("values"), Value::list_from(values_list(spec, "defaults")?));
+    doc.insert(
+        Str::from("values"),
+        Value::list_from(values_list(spec, "defaults")?),
+    );
     let overrides = Overrides {
-        entries: strings(spec, "cli_files").into_iter().map(Value::from).collect(),
+        entries: strings(spec, "cli_files")
+            .into_iter()
+            .map(Value::from)
+            .collect(),
         set: strings(spec, "cli_set"),
         set_string: strings(spec, "cli_set_string"),
         base: ".".into(),
@@ -129,13 +145,21 @@ fn check(id: String, dir: &Path, result: Result<Value, String>) -> CaseResult {
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
     if let Some(panic) = read("expected_panic.txt") {
         return match result {
-            Err(e) if e.starts_with("panic: ") => CaseResult::compare(id, "panic", panic.trim_end(), e.trim_end()),
-            Err(e) => CaseResult::fail(id, format!("expected a panic ({}), got error: {e}", panic.trim_end()), ""),
+            Err(e) if e.starts_with("panic: ") => {
+                CaseResult::compare(id, "panic", panic.trim_end(), e.trim_end())
+            }
+            Err(e) => CaseResult::fail(
+                id,
+                format!("expected a panic ({}), got error: {e}", panic.trim_end()),
+                "",
+            ),
             Ok(_) => CaseResult::fail(id, format!("expected a panic ({})", panic.trim_end()), ""),
         };
     }
     match (result, read("expected_error.txt")) {
-        (Err(e), Some(want)) => CaseResult::compare(id, "error", want.strip_suffix('\n').unwrap_or(&want), &e),
+        (Err(e), Some(want)) => {
+            CaseResult::compare(id, "error", want.strip_suffix('\n').unwrap_or(&want), &e)
+        }
         (Err(e), None) => CaseResult::fail(id, format!("unexpected error: {e}"), ""),
         (Ok(_), Some(want)) => CaseResult::fail(id, format!("expected error {want:?}"), ""),
         (Ok(v), None) => {

@@ -60,7 +60,6 @@ pub fn read_jsonl(path: &Path) -> Result<Vec<J>, String> {
         .collect()
 }
 
-
 /// The sorted names of the case directories under `path`.
 pub(crate) fn dir_ids(path: &Path) -> Result<Vec<String>, String> {
     let mut ids: Vec<String> = std::fs::read_dir(path)
