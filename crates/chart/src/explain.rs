@@ -128,7 +128,7 @@ pub fn layers_in(
         &mut tree,
         &mut warnings,
     )?;
-    tree.sort_by(|a, b| b.0.cmp(&a.0));
+    tree.sort_by_key(|t| std::cmp::Reverse(t.0));
     let mut layers: Vec<Layer> = tree.into_iter().map(|(_, l)| l).collect();
     let user_from = layers.len();
     for f in &o.values.files {

@@ -11,9 +11,12 @@ use std::sync::Arc;
 /// The annotation carrying a document's file name through the post-renderer.
 pub const FILENAME_ANNOTATION: &str = "postrenderer.helm.sh/postrender-filename";
 
-/// A post-renderer: rendered manifests in, manifests out (helm runs a command).
+/// What a post-renderer does: rendered manifests in, manifests (or an error) out.
+pub type RenderFn = dyn Fn(&str) -> Result<String, String> + Send + Sync;
+
+/// A post-renderer (helm runs a command).
 #[derive(Clone)]
-pub struct PostRenderer(pub Arc<dyn Fn(&str) -> Result<String, String> + Send + Sync>);
+pub struct PostRenderer(pub Arc<RenderFn>);
 
 impl std::fmt::Debug for PostRenderer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -208,7 +208,11 @@ pub fn format(t: &GoTime, layout: &str) -> String {
         out.push_str(prefix);
         let Some(std) = std else { break };
         rest = suffix;
-        let hour12 = if c.hour % 12 == 0 { 12 } else { c.hour % 12 };
+        let hour12 = if c.hour.is_multiple_of(12) {
+            12
+        } else {
+            c.hour % 12
+        };
         match std {
             Std::LongMonth => out.push_str(MONTHS[c.month as usize - 1]),
             Std::Month => out.push_str(&MONTHS[c.month as usize - 1][..3]),

@@ -280,7 +280,7 @@ impl<'a> State<'a> {
             }
             Some(Value::AnyMap(m)) => {
                 let mut entries = m.entries.clone();
-                entries.sort_by(|a, b| a.0.to_string().cmp(&b.0.to_string()));
+                entries.sort_by_key(|a| a.0.to_string());
                 for (k, item) in entries {
                     ran = true;
                     if one(self, k, item, out)? {

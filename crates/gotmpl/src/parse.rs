@@ -536,7 +536,7 @@ impl<'a> Parser<'a> {
             Kind::Dot => Arg::Dot(t.pos),
             Kind::Nil => Arg::Nil(t.pos),
             Kind::Variable => {
-                if !self.vars.iter().any(|v| *v == t.text) {
+                if !self.vars.contains(&t.text) {
                     return Err(self.error(format!(
                         "undefined variable {}",
                         capstan_gocompat::json::go_quote(&t.text)

@@ -43,7 +43,7 @@ pub fn to_i64_opt(v: &Value) -> Option<i64> {
 
 /// Go's `int64(f)` on amd64: out-of-range values and NaN give the minimum int64.
 fn go_f64_to_i64(f: f64) -> i64 {
-    if f.is_nan() || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
+    if f.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
         i64::MIN
     } else {
         f as i64

@@ -38,7 +38,7 @@ fn base32_encode(b: &[u8]) -> String {
 
 fn base32_decode(s: &str) -> Result<Vec<u8>, String> {
     let b: Vec<u8> = s.bytes().filter(|c| *c != b'\n' && *c != b'\r').collect();
-    if b.len() % 8 != 0 {
+    if !b.len().is_multiple_of(8) {
         return Err(format!(
             "illegal base32 data at input byte {}",
             b.len() / 8 * 8

@@ -256,7 +256,7 @@ fn check(v: &Version, c: &Constraint) -> bool {
         if v.major != c.con.major {
             return false;
         }
-        !(v.minor != c.con.minor && !c.minor_dirty)
+        v.minor == c.con.minor || c.minor_dirty
     };
     match c.op.as_str() {
         "" | "=" => {

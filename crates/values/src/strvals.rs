@@ -303,11 +303,9 @@ impl Parser<'_> {
     }
 
     fn key_index(&mut self) -> R<i64> {
-        let (v, last) = if self.literal() {
-            self.until(&[']'])
-        } else {
-            self.until(&[']'])
-        };
+        // An index ends at `]` in every mode (Helm reads it the same way for
+        // --set-literal).
+        let (v, last) = self.until(&[']']);
         if last.is_none() {
             return Err(Stop::Eof);
         }

@@ -209,5 +209,5 @@ pub fn run_merge(path: &Path) -> Result<Vec<CaseResult>, String> {
 }
 
 pub fn run_hcl(path: &Path) -> Result<Vec<CaseResult>, String> {
-    run_cases::<Vec<String>>(path, "order.json", |dir, order| compute_hcl(dir, order))
+    run_cases::<Vec<String>>(path, "order.json", compute_hcl)
 }
