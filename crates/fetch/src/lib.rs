@@ -276,9 +276,7 @@ impl Fetcher {
         let resp = req
             .call()
             .map_err(|e| FetchError(format!("GET {}: {}", redact(raw), redact(&e.to_string()))))?;
-        let mut body = Vec::new();
-        std::io::Read::read_to_end(&mut resp.into_reader(), &mut body)
-            .map_err(|e| FetchError(format!("GET {}: {e}", redact(raw))))?;
+        let body = body(resp, &redact(raw))?;
         write_private(file, &body)
     }
 
@@ -336,6 +334,27 @@ pub(crate) fn get(url: &str) -> ureq::Request {
     AGENT.get(url)
 }
 
+/// The most any download may bring (a chart archive is at most 100 MiB decompressed
+/// for helm; values files are far smaller).
+pub const MAX_DOWNLOAD: u64 = 256 * 1024 * 1024;
+
+/// A response body, up to [`MAX_DOWNLOAD`] bytes (an error beyond, not a full memory).
+pub(crate) fn body(resp: ureq::Response, shown: &str) -> Result<Vec<u8>, FetchError> {
+    let mut body = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(resp.into_reader(), MAX_DOWNLOAD + 1),
+        &mut body,
+    )
+    .map_err(|e| FetchError(format!("GET {shown}: {e}")))?;
+    if body.len() as u64 > MAX_DOWNLOAD {
+        return Err(FetchError(format!(
+            "GET {shown}: larger than {} MiB",
+            MAX_DOWNLOAD >> 20
+        )));
+    }
+    Ok(body)
+}
+
 /// A plain HTTP(S) GET (basic auth when `user`/`password` are given); the body, or an
 /// error without credentials.
 pub fn http_get(url: &str, user: &str, password: &str) -> Result<Vec<u8>, FetchError> {
@@ -348,10 +367,7 @@ pub fn http_get(url: &str, user: &str, password: &str) -> Result<Vec<u8>, FetchE
     let resp = req
         .call()
         .map_err(|e| FetchError(format!("GET {}: {}", redact(url), redact(&e.to_string()))))?;
-    let mut body = Vec::new();
-    std::io::Read::read_to_end(&mut resp.into_reader(), &mut body)
-        .map_err(|e| FetchError(format!("GET {}: {e}", redact(url))))?;
-    Ok(body)
+    body(resp, &redact(url))
 }
 
 fn run_git(mut c: Command, url: &str) -> Result<(), FetchError> {

@@ -350,9 +350,7 @@ fn request(url: &str, accept: &str, auth: Option<&str>) -> Result<Response, Fetc
         .header("Docker-Content-Digest")
         .unwrap_or("")
         .to_string();
-    let mut body = Vec::new();
-    std::io::Read::read_to_end(&mut resp.into_reader(), &mut body)
-        .map_err(|e| FetchError(format!("GET {}: {e}", redact(url))))?;
+    let body = crate::body(resp, &redact(url))?;
     Ok(Response {
         status,
         challenge,

@@ -177,10 +177,7 @@ fn signed_get(
         }
         other => FetchError(format!("S3 GET {url}: {other}")),
     })?;
-    let mut body = Vec::new();
-    std::io::Read::read_to_end(&mut resp.into_reader(), &mut body)
-        .map_err(|e| FetchError(format!("S3 GET {url}: {e}")))?;
-    Ok(body)
+    crate::body(resp, &format!("S3 {url}"))
 }
 
 fn endpoint_override(env: Env) -> Option<String> {
