@@ -282,6 +282,7 @@ impl Global {
 fn settings(g: &Global, cwd: &Path) -> Result<Settings, String> {
     let root = cwd.to_path_buf();
     let mut host = OsHost::new(&root);
+    host.show_progress = !g.quiet && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed);
     if g.file == "-" {
         let mut data = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut data)

@@ -631,6 +631,10 @@ fn oci_charts_render_and_fetch_without_helm() {
         ))
         .is_file());
 
+    // Without -q, helm's pull lines (the ranged release is resolved and pulled again).
+    let (_, err, ok) = capstan(&dir, &["template"], &env);
+    assert!(ok, "{err}");
+    assert!(err.contains(&format!("Pulling 127.0.0.1:{port}/charts/c:0.1.5\nPulled: 127.0.0.1:{port}/charts/c:0.1.5\nDigest: sha256:")), "{err}");
     let (_, err, ok) = capstan(&dir, &["fetch", "--output-dir", "out"], &env);
     assert!(ok, "{err}");
     assert!(

@@ -208,6 +208,10 @@ pub fn repo_chart(
             url.trim_start_matches('/')
         )
     };
+    host.progress(&format!(
+        "Downloading {name} {version} from repo {}",
+        repo.url
+    ));
     let data = host.http_get(&absolute, &repo.user, &repo.password)?;
     if let Some(Value::String(digest)) = entry.get("digest") {
         let got: String = Sha256::digest(&data)
@@ -280,7 +284,10 @@ fn oci_chart(
     if exact && host.is_file(&file) {
         return Ok(file);
     }
-    let (_digest, data) = host.oci_pull(reference, &version, &auth)?;
+    let tagged = format!("{bare}:{version}");
+    host.progress(&format!("Pulling {tagged}"));
+    let (digest, data) = host.oci_pull(reference, &version, &auth)?;
+    host.progress(&format!("Pulled: {tagged}\nDigest: {digest}"));
     host.write_file(&file, &data)
         .map_err(|e| format!("caching {}: {e}", file.display()))?;
     Ok(file)

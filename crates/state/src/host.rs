@@ -103,6 +103,9 @@ pub trait Host: Send + Sync {
             capstan_fetch::redact(src)
         ))
     }
+
+    /// A progress line (`Pulling …`), shown as it happens when the host shows progress.
+    fn progress(&self, _line: &str) {}
 }
 
 /// Private directories holding decrypted or rendered values for helm, still to be
@@ -125,6 +128,8 @@ pub struct OsHost {
     pub root: PathBuf,
     /// The state file given as `-f -`, read from standard input.
     pub stdin: Option<Vec<u8>>,
+    /// Whether progress lines go to standard error.
+    pub show_progress: bool,
 }
 
 impl OsHost {
@@ -132,6 +137,7 @@ impl OsHost {
         OsHost {
             root: root.into(),
             stdin: None,
+            show_progress: false,
         }
     }
 
@@ -299,6 +305,12 @@ impl Host for OsHost {
         let tmp = target.with_extension(format!("partial-{}-{n}", std::process::id()));
         std::fs::write(&tmp, data)?;
         std::fs::rename(&tmp, &target)
+    }
+
+    fn progress(&self, line: &str) {
+        if self.show_progress {
+            eprintln!("{line}");
+        }
     }
 
     fn fetch(&self, src: &str) -> Result<PathBuf, String> {
