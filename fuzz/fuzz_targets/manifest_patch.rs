@@ -31,6 +31,7 @@ fuzz_target!(|data: &[u8]| {
             &Patches {
                 strategic: list.clone(),
                 json: list,
+                force_namespace: "ns".into(),
             },
         );
     }

@@ -21,11 +21,13 @@ use std::collections::BTreeMap;
 pub struct Patches {
     pub strategic: Vec<Value>,
     pub json: Vec<Value>,
+    /// `forceNamespace`: the namespace every namespaced resource is put in.
+    pub force_namespace: String,
 }
 
 impl Patches {
     pub fn is_empty(&self) -> bool {
-        self.strategic.is_empty() && self.json.is_empty()
+        self.strategic.is_empty() && self.json.is_empty() && self.force_namespace.is_empty()
     }
 }
 
@@ -107,6 +109,9 @@ pub fn apply(
             ));
         }
     }
+    if !patches.force_namespace.is_empty() {
+        force_namespace(&mut docs, &patches.force_namespace);
+    }
     let mut keyed: Vec<(String, ENode)> = docs
         .into_iter()
         .map(|mut d| {
@@ -129,6 +134,89 @@ pub fn apply(
         out.insert(patched_file(chart), emit_stream(&docs));
     }
     Ok(out)
+}
+
+/// Kinds without a namespace (Kubernetes' built-in cluster-scoped kinds).
+const CLUSTER_SCOPED: &[&str] = &[
+    "APIService",
+    "CSIDriver",
+    "CSINode",
+    "CertificateSigningRequest",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "ComponentStatus",
+    "CustomResourceDefinition",
+    "FlowSchema",
+    "IngressClass",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding",
+    "MutatingWebhookConfiguration",
+    "Namespace",
+    "Node",
+    "PersistentVolume",
+    "PodSecurityPolicy",
+    "PriorityClass",
+    "PriorityLevelConfiguration",
+    "RuntimeClass",
+    "StorageClass",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
+    "ValidatingWebhookConfiguration",
+    "VolumeAttachment",
+];
+
+/// kustomize's `namespace:` (chartify's override): every namespaced resource gets
+/// `metadata.namespace`, and (Cluster)RoleBinding subjects naming a ServiceAccount of
+/// this release follow it.
+fn force_namespace(docs: &mut [ENode], ns: &str) {
+    let accounts: Vec<String> = docs
+        .iter()
+        .map(Id::of)
+        .filter(|id| id.kind == "ServiceAccount")
+        .map(|id| id.name)
+        .collect();
+    for d in docs.iter_mut() {
+        let id = Id::of(d);
+        if !CLUSTER_SCOPED.contains(&id.kind.as_str()) {
+            set_path(d, &["metadata", "namespace"], ns);
+        }
+        if id.kind == "RoleBinding" || id.kind == "ClusterRoleBinding" {
+            let ENode::Map(pairs) = d else { continue };
+            let Some((_, ENode::Seq(subjects))) = pairs
+                .iter_mut()
+                .find(|(k, _)| scalar(k) == Some("subjects"))
+            else {
+                continue;
+            };
+            for s in subjects.iter_mut() {
+                let is_account = get(s, "kind").and_then(scalar) == Some("ServiceAccount");
+                let name = get(s, "name").and_then(scalar).unwrap_or("").to_string();
+                if is_account && accounts.contains(&name) {
+                    set_path(s, &["namespace"], ns);
+                }
+            }
+        }
+    }
+}
+
+/// Sets a scalar at `path` in mappings, creating them as needed.
+fn set_path(n: &mut ENode, path: &[&str], value: &str) {
+    let Some((first, rest)) = path.split_first() else {
+        *n = plain_scalar(value);
+        return;
+    };
+    if !matches!(n, ENode::Map(_)) {
+        *n = ENode::Map(Vec::new());
+    }
+    let ENode::Map(pairs) = n else { return };
+    let i = match pairs.iter().position(|(k, _)| scalar(k) == Some(first)) {
+        Some(i) => i,
+        None => {
+            pairs.push((plain_scalar(first), ENode::Map(Vec::new())));
+            pairs.len() - 1
+        }
+    };
+    set_path(&mut pairs[i].1, rest, value);
 }
 
 /// A resource's identity.
@@ -486,15 +574,25 @@ mod tests {
                 yaml("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata: {gone: null, new: fresh}\n"),
             ],
             json: vec![yaml("target: {kind: ConfigMap, name: web}\npatch:\n- {op: replace, path: /data/k, value: w}\n- {op: add, path: /metadata/labels, value: {a: b}}\n")],
+            ..Default::default()
         };
         let out = apply(&files(rendered), "c", &patches).unwrap();
         assert_eq!(
             out["c/templates/patched_resources.yaml"],
             "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n      - env:\n        - name: A\n          value: \"1\"\n        - name: B\n          value: \"2\"\n        image: a:2\n        name: app\n---\napiVersion: v1\ndata:\n  k: w\n  new: fresh\nkind: ConfigMap\nmetadata:\n  labels:\n    a: b\n  name: web\n"
         );
+        let moved = Patches {
+            force_namespace: "prod".into(),
+            ..Default::default()
+        };
+        let out = apply(&files("kind: ClusterRole\nmetadata:\n  name: r\n---\nkind: ServiceAccount\nmetadata:\n  name: sa\n  namespace: old\n---\nkind: RoleBinding\nmetadata:\n  name: b\nsubjects:\n- kind: ServiceAccount\n  name: sa\n- kind: ServiceAccount\n  name: elsewhere\n  namespace: x\n"), "c", &moved).unwrap();
+        assert_eq!(
+            out["c/templates/patched_resources.yaml"],
+            "kind: ClusterRole\nmetadata:\n  name: r\n---\nkind: RoleBinding\nmetadata:\n  name: b\n  namespace: prod\nsubjects:\n- kind: ServiceAccount\n  name: sa\n  namespace: prod\n- kind: ServiceAccount\n  name: elsewhere\n  namespace: x\n---\nkind: ServiceAccount\nmetadata:\n  name: sa\n  namespace: prod\n"
+        );
         let unmatched = Patches {
             strategic: vec![yaml("kind: Secret\nmetadata: {name: nope}\n")],
-            json: vec![],
+            ..Default::default()
         };
         assert!(apply(&files(rendered), "c", &unmatched)
             .unwrap_err()

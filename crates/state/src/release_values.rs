@@ -96,6 +96,7 @@ pub fn chart_input(
     let patches = capstan_chart::patch::Patches {
         strategic: crate::spec::list_of(&r.raw, "strategicMergePatches"),
         json: crate::spec::list_of(&r.raw, "jsonPatches"),
+        force_namespace: crate::spec::str_of(&r.raw, "forceNamespace"),
     };
     if !crate::spec::list_of(&r.raw, "transformers").is_empty() {
         return Err(format!(
@@ -105,7 +106,7 @@ pub fn chart_input(
     }
     if !patches.is_empty() && !local {
         return Err(format!(
-            "release \"{}\": strategicMergePatches/jsonPatches on chart {:?}, which only helm can render: not supported",
+            "release \"{}\": strategicMergePatches/jsonPatches/forceNamespace on chart {:?}, which only helm can render: not supported",
             r.name, r.chart
         ));
     }
