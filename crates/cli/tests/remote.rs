@@ -484,7 +484,7 @@ fn repository_charts_render_without_helm() {
     std::fs::write(
         dir.join("helmfile.yaml"),
         format!(
-            "repositories:\n  - name: myrepo\n    url: http://127.0.0.1:{port}\nreleases:\n  - name: pinned\n    chart: myrepo/c\n    version: ~0.1.0\n  - name: latest\n    chart: myrepo/c\n"
+            "repositories:\n  - name: myrepo\n    url: http://127.0.0.1:{port}\nreleases:\n  - name: pinned\n    chart: myrepo/c\n    version: ~0.1.0\n  - name: latest\n    chart: myrepo/c\n  - name: devel\n    chart: myrepo/c\n    devel: true\n"
         ),
     )
     .expect("helmfile");
@@ -503,6 +503,10 @@ fn repository_charts_render_without_helm() {
     assert!(
         out.contains("name: latest\ndata:\n  version: \"0.2.0\""),
         "{out}"
+    );
+    assert!(
+        out.contains("name: devel\ndata:\n  version: \"0.3.0-rc.1\""),
+        "devel: pre-releases too: {out}"
     );
     assert!(cached, "the archive was not cached");
 }

@@ -731,7 +731,7 @@ pub fn fetch(
                 &ps.state.doc,
                 base,
                 &r.chart,
-                &r.version,
+                &crate::release_values::chart_version(&ps.state.doc, r),
             )
             .map_err(|e| format!("release \"{}\": {e}", r.name))?
             .ok_or_else(|| {

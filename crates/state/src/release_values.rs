@@ -68,6 +68,27 @@ pub fn local_chart(s: &Settings, base: &str, chart: &str) -> Option<String> {
     }
 }
 
+/// The version constraint a release's chart is resolved with: `version:`, else with
+/// `devel: true` (the release's or `helmDefaults`') helm's `--devel`, which is the
+/// constraint `>0.0.0-0` (pre-releases too), else none (the latest stable).
+pub fn chart_version(doc: &crate::merge::Tree, r: &Release) -> String {
+    if !r.version.is_empty() {
+        return r.version.clone();
+    }
+    let devel = match r.raw.get("devel") {
+        Some(Value::Bool(b)) => *b,
+        _ => matches!(
+            crate::spec::map_of(doc, "helmDefaults").get("devel"),
+            Some(Value::Bool(true))
+        ),
+    };
+    if devel {
+        ">0.0.0-0".to_string()
+    } else {
+        String::new()
+    }
+}
+
 /// Builds the renderer input for a release, or the error helmfile would print.
 pub fn chart_input(
     s: &Settings,
@@ -83,7 +104,7 @@ pub fn chart_input(
             &ps.state.doc,
             base,
             &r.chart,
-            &r.version,
+            &chart_version(&ps.state.doc, r),
         )
         .map_err(|e| format!("release \"{}\": {e}", r.name))?
         {
