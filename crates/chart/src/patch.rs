@@ -11,7 +11,8 @@
 
 use capstan_value::Value;
 use capstan_yaml::roundtrip::{
-    emit_stream, from_value, get, is_null, parse_stream, plain_scalar, scalar, sort_keys,
+    emit_stream, emit_stream_v3, from_value, get, is_null, parse_stream, plain_scalar, scalar,
+    sort_keys,
 };
 use capstan_yaml::ENode;
 use std::collections::BTreeMap;
@@ -38,6 +39,26 @@ pub fn patched_file(chart: &str) -> String {
 
 /// Applies the patches to the rendered files; returns the files helm then sorts.
 pub fn apply(
+    files: &BTreeMap<String, String>,
+    chart: &str,
+    patches: &Patches,
+) -> Result<BTreeMap<String, String>, String> {
+    let patched;
+    let files = if patches.strategic.is_empty() && patches.json.is_empty() {
+        files
+    } else {
+        patched = patch_resources(files, chart, patches)?;
+        &patched
+    };
+    if patches.force_namespace.is_empty() {
+        Ok(files.clone())
+    } else {
+        set_namespace(files, &patches.force_namespace)
+    }
+}
+
+/// The strategic merge and JSON patches, as kustomize applies them for chartify.
+fn patch_resources(
     files: &BTreeMap<String, String>,
     chart: &str,
     patches: &Patches,
@@ -109,9 +130,6 @@ pub fn apply(
             ));
         }
     }
-    if !patches.force_namespace.is_empty() {
-        force_namespace(&mut docs, &patches.force_namespace);
-    }
     let mut keyed: Vec<(String, ENode)> = docs
         .into_iter()
         .map(|mut d| {
@@ -136,67 +154,32 @@ pub fn apply(
     Ok(out)
 }
 
-/// Kinds without a namespace (Kubernetes' built-in cluster-scoped kinds).
-const CLUSTER_SCOPED: &[&str] = &[
-    "APIService",
-    "CSIDriver",
-    "CSINode",
-    "CertificateSigningRequest",
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "ComponentStatus",
-    "CustomResourceDefinition",
-    "FlowSchema",
-    "IngressClass",
-    "MutatingAdmissionPolicy",
-    "MutatingAdmissionPolicyBinding",
-    "MutatingWebhookConfiguration",
-    "Namespace",
-    "Node",
-    "PersistentVolume",
-    "PodSecurityPolicy",
-    "PriorityClass",
-    "PriorityLevelConfiguration",
-    "RuntimeClass",
-    "StorageClass",
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding",
-    "ValidatingWebhookConfiguration",
-    "VolumeAttachment",
-];
-
-/// kustomize's `namespace:` (chartify's override): every namespaced resource gets
-/// `metadata.namespace`, and (Cluster)RoleBinding subjects naming a ServiceAccount of
-/// this release follow it.
-fn force_namespace(docs: &mut [ENode], ns: &str) {
-    let accounts: Vec<String> = docs
-        .iter()
-        .map(Id::of)
-        .filter(|id| id.kind == "ServiceAccount")
-        .map(|id| id.name)
-        .collect();
-    for d in docs.iter_mut() {
-        let id = Id::of(d);
-        if !CLUSTER_SCOPED.contains(&id.kind.as_str()) {
+/// chartify's `SetNamespace` (`forceNamespace`): in every rendered file, each
+/// document's `metadata.namespace` is set (replaced in place, or added as the last
+/// key of `metadata`), whatever its kind; a document without `metadata` is an error.
+/// The files are written back as yaml.v3 writes them, headed by their `# Source:`
+/// line (chartify keeps helm's comment in the file, so helm prints it twice).
+fn set_namespace(
+    files: &BTreeMap<String, String>,
+    ns: &str,
+) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    for (name, content) in crate::manifests::manifest_files(files) {
+        let mut docs = parse_stream(content).map_err(|e| format!("parsing {name}: {e}"))?;
+        for d in docs.iter_mut() {
+            if get(d, "metadata").is_none_or(|m| !matches!(m, ENode::Map(_))) {
+                return Err(format!(
+                    "forceNamespace: {name}: no resource and metadata found"
+                ));
+            }
             set_path(d, &["metadata", "namespace"], ns);
         }
-        if id.kind == "RoleBinding" || id.kind == "ClusterRoleBinding" {
-            let ENode::Map(pairs) = d else { continue };
-            let Some((_, ENode::Seq(subjects))) = pairs
-                .iter_mut()
-                .find(|(k, _)| scalar(k) == Some("subjects"))
-            else {
-                continue;
-            };
-            for s in subjects.iter_mut() {
-                let is_account = get(s, "kind").and_then(scalar) == Some("ServiceAccount");
-                let name = get(s, "name").and_then(scalar).unwrap_or("").to_string();
-                if is_account && accounts.contains(&name) {
-                    set_path(s, &["namespace"], ns);
-                }
-            }
-        }
+        out.insert(
+            name.clone(),
+            format!("# Source: {name}\n{}", emit_stream_v3(&docs)),
+        );
     }
+    Ok(out)
 }
 
 /// Sets a scalar at `path` in mappings, creating them as needed.
@@ -585,11 +568,19 @@ mod tests {
             force_namespace: "prod".into(),
             ..Default::default()
         };
-        let out = apply(&files("kind: ClusterRole\nmetadata:\n  name: r\n---\nkind: ServiceAccount\nmetadata:\n  name: sa\n  namespace: old\n---\nkind: RoleBinding\nmetadata:\n  name: b\nsubjects:\n- kind: ServiceAccount\n  name: sa\n- kind: ServiceAccount\n  name: elsewhere\n  namespace: x\n"), "c", &moved).unwrap();
+        let out = apply(
+            &files("kind: ClusterRole\nmetadata:\n  name: r\n---\nkind: ServiceAccount\nmetadata:\n  namespace: old\n  name: sa\nsecrets:\n- name: s\n"),
+            "c",
+            &moved,
+        )
+        .unwrap();
         assert_eq!(
-            out["c/templates/patched_resources.yaml"],
-            "kind: ClusterRole\nmetadata:\n  name: r\n---\nkind: RoleBinding\nmetadata:\n  name: b\n  namespace: prod\nsubjects:\n- kind: ServiceAccount\n  name: sa\n  namespace: prod\n- kind: ServiceAccount\n  name: elsewhere\n  namespace: x\n---\nkind: ServiceAccount\nmetadata:\n  name: sa\n  namespace: prod\n"
+            out["c/templates/a.yaml"],
+            "# Source: c/templates/a.yaml\nkind: ClusterRole\nmetadata:\n  name: r\n  namespace: prod\n---\nkind: ServiceAccount\nmetadata:\n  namespace: prod\n  name: sa\nsecrets:\n  - name: s\n"
         );
+        assert!(apply(&files("a: 1\n"), "c", &moved)
+            .unwrap_err()
+            .contains("no resource and metadata found"));
         let unmatched = Patches {
             strategic: vec![yaml("kind: Secret\nmetadata: {name: nope}\n")],
             ..Default::default()

@@ -513,3 +513,22 @@ fn values_and_explain() {
     assert_eq!(code, 1);
     assert!(err.contains("1 warning(s) and --strict is set"), "{err}");
 }
+
+/// `forceNamespace` as chartify applies it: `metadata.namespace` set in every document.
+#[test]
+fn force_namespace_sets_every_document() {
+    let dir = tempdir("forcens");
+    let chart = states().join("charts/ok");
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!("releases:\n  - name: f\n    namespace: ns\n    chart: {}\n    forceNamespace: forced\n", chart.display()),
+    )
+    .expect("state");
+    let (out, err, code) = capstan_in(&dir, &["template", "-q"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "---\n# Source: ok/templates/cm.yaml\n# Source: ok/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: f\n  namespace: forced\ndata:\n  x: \"none\"\n\n"
+    );
+}

@@ -36,6 +36,15 @@ pub fn emit_stream(docs: &[ENode]) -> String {
         .join("---\n")
 }
 
+/// Writes documents as yaml.v3's encoder with `SetIndent(2)` does (sequences under a
+/// key indented), each ended by a newline, `---` between them.
+pub fn emit_stream_v3(docs: &[ENode]) -> String {
+    docs.iter()
+        .map(|d| Emitter::new(Generation::V3).document(d))
+        .collect::<Vec<_>>()
+        .join("---\n")
+}
+
 fn convert(d: &Document, i: usize, depth: usize) -> Result<ENode, YamlError> {
     // Far below go-yaml's limit: these are Kubernetes resources, and the conversion
     // and the emitter recurse on the caller's (possibly small) thread stack.
