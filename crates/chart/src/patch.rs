@@ -11,8 +11,8 @@
 
 use capstan_value::Value;
 use capstan_yaml::roundtrip::{
-    emit_stream, emit_stream_v3, from_value, get, is_null, parse_stream, plain_scalar, scalar,
-    sort_keys,
+    emit_stream, emit_stream_v3, from_value, get, is_null, normalize_strings, parse_stream,
+    plain_scalar, scalar, sort_keys,
 };
 use capstan_yaml::ENode;
 use std::collections::BTreeMap;
@@ -134,6 +134,7 @@ fn patch_resources(
         .into_iter()
         .map(|mut d| {
             sort_keys(&mut d);
+            normalize_strings(&mut d);
             let id = Id::of(&d);
             (
                 format!(
@@ -588,5 +589,23 @@ mod tests {
         assert!(apply(&files(rendered), "c", &unmatched)
             .unwrap_err()
             .contains("0 resource(s) match"));
+    }
+
+    /// kustomize's output as chartify passes it on: keys sorted, strings written plain
+    /// when they can be (quotes from the template dropped), flow lists as blocks.
+    #[test]
+    fn patched_output_is_written_like_kustomize() {
+        let rendered = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: \"p\"\n  annotations:\n    \"helm.sh/hook\": test\n    v: \"1.16\"\nspec:\n  containers:\n    - name: w\n      command: ['wget']\n";
+        let patches = Patches {
+            strategic: vec![yaml(
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {restartPolicy: Never}\n",
+            )],
+            ..Default::default()
+        };
+        let out = apply(&files(rendered), "c", &patches).unwrap();
+        assert_eq!(
+            out["c/templates/patched_resources.yaml"],
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  annotations:\n    helm.sh/hook: test\n    v: \"1.16\"\n  name: p\nspec:\n  containers:\n  - command:\n    - wget\n    name: w\n  restartPolicy: Never\n"
+        );
     }
 }

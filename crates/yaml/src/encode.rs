@@ -11,7 +11,7 @@ use capstan_gocompat::strconv::format_float;
 use capstan_value::Value;
 
 /// The style go-yaml's `stringv` asks for.
-fn string_node(s: &str, gen: Generation) -> ENode {
+pub(crate) fn string_node(s: &str, gen: Generation) -> ENode {
     // Only strings starting like a number, bool, null or timestamp can resolve to
     // anything but a string.
     let special = match s.bytes().next() {

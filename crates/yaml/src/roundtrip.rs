@@ -124,6 +124,27 @@ pub fn get<'a>(n: &'a ENode, key: &str) -> Option<&'a ENode> {
     }
 }
 
+/// Every string written quoted or as a block rewritten the way Go's encoders write a
+/// string (plain when it reads back as the same string, else double-quoted; multi-line
+/// as a literal block), as kustomize's output does; plain scalars are left alone.
+pub fn normalize_strings(n: &mut ENode) {
+    match n {
+        ENode::Scalar {
+            value,
+            style,
+            tag: None,
+        } if *style != Style::Plain => {
+            *n = crate::encode::string_node(value, Generation::V2);
+        }
+        ENode::Scalar { .. } => {}
+        ENode::Seq(items) => items.iter_mut().for_each(normalize_strings),
+        ENode::Map(pairs) => pairs.iter_mut().for_each(|(k, v)| {
+            normalize_strings(k);
+            normalize_strings(v);
+        }),
+    }
+}
+
 /// Every mapping's entries sorted by key text (as Go writes a map).
 pub fn sort_keys(n: &mut ENode) {
     match n {
