@@ -43,17 +43,16 @@ pub fn apply(
     chart: &str,
     patches: &Patches,
 ) -> Result<BTreeMap<String, String>, String> {
-    let patched;
-    let files = if patches.strategic.is_empty() && patches.json.is_empty() {
-        files
+    // chartify's order: the namespace first, then the patches.
+    let moved = if patches.force_namespace.is_empty() {
+        files.clone()
     } else {
-        patched = patch_resources(files, chart, patches)?;
-        &patched
+        set_namespace(files, chart, &patches.force_namespace)?
     };
-    if patches.force_namespace.is_empty() {
-        Ok(files.clone())
+    if patches.strategic.is_empty() && patches.json.is_empty() {
+        Ok(moved)
     } else {
-        set_namespace(files, &patches.force_namespace)
+        patch_resources(&moved, chart, patches)
     }
 }
 
@@ -162,11 +161,13 @@ fn patch_resources(
 /// line (chartify keeps helm's comment in the file, so helm prints it twice).
 fn set_namespace(
     files: &BTreeMap<String, String>,
+    chart: &str,
     ns: &str,
 ) -> Result<BTreeMap<String, String>, String> {
     let mut out = BTreeMap::new();
     for (name, content) in crate::manifests::manifest_files(files) {
         let mut docs = parse_stream(content).map_err(|e| format!("parsing {name}: {e}"))?;
+        let mut text = Vec::new();
         for d in docs.iter_mut() {
             if get(d, "metadata").is_none_or(|m| !matches!(m, ENode::Map(_))) {
                 return Err(format!(
@@ -174,13 +175,26 @@ fn set_namespace(
                 ));
             }
             set_path(d, &["metadata", "namespace"], ns);
+            text.push(format!(
+                "# Source: {name}\n{}",
+                emit_stream_v3(std::slice::from_ref(d))
+            ));
         }
-        out.insert(
-            name.clone(),
-            format!("# Source: {name}\n{}", emit_stream_v3(&docs)),
-        );
+        out.insert(rehome(name, chart), text.join("---\n"));
     }
     Ok(out)
+}
+
+/// Where chartify puts a rendered file in the chart it builds: under the chart's
+/// `templates/` (a subchart's `CHART/charts/SUB/templates/x.yaml` becomes
+/// `CHART/templates/charts/SUB/templates/x.yaml`).
+fn rehome(name: &str, chart: &str) -> String {
+    let rest = name.strip_prefix(&format!("{chart}/")).unwrap_or(name);
+    if rest.starts_with("templates/") {
+        format!("{chart}/{rest}")
+    } else {
+        format!("{chart}/templates/{rest}")
+    }
 }
 
 /// Sets a scalar at `path` in mappings, creating them as needed.
@@ -577,8 +591,13 @@ mod tests {
         .unwrap();
         assert_eq!(
             out["c/templates/a.yaml"],
-            "# Source: c/templates/a.yaml\nkind: ClusterRole\nmetadata:\n  name: r\n  namespace: prod\n---\nkind: ServiceAccount\nmetadata:\n  namespace: prod\n  name: sa\nsecrets:\n  - name: s\n"
+            "# Source: c/templates/a.yaml\nkind: ClusterRole\nmetadata:\n  name: r\n  namespace: prod\n---\n# Source: c/templates/a.yaml\nkind: ServiceAccount\nmetadata:\n  namespace: prod\n  name: sa\nsecrets:\n  - name: s\n"
         );
+        assert_eq!(
+            rehome("c/charts/sub/templates/x.yaml", "c"),
+            "c/templates/charts/sub/templates/x.yaml"
+        );
+        assert_eq!(rehome("c/templates/x.yaml", "c"), "c/templates/x.yaml");
         assert!(apply(&files("a: 1\n"), "c", &moved)
             .unwrap_err()
             .contains("no resource and metadata found"));
