@@ -32,6 +32,7 @@ fuzz_target!(|data: &[u8]| {
                 strategic: list.clone(),
                 json: list,
                 force_namespace: "ns".into(),
+                manifests: false,
             },
         );
     }

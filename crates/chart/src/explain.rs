@@ -111,7 +111,12 @@ pub fn layers_in(
         None => read_file_in(fs, cwd, p),
     };
     let user = o.values.merge(&read).map_err(|e| e.message)?;
-    let mut raw = load_dir_in(fs, chart_dir).map_err(|e| e.message)?;
+    let load = if o.patches.manifests {
+        crate::load::load_manifest_dir_in
+    } else {
+        load_dir_in
+    };
+    let mut raw = load(fs, chart_dir).map_err(|e| e.message)?;
     for (dep, sub) in &o.extra_dependencies {
         raw.metadata.dependencies.push(dep.clone());
         raw.dependencies.push(sub.clone());

@@ -139,6 +139,61 @@ pub fn load_dir_in(fs: &dyn ChartFs, dir: &Path) -> Result<Chart, LoadError> {
     from_files(files)
 }
 
+/// Whether `dir` is a directory of plain Kubernetes manifests rather than a chart (no
+/// `Chart.yaml`): helmfile turns such a directory into a chart with chartify.
+pub fn is_manifest_dir(fs: &dyn ChartFs, dir: &Path) -> bool {
+    fs.is_dir(dir) && !fs.is_file(&dir.join("Chart.yaml"))
+}
+
+/// The chart chartify makes of a directory of manifests: named after the directory,
+/// version and appVersion 1.0.0, every `.yaml`/`.yml` file (at any depth) a template
+/// at its relative path. A kustomization is refused (it needs kustomize).
+pub fn load_manifest_dir_in(fs: &dyn ChartFs, dir: &Path) -> Result<Chart, LoadError> {
+    for k in ["kustomization.yaml", "kustomization.yml", "Kustomization"] {
+        if fs.is_file(&dir.join(k)) {
+            return Err(LoadError::new(format!(
+                "{}: a kustomization: helmfile builds it with kustomize (through chartify), which capstan does not run",
+                dir.display()
+            )));
+        }
+    }
+    let mut all = Vec::new();
+    walk(
+        fs,
+        dir,
+        "",
+        &IgnoreRules {
+            patterns: Vec::new(),
+        },
+        &mut all,
+    )?;
+    let mut files: Vec<ChartFile> = all
+        .into_iter()
+        .filter(|f| f.name.ends_with(".yaml") || f.name.ends_with(".yml"))
+        .map(|f| ChartFile {
+            name: format!("templates/{}", f.name),
+            data: f.data,
+        })
+        .collect();
+    if files.is_empty() {
+        return Err(LoadError::new(format!(
+            "{}: neither a chart (no Chart.yaml) nor a directory of manifests (no .yaml files)",
+            dir.display()
+        )));
+    }
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "chart".to_string());
+    files.push(ChartFile {
+        name: "Chart.yaml".into(),
+        data: format!("name: {name:?}\nversion: 1.0.0\nappVersion: 1.0.0\napiVersion: v2\n")
+            .into_bytes(),
+    });
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    from_files(files)
+}
+
 /// Loads a packaged chart (`.tgz` bytes).
 pub fn load_archive(data: &[u8]) -> Result<Chart, LoadError> {
     from_files(crate::archive::read_archive(data)?)

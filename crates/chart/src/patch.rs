@@ -22,13 +22,20 @@ use std::collections::BTreeMap;
 pub struct Patches {
     pub strategic: Vec<Value>,
     pub json: Vec<Value>,
-    /// `forceNamespace`: the namespace every namespaced resource is put in.
+    /// `forceNamespace` (or, for a directory of manifests, the release's namespace):
+    /// the namespace every document is put in.
     pub force_namespace: String,
+    /// The chart was made from a directory of plain manifests (chartify's way: the
+    /// rendered documents are written back into the chart before the final render).
+    pub manifests: bool,
 }
 
 impl Patches {
     pub fn is_empty(&self) -> bool {
-        self.strategic.is_empty() && self.json.is_empty() && self.force_namespace.is_empty()
+        self.strategic.is_empty()
+            && self.json.is_empty()
+            && self.force_namespace.is_empty()
+            && !self.manifests
     }
 }
 
@@ -44,10 +51,12 @@ pub fn apply(
     patches: &Patches,
 ) -> Result<BTreeMap<String, String>, String> {
     // chartify's order: the namespace first, then the patches.
-    let moved = if patches.force_namespace.is_empty() {
-        files.clone()
+    let moved = if !patches.force_namespace.is_empty() {
+        set_namespace(files, chart, Some(&patches.force_namespace))?
+    } else if patches.manifests {
+        set_namespace(files, chart, None)?
     } else {
-        set_namespace(files, chart, &patches.force_namespace)?
+        files.clone()
     };
     if patches.strategic.is_empty() && patches.json.is_empty() {
         Ok(moved)
@@ -162,23 +171,33 @@ fn patch_resources(
 fn set_namespace(
     files: &BTreeMap<String, String>,
     chart: &str,
-    ns: &str,
+    ns: Option<&str>,
 ) -> Result<BTreeMap<String, String>, String> {
     let mut out = BTreeMap::new();
     for (name, content) in crate::manifests::manifest_files(files) {
-        let mut docs = parse_stream(content).map_err(|e| format!("parsing {name}: {e}"))?;
         let mut text = Vec::new();
-        for d in docs.iter_mut() {
-            if get(d, "metadata").is_none_or(|m| !matches!(m, ENode::Map(_))) {
-                return Err(format!(
-                    "forceNamespace: {name}: no resource and metadata found"
-                ));
+        match ns {
+            Some(ns) => {
+                let mut docs = parse_stream(content).map_err(|e| format!("parsing {name}: {e}"))?;
+                for d in docs.iter_mut() {
+                    if get(d, "metadata").is_none_or(|m| !matches!(m, ENode::Map(_))) {
+                        return Err(format!(
+                            "forceNamespace: {name}: no resource and metadata found"
+                        ));
+                    }
+                    set_path(d, &["metadata", "namespace"], ns);
+                    text.push(format!(
+                        "# Source: {name}\n{}",
+                        emit_stream_v3(std::slice::from_ref(d))
+                    ));
+                }
             }
-            set_path(d, &["metadata", "namespace"], ns);
-            text.push(format!(
-                "# Source: {name}\n{}",
-                emit_stream_v3(std::slice::from_ref(d))
-            ));
+            // Written back as rendered (helm's --output-dir files).
+            None => {
+                for doc in crate::manifests::split_documents(content) {
+                    text.push(format!("# Source: {name}\n{doc}"));
+                }
+            }
         }
         out.insert(rehome(name, chart), text.join("---\n"));
     }

@@ -233,7 +233,12 @@ pub fn template_in(
             _ => err,
         }
     })?;
-    let mut chart = crate::load::load_dir_in(fs, chart_dir).map_err(|e| {
+    let load = if o.patches.manifests {
+        crate::load::load_manifest_dir_in
+    } else {
+        crate::load::load_dir_in
+    };
+    let mut chart = load(fs, chart_dir).map_err(|e| {
         let err = TemplateError::load(e.message);
         match (e.file, e.pos) {
             (Some(f), Some(p)) if fs.is_dir(chart_dir) => {

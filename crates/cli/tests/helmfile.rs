@@ -532,3 +532,40 @@ fn force_namespace_sets_every_document() {
         "---\n# Source: ok/templates/cm.yaml\n# Source: ok/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: f\n  namespace: forced\ndata:\n  x: \"none\"\n\n"
     );
 }
+
+/// A directory of plain manifests as the chart (helmfile makes it a chart with
+/// chartify): named after the directory, every manifest a template, the documents
+/// written back with their `# Source:` line; the release's namespace is set in them. A
+/// kustomization is a clear error.
+#[test]
+fn manifest_directories_render_as_charts() {
+    let dir = tempdir("manifests");
+    std::fs::create_dir_all(dir.join("raw/sub")).expect("dirs");
+    std::fs::write(
+        dir.join("raw/cm.yaml"),
+        "kind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n",
+    )
+    .expect("cm");
+    std::fs::write(
+        dir.join("raw/sub/s.yml"),
+        "kind: Secret\nmetadata:\n  name: s\n",
+    )
+    .expect("s");
+    std::fs::write(dir.join("raw/notes.txt"), "not a manifest").expect("txt");
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        "releases:\n  - name: m\n    namespace: team\n    chart: ./raw\n",
+    )
+    .expect("state");
+    let (out, err, code) = capstan_in(&dir, &["template", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "---\n# Source: raw/templates/sub/s.yml\n# Source: raw/templates/sub/s.yml\nkind: Secret\nmetadata:\n  name: s\n  namespace: team\n\n---\n# Source: raw/templates/cm.yaml\n# Source: raw/templates/cm.yaml\nkind: ConfigMap\nmetadata:\n  name: m\n  namespace: team\n\n"
+    );
+    std::fs::write(dir.join("raw/kustomization.yaml"), "resources: [cm.yaml]\n").expect("k");
+    let (_, err, code) = capstan_in(&dir, &["template", "-q"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 1);
+    assert!(err.contains("a kustomization"), "{err}");
+}

@@ -118,6 +118,20 @@ pub fn chart_input(
         strategic: crate::spec::list_of(&r.raw, "strategicMergePatches"),
         json: crate::spec::list_of(&r.raw, "jsonPatches"),
         force_namespace: crate::spec::str_of(&r.raw, "forceNamespace"),
+        manifests: local
+            && capstan_chart::load::is_manifest_dir(
+                &crate::host::HostFs(s.host.as_ref()),
+                Path::new(&chart),
+            ),
+    };
+    // chartify puts a directory of manifests in the release's namespace.
+    let patches = if patches.manifests && patches.force_namespace.is_empty() {
+        capstan_chart::patch::Patches {
+            force_namespace: r.namespace.clone(),
+            ..patches
+        }
+    } else {
+        patches
     };
     if !crate::spec::list_of(&r.raw, "transformers").is_empty() {
         return Err(format!(
