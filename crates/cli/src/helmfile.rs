@@ -103,6 +103,15 @@ pub struct TemplateArgs {
     /// Extra values files for every release.
     #[arg(long = "values")]
     values: Vec<String>,
+    /// With `-l`: also render the releases the selected ones need.
+    #[arg(long = "include-needs")]
+    include_needs: bool,
+    /// With `-l`: also render what they need, and what that needs, and so on.
+    #[arg(long = "include-transitive-needs")]
+    include_transitive_needs: bool,
+    /// The opposite of `--include-needs` (helmfile's default; accepted for scripts).
+    #[arg(long = "skip-needs")]
+    skip_needs: bool,
     /// A post-renderer for every release (over `postRenderer` in the state file).
     #[arg(long = "post-renderer", default_value = "")]
     post_renderer: String,
@@ -495,10 +504,15 @@ pub fn run(
     let progress = !g.quiet;
     match cmd {
         StateCommand::Template(With { args: t, .. }) => {
-            let states = match load(g, &s, log) {
+            let mut states = match load(g, &s, log) {
                 Ok(st) => st,
                 Err(e) => return no_match(e, g, cwd),
             };
+            if !g.selector.is_empty() && (t.include_needs || t.include_transitive_needs) {
+                for ps in &mut states {
+                    ps.include_needs(t.include_transitive_needs);
+                }
+            }
             commands::check_needs(&states).map_err(|e| describe_needs(e, &states, cwd))?;
             let mut flags = HelmFlags {
                 include_crds: t.include_crds,

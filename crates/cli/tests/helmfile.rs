@@ -569,3 +569,33 @@ fn manifest_directories_render_as_charts() {
     assert_eq!(code, 1);
     assert!(err.contains("a kustomization"), "{err}");
 }
+
+/// `--include-needs` adds what the selected releases need; `--include-transitive-needs`
+/// follows the needs all the way.
+#[test]
+fn template_include_needs() {
+    let names = |extra: &[&str]| {
+        let mut args = vec![
+            "-f",
+            EXAMPLE,
+            "-e",
+            "production",
+            "-l",
+            "name=frontend",
+            "template",
+        ];
+        args.extend_from_slice(extra);
+        let (_, err, code) = capstan(&args);
+        assert_eq!(code, 0, "{err}");
+        err.lines()
+            .filter_map(|l| l.strip_prefix("Templating release="))
+            .map(|l| l.split(',').next().unwrap_or("").to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&[]), ["frontend"]);
+    assert_eq!(names(&["--include-needs"]), ["frontend", "api"]);
+    assert_eq!(
+        names(&["--include-transitive-needs"]),
+        ["frontend", "api", "database", "queue"]
+    );
+}

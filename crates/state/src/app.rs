@@ -25,6 +25,49 @@ pub struct PreparedState {
 }
 
 impl PreparedState {
+    /// `--include-needs` (direct) / `--include-transitive-needs`: the releases the
+    /// selected ones need (`[KUBECONTEXT/][NAMESPACE/]NAME`, the namespace and context
+    /// defaulting to the needing release's) are selected too, in file order.
+    pub fn include_needs(&mut self, transitive: bool) {
+        let mut picked: Vec<bool> = vec![false; self.releases.len()];
+        for &i in &self.selected {
+            picked[i] = true;
+        }
+        let mut frontier = self.selected.clone();
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for i in frontier {
+                let r = &self.releases[i];
+                for need in &r.needs {
+                    let parts: Vec<&str> = need.split('/').collect();
+                    let name = parts[parts.len() - 1];
+                    let ns = if parts.len() > 1 {
+                        parts[parts.len() - 2]
+                    } else {
+                        r.namespace.as_str()
+                    };
+                    let kc = if parts.len() > 2 {
+                        parts[..parts.len() - 2].join("/")
+                    } else {
+                        r.kube_context.clone()
+                    };
+                    for (j, o) in self.releases.iter().enumerate() {
+                        if !picked[j] && o.name == name && o.namespace == ns && o.kube_context == kc
+                        {
+                            picked[j] = true;
+                            next.push(j);
+                        }
+                    }
+                }
+            }
+            if !transitive {
+                break;
+            }
+            frontier = next;
+        }
+        self.selected = (0..self.releases.len()).filter(|&i| picked[i]).collect();
+    }
+
     /// The selected releases a command renders or deploys: desired and with their
     /// `condition` met.
     pub fn active(&self) -> Result<Vec<&Release>, String> {
