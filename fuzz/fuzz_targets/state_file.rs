@@ -24,6 +24,8 @@ fuzz_target!(|data: &[u8]| {
             hcl: capstan_state::hcl_evaluator(),
             secrets: capstan_state::load::secrets_unsupported,
             limits: Some((10_000, 1 << 20)),
+            chart: String::new(),
+            helm_binary: String::new(),
         };
         let opts = RunOptions {
             file: name.into(),

@@ -72,6 +72,12 @@ pub struct Global {
     /// Show helm's output as it runs (capstan's output is always live).
     #[arg(long = "enable-live-output")]
     pub enable_live_output: bool,
+    /// The chart every release uses instead of its own.
+    #[arg(short = 'c', long = "chart", default_value = "")]
+    pub chart: String,
+    /// The helm binary for charts only helm can render (over the state's `helmBinary`).
+    #[arg(short = 'b', long = "helm-binary", default_value = "")]
+    pub helm_binary: String,
 }
 
 #[derive(Args, Clone, Debug, Default)]
@@ -284,6 +290,8 @@ impl Global {
                 || before.allow_no_matching_release,
             skip_deps: self.skip_deps || before.skip_deps,
             enable_live_output: self.enable_live_output || before.enable_live_output,
+            chart: pick(&self.chart, &before.chart, ""),
+            helm_binary: pick(&self.helm_binary, &before.helm_binary, ""),
         }
     }
 }
@@ -307,6 +315,8 @@ fn settings(g: &Global, cwd: &Path) -> Result<Settings, String> {
         hcl: capstan_state::hcl_evaluator(),
         secrets: capstan_state::secrets::sops_reader,
         limits: None,
+        chart: g.chart.clone(),
+        helm_binary: g.helm_binary.clone(),
     })
 }
 

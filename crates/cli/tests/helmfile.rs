@@ -259,6 +259,10 @@ fn remote_charts_go_through_helm() {
         ),
     )
     .expect("write helmfile");
+    // --helm-binary/-b over the state's helmBinary.
+    let (_, err, code) = capstan_in(&tmp, &["template", "-q", "-b", "/nonexistent/helm"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("/nonexistent/helm"), "{err}");
     let (out, err, code) = capstan_in(&tmp, &["template", "-q"]);
     let dir = out
         .split_whitespace()
@@ -568,6 +572,39 @@ fn manifest_directories_render_as_charts() {
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(code, 1);
     assert!(err.contains("a kustomization"), "{err}");
+}
+
+/// `--chart/-c` puts every selected release on the given chart.
+#[test]
+fn chart_override_flag() {
+    let (out, err, code) = capstan(&[
+        "-f",
+        EXAMPLE,
+        "-e",
+        "production",
+        "-l",
+        "name=monitoring",
+        "template",
+        "-q",
+        "--chart",
+        "./charts/service",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("# Source: service/templates/"), "{out}");
+    let (_, err, code) = capstan(&[
+        "-f",
+        EXAMPLE,
+        "-e",
+        "production",
+        "-l",
+        "name=monitoring",
+        "-c",
+        "./no-such-chart",
+        "template",
+        "-q",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no-such-chart"), "{err}");
 }
 
 /// `--include-needs` adds what the selected releases need; `--include-transitive-needs`

@@ -298,7 +298,11 @@ impl Visit<'_> {
             } else {
                 self.s.namespace.clone()
             },
-            chart: str_of(&state.doc, "chart"),
+            chart: if self.s.chart.is_empty() {
+                str_of(&state.doc, "chart")
+            } else {
+                self.s.chart.clone()
+            },
         };
         let ctx = StateContext {
             file,
@@ -434,6 +438,8 @@ mod tests {
             hcl: crate::hcl_evaluator(),
             secrets: crate::load::secrets_unsupported,
             limits: None,
+            chart: String::new(),
+            helm_binary: String::new(),
         }
     }
 

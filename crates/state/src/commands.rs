@@ -186,7 +186,11 @@ fn render_with_helm(
         )
     })?;
     let args = crate::release_values::helm_template_args(input, &dir, &files);
-    let helm = crate::spec::str_of(&ps.state.doc, "helmBinary");
+    let helm = if s.helm_binary.is_empty() {
+        crate::spec::str_of(&ps.state.doc, "helmBinary")
+    } else {
+        s.helm_binary.clone()
+    };
     let helm = if helm.is_empty() {
         "helm".to_string()
     } else {

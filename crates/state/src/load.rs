@@ -57,6 +57,10 @@ pub struct Settings {
     pub secrets: SecretsReader,
     /// Bounds on template work (steps, output bytes), for untrusted input.
     pub limits: Option<(u64, usize)>,
+    /// `--chart/-c`: the chart every release uses instead of its own.
+    pub chart: String,
+    /// `--helm-binary/-b` (over the state's `helmBinary`), for charts only helm renders.
+    pub helm_binary: String,
 }
 
 impl Settings {

@@ -63,6 +63,8 @@ fn settings(dir: &Path, env: &str) -> Settings {
         hcl: capstan_state::hcl_evaluator(),
         secrets: plaintext_secrets,
         limits: None,
+        chart: String::new(),
+        helm_binary: String::new(),
     }
 }
 
