@@ -250,11 +250,9 @@ fn oci_chart(
         // helmfile asks helm for the `latest` tag here, which helm refuses.
         return Err("the version for OCI charts should be semver compliant, the latest tag is not supported anymore for helm >= 3.8.0".into());
     }
-    let exact = SemVersion::parse(constraint).is_ok()
-        && constraint
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit() || c == 'v');
+    // A full version (`1.2.3`, `v1.2.3-rc.1+b`) is the tag; anything else (`1.2`,
+    // `~1.2`, `>=1`) is a constraint over the tag list, as helm reads it.
+    let exact = is_full_version(constraint);
     let version = if exact {
         constraint.to_string()
     } else {
@@ -291,4 +289,32 @@ fn oci_chart(
     host.write_file(&file, &data)
         .map_err(|e| format!("caching {}: {e}", file.display()))?;
     Ok(file)
+}
+
+/// Whether `v` is a complete semantic version (three numeric parts, optional
+/// pre-release and build), optionally with a leading `v`.
+fn is_full_version(v: &str) -> bool {
+    let v = v.strip_prefix('v').unwrap_or(v);
+    let core = v.split(['-', '+']).next().unwrap_or("");
+    let parts: Vec<&str> = core.split('.').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        && SemVersion::parse(v).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_full_version;
+
+    #[test]
+    fn full_versions_are_tags() {
+        for v in ["1.2.3", "v0.1.0", "1.0.0-rc.1", "1.0.0+build.5"] {
+            assert!(is_full_version(v), "{v}");
+        }
+        for v in ["1.2", "1", "~1.2.3", ">=1.0.0", "1.2.x", ""] {
+            assert!(!is_full_version(v), "{v}");
+        }
+    }
 }
