@@ -100,22 +100,12 @@ pub struct RenderFlags {
 impl RenderFlags {
     fn options(self, release: &str, cwd: &Path) -> TemplateOptions {
         let post_renderer = (!self.post_renderer.is_empty()).then(|| {
-            use capstan_state::host::Host;
-            let host = capstan_state::host::OsHost::new(cwd);
-            let (cmd, args) = (self.post_renderer.clone(), self.post_renderer_args.clone());
-            let cmd = if cmd.contains('/') {
-                let joined = at(cwd, &cmd).to_string_lossy().into_owned();
-                if joined.contains('/') {
-                    joined
-                } else {
-                    format!("./{joined}")
-                }
-            } else {
-                cmd
-            };
-            capstan_chart::postrender::PostRenderer(std::sync::Arc::new(move |manifests: &str| {
-                host.exec(&cmd, &args, &[], Some(manifests), Path::new(""))
-            }))
+            capstan_state::release_values::command_post_renderer(
+                std::sync::Arc::new(capstan_state::host::OsHost::new(cwd)),
+                cwd,
+                &self.post_renderer,
+                &self.post_renderer_args,
+            )
         });
         TemplateOptions {
             release_name: release.to_string(),

@@ -168,29 +168,9 @@ pub fn chart_input(
             .collect(),
         skip_schema_validation: flags.skip_schema_validation
             || r.skip_schema_validation == Some(true),
-        post_renderer: post_renderer.as_ref().map(|(cmd, args)| {
-            // helm runs the command with the manifests on standard input; a path with a
-            // slash is taken from the working directory.
-            let host = s.host.clone();
-            let cmd = if cmd.contains('/') {
-                // Still a path after joining (`./x` under `.` is `x`, which would be
-                // looked up in PATH).
-                let joined = crate::host::join(&s.root, cmd)
-                    .to_string_lossy()
-                    .into_owned();
-                if joined.contains('/') {
-                    joined
-                } else {
-                    format!("./{joined}")
-                }
-            } else {
-                cmd.clone()
-            };
-            let args = args.clone();
-            capstan_chart::postrender::PostRenderer(std::sync::Arc::new(move |manifests: &str| {
-                host.exec(&cmd, &args, &[], Some(manifests), Path::new(""))
-            }))
-        }),
+        post_renderer: post_renderer
+            .as_ref()
+            .map(|(cmd, args)| command_post_renderer(s.host.clone(), &s.root, cmd, args)),
         patches,
         ..Default::default()
     };
@@ -348,6 +328,32 @@ pub fn helm_template_args(
         }
     }
     args
+}
+
+/// A post-renderer that runs `cmd args` with the manifests on standard input, as helm
+/// does; a path with a slash is taken from `root` (the working directory).
+pub fn command_post_renderer(
+    host: std::sync::Arc<dyn crate::host::Host>,
+    root: &Path,
+    cmd: &str,
+    args: &[String],
+) -> capstan_chart::postrender::PostRenderer {
+    let cmd = if cmd.contains('/') {
+        // Still a path after joining (`./x` under `.` is `x`, which would be looked
+        // up in PATH).
+        let joined = join(root, cmd).to_string_lossy().into_owned();
+        if joined.contains('/') {
+            joined
+        } else {
+            format!("./{joined}")
+        }
+    } else {
+        cmd.to_string()
+    };
+    let args = args.to_vec();
+    capstan_chart::postrender::PostRenderer(std::sync::Arc::new(move |manifests: &str| {
+        host.exec(&cmd, &args, &[], Some(manifests), Path::new(""))
+    }))
 }
 
 /// The post-renderer for a release, as helmfile picks it: the command line's
