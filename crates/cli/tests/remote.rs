@@ -31,45 +31,70 @@ fn capstan(dir: &Path, args: &[&str], env: &[(&str, String)]) -> (String, String
     )
 }
 
-/// Serves `body` for `path` on a loopback port to requests carrying `auth` (a full
-/// `Authorization` header value) if given; 404 or 401 otherwise. Returns the port.
-fn http_server(path: &'static str, body: &'static str, auth: Option<&'static str>) -> u16 {
+/// A response: status line text, extra header lines (each ending `\r\n`), body.
+type Reply = (&'static str, String, Vec<u8>);
+
+/// A one-thread HTTP server on a loopback port: `make(port)` gives the handler, which
+/// answers each request from its path and `Authorization` header. A TLS handshake (a
+/// client trying HTTPS first on loopback) is refused. Returns the port.
+fn serve<F>(make: impl FnOnce(u16) -> F) -> u16
+where
+    F: Fn(&str, &str) -> Reply + Send + 'static,
+{
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
+    let handle = make(port);
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
+            let mut byte = [0u8; 1];
+            if matches!(stream.peek(&mut byte), Ok(1) if byte[0] == 0x16) {
+                continue;
+            }
             let mut reader = BufReader::new(stream.try_clone().expect("clone"));
             let mut first = String::new();
             if reader.read_line(&mut first).is_err() {
                 continue;
             }
-            let mut authorized = auth.is_none();
+            let mut auth = String::new();
             loop {
                 let mut line = String::new();
                 if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
                     break;
                 }
-                if let (Some(want), Some(v)) = (auth, line.strip_prefix("Authorization: ")) {
-                    authorized = v.trim() == want;
+                if let Some((k, v)) = line.split_once(':') {
+                    if k.eq_ignore_ascii_case("authorization") {
+                        auth = v.trim().to_string();
+                    }
                 }
             }
-            let requested = first.split_whitespace().nth(1).unwrap_or("");
-            let (status, text) = if !authorized {
-                ("401 Unauthorized", "no")
-            } else if requested == path {
-                ("200 OK", body)
-            } else {
-                ("404 Not Found", "missing")
-            };
+            let path = first.split_whitespace().nth(1).unwrap_or("");
+            let (status, extra, body) = handle(path, &auth);
             let mut s = stream;
             let _ = write!(
                 s,
-                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
-                text.len()
+                "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
             );
+            let _ = s.write_all(&body);
         }
     });
     port
+}
+
+/// Serves `body` for `path` to requests carrying `auth` (a full `Authorization` header
+/// value) if given; 404 or 401 otherwise. Returns the port.
+fn http_server(path: &'static str, body: &'static str, auth: Option<&'static str>) -> u16 {
+    serve(move |_| {
+        move |requested: &str, given: &str| -> Reply {
+            if auth.is_some_and(|want| want != given) {
+                ("401 Unauthorized", String::new(), b"no".to_vec())
+            } else if requested == path {
+                ("200 OK", String::new(), body.as_bytes().to_vec())
+            } else {
+                ("404 Not Found", String::new(), b"missing".to_vec())
+            }
+        }
+    })
 }
 
 fn git(dir: &Path, args: &[&str]) {
@@ -399,42 +424,14 @@ fn remote_sub_helmfiles_and_bases() {
 
 /// Serves fixed files on a loopback port; returns the port.
 fn http_files(files: Vec<(String, Vec<u8>)>) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-            let mut first = String::new();
-            if reader.read_line(&mut first).is_err() {
-                continue;
-            }
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-            }
-            let requested = first.split_whitespace().nth(1).unwrap_or("").to_string();
-            let mut s = stream;
+    serve(move |_| {
+        move |requested: &str, _: &str| -> Reply {
             match files.iter().find(|(p, _)| *p == requested) {
-                Some((_, body)) => {
-                    let _ = write!(
-                        s,
-                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                        body.len()
-                    );
-                    let _ = s.write_all(body);
-                }
-                None => {
-                    let _ = write!(
-                        s,
-                        "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                    );
-                }
+                Some((_, body)) => ("200 OK", String::new(), body.clone()),
+                None => ("404 Not Found", String::new(), Vec::new()),
             }
         }
-    });
-    port
+    })
 }
 
 /// A packaged chart `c` at `version` whose template prints its version.
@@ -516,8 +513,6 @@ fn repository_charts_render_without_helm() {
 fn oci_registry(versions: &[&str]) -> u16 {
     use base64::Engine;
     use sha2::Digest;
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
     let hex = |d: &[u8]| -> String {
         sha2::Sha256::digest(d)
             .iter()
@@ -545,33 +540,9 @@ fn oci_registry(versions: &[&str]) -> u16 {
         "Basic {}",
         base64::engine::general_purpose::STANDARD.encode("user:pass")
     );
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            // A TLS handshake (the client tries HTTPS first on loopback): refuse it.
-            let mut byte = [0u8; 1];
-            if matches!(stream.peek(&mut byte), Ok(1) if byte[0] == 0x16) {
-                continue;
-            }
-            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-            let mut first = String::new();
-            if reader.read_line(&mut first).is_err() {
-                continue;
-            }
-            let mut auth = String::new();
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some((k, v)) = line.split_once(':') {
-                    if k.eq_ignore_ascii_case("authorization") {
-                        auth = v.trim().to_string();
-                    }
-                }
-            }
-            let path = first.split_whitespace().nth(1).unwrap_or("").to_string();
-            let mut s = stream;
-            let (status, extra, body): (&str, String, Vec<u8>) = if path.starts_with("/token?") {
+    serve(move |port| {
+        move |path: &str, auth: &str| -> Reply {
+            if path.starts_with("/token?") {
                 if auth == basic && path.contains("scope=repository%3Acharts%2Fc%3Apull") {
                     ("200 OK", String::new(), br#"{"token":"t0k3n"}"#.to_vec())
                 } else {
@@ -591,16 +562,9 @@ fn oci_registry(versions: &[&str]) -> u16 {
                         br#"{"errors":[{"code":"MANIFEST_UNKNOWN"}]}"#.to_vec(),
                     ),
                 }
-            };
-            let _ = write!(
-                s,
-                "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = s.write_all(&body);
+            }
         }
-    });
-    port
+    })
 }
 
 /// Charts from an OCI registry render and fetch natively: bearer tokens obtained with
