@@ -4,7 +4,8 @@
 
 use crate::time::{civil_from_days, days_in_month, Civil, GoTime};
 
-const MONTHS: [&str; 12] = [
+/// Go's month names (`time.Month.String`).
+pub const MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",
@@ -18,7 +19,8 @@ const MONTHS: [&str; 12] = [
     "November",
     "December",
 ];
-const DAYS: [&str; 7] = [
+/// Go's weekday names (`time.Weekday.String`).
+pub const DAYS: [&str; 7] = [
     "Sunday",
     "Monday",
     "Tuesday",

@@ -1545,29 +1545,7 @@ fn formatdate(a: &[Value]) -> FResult {
     let spec = st(&a[0]);
     let t = parse_rfc3339(&st(&a[1])).map_err(|e| Fail::Arg(1, e))?;
     let c = t.civil();
-    const MONTHS: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
-    const DAYS: [&str; 7] = [
-        "Sunday",
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-        "Thursday",
-        "Friday",
-        "Saturday",
-    ];
+    use capstan_gocompat::timefmt::{DAYS, MONTHS};
     let days = capstan_gocompat::time::days_from_civil(c.year, c.month, c.day);
     let weekday = DAYS[((days % 7 + 11) % 7) as usize];
     let chars: Vec<char> = spec.chars().collect();
