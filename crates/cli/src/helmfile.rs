@@ -60,7 +60,7 @@ pub struct Global {
     #[arg(long = "color")]
     pub color: bool,
     /// No colored output.
-    #[arg(long = "no-color", env = "NO_COLOR")]
+    #[arg(long = "no-color")]
     pub no_color: bool,
     /// Exit successfully when no release matches the selectors.
     #[arg(long = "allow-no-matching-release")]

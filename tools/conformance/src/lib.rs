@@ -12,6 +12,7 @@ mod env_suite;
 mod gotemplate_suite;
 pub(crate) mod helm_values_suite;
 pub mod report;
+mod real_charts;
 mod strvals_suite;
 pub mod tree;
 mod yaml_suite;
@@ -29,6 +30,7 @@ pub const SUITES: &[&str] = &[
     "hcl",
     "env-merge",
     "helmfile-e2e",
+    "real-charts",
 ];
 
 /// Where each suite's data lives, relative to the `shared` folder.
@@ -41,6 +43,7 @@ pub fn default_path(suite: &str) -> Option<&'static str> {
         "hcl" => "conformance/helmfile-env/hcl",
         "env-merge" => "conformance/helmfile-env/merge",
         "helmfile-e2e" => "peer/helmfile-e2e",
+        "real-charts" => "realworld",
         _ => return None,
     })
 }
@@ -97,6 +100,7 @@ fn run_suite_here(suite: &str, path: &Path) -> Result<Report, String> {
         "hcl" => env_suite::run_hcl(path)?,
         "env-merge" => env_suite::run_merge(path)?,
         "helmfile-e2e" => e2e_suite::run(path)?,
+        "real-charts" => real_charts::run(path)?,
         other => {
             return Err(format!(
                 "unknown suite {other:?}; suites: {}",

@@ -1,0 +1,633 @@
+//! The `real-charts` suite over `../shared/realworld`: for every line of `combos.jsonl`,
+//! the real `helm template` (Helm v4.1.4, run twice) against `capstan chart template`,
+//! both as separate processes run from the realworld folder, compared by the rules of
+//! that folder's README:
+//!
+//! 1. without `--kube-version` in the args, helm is given `--kube-version 1.36.0`
+//!    (Helm 4.2's default);
+//! 2. trailing whitespace of every document is ignored;
+//! 3. a `---` line directly after a `# Source:` line is dropped;
+//! 4. lines of the form `key: null` are ignored;
+//!
+//! and lines that differ between helm's own two runs (random output) are ignored. Where
+//! both tools fail, the first lines of their errors must match. A capstan crash (a
+//! signal, a panic) or a timeout fails the case.
+//!
+//! helm's outputs are cached under the user's cache folder (`capstan-test/realworld`),
+//! keyed by helm's version, the args and a digest of the chart's files, so a second run
+//! costs only capstan's renders. The real helm comes from `$CAPSTAN_TEST_HELM`, else the
+//! folder `../shared/kube/install-helm.sh` installs into, else `PATH`.
+
+use crate::report::CaseResult;
+use serde_json::Value as J;
+use sha2::Digest;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How long one capstan render may take before the case fails as a timeout.
+const CAPSTAN_TIMEOUT: Duration = Duration::from_secs(120);
+/// helm gets longer: it is the reference, not the thing tested.
+const HELM_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// One line of `combos.jsonl`.
+struct Combo {
+    id: String,
+    chart: String,
+    args: Vec<String>,
+}
+
+/// What a process printed and how it ended.
+#[derive(Clone)]
+struct Outcome {
+    /// The exit code; `None` when killed by a signal or stopped for the timeout.
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    timed_out: bool,
+    elapsed: Duration,
+}
+
+/// helm's reference for one combination: its first run, and which of that run's
+/// (normalized) lines differed in a second run.
+struct Reference {
+    first: Outcome,
+    unstable: Vec<bool>,
+}
+
+/// Runs the suite over the realworld folder `path`.
+pub fn run(path: &Path) -> Result<Vec<CaseResult>, String> {
+    let combos = read_combos(&path.join("combos.jsonl"))?;
+    let helm = find_helm()?;
+    let capstan = find_capstan()?;
+    let helm_version = tool_output(&helm, &["version", "--short"])?;
+    let cache = cache_dir();
+    let helm_home = tempdir("capstan-real-charts")?;
+    let digests = Mutex::new(std::collections::HashMap::<String, String>::new());
+
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; combos.len()]);
+    let helm_time = Mutex::new(Duration::ZERO);
+    let capstan_time = Mutex::new(Duration::ZERO);
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(combo) = combos.get(i) else { break };
+                let digest = {
+                    let mut d = digests.lock().unwrap_or_else(|e| e.into_inner());
+                    d.entry(combo.chart.clone())
+                        .or_insert_with(|| chart_digest(&path.join(&combo.chart)))
+                        .clone()
+                };
+                let key = cache_key(&helm_version, combo, &digest);
+                let result = match reference(&helm, path, helm_home.path(), combo, &cache, &key)
+                {
+                    Err(e) => CaseResult::fail(&combo.id, format!("helm: {e}"), String::new()),
+                    Ok(reference) => {
+                        *helm_time.lock().unwrap_or_else(|e| e.into_inner()) +=
+                            reference.first.elapsed;
+                        let ours = run_capstan(&capstan, path, helm_home.path(), combo);
+                        *capstan_time.lock().unwrap_or_else(|e| e.into_inner()) += ours.elapsed;
+                        judge(&combo.id, &reference, &ours)
+                    }
+                };
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
+            });
+        }
+    });
+    eprintln!(
+        "real-charts: {} combinations; helm {:.1} s, capstan {:.1} s (sum of wall times, one process each)",
+        combos.len(),
+        helm_time.into_inner().unwrap_or_default().as_secs_f64(),
+        capstan_time.into_inner().unwrap_or_default().as_secs_f64()
+    );
+    Ok(results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .flatten()
+        .collect())
+}
+
+fn read_combos(path: &Path) -> Result<Vec<Combo>, String> {
+    let mut combos = Vec::new();
+    for line in crate::read_jsonl(path)? {
+        let text = |k: &str| line.get(k).and_then(J::as_str).map(String::from);
+        let (Some(id), Some(chart)) = (text("id"), text("chart")) else {
+            return Err(format!("{}: a line without id or chart", path.display()));
+        };
+        let args = line
+            .get("args")
+            .and_then(J::as_array)
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+            .unwrap_or_default();
+        combos.push(Combo { id, chart, args });
+    }
+    Ok(combos)
+}
+
+/// The real helm binary.
+pub fn find_helm() -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os("CAPSTAN_TEST_HELM") {
+        return Ok(PathBuf::from(p));
+    }
+    let prefix = std::env::var_os("KUBE_PREFIX")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let cache = std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+            Some(cache.join("capstan-test/kube"))
+        });
+    if let Some(p) = prefix.map(|p| p.join("bin/helm")).filter(|p| p.is_file()) {
+        return Ok(p);
+    }
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join("helm"))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            "the real helm is not installed: run ../shared/kube/install-helm.sh (or set CAPSTAN_TEST_HELM)"
+                .to_string()
+        })
+}
+
+/// The capstan binary built beside this runner (`target/<profile>/capstan`), or
+/// `$CAPSTAN_BIN`.
+pub fn find_capstan() -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os("CAPSTAN_BIN") {
+        return Ok(PathBuf::from(p));
+    }
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    exe.ancestors()
+        .skip(1)
+        .take(3)
+        .map(|d| d.join("capstan"))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            format!(
+                "the capstan binary is not built beside {} (cargo build --release -p capstan-cli)",
+                exe.display()
+            )
+        })
+}
+
+fn tool_output(tool: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new(tool)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{}: {e}", tool.display()))?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn cache_dir() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("capstan-test/realworld")
+}
+
+/// A digest of every file under a chart folder (paths and contents, in sorted order).
+fn chart_digest(dir: &Path) -> String {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut h = sha2::Sha256::new();
+    for f in files {
+        h.update(f.strip_prefix(dir).unwrap_or(&f).to_string_lossy().as_bytes());
+        h.update([0]);
+        h.update(std::fs::read(&f).unwrap_or_default());
+        h.update([0]);
+    }
+    hex(&h.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn cache_key(helm_version: &str, combo: &Combo, digest: &str) -> String {
+    let mut h = sha2::Sha256::new();
+    for part in [helm_version, &combo.chart, digest]
+        .into_iter()
+        .chain(combo.args.iter().map(String::as_str))
+    {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    hex(&h.finalize())
+}
+
+/// The arguments helm gets: README rule 1 adds Helm 4.2's default kube version.
+fn helm_args(combo: &Combo) -> Vec<String> {
+    let mut args: Vec<String> = ["template", "rel", &combo.chart, "-n", "ns-test"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(combo.args.iter().cloned());
+    if !combo
+        .args
+        .iter()
+        .any(|a| a == "--kube-version" || a.starts_with("--kube-version="))
+    {
+        args.extend(["--kube-version".to_string(), "1.36.0".to_string()]);
+    }
+    args
+}
+
+/// helm's reference, from the cache or from two runs of helm.
+fn reference(
+    helm: &Path,
+    dir: &Path,
+    home: &Path,
+    combo: &Combo,
+    cache: &Path,
+    key: &str,
+) -> Result<Reference, String> {
+    let file = cache.join(format!("{key}.json"));
+    if let Some(r) = std::fs::read(&file)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<J>(&b).ok())
+        .and_then(|j| reference_from_json(&j))
+    {
+        return Ok(r);
+    }
+    let args = helm_args(combo);
+    let first = run_process(helm, &args, dir, home, HELM_TIMEOUT)?;
+    let second = run_process(helm, &args, dir, home, HELM_TIMEOUT)?;
+    if first.timed_out {
+        return Err("timed out".into());
+    }
+    let unstable = unstable_lines(&normalize(&first.stdout), &normalize(&second.stdout));
+    let reference = Reference { first, unstable };
+    let _ = std::fs::create_dir_all(cache);
+    let tmp = cache.join(format!("{key}.json.{}.tmp", std::process::id()));
+    if std::fs::write(&tmp, reference_to_json(&reference).to_string()).is_ok() {
+        let _ = std::fs::rename(&tmp, &file);
+    }
+    Ok(reference)
+}
+
+fn reference_to_json(r: &Reference) -> J {
+    serde_json::json!({
+        "code": r.first.code,
+        "stdout": r.first.stdout,
+        "stderr": r.first.stderr,
+        "elapsed_ms": r.first.elapsed.as_millis() as u64,
+        "unstable": r.unstable.iter().enumerate().filter(|(_, u)| **u).map(|(i, _)| i).collect::<Vec<_>>(),
+        "lines": r.unstable.len(),
+    })
+}
+
+fn reference_from_json(j: &J) -> Option<Reference> {
+    let lines = j.get("lines")?.as_u64()? as usize;
+    let mut unstable = vec![false; lines];
+    for i in j.get("unstable")?.as_array()? {
+        *unstable.get_mut(i.as_u64()? as usize)? = true;
+    }
+    Some(Reference {
+        first: Outcome {
+            code: j.get("code")?.as_i64().map(|c| c as i32),
+            stdout: j.get("stdout")?.as_str()?.to_string(),
+            stderr: j.get("stderr")?.as_str()?.to_string(),
+            timed_out: false,
+            elapsed: Duration::from_millis(j.get("elapsed_ms")?.as_u64()?),
+        },
+        unstable,
+    })
+}
+
+fn run_capstan(capstan: &Path, dir: &Path, home: &Path, combo: &Combo) -> Outcome {
+    let mut args: Vec<String> = ["chart", "template", "rel", &combo.chart, "-n", "ns-test"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(combo.args.iter().cloned());
+    run_process(capstan, &args, dir, home, CAPSTAN_TIMEOUT).unwrap_or_else(|e| Outcome {
+        code: None,
+        stdout: String::new(),
+        stderr: e,
+        timed_out: false,
+        elapsed: Duration::ZERO,
+    })
+}
+
+/// Runs a process in `dir` with helm's state folders under `home`, killing it after
+/// `timeout`.
+fn run_process(
+    program: &Path,
+    args: &[String],
+    dir: &Path,
+    home: &Path,
+    timeout: Duration,
+) -> Result<Outcome, String> {
+    let start = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("HELM_CACHE_HOME", home.join("cache"))
+        .env("HELM_CONFIG_HOME", home.join("config"))
+        .env("HELM_DATA_HOME", home.join("data"))
+        .env_remove("HELM_DEBUG")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{}: {e}", program.display()))?;
+    let read = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    };
+    let out = child.stdout.take().map(|s| read(Box::new(s)));
+    let err = child.stderr.take().map(|s| read(Box::new(s)));
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) if start.elapsed() > timeout => {
+                let _ = child.kill();
+                timed_out = true;
+                break child.wait().ok();
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(_) => break None,
+        }
+    };
+    let elapsed = start.elapsed();
+    let join = |h: Option<std::thread::JoinHandle<String>>| {
+        h.and_then(|h| h.join().ok()).unwrap_or_default()
+    };
+    Ok(Outcome {
+        code: status.and_then(|s| s.code()),
+        stdout: join(out),
+        stderr: join(err),
+        timed_out,
+        elapsed,
+    })
+}
+
+/// The output's lines after the README's rules 2-4.
+fn normalize(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    // Documents start at a `---` line followed by a `# Source:` line.
+    let mut docs: Vec<Vec<&str>> = vec![Vec::new()];
+    for (i, line) in lines.iter().enumerate() {
+        let starts_doc = *line == "---"
+            && lines
+                .get(i + 1)
+                .is_some_and(|next| next.starts_with("# Source: "));
+        if starts_doc && !docs.last().is_some_and(|d| d.is_empty()) {
+            docs.push(Vec::new());
+        }
+        if let Some(d) = docs.last_mut() {
+            d.push(line);
+        }
+    }
+    let mut out = Vec::new();
+    for doc in docs {
+        let joined = doc.join("\n");
+        let trimmed = joined.trim_end();
+        let mut previous_source = false;
+        for line in trimmed.lines() {
+            if previous_source && line == "---" {
+                previous_source = false;
+                continue;
+            }
+            previous_source = line.starts_with("# Source: ");
+            if is_null_line(line) {
+                continue;
+            }
+            out.push(line.to_string());
+        }
+    }
+    out
+}
+
+/// A line of the form `key: null` (README rule 4).
+fn is_null_line(line: &str) -> bool {
+    let t = line.trim_start();
+    let t = t.strip_prefix("- ").unwrap_or(t);
+    match t.strip_suffix(": null") {
+        Some(key) => !key.is_empty() && !key.contains(": ") && !key.starts_with('#'),
+        None => false,
+    }
+}
+
+/// Which lines of `first` are not in `second` (helm's random output).
+fn unstable_lines(first: &[String], second: &[String]) -> Vec<bool> {
+    let mut unstable = vec![false; first.len()];
+    if first == second {
+        return unstable;
+    }
+    let (a, b) = (as_strs(first), as_strs(second));
+    let diff = similar::TextDiff::configure()
+        .timeout(Duration::from_secs(20))
+        .diff_slices(&a, &b);
+    for op in diff.ops() {
+        if !matches!(op.tag(), similar::DiffTag::Equal) {
+            for u in unstable.iter_mut().take(op.old_range().end).skip(op.old_range().start) {
+                *u = true;
+            }
+            // An insertion in the second run: the lines around it are not stable either.
+            if op.old_range().is_empty() {
+                if let Some(u) = unstable.get_mut(op.old_range().start) {
+                    *u = true;
+                }
+            }
+        }
+    }
+    unstable
+}
+
+fn as_strs(lines: &[String]) -> Vec<&str> {
+    lines.iter().map(String::as_str).collect()
+}
+
+fn first_error_line(stderr: &str) -> &str {
+    stderr
+        .lines()
+        .find(|l| l.starts_with("Error:"))
+        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("")
+}
+
+fn judge(id: &str, reference: &Reference, ours: &Outcome) -> CaseResult {
+    let helm = &reference.first;
+    if ours.timed_out {
+        return CaseResult::fail(id, "capstan timed out", ours.stderr.clone());
+    }
+    let Some(code) = ours.code else {
+        return CaseResult::fail(id, "capstan crashed (killed by a signal)", ours.stderr.clone());
+    };
+    if code == 101 || ours.stderr.contains("panicked at") {
+        return CaseResult::fail(id, "capstan panicked", ours.stderr.clone());
+    }
+    match (helm.code == Some(0), code == 0) {
+        (false, false) => {
+            let (h, c) = (first_error_line(&helm.stderr), first_error_line(&ours.stderr));
+            if h == c {
+                CaseResult::pass(id)
+            } else {
+                CaseResult::fail(
+                    id,
+                    format!("both fail, differently: helm {h:?} capstan {c:?}"),
+                    format!("--- helm\n{}\n--- capstan\n{}", helm.stderr, ours.stderr),
+                )
+            }
+        }
+        (true, false) => CaseResult::fail(
+            id,
+            format!("capstan fails: {}", first_error_line(&ours.stderr)),
+            ours.stderr.clone(),
+        ),
+        (false, true) => CaseResult::fail(
+            id,
+            format!("helm fails, capstan renders: {}", first_error_line(&helm.stderr)),
+            helm.stderr.clone(),
+        ),
+        (true, true) => compare_outputs(id, reference, &ours.stdout),
+    }
+}
+
+fn compare_outputs(id: &str, reference: &Reference, ours: &str) -> CaseResult {
+    let expected = normalize(&reference.first.stdout);
+    let actual = normalize(ours);
+    if expected == actual {
+        return CaseResult::pass(id);
+    }
+    let (old_lines, new_lines) = (as_strs(&expected), as_strs(&actual));
+    let diff = similar::TextDiff::configure()
+        .timeout(Duration::from_secs(20))
+        .diff_slices(&old_lines, &new_lines);
+    let mut first_bad = None;
+    for op in diff.ops() {
+        if matches!(op.tag(), similar::DiffTag::Equal) {
+            continue;
+        }
+        let old = op.old_range();
+        let covered = if old.is_empty() {
+            reference.unstable.get(old.start).copied().unwrap_or(false)
+                || (old.start > 0 && reference.unstable[old.start - 1])
+        } else {
+            reference.unstable[old.clone()].iter().all(|u| *u)
+        };
+        if !covered {
+            first_bad = Some(op.clone());
+            break;
+        }
+    }
+    let Some(op) = first_bad else {
+        return CaseResult::pass(id);
+    };
+    let (old, new) = (op.old_range(), op.new_range());
+    let show = |lines: &[String], r: std::ops::Range<usize>| -> String {
+        lines
+            .get(r.start..r.end.min(r.start + 1))
+            .and_then(|l| l.first().cloned())
+            .unwrap_or_else(|| "(nothing)".into())
+    };
+    let mut detail = String::new();
+    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+        detail.push_str(&hunk.to_string());
+    }
+    CaseResult::fail(
+        id,
+        format!(
+            "output differs at line {}: helm {:?} capstan {:?}",
+            old.start + 1,
+            show(&expected, old),
+            show(&actual, new)
+        ),
+        detail,
+    )
+}
+
+/// A temporary folder removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tempdir(prefix: &str) -> Result<TempDir, String> {
+    let dir = std::env::temp_dir().join(format!("{prefix}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(TempDir(dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_lose_trailing_whitespace_and_a_separator_after_the_header() {
+        let helm = "---\n# Source: a.yaml\n---\nkind: A\n\n\n---\n# Source: b.yaml\nkind: B\nx: null\n";
+        let ours = "---\n# Source: a.yaml\nkind: A\n---\n# Source: b.yaml\nkind: B\n";
+        assert_eq!(normalize(helm), normalize(ours));
+        assert_ne!(normalize("kind: A\n"), normalize("kind: B\n"));
+    }
+
+    #[test]
+    fn null_lines_are_only_key_null() {
+        assert!(is_null_line("  key: null"));
+        assert!(is_null_line("- key: null"));
+        assert!(!is_null_line("  a: b: null"));
+        assert!(!is_null_line("null"));
+        assert!(!is_null_line("key: nullable"));
+    }
+
+    #[test]
+    fn random_lines_are_ignored_but_nothing_else() {
+        let lines = |s: &str| s.lines().map(String::from).collect::<Vec<_>>();
+        let first = "a: 1\npassword: xyz\nb: 2\n";
+        let second = "a: 1\npassword: qrs\nb: 2\n";
+        let unstable = unstable_lines(&lines(first), &lines(second));
+        assert_eq!(unstable, vec![false, true, false]);
+        let reference = Reference {
+            first: Outcome {
+                code: Some(0),
+                stdout: first.into(),
+                stderr: String::new(),
+                timed_out: false,
+                elapsed: Duration::ZERO,
+            },
+            unstable,
+        };
+        assert!(compare_outputs("x", &reference, "a: 1\npassword: mno\nb: 2\n").passed());
+        assert!(!compare_outputs("x", &reference, "a: 1\npassword: mno\nb: 3\n").passed());
+    }
+}
