@@ -864,6 +864,7 @@ impl<'a> State<'a> {
             | (Ty::Bool, Value::Bool(_)) => true,
             (Ty::List, Value::List(l)) => l.elem == Elem::Any,
             (Ty::Map, Value::Map(m)) => m.elem == Elem::Any,
+            (Ty::Host(name), Value::Host(h)) => h.type_name() == name,
             _ => false,
         };
         if ok {

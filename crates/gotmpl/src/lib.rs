@@ -45,6 +45,8 @@ pub enum Ty {
     List,
     /// `map[string]interface {}`
     Map,
+    /// A host object (a Go struct such as sprig's `certificate`) of this type name.
+    Host(&'static str),
 }
 
 impl Ty {
@@ -58,6 +60,7 @@ impl Ty {
             Ty::Bool => "bool",
             Ty::List => "[]interface {}",
             Ty::Map => "map[string]interface {}",
+            Ty::Host(name) => name,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Cryptographic functions: `encryptAES`/`decryptAES` (AES-256-CBC, PKCS#7, random IV
 //! first, base64), `bcrypt`, `htpasswd`, `derivePassword` (the Master Password
-//! algorithm: scrypt + HMAC-SHA256) and `genPrivateKey` (ECDSA P-256 as SEC 1 PEM).
+//! algorithm: scrypt + HMAC-SHA256) `randBytes` and `uuidv4`
+//! (keys and certificates are in `certs`).
 
 use crate::convert::{s, to_i64};
 use crate::reg;
@@ -152,22 +153,6 @@ fn derive_password(counter: u32, kind: &str, password: &str, user: &str, site: &
         .collect()
 }
 
-fn gen_private_key(kind: &str) -> String {
-    match kind {
-        "ecdsa" => {
-            let key = p256::SecretKey::random(&mut p256::elliptic_curve::rand_core::OsRng);
-            match key.to_sec1_pem(p256::pkcs8::LineEnding::LF) {
-                Ok(pem) => pem.to_string(),
-                Err(e) => format!("failed to encode key: {e}"),
-            }
-        }
-        "rsa" | "dsa" | "ed25519" => {
-            format!("genPrivateKey: {kind} keys are not supported by capstan yet")
-        }
-        other => format!("Unknown type {other}"),
-    }
-}
-
 pub fn register(m: &mut FuncMap) {
     reg(m, "encryptAES", &[Ty::String, Ty::String], |a| {
         encrypt_aes(&s(&a[0]), &s(&a[1])).map(Value::from)
@@ -202,8 +187,26 @@ pub fn register(m: &mut FuncMap) {
             )))
         },
     );
-    reg(m, "genPrivateKey", &[Ty::String], |a| {
-        Ok(Value::from(gen_private_key(&s(&a[0]))))
+    reg(m, "randBytes", &[Ty::Int], |a| {
+        let n = to_i64(&a[0]);
+        let n = usize::try_from(n).map_err(|_| "runtime error: makeslice: len out of range".to_string())?;
+        let mut b = vec![0u8; n];
+        getrandom::getrandom(&mut b).map_err(|e| e.to_string())?;
+        Ok(Value::from(base64_encode(&b)))
+    });
+    reg(m, "uuidv4", &[], |_| {
+        let mut b: [u8; 16] = random_bytes()?;
+        b[6] = (b[6] & 0x0f) | 0x40;
+        b[8] = (b[8] & 0x3f) | 0x80;
+        let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+        Ok(Value::from(format!(
+            "{}-{}-{}-{}-{}",
+            &hex[0..8],
+            &hex[8..12],
+            &hex[12..16],
+            &hex[16..20],
+            &hex[20..32]
+        )))
     });
 }
 

@@ -2,8 +2,10 @@
 //! follow sprig's helpers (`spf13/cast` for numbers, `strval` for strings), so results and
 //! error texts match what Helm and helmfile print.
 
+mod certs;
 mod convert;
 mod crypto;
+mod der;
 mod dates;
 mod defaults;
 mod dicts;
@@ -51,6 +53,43 @@ pub(crate) fn regv(
     );
 }
 
+/// Every name in sprig v3.3's `TxtFuncMap` (its `genericMap`, deprecated aliases such as
+/// `trimall`, `date_in_zone` and `must_date_modify` included), the reference [`funcs`] is
+/// checked against. A template naming a function that is missing fails to parse, even in
+/// a branch that never runs, so this list must be complete.
+pub const TXT_FUNC_MAP_NAMES: &[&str] = &[
+    "hello", "ago", "date", "date_in_zone", "date_modify", "dateInZone", "dateModify",
+    "duration", "durationRound", "htmlDate", "htmlDateInZone", "must_date_modify",
+    "mustDateModify", "mustToDate", "now", "toDate", "unixEpoch", "abbrev", "abbrevboth",
+    "trunc", "trim", "upper", "lower", "title", "untitle", "substr", "repeat", "trimall",
+    "trimAll", "trimSuffix", "trimPrefix", "nospace", "initials", "randAlphaNum",
+    "randAlpha", "randAscii", "randNumeric", "swapcase", "shuffle", "snakecase",
+    "camelcase", "kebabcase", "wrap", "wrapWith", "contains", "hasPrefix", "hasSuffix",
+    "quote", "squote", "cat", "indent", "nindent", "replace", "plural", "sha1sum",
+    "sha256sum", "adler32sum", "toString", "atoi", "int64", "int", "float64", "seq",
+    "toDecimal", "split", "splitList", "splitn", "toStrings", "until", "untilStep", "add1",
+    "add", "sub", "div", "mod", "mul", "randInt", "add1f", "addf", "subf", "divf", "mulf",
+    "biggest", "max", "min", "maxf", "minf", "ceil", "floor", "round", "join", "sortAlpha",
+    "default", "empty", "coalesce", "all", "any", "compact", "mustCompact", "fromJson",
+    "toJson", "toPrettyJson", "toRawJson", "mustFromJson", "mustToJson", "mustToPrettyJson",
+    "mustToRawJson", "ternary", "deepCopy", "mustDeepCopy", "typeOf", "typeIs",
+    "typeIsLike", "kindOf", "kindIs", "deepEqual", "env", "expandenv", "getHostByName",
+    "base", "dir", "clean", "ext", "isAbs", "osBase", "osClean", "osDir", "osExt",
+    "osIsAbs", "b64enc", "b64dec", "b32enc", "b32dec", "tuple", "list", "dict", "get",
+    "set", "unset", "hasKey", "pluck", "keys", "pick", "omit", "merge", "mergeOverwrite",
+    "mustMerge", "mustMergeOverwrite", "values", "append", "push", "mustAppend", "mustPush",
+    "prepend", "mustPrepend", "first", "mustFirst", "rest", "mustRest", "last", "mustLast",
+    "initial", "mustInitial", "reverse", "mustReverse", "uniq", "mustUniq", "without",
+    "mustWithout", "has", "mustHas", "slice", "mustSlice", "concat", "dig", "chunk",
+    "mustChunk", "bcrypt", "htpasswd", "genPrivateKey", "derivePassword", "buildCustomCert",
+    "genCA", "genCAWithKey", "genSelfSignedCert", "genSelfSignedCertWithKey",
+    "genSignedCert", "genSignedCertWithKey", "encryptAES", "decryptAES", "randBytes",
+    "uuidv4", "semver", "semverCompare", "fail", "regexMatch", "mustRegexMatch",
+    "regexFindAll", "mustRegexFindAll", "regexFind", "mustRegexFind", "regexReplaceAll",
+    "mustRegexReplaceAll", "regexReplaceAllLiteral", "mustRegexReplaceAllLiteral",
+    "regexSplit", "mustRegexSplit", "regexQuoteMeta", "urlParse", "urlJoin",
+];
+
 /// The builtins plus every sprig function (`TxtFuncMap`), including `env` and
 /// `expandenv`.
 pub fn funcs() -> FuncMap {
@@ -69,6 +108,17 @@ pub fn funcs() -> FuncMap {
     urls::register(&mut m);
     random::register(&mut m);
     crypto::register(&mut m);
+    certs::register(&mut m);
+    // sprig's deprecated spellings.
+    for (alias, name) in [
+        ("date_in_zone", "dateInZone"),
+        ("must_date_modify", "mustDateModify"),
+        ("trimall", "trimAll"),
+    ] {
+        if let Some(f) = m.get(name).cloned() {
+            m.insert(alias.to_string(), f);
+        }
+    }
     m
 }
 
@@ -78,4 +128,21 @@ pub fn funcs_without_env() -> FuncMap {
     m.remove("env");
     m.remove("expandenv");
     m
+}
+
+#[cfg(test)]
+mod function_list {
+    #[test]
+    fn every_sprig_function_is_registered() {
+        let m = super::funcs();
+        // getHostByName is registered by the callers: Helm disables DNS, helmfile resolves.
+        let missing: Vec<&str> = super::TXT_FUNC_MAP_NAMES
+            .iter()
+            .copied()
+            .filter(|n| !m.contains_key(*n) && *n != "getHostByName")
+            .collect();
+        assert!(missing.is_empty(), "missing sprig functions: {missing:?}");
+        let mut seen = std::collections::HashSet::new();
+        assert!(super::TXT_FUNC_MAP_NAMES.iter().all(|n| seen.insert(n)));
+    }
 }

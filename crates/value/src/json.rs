@@ -113,6 +113,26 @@ fn write(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> Result
         Value::AnyMap(_) => {
             return Err("json: unsupported type: map[interface {}]interface {}".into())
         }
+        Value::Host(h) if h.fields().is_some() => {
+            let fields = h.fields().unwrap_or_default();
+            out.push('{');
+            for (i, (k, x)) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, style, depth + 1);
+                quote_string(out, k, style.escape_html);
+                out.push(':');
+                if style.indent.is_some() {
+                    out.push(' ');
+                }
+                write(out, x, style, depth + 1)?;
+            }
+            if !fields.is_empty() {
+                newline(out, style, depth);
+            }
+            out.push('}');
+        }
         Value::Host(h) => match h.display() {
             Some(s) => quote_string(out, &s, style.escape_html),
             None => return Err(format!("json: unsupported type: {}", h.type_name())),

@@ -216,6 +216,12 @@ pub trait HostObject: Send + Sync + fmt::Debug {
     fn entries(&self) -> Option<Vec<(Value, Value)>> {
         None
     }
+    /// For a host object that is a Go struct value: its exported fields in declaration
+    /// order, as `encoding/json` and the YAML encoders write them (and `kindOf` says
+    /// `struct`).
+    fn fields(&self) -> Option<Vec<(&'static str, Value)>> {
+        None
+    }
     /// For downcasting method arguments of the same host type.
     fn as_any(&self) -> &dyn std::any::Any;
 }
@@ -368,6 +374,7 @@ impl Value {
             Value::Bytes(_) | Value::List(_) => "slice",
             Value::Time(_) => "struct",
             Value::Map(_) | Value::AnyMap(_) => "map",
+            Value::Host(h) if h.fields().is_some() => "struct",
             Value::Host(_) => "ptr",
         }
     }

@@ -312,6 +312,9 @@ fn helm_node(v: &Value, bad_char: &mut bool) -> Result<ENode, YamlError> {
             sorted_pairs(Generation::V2, pairs)
         }
         Value::AnyMap(_) => return Err(unsupported("map[interface {}]interface {}")),
+        Value::Host(h) if h.fields().is_some() => {
+            return helm_node(&struct_as_map(h.as_ref(), false), bad_char)
+        }
         Value::Host(h) => match h.display() {
             Some(s) => helm_string(&s, bad_char),
             None => return Err(unsupported(h.type_name())),
@@ -381,6 +384,9 @@ pub(crate) fn helmfile_node(v: &Value) -> Result<ENode, YamlError> {
             }
             sorted_pairs(Generation::V3, pairs)
         }
+        Value::Host(h) if h.fields().is_some() => {
+            return helmfile_node(&struct_as_map(h.as_ref(), true))
+        }
         Value::Host(h) => match h.display() {
             Some(s) => string_node(&s, Generation::V3),
             None => {
@@ -416,4 +422,19 @@ mod tests {
         );
         assert!(key_less(Generation::V3, &Value::Int(2), &Value::Int(10)));
     }
+}
+
+/// A Go struct's fields as the map the encoders write: Helm's encoder goes through JSON
+/// (field names as they are), yaml.v3 lowercases them.
+fn struct_as_map(h: &dyn capstan_value::HostObject, lowercase: bool) -> Value {
+    let fields = h.fields().unwrap_or_default();
+    Value::map_from(
+        fields
+            .into_iter()
+            .map(|(k, v)| {
+                let key = if lowercase { k.to_lowercase() } else { k.to_string() };
+                (key.into(), v)
+            })
+            .collect(),
+    )
 }
