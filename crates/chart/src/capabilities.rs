@@ -1,7 +1,146 @@
-//! `.Capabilities.APIVersions`: the API group/versions `helm template` assumes a cluster
-//! serves (client-go's built-in scheme plus apiextensions), and `Has`.
+//! `.Capabilities`: `KubeVersion` (Helm's `common.KubeVersion`, parsed as Kubernetes'
+//! `ParseGeneric` reads `--kube-version`), `HelmVersion` (`version.BuildInfo`) and
+//! `APIVersions`, the API group/versions `helm template` assumes a cluster serves
+//! (client-go's built-in scheme plus apiextensions), with `Has`.
 
-use capstan_value::{HostObject, Value};
+use capstan_value::{GoField, HostObject, Value};
+
+/// Helm's `common.KubeVersion`: the version as given (with a `v`), the version
+/// normalized to its numeric components (what `String()` and constraint checks use),
+/// major and minor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KubeVersion {
+    pub version: String,
+    pub normalized: String,
+    pub major: String,
+    pub minor: String,
+}
+
+impl KubeVersion {
+    /// Helm's `ParseKubeVersion` over Kubernetes' `version.ParseGeneric`: two or more
+    /// dot-separated numbers (the first without a leading zero), then anything.
+    pub fn parse(text: &str) -> Result<KubeVersion, String> {
+        let t = text.trim_start_matches([' ', '\t', '\n', '\r']);
+        let t = t.strip_prefix('v').unwrap_or(t);
+        let numbers_len = t
+            .char_indices()
+            .take_while(|(i, c)| {
+                c.is_ascii_digit()
+                    || (*c == '.'
+                        && *i > 0
+                        && t[i + 1..].starts_with(|n: char| n.is_ascii_digit()))
+            })
+            .count();
+        if numbers_len == 0 {
+            return Err(format!("could not parse {text:?} as version"));
+        }
+        let components: Vec<&str> = t[..numbers_len].split('.').collect();
+        if components.len() < 2 {
+            return Err(format!("illegal version string {text:?}"));
+        }
+        if components[0].len() > 1 && components[0].starts_with('0') {
+            return Err(format!(
+                "illegal zero-prefixed version component {:?} in {text:?}",
+                components[0]
+            ));
+        }
+        let numbers = components
+            .iter()
+            .map(|c| c.parse::<u64>())
+            .collect::<Result<Vec<u64>, _>>()
+            .map_err(|_| format!("illegal version string {text:?}"))?;
+        let version = if text.starts_with('v') {
+            text.to_string()
+        } else {
+            format!("v{text}")
+        };
+        Ok(KubeVersion {
+            version,
+            normalized: format!(
+                "v{}",
+                numbers
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(".")
+            ),
+            major: numbers[0].to_string(),
+            minor: numbers[1].to_string(),
+        })
+    }
+}
+
+impl HostObject for KubeVersion {
+    fn type_name(&self) -> &str {
+        "common.KubeVersion"
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        Some(Value::from(match name {
+            "Version" | "GitVersion" => self.version.as_str(),
+            "Major" => self.major.as_str(),
+            "Minor" => self.minor.as_str(),
+            _ => return None,
+        }))
+    }
+    /// `String()` (on the pointer, which a template reaches through `.Capabilities`).
+    fn display(&self) -> Option<String> {
+        Some(self.normalized.clone())
+    }
+    fn fields(&self) -> Option<Vec<GoField>> {
+        Some(vec![
+            GoField::exported("Version", Value::from(self.version.as_str())),
+            GoField::unexported("normalizedVersion", Value::from(self.normalized.as_str())),
+            GoField::exported("Major", Value::from(self.major.as_str())),
+            GoField::exported("Minor", Value::from(self.minor.as_str())),
+        ])
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// Helm's `version.BuildInfo`, as `.Capabilities.HelmVersion`.
+#[derive(Debug, Clone)]
+pub struct HelmVersion {
+    pub version: &'static str,
+    pub kube_client_version: &'static str,
+}
+
+impl HelmVersion {
+    fn all(&self) -> Vec<GoField> {
+        let tagged = |name, json, value: &str| GoField {
+            name,
+            json: Some(json),
+            omit_empty: true,
+            value: Value::from(value),
+        };
+        vec![
+            tagged("Version", "version", self.version),
+            tagged("GitCommit", "git_commit", ""),
+            tagged("GitTreeState", "git_tree_state", ""),
+            tagged("GoVersion", "go_version", ""),
+            tagged("KubeClientVersion", "kube_client_version", self.kube_client_version),
+        ]
+    }
+}
+
+impl HostObject for HelmVersion {
+    fn type_name(&self) -> &str {
+        "version.BuildInfo"
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        self.all()
+            .into_iter()
+            .find(|f| f.name == name)
+            .map(|f| f.value)
+    }
+    fn fields(&self) -> Option<Vec<GoField>> {
+        Some(self.all())
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
 
 /// The group/versions, in Helm's order, as `Has` and `range` see them.
 #[derive(Debug, Clone)]
@@ -74,6 +213,9 @@ impl HostObject for ApiVersions {
     fn type_name(&self) -> &str {
         "common.VersionSet"
     }
+    fn kind(&self) -> &'static str {
+        "slice"
+    }
     fn field(&self, _name: &str) -> Option<Value> {
         None
     }
@@ -95,5 +237,52 @@ impl HostObject for ApiVersions {
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kube_versions_parse_as_kubernetes_generic_versions() {
+        let v = KubeVersion::parse("v1.29.4-gke.100").expect("valid");
+        assert_eq!(
+            (v.version.as_str(), v.normalized.as_str(), v.major.as_str(), v.minor.as_str()),
+            ("v1.29.4-gke.100", "v1.29.4", "1", "29")
+        );
+        assert_eq!(KubeVersion::parse("1.29").expect("valid").normalized, "v1.29");
+        assert_eq!(KubeVersion::parse("1.02.3").expect("valid").normalized, "v1.2.3");
+        assert_eq!(KubeVersion::parse("1.29x").expect("valid").version, "v1.29x");
+        assert_eq!(
+            KubeVersion::parse("1").err().as_deref(),
+            Some("illegal version string \"1\"")
+        );
+        assert_eq!(
+            KubeVersion::parse("abc").err().as_deref(),
+            Some("could not parse \"abc\" as version")
+        );
+        assert_eq!(
+            KubeVersion::parse("01.2.3").err().as_deref(),
+            Some("illegal zero-prefixed version component \"01\" in \"01.2.3\"")
+        );
+    }
+
+    #[test]
+    fn printed_as_go_prints_them() {
+        let v = Value::Host(std::sync::Arc::new(KubeVersion::parse("1.30.1+x").expect("valid")));
+        assert_eq!(v.to_string(), "v1.30.1");
+        assert_eq!(
+            capstan_value::printf::sprintf("%v|%+v", &[v.clone(), v.clone()]),
+            "{v1.30.1+x v1.30.1 1 30}|{Version:v1.30.1+x normalizedVersion:v1.30.1 Major:1 Minor:30}"
+        );
+        assert_eq!(
+            capstan_value::go_syntax(&v),
+            "common.KubeVersion{Version:\"v1.30.1+x\", normalizedVersion:\"v1.30.1\", Major:\"1\", Minor:\"30\"}"
+        );
+        assert_eq!(
+            capstan_value::json::to_json(&v, capstan_value::json::JsonStyle { escape_html: true, indent: None }).expect("marshals"),
+            r#"{"Version":"v1.30.1+x","Major":"1","Minor":"30"}"#
+        );
     }
 }

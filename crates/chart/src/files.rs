@@ -46,7 +46,10 @@ fn yaml_text(v: &Value) -> String {
 
 impl HostObject for Files {
     fn type_name(&self) -> &str {
-        "common.Files"
+        "engine.files"
+    }
+    fn kind(&self) -> &'static str {
+        "map"
     }
     fn field(&self, _name: &str) -> Option<Value> {
         None

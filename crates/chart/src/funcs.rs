@@ -153,10 +153,13 @@ pub fn helm_funcs() -> FuncMap {
             set.root_name.clone()
         };
         let quoted = capstan_gocompat::json::go_quote(&text);
-        set.parse(&name, &text)
+        // Go's `t.New(name).Parse(text)` then `Execute`: the text's own tree runs, even
+        // an empty one that leaves the set's older `name` in place.
+        let tree = set
+            .parse_tree(&name, &text)
             .map_err(|e| format!("cannot parse template {quoted}: {e}"))?;
         let mut out = String::new();
-        set.execute_into(&name, &a[1], &mut out, ctx.depth + 1)
+        set.execute_tree_into(&name, &tree, &a[1], &mut out, ctx.depth + 1)
             .map_err(|e| format!("error during tpl function execution for {quoted}: {e}"))?;
         Ok(Value::from(out.replace("<no value>", "")))
     });

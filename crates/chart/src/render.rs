@@ -238,6 +238,40 @@ fn split_exec(text: &str) -> Option<(Trace, Option<String>)> {
     ))
 }
 
+/// Helm reformats an execution error only when every error in its chain (Go's
+/// `errors.Unwrap`) is a template error: a function's error is wrapped by text/template
+/// as `error calling NAME: <cause>`, and a cause that is not itself `template: ...`
+/// (the error of `tpl`, of `deepCopy`, of `include`'s recursion limit) leaves the
+/// error as Go printed it.
+fn every_cause_is_a_template_error(err: &str) -> bool {
+    let message = |text: &str| -> Option<usize> {
+        let rest = text.strip_prefix("template: ")?;
+        let exec_at = rest.find(": executing ")?;
+        let after = &rest[exec_at..];
+        let at = after.find(" at <")?;
+        let close = after[at..].find(">: ")?;
+        Some(text.len() - after.len() + at + close + 3)
+    };
+    let mut text = err;
+    loop {
+        let Some(start) = message(text) else {
+            return text.starts_with("template: ");
+        };
+        let msg = &text[start..];
+        let Some(call) = msg.strip_prefix("error calling ") else {
+            return true;
+        };
+        let Some(colon) = call.find(": ") else {
+            return true;
+        };
+        let cause = &call[colon + 2..];
+        if !cause.starts_with("template: ") {
+            return false;
+        }
+        text = cause;
+    }
+}
+
 /// Helm's `reformatExecErrorMsg`.
 fn exec_error(name: &str, err: &str) -> String {
     let tokens: Vec<&str> = err.splitn(3, ": ").collect();
@@ -252,6 +286,9 @@ fn exec_error(name: &str, err: &str) -> String {
             let msg = &tokens[2][s + "HELM_ERR_START".len()..e];
             return format!("execution error at ({}): {msg}", tokens[1]);
         }
+    }
+    if !every_cause_is_a_template_error(err) {
+        return err.to_string();
     }
     let mut traces: Vec<Trace> = Vec::new();
     let mut current = Some(err.to_string());
@@ -275,8 +312,12 @@ fn exec_error(name: &str, err: &str) -> String {
     }
     for i in (0..traces.len().saturating_sub(1)).rev() {
         let prev = traces[i + 1].message.clone();
-        if let Some(stripped) = traces[i].message.strip_suffix(prev.as_str()) {
-            traces[i].message = stripped.to_string();
+        // An outer message that repeats its cause's text ends with it; equal messages
+        // (two `error calling include:` steps) are two steps, both printed.
+        if traces[i].message.len() > prev.len() {
+            if let Some(stripped) = traces[i].message.strip_suffix(prev.as_str()) {
+                traces[i].message = stripped.to_string();
+            }
         }
     }
     let mut out = String::new();

@@ -15,6 +15,8 @@ type Map = BTreeMap<Str, Value>;
 /// Helm's defaults for what `helm template` reports as the cluster.
 pub const DEFAULT_KUBE_VERSION: &str = "v1.36.0";
 pub const HELM_VERSION: &str = "v4.2";
+/// The client-go minor version Helm v4.2 is built with (`HelmVersion.KubeClientVersion`).
+pub const HELM_KUBE_CLIENT_VERSION: &str = "v1.36";
 
 /// The options of one `helm template` run.
 #[derive(Clone, Debug, Default)]
@@ -134,48 +136,31 @@ fn release_object(o: &TemplateOptions) -> Value {
     Value::map_from(m)
 }
 
-/// Parses `v1.36.0` (or `1.36`) into Helm's KubeVersion fields.
-fn kube_version(text: &str) -> Result<(String, String, String), String> {
-    let t = text.trim_start_matches('v');
-    let mut parts = t.split(['.', '-', '+']);
-    let major = parts.next().unwrap_or("");
-    let minor = parts.next().unwrap_or("0");
-    let patch = parts.next().unwrap_or("0");
-    if major.parse::<u64>().is_err() || minor.parse::<u64>().is_err() {
-        return Err(format!("invalid kube version {text:?}"));
-    }
-    Ok((
-        format!("v{major}.{minor}.{patch}"),
-        major.to_string(),
-        minor.to_string(),
-    ))
-}
-
 fn capabilities(o: &TemplateOptions) -> Result<(Value, String), String> {
     let requested = if o.kube_version.is_empty() {
         DEFAULT_KUBE_VERSION
     } else {
         &o.kube_version
     };
-    let (version, major, minor) = kube_version(requested)?;
-    let mut kv = Map::new();
-    kv.insert("Version".into(), Value::from(version.as_str()));
-    kv.insert("Major".into(), Value::from(major.as_str()));
-    kv.insert("Minor".into(), Value::from(minor.as_str()));
-    let mut hv = Map::new();
-    hv.insert("Version".into(), Value::from(HELM_VERSION));
-    hv.insert("GitCommit".into(), Value::from(""));
-    hv.insert("GitTreeState".into(), Value::from(""));
+    let kube = crate::capabilities::KubeVersion::parse(requested)
+        .map_err(|e| format!("invalid kube version '{requested}': {e}"))?;
+    let normalized = kube.normalized.clone();
     let mut api = crate::capabilities::default_api_versions();
     api.extend(o.api_versions.iter().cloned());
     let mut caps = Map::new();
-    caps.insert("KubeVersion".into(), Value::map_from(kv));
-    caps.insert("HelmVersion".into(), Value::map_from(hv));
+    caps.insert("KubeVersion".into(), Value::Host(std::sync::Arc::new(kube)));
+    caps.insert(
+        "HelmVersion".into(),
+        Value::Host(std::sync::Arc::new(crate::capabilities::HelmVersion {
+            version: HELM_VERSION,
+            kube_client_version: HELM_KUBE_CLIENT_VERSION,
+        })),
+    );
     caps.insert(
         "APIVersions".into(),
         Value::Host(std::sync::Arc::new(crate::capabilities::ApiVersions(api))),
     );
-    Ok((Value::map_from(caps), version))
+    Ok((Value::map_from(caps), normalized))
 }
 
 /// `path` seen from the process: as given when `cwd` is the current directory.

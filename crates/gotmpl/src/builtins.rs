@@ -157,6 +157,9 @@ fn length(v: &Value) -> Result<Value, String> {
         Value::List(l) => l.items.len() as i64,
         Value::Map(m) => m.len() as i64,
         Value::AnyMap(m) => m.entries.len() as i64,
+        Value::Host(h) if matches!(h.kind(), "map" | "slice") => {
+            h.entries().map_or(0, |e| e.len()) as i64
+        }
         // A present nil (an invalid argument is refused before the call).
         Value::Nil => return Err("len of nil pointer".into()),
         other => return Err(format!("len of type {}", other.type_name())),

@@ -69,6 +69,19 @@ pub fn execute(
             go_quote(root)
         )));
     };
+    let def = def.clone();
+    execute_def(set, name, &def, data, out, depth)
+}
+
+/// Executes one parsed tree as template `name` of `set`.
+pub fn execute_def(
+    set: &Templates,
+    name: &str,
+    def: &Arc<TemplateDef>,
+    data: &Value,
+    out: &mut String,
+    depth: usize,
+) -> Result<(), ExecError> {
     if depth > MAX_DEPTH {
         return Err(ExecError(format!(
             "template: exceeded maximum template depth ({MAX_DEPTH})"

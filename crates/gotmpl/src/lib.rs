@@ -229,25 +229,55 @@ impl Templates {
     /// Parses `text` as template `name` (plus every `define` in it) into the set.
     /// A definition with an empty body never replaces an existing one.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), String> {
+        self.parse_tree(name, text).map(|_| ())
+    }
+
+    /// [`Templates::parse`], returning the tree of `name` itself as Go's
+    /// `t.New(name).Parse(text)` returns it: the text's own tree even when it is empty
+    /// and the set keeps an older, non-empty `name` (Helm's `tpl` executes this tree).
+    pub fn parse_tree(&mut self, name: &str, text: &str) -> Result<Arc<TemplateDef>, String> {
         let funcs = self.funcs.clone();
         let trees = parse::parse(name, text, &|f| funcs.get(f).cloned()).map_err(|e| e.0)?;
         let text: Arc<str> = Arc::from(text);
+        let mut main = None;
         for t in trees {
-            if let Some(old) = self.defs.get(&t.name) {
-                if parse::is_empty_tree(&t.root) && !parse::is_empty_tree(&old.root) {
-                    continue;
-                }
+            let is_main = t.name == name;
+            let keep_old = self
+                .defs
+                .get(&t.name)
+                .is_some_and(|_| parse::is_empty_tree(&t.root));
+            let def = Arc::new(TemplateDef {
+                root: t.root,
+                text: text.clone(),
+                parse_name: name.to_string(),
+            });
+            if is_main {
+                main = Some(def.clone());
             }
-            self.defs.insert(
-                t.name,
-                Arc::new(TemplateDef {
-                    root: t.root,
-                    text: text.clone(),
-                    parse_name: name.to_string(),
-                }),
-            );
+            if !keep_old {
+                self.defs.insert(t.name, def);
+            }
         }
-        Ok(())
+        Ok(main.unwrap_or_else(|| {
+            Arc::new(TemplateDef {
+                root: Vec::new(),
+                text,
+                parse_name: name.to_string(),
+            })
+        }))
+    }
+
+    /// Executes a tree returned by [`Templates::parse_tree`] as template `name` of this
+    /// set.
+    pub fn execute_tree_into(
+        &self,
+        name: &str,
+        def: &Arc<TemplateDef>,
+        data: &Value,
+        out: &mut String,
+        depth: usize,
+    ) -> Result<(), ExecError> {
+        exec::execute_def(self, name, def, data, out, depth)
     }
 
     pub fn lookup(&self, name: &str) -> Option<&Arc<TemplateDef>> {

@@ -11,7 +11,7 @@
 use crate::der::{self, Element};
 use crate::reg;
 use capstan_gotmpl::{FuncMap, Ty};
-use capstan_value::{HostObject, Value};
+use capstan_value::{GoField, HostObject, Value};
 use p256::elliptic_curve::rand_core::OsRng;
 use sha2::Digest;
 use std::sync::Arc;
@@ -63,13 +63,10 @@ impl HostObject for Certificate {
             _ => None,
         }
     }
-    fn display(&self) -> Option<String> {
-        Some(format!("{{{} {}}}", self.cert, self.key))
-    }
-    fn fields(&self) -> Option<Vec<(&'static str, Value)>> {
+    fn fields(&self) -> Option<Vec<GoField>> {
         Some(vec![
-            ("Cert", Value::from(self.cert.clone())),
-            ("Key", Value::from(self.key.clone())),
+            GoField::exported("Cert", Value::from(self.cert.clone())),
+            GoField::exported("Key", Value::from(self.key.clone())),
         ])
     }
     fn as_any(&self) -> &dyn std::any::Any {

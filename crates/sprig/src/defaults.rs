@@ -11,6 +11,7 @@ use capstan_value::Value;
 pub fn empty(v: &Value) -> bool {
     match v {
         Value::Nil => true,
+        Value::Host(h) if matches!(h.kind(), "map" | "slice") => !v.is_truthy(),
         Value::Time(_) | Value::Host(_) => false,
         other => !other.is_truthy(),
     }
@@ -104,8 +105,13 @@ pub fn register(m: &mut FuncMap) {
     reg(m, "fail", &[Ty::String], |a| {
         Err(crate::convert::strval(&a[0]))
     });
-    reg(m, "deepCopy", &[Ty::Any], |a| Ok(a[0].clone()));
-    reg(m, "mustDeepCopy", &[Ty::Any], |a| Ok(a[0].clone()));
+    for name in ["deepCopy", "mustDeepCopy"] {
+        reg(m, name, &[Ty::Any], |a| match &a[0] {
+            // copystructure reflects on a nil interface and panics.
+            Value::Nil => Err("reflect: call of reflect.Value.Type on zero Value".into()),
+            v => Ok(v.deep_copy()),
+        });
+    }
     reg(m, "toJson", &[Ty::Any], |a| {
         Ok(Value::from(json(&a[0], true, None).unwrap_or_default()))
     });

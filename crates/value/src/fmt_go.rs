@@ -91,9 +91,19 @@ pub(crate) fn write_v(out: &mut String, v: &Value, _top: bool) {
             }
             out.push(']');
         }
-        Value::Host(h) => match h.display() {
-            Some(s) => out.push_str(&s),
-            None => {
+        Value::Host(h) => match (h.display(), h.fields()) {
+            (Some(s), _) => out.push_str(&s),
+            (None, Some(fields)) => {
+                out.push('{');
+                for (i, f) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push(' ');
+                    }
+                    write_v(out, &f.value, false);
+                }
+                out.push('}');
+            }
+            (None, None) => {
                 out.push('&');
                 out.push_str(h.type_name());
             }
@@ -176,11 +186,26 @@ fn write_sharp_v(out: &mut String, v: &Value, iface: bool) {
             }
             out.push('}');
         }
-        Value::Host(h) => {
-            out.push('&');
-            out.push_str(h.type_name());
-            out.push_str("{}");
-        }
+        Value::Host(h) => match h.fields() {
+            Some(fields) => {
+                out.push_str(h.type_name());
+                out.push('{');
+                for (i, f) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(f.name);
+                    out.push(':');
+                    write_sharp_v(out, &f.value, false);
+                }
+                out.push('}');
+            }
+            None => {
+                out.push('&');
+                out.push_str(h.type_name());
+                out.push_str("{}");
+            }
+        },
     }
 }
 

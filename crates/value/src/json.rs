@@ -114,24 +114,42 @@ fn write(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> Result
             return Err("json: unsupported type: map[interface {}]interface {}".into())
         }
         Value::Host(h) if h.fields().is_some() => {
-            let fields = h.fields().unwrap_or_default();
+            let fields: Vec<crate::GoField> = h
+                .fields()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|f| f.json.is_some() && !(f.omit_empty && is_empty_value(&f.value)))
+                .collect();
             out.push('{');
-            for (i, (k, x)) in fields.iter().enumerate() {
+            for (i, f) in fields.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
                 newline(out, style, depth + 1);
-                quote_string(out, k, style.escape_html);
+                quote_string(out, f.json.unwrap_or(f.name), style.escape_html);
                 out.push(':');
                 if style.indent.is_some() {
                     out.push(' ');
                 }
-                write(out, x, style, depth + 1)?;
+                write(out, &f.value, style, depth + 1)?;
             }
             if !fields.is_empty() {
                 newline(out, style, depth);
             }
             out.push('}');
+        }
+        Value::Host(h) if matches!(h.kind(), "map" | "slice") && h.entries().is_some() => {
+            let entries = h.entries().unwrap_or_default();
+            if h.kind() == "map" {
+                let map: BTreeMap<Str, Value> = entries
+                    .into_iter()
+                    .map(|(k, v)| (Str::from(k.to_string()), v))
+                    .collect();
+                write(out, &Value::map_from(map), style, depth)?;
+            } else {
+                let items = entries.into_iter().map(|(_, v)| v).collect();
+                write(out, &Value::list_from(items), style, depth)?;
+            }
         }
         Value::Host(h) => match h.display() {
             Some(s) => quote_string(out, &s, style.escape_html),
@@ -139,6 +157,24 @@ fn write(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> Result
         },
     }
     Ok(())
+}
+
+/// `omitempty`'s notion of empty: false, 0, "", nil and empty collections.
+fn is_empty_value(v: &Value) -> bool {
+    match v {
+        Value::Nil => true,
+        Value::Bool(b) => !b,
+        Value::Int(i) | Value::Int64(i) => *i == 0,
+        Value::Uint64(u) => *u == 0,
+        Value::Float64(f) => *f == 0.0,
+        Value::Float32(f) => *f == 0.0,
+        Value::String(s) => s.is_empty(),
+        Value::RawString(b) | Value::Bytes(b) => b.is_empty(),
+        Value::List(l) => l.items.is_empty(),
+        Value::Map(m) => m.is_empty(),
+        Value::AnyMap(m) => m.entries.is_empty(),
+        Value::Time(_) | Value::Host(_) => false,
+    }
 }
 
 /// `json.Marshal` (and `MarshalIndent` with `style.indent`).

@@ -216,14 +216,55 @@ pub trait HostObject: Send + Sync + fmt::Debug {
     fn entries(&self) -> Option<Vec<(Value, Value)>> {
         None
     }
-    /// For a host object that is a Go struct value: its exported fields in declaration
-    /// order, as `encoding/json` and the YAML encoders write them (and `kindOf` says
-    /// `struct`).
-    fn fields(&self) -> Option<Vec<(&'static str, Value)>> {
+    /// Go's `reflect.Kind` of the value: `map` or `slice` for a host object with
+    /// [`HostObject::entries`] (its length is theirs, it is false when empty), `ptr` for
+    /// the rest (`struct` is derived from [`HostObject::fields`]).
+    fn kind(&self) -> &'static str {
+        "ptr"
+    }
+    /// For a host object that is a Go struct value: every field in declaration order,
+    /// as `fmt` prints a struct (`{a b}`, `%+v`, `%#v`) and `encoding/json` and the YAML
+    /// encoders write its exported ones (`kindOf` says `struct`).
+    fn fields(&self) -> Option<Vec<GoField>> {
         None
     }
     /// For downcasting method arguments of the same host type.
     fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// One field of a Go struct host object.
+#[derive(Clone, Debug)]
+pub struct GoField {
+    /// The Go field name (`Version`, or an unexported `normalizedVersion`).
+    pub name: &'static str,
+    /// The key `encoding/json` writes it under; `None` when it is not marshalled
+    /// (unexported, or `json:"-"`).
+    pub json: Option<&'static str>,
+    /// `omitempty` in its JSON tag.
+    pub omit_empty: bool,
+    pub value: Value,
+}
+
+impl GoField {
+    /// An exported field marshalled under its own name.
+    pub fn exported(name: &'static str, value: Value) -> GoField {
+        GoField {
+            name,
+            json: Some(name),
+            omit_empty: false,
+            value,
+        }
+    }
+
+    /// An unexported field: printed by `fmt`, never marshalled.
+    pub fn unexported(name: &'static str, value: Value) -> GoField {
+        GoField {
+            name,
+            json: None,
+            omit_empty: false,
+            value,
+        }
+    }
 }
 
 /// A Go value as seen through `interface {}`.
@@ -375,7 +416,39 @@ impl Value {
             Value::Time(_) => "struct",
             Value::Map(_) | Value::AnyMap(_) => "map",
             Value::Host(h) if h.fields().is_some() => "struct",
-            Value::Host(_) => "ptr",
+            Value::Host(h) => h.kind(),
+        }
+    }
+
+    /// sprig's `deepCopy` (copystructure): maps and slices are copied all the way
+    /// down, so changing the copy (`set`, `unset`) never changes the original. Host
+    /// objects, strings and times are immutable and stay shared.
+    pub fn deep_copy(&self) -> Value {
+        match self {
+            Value::List(l) => Value::List(Arc::new(List {
+                elem: l.elem,
+                nil: l.nil,
+                items: l.items.iter().map(Value::deep_copy).collect(),
+                spare: 0,
+            })),
+            Value::Map(m) => Value::Map(Arc::new(Map {
+                elem: m.elem,
+                nil: m.nil,
+                entries: RwLock::new(
+                    m.read()
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.deep_copy()))
+                        .collect(),
+                ),
+            })),
+            Value::AnyMap(m) => Value::AnyMap(Arc::new(AnyMap {
+                entries: m
+                    .entries
+                    .iter()
+                    .map(|(k, v)| (k.deep_copy(), v.deep_copy()))
+                    .collect(),
+            })),
+            other => other.clone(),
         }
     }
 
@@ -391,6 +464,9 @@ impl Value {
             Value::Float32(f) => *f != 0.0,
             Value::String(s) => !s.is_empty(),
             Value::Bytes(b) | Value::RawString(b) => !b.is_empty(),
+            Value::Host(h) if matches!(h.kind(), "map" | "slice") => {
+                h.entries().is_some_and(|e| !e.is_empty())
+            }
             Value::Time(_) | Value::Host(_) => true,
             Value::List(l) => !l.items.is_empty(),
             Value::Map(m) => !m.is_empty(),

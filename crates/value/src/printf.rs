@@ -10,6 +10,8 @@ use capstan_gocompat::strconv::format_float;
 #[derive(Clone, Copy, Default)]
 struct Flags {
     plus: bool,
+    /// `%+v`: struct fields printed with their names.
+    plus_v: bool,
     minus: bool,
     sharp: bool,
     space: bool,
@@ -403,6 +405,22 @@ fn print_arg(out: &mut String, v: &Value, verb: char, f: &Flags) {
             }
             out.push(']');
         }
+        // A struct whose String method has a pointer receiver (or none): fmt prints
+        // the fields of the copy it is given.
+        Value::Host(h) if h.fields().is_some() => {
+            out.push('{');
+            for (i, field) in h.fields().unwrap_or_default().iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                if f.plus_v {
+                    out.push_str(field.name);
+                    out.push(':');
+                }
+                print_elem(out, &field.value, verb, f);
+            }
+            out.push('}');
+        }
         Value::Host(h) if h.display().is_some() && matches!(verb, 'v' | 's' | 'q' | 'x' | 'X') => {
             fmt_string(
                 out,
@@ -617,6 +635,7 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         if verb == 'v' && f.plus {
             // %+v: the plus flag asks for field names, not signs.
             f.plus = false;
+            f.plus_v = true;
         }
         print_arg(&mut out, arg, verb, &f);
     }

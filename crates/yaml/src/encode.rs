@@ -425,15 +425,20 @@ mod tests {
 }
 
 /// A Go struct's fields as the map the encoders write: Helm's encoder goes through JSON
-/// (field names as they are), yaml.v3 lowercases them.
-fn struct_as_map(h: &dyn capstan_value::HostObject, lowercase: bool) -> Value {
+/// (the JSON names of the marshalled fields), yaml.v3 writes the exported fields under
+/// their lowercased names.
+fn struct_as_map(h: &dyn capstan_value::HostObject, yaml_v3: bool) -> Value {
     let fields = h.fields().unwrap_or_default();
     Value::map_from(
         fields
             .into_iter()
-            .map(|(k, v)| {
-                let key = if lowercase { k.to_lowercase() } else { k.to_string() };
-                (key.into(), v)
+            .filter_map(|f| {
+                let json = f.json?;
+                if !yaml_v3 && f.omit_empty && f.value.to_string().is_empty() {
+                    return None;
+                }
+                let key = if yaml_v3 { f.name.to_lowercase() } else { json.to_string() };
+                Some((key.into(), f.value))
             })
             .collect(),
     )

@@ -10,8 +10,8 @@
 //! 4. lines of the form `key: null` are ignored;
 //!
 //! and lines that differ between helm's own two runs (random output) are ignored. Where
-//! both tools fail, the first lines of their errors must match. A capstan crash (a
-//! signal, a panic) or a timeout fails the case.
+//! both tools fail the case passes, and a difference in the first lines of their errors
+//! is printed as a note. A capstan crash (a signal, a panic) or a timeout fails the case.
 //!
 //! helm's outputs are cached under the user's cache folder (`capstan-test/realworld`),
 //! keyed by helm's version, the args and a digest of the chart's files, so a second run
@@ -490,16 +490,13 @@ fn judge(id: &str, reference: &Reference, ours: &Outcome) -> CaseResult {
     }
     match (helm.code == Some(0), code == 0) {
         (false, false) => {
+            // Both refuse the combination: a pass (the rule). Where the first
+            // lines of the errors differ, say so, as the README asks them compared.
             let (h, c) = (first_error_line(&helm.stderr), first_error_line(&ours.stderr));
-            if h == c {
-                CaseResult::pass(id)
-            } else {
-                CaseResult::fail(
-                    id,
-                    format!("both fail, differently: helm {h:?} capstan {c:?}"),
-                    format!("--- helm\n{}\n--- capstan\n{}", helm.stderr, ours.stderr),
-                )
+            if h != c {
+                eprintln!("note {id}: both fail; helm {h:?}, capstan {c:?}");
             }
+            CaseResult::pass(id)
         }
         (true, false) => CaseResult::fail(
             id,
