@@ -79,15 +79,17 @@ pub struct Sorted {
     pub hooks: Vec<Manifest>,
 }
 
-/// Helm's `SplitManifests`: documents separated by a `---` line, trimmed, empty ones dropped.
+/// Helm's `SplitManifests`: every line that starts with `---` separates documents (what
+/// follows the dashes on that line, such as a comment, starts the next document);
+/// documents are trimmed and empty ones dropped.
 pub fn split_documents(text: &str) -> Vec<String> {
     let text = text.trim();
     let mut docs = Vec::new();
     let mut current = String::new();
     for line in text.split_inclusive('\n') {
-        let bare = line.trim_end();
-        if bare.starts_with("---") && bare[3..].trim().is_empty() {
+        if let Some(rest) = line.strip_prefix("---") {
             docs.push(std::mem::take(&mut current));
+            current.push_str(rest.trim_start());
             continue;
         }
         current.push_str(line);
@@ -172,6 +174,15 @@ fn sort_by_kind(list: &mut [Manifest]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_starting_with_dashes_separates_documents() {
+        assert_eq!(
+            split_documents("a: 1\n---# a comment\nb: 2\n---\n\n---   \nc: 3\n----\nd: 4"),
+            ["a: 1\n", "# a comment\nb: 2\n", "c: 3\n", "-\nd: 4\n"]
+        );
+        assert_eq!(split_documents("x: '---'\n  ---\n"), ["x: '---'\n  ---\n"]);
+    }
 
     #[test]
     fn documents_split_and_sorted_by_kind() {

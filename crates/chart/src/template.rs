@@ -80,6 +80,9 @@ pub struct TemplateError {
     pub message: String,
     /// Where the problem is, when it is in a file on disk.
     pub location: Option<Location>,
+    /// For a manifest that is not valid YAML: every rendered file as `helm template
+    /// --debug` prints them before the error (in path order).
+    pub rendered: Option<String>,
 }
 
 impl std::fmt::Display for TemplateError {
@@ -103,6 +106,7 @@ impl TemplateError {
             kind,
             message,
             location: None,
+            rendered: None,
         }
     }
     fn values(message: String) -> Self {
@@ -285,7 +289,15 @@ pub fn template_in(
     if let Some(pr) = &o.post_renderer {
         files = crate::postrender::post_render(&files, pr).map_err(TemplateError::render)?;
     }
-    let sorted = sort_manifests(&files).map_err(TemplateError::render)?;
+    let sorted = sort_manifests(&files).map_err(|e| {
+        let mut err = TemplateError::render(e);
+        err.rendered = Some(
+            crate::manifests::manifest_files(&files)
+                .map(|(path, content)| format!("---\n# Source: {path}\n{content}\n"))
+                .collect(),
+        );
+        err
+    })?;
 
     let mut body = String::new();
     if o.include_crds {

@@ -22,6 +22,10 @@ pub enum ChartCommand {
         /// Only print manifests rendered from these templates (glob, e.g. `templates/cm.yaml`).
         #[arg(short = 's', long = "show-only")]
         show_only: Vec<String>,
+        /// On a manifest that is not valid YAML, print every rendered file first (as
+        /// `helm template --debug` does).
+        #[arg(long)]
+        debug: bool,
     },
     /// Print the final `.Values` the chart's templates see.
     Values {
@@ -142,7 +146,22 @@ fn at(cwd: &Path, p: &str) -> std::path::PathBuf {
     }
 }
 
-pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, String> {
+/// A failed command: its message, and what it still printed on standard output.
+pub struct Failure {
+    pub stdout: String,
+    pub message: String,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure {
+            stdout: String::new(),
+            message,
+        }
+    }
+}
+
+pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, Failure> {
     match cmd {
         ChartCommand::Template {
             name,
@@ -150,15 +169,23 @@ pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, St
             flags,
             strict,
             show_only,
+            debug,
         } => {
             let opts = flags.options(&name, cwd);
-            let r = template(&at(cwd, &chart), cwd, &opts).map_err(|e| describe(&e))?;
+            let r = template(&at(cwd, &chart), cwd, &opts).map_err(|e| Failure {
+                stdout: if debug {
+                    e.rendered.clone().unwrap_or_default()
+                } else {
+                    String::new()
+                },
+                message: describe(&e),
+            })?;
             let layers = capstan_chart::explain::layers(&at(cwd, &chart), cwd, &opts)?;
             warn(&layers, &r.values, strict, log)?;
             if show_only.is_empty() {
                 Ok(r.manifest)
             } else {
-                select(&r.manifest, &show_only)
+                Ok(select(&r.manifest, &show_only)?)
             }
         }
         ChartCommand::Values {
@@ -178,8 +205,8 @@ pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, St
                 return Ok(explain_text(&r.values, &layers.layers));
             }
             let v = capstan_value::Value::map_from(r.values);
-            match output {
-                Output::Yaml => capstan_yaml::encode_helm(&v).map_err(|e| e.to_string()),
+            Ok(match output {
+                Output::Yaml => capstan_yaml::encode_helm(&v).map_err(|e| e.to_string())?,
                 Output::Json => capstan_value::json::to_json(
                     &v,
                     capstan_value::json::JsonStyle {
@@ -187,8 +214,8 @@ pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, St
                         indent: Some("  "),
                     },
                 )
-                .map(|s| s + "\n"),
-            }
+                .map(|s| s + "\n")?,
+            })
         }
     }
 }

@@ -150,7 +150,7 @@ where
     let mut log = String::new();
     let result = match cli.command {
         Command::Chart(c) => chart::run(c, cwd, &mut log),
-        Command::State(c) => helmfile::run(&cli.global, c, cwd, &mut log),
+        Command::State(c) => helmfile::run(&cli.global, c, cwd, &mut log).map_err(Into::into),
     };
     match result {
         Ok(out) => Outcome {
@@ -158,10 +158,10 @@ where
             stderr: log,
             code: 0,
         },
-        Err(e) => {
-            logln!(log, "Error: {e}");
+        Err(chart::Failure { stdout, message }) => {
+            logln!(log, "Error: {message}");
             Outcome {
-                stdout: String::new(),
+                stdout,
                 stderr: log,
                 code: 1,
             }

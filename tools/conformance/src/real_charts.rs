@@ -72,7 +72,9 @@ pub fn run(path: &Path) -> Result<Vec<CaseResult>, String> {
     let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; combos.len()]);
     let helm_time = Mutex::new(Duration::ZERO);
     let capstan_time = Mutex::new(Duration::ZERO);
-    let threads = std::thread::available_parallelism()
+    // Twice the cores: the reference runs spend part of their time waiting for the
+    // clock to tick (see `reference`).
+    let threads = 2 * std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2);
     std::thread::scope(|s| {
@@ -230,6 +232,8 @@ fn hex(bytes: &[u8]) -> String {
 
 fn cache_key(helm_version: &str, combo: &Combo, digest: &str) -> String {
     let mut h = sha2::Sha256::new();
+    // The version of the reference's own layout and rules.
+    h.update(b"real-charts-reference-v2\0");
     for part in [helm_version, &combo.chart, digest]
         .into_iter()
         .chain(combo.args.iter().map(String::as_str))
@@ -276,6 +280,14 @@ fn reference(
     }
     let args = helm_args(combo);
     let first = run_process(helm, &args, dir, home, HELM_TIMEOUT)?;
+    // The second run starts in a later second than the first ended, so that output
+    // made from `now` (a password's mtime, a timestamp) differs between them too.
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    std::thread::sleep(Duration::from_nanos(
+        1_000_000_000 - u64::from(since_epoch.subsec_nanos()) + 1_000_000,
+    ));
     let second = run_process(helm, &args, dir, home, HELM_TIMEOUT)?;
     if first.timed_out {
         return Err("timed out".into());
