@@ -281,3 +281,42 @@ pub(crate) fn register_durations(m: &mut FuncMap) {
         }))
     });
 }
+
+#[cfg(test)]
+mod function_list {
+    /// Helm v4's engine adds these to sprig (pkg/engine/funcs.go `funcMap` and the
+    /// late-bound `include`, `tpl`, `required`, `lookup`); each was also checked against
+    /// the real Helm v4.1.4 binary (a template naming it parses). `mustToToml` is in
+    /// Helm's main branch after 4.1.
+    const HELM_EXTRAS: &[&str] = &[
+        "toToml",
+        "mustToToml",
+        "fromToml",
+        "toYaml",
+        "mustToYaml",
+        "toYamlPretty",
+        "fromYaml",
+        "fromYamlArray",
+        "toJson",
+        "mustToJson",
+        "fromJson",
+        "fromJsonArray",
+        "include",
+        "tpl",
+        "required",
+        "lookup",
+    ];
+
+    #[test]
+    fn every_helm_function_is_registered_and_env_is_not() {
+        let m = super::helm_funcs();
+        let missing: Vec<&str> = capstan_sprig::TXT_FUNC_MAP_NAMES
+            .iter()
+            .chain(HELM_EXTRAS)
+            .copied()
+            .filter(|n| !["env", "expandenv"].contains(n) && !m.contains_key(*n))
+            .collect();
+        assert!(missing.is_empty(), "missing from Helm's function map: {missing:?}");
+        assert!(!m.contains_key("env") && !m.contains_key("expandenv"));
+    }
+}

@@ -177,3 +177,46 @@ pub fn helmfile_templates(funcs: Arc<FuncMap>) -> Templates {
     t.root_name = TEMPLATE_NAME.into();
     t
 }
+
+#[cfg(test)]
+mod function_list {
+    /// helmfile v1.7's own functions (pkg/tmpl/context_funcs.go `createFuncMap`, plus
+    /// `sprigGet` and `include` from context_tmpl.go) on top of all of sprig.
+    const HELMFILE_EXTRAS: &[&str] = &[
+        "envExec",
+        "exec",
+        "isFile",
+        "isDir",
+        "readFile",
+        "readDir",
+        "readDirEntries",
+        "toYaml",
+        "fromYaml",
+        "setValueAtPath",
+        "requiredEnv",
+        "get",
+        "getOrNil",
+        "tpl",
+        "required",
+        "fetchSecretValue",
+        "expandSecretRefs",
+        "sprigGet",
+        "include",
+    ];
+
+    #[test]
+    fn every_helmfile_function_is_registered() {
+        let renderer = crate::render::Renderer::new(
+            std::sync::Arc::new(crate::host::MemHost::default()),
+            std::path::PathBuf::from("/"),
+        );
+        let names: Vec<String> = renderer.function_names();
+        let missing: Vec<&str> = capstan_sprig::TXT_FUNC_MAP_NAMES
+            .iter()
+            .chain(HELMFILE_EXTRAS)
+            .copied()
+            .filter(|n| !names.iter().any(|m| m == n))
+            .collect();
+        assert!(missing.is_empty(), "missing from helmfile's function map: {missing:?}");
+    }
+}

@@ -53,6 +53,12 @@ pub trait Host: Send + Sync {
         Ok(())
     }
 
+    /// The addresses a host name resolves to (Go's `net.LookupHost`), for sprig's
+    /// `getHostByName`; none without a network.
+    fn lookup_host(&self, _name: &str) -> Vec<String> {
+        Vec::new()
+    }
+
     /// An HTTP(S) GET (chart repositories), with basic auth when given.
     fn http_get(&self, url: &str, _user: &str, _password: &str) -> Result<Vec<u8>, String> {
         Err(format!(
@@ -268,6 +274,18 @@ impl Host for OsHost {
 
     fn http_get(&self, url: &str, user: &str, password: &str) -> Result<Vec<u8>, String> {
         capstan_fetch::http_get(url, user, password).map_err(|e| e.to_string())
+    }
+
+    fn lookup_host(&self, name: &str) -> Vec<String> {
+        use std::net::ToSocketAddrs;
+        let mut out: Vec<String> = Vec::new();
+        for a in (name, 0).to_socket_addrs().into_iter().flatten() {
+            let ip = a.ip().to_string();
+            if !out.contains(&ip) {
+                out.push(ip);
+            }
+        }
+        out
     }
 
     fn oci_tags(&self, reference: &str, auth: &OciAuth) -> Result<Vec<String>, String> {

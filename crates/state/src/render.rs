@@ -51,6 +51,20 @@ fn args_of(v: &Value) -> Result<Vec<String>, String> {
 
 fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
     let mut m = helmfile_funcs();
+    // sprig's getHostByName: one of the addresses, picked at random; none is Go's
+    // `rand.Intn(0)` panic.
+    let dns = host.clone();
+    reg(&mut m, "getHostByName", &[Ty::String], move |_, a| {
+        let addresses = dns.lookup_host(&strval(&a[0]));
+        if addresses.is_empty() {
+            return Err("invalid argument to Intn".into());
+        }
+        let pick = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos() as usize)
+            % addresses.len();
+        Ok(Value::from(addresses[pick].clone()))
+    });
     let switches_host = host.clone();
     let (h, b) = (host.clone(), base.clone());
     reg(&mut m, "readFile", &[Ty::String], move |_, a| {
@@ -353,6 +367,11 @@ impl Renderer {
             funcs,
             limits: None,
         }
+    }
+
+    /// The names of every function a template rendered here can call.
+    pub fn function_names(&self) -> Vec<String> {
+        self.funcs.keys().cloned().collect()
     }
 
     /// Renders template text (`RenderTemplateContentToBuffer`); the error is Go's text.
