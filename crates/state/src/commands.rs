@@ -297,9 +297,20 @@ pub fn output_files(dir: &str, manifest: &str) -> Vec<(String, String)> {
 pub fn list_rows(states: &[PreparedState]) -> Result<Vec<[String; 7]>, String> {
     let mut rows = Vec::new();
     for ps in states {
-        for &i in &ps.selected {
+        let mut picked = ps.selected.clone();
+        // helmfile lists releases by namespace, then name.
+        picked.sort_by(|&a, &b| {
+            let (a, b) = (&ps.releases[a], &ps.releases[b]);
+            (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))
+        });
+        for i in picked {
             let r = &ps.releases[i];
-            let labels: Vec<String> = r.labels.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            // The release's labels with the implicit `chart`, `name` and `namespace`.
+            let labels: Vec<String> = r
+                .selector_labels()
+                .iter()
+                .map(|(k, v)| format!("{k}:{v}"))
+                .collect();
             rows.push([
                 r.name.clone(),
                 r.namespace.clone(),
@@ -602,7 +613,9 @@ pub fn build(s: &Settings, states: &[PreparedState], embed_values: bool) -> Resu
         }
         out.push_str(&struct_yaml(&fields)?);
         let mut releases = Vec::new();
-        for r in &ps.releases {
+        // The releases the selectors pick (all of them without selectors), as helmfile
+        // filters the state before printing it.
+        for r in ps.selected.iter().map(|&i| &ps.releases[i]) {
             let mut f = release_fields(r);
             if embed_values {
                 let embedded = embed(s, ps, r)?;

@@ -74,6 +74,9 @@ impl Release {
         if !self.namespace.is_empty() {
             id.push_str(&self.namespace);
             id.push('/');
+        } else if !self.kube_context.is_empty() {
+            // helmfile's `kc//name`: not to be confused with namespace `kc`.
+            id.push('/');
         }
         id.push_str(&self.name);
         id

@@ -176,33 +176,49 @@ pub fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, String> {
         }
         batches[l].push(i);
     }
+    // variantdev/dag sorts each group by release id.
+    for b in &mut batches {
+        b.sort_by_key(|&i| releases[i].id());
+    }
     Ok(batches)
 }
 
-/// `show-dag`'s table (Go's tabwriter with padding 1).
+/// helmfile's `show-dag` table (Go's tabwriter with padding 1): one row per release,
+/// its group (batch), its id and its `needs:` as written.
 pub fn dag_table(releases: &[Release], batches: &[Vec<usize>]) -> String {
-    let rows: Vec<(String, String)> = batches
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            (
+    let mut rows: Vec<[String; 3]> = vec![[
+        "GROUP".to_string(),
+        "RELEASE".to_string(),
+        "DEPENDENCIES".to_string(),
+    ]];
+    for (i, b) in batches.iter().enumerate() {
+        for &j in b {
+            rows.push([
                 (i + 1).to_string(),
-                b.iter()
-                    .map(|&j| releases[j].id())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            )
-        })
+                releases[j].id(),
+                releases[j].needs.join(", "),
+            ]);
+        }
+    }
+    tab_table(&rows)
+}
+
+/// Go's `text/tabwriter` (minwidth 0, padding 1, blanks) over rows whose cells are all
+/// tab-terminated but the last: every cell but the last padded to its column's width
+/// plus one.
+pub fn tab_table<const N: usize>(rows: &[[String; N]]) -> String {
+    let widths: Vec<usize> = (0..N)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
-    let width = rows
-        .iter()
-        .map(|(g, _)| g.len())
-        .chain(std::iter::once("GROUP".len()))
-        .max()
-        .unwrap_or(5);
-    let mut out = format!("{:<width$} RELEASES\n", "GROUP");
-    for (g, r) in rows {
-        out.push_str(&format!("{g:<width$} {r}\n"));
+    let mut out = String::new();
+    for r in rows {
+        for (c, cell) in r.iter().enumerate() {
+            out.push_str(cell);
+            if c + 1 < N {
+                out.push_str(&" ".repeat(widths[c] + 1 - cell.chars().count()));
+            }
+        }
+        out.push('\n');
     }
     out
 }
