@@ -201,7 +201,7 @@ impl Visit<'_> {
         selectors: &[String],
     ) -> Result<(), RunError> {
         let overrode = overrides.environment(self.s)?;
-        let state = match load_file(self.s, file, None, overrode.as_ref(), false) {
+        let state = match load_file(self.s, file, None, overrode.as_ref(), None) {
             Ok(st) => st,
             Err(LoadError::UndefinedEnv { .. }) => {
                 let text = self

@@ -680,7 +680,14 @@ pub fn write_values(
     let mut files = Vec::new();
     for ps in states {
         for r in ps.active()? {
-            let input = chart_input(s, ps, r, flags)?;
+            // Only the values: helmfile writes them without preparing charts.
+            let input = crate::release_values::chart_input_with(
+                s,
+                ps,
+                r,
+                flags,
+                crate::release_values::Charts::Offline,
+            )?;
             let merged = input
                 .options
                 .values

@@ -554,21 +554,24 @@ pub fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option<(u32, 
 
 /// Loads a state file (`desiredStateLoader.load`). `inherited` is the environment of
 /// the parts before (bases get the caller's); `overrode` the CLI or sub-helmfile values;
-/// `is_base` is true for a file listed under `bases:`.
+/// `base_of` is, for a file listed under `bases:`, the directory of the helmfile that
+/// lists it: as in helmfile, the base is rendered and its relative paths (values files,
+/// `readFile`, `exec`'s working directory) resolved there, not beside the base file.
 pub fn load_file(
     s: &Settings,
     file: &str,
     inherited: Option<&Environment>,
     overrode: Option<&Environment>,
-    is_base: bool,
+    base_of: Option<&str>,
 ) -> Result<HelmState, LoadError> {
+    let is_base = base_of.is_some();
     let bytes = s
         .host
         .read_file(std::path::Path::new(file))
         .map_err(|e| format!("open {file}: {}", crate::host::go_io_reason(&e)))?;
     let content = String::from_utf8_lossy(&bytes).replace("\r\n", "\n");
     check_policy(file, &content)?;
-    let base = dir_of(file);
+    let base = base_of.map_or_else(|| dir_of(file), str::to_string);
     let renderer = s.renderer(&base);
     let has_env = inherited.is_some() || overrode.is_some();
     let mut env: Option<Environment> = inherited.cloned();
@@ -623,7 +626,7 @@ pub fn load_file(
                 } else {
                     crate::envvals::join_shown(&base, b)
                 };
-                let base_state = load_file(s, &path, env.as_ref(), overrode, true)?;
+                let base_state = load_file(s, &path, env.as_ref(), overrode, Some(&base))?;
                 merge_layer(&mut layered, &base_state.doc);
             }
             part_doc.remove("bases");

@@ -89,6 +89,16 @@ pub fn chart_version(doc: &crate::merge::Tree, r: &Release) -> String {
     }
 }
 
+/// Whether building a release's input may download its chart.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Charts {
+    /// Fetch repository and OCI charts (rendering needs them).
+    Fetch,
+    /// Leave remote charts as named: commands helmfile runs without preparing charts
+    /// (`write-values`) need only the values.
+    Offline,
+}
+
 /// Builds the renderer input for a release, or the error helmfile would print.
 pub fn chart_input(
     s: &Settings,
@@ -96,9 +106,21 @@ pub fn chart_input(
     r: &Release,
     flags: &HelmFlags,
 ) -> Result<ChartInput, String> {
+    chart_input_with(s, ps, r, flags, Charts::Fetch)
+}
+
+/// [`chart_input`], downloading remote charts only with [`Charts::Fetch`].
+pub fn chart_input_with(
+    s: &Settings,
+    ps: &PreparedState,
+    r: &Release,
+    flags: &HelmFlags,
+    charts: Charts,
+) -> Result<ChartInput, String> {
     let base = ps.state.base.as_str();
     let (chart, local) = match local_chart(s, base, &r.chart) {
         Some(path) => (path, true),
+        None if charts == Charts::Offline => (r.chart.clone(), false),
         None => match crate::charts::repo_chart(
             s.host.as_ref(),
             &ps.state.doc,

@@ -22,6 +22,9 @@ pub struct Renderer {
     funcs: Arc<FuncMap>,
     /// Bounds on template work (steps, output bytes) for untrusted input.
     pub limits: Option<(u64, usize)>,
+    /// The `_*.tpl` files beside the base (their `define`s are in every template
+    /// rendered here, as helmfile's `helperTPLs`), read once.
+    helpers: Arc<std::sync::OnceLock<Result<Vec<(String, String)>, String>>>,
 }
 
 fn list_of_strings(items: Vec<String>) -> Value {
@@ -366,7 +369,25 @@ impl Renderer {
             base,
             funcs,
             limits: None,
+            helpers: Default::default(),
         }
+    }
+
+    /// helmfile's `helperTPLs`: the `_*.tpl` files in the base directory, in name order.
+    fn helper_templates(&self) -> Result<&[(String, String)], String> {
+        let loaded = self.helpers.get_or_init(|| {
+            let pattern = self.base.join("_*.tpl");
+            let mut out = Vec::new();
+            for file in crate::host::glob(self.host.as_ref(), &pattern.to_string_lossy()) {
+                let text = self
+                    .host
+                    .read_file(std::path::Path::new(&file))
+                    .map_err(|e| format!("failed to read helper template {file}: {e}"))?;
+                out.push((file, String::from_utf8_lossy(&text).into_owned()));
+            }
+            Ok(out)
+        });
+        loaded.as_deref().map_err(Clone::clone)
     }
 
     /// The names of every function a template rendered here can call.
@@ -380,6 +401,10 @@ impl Renderer {
         if let Some((steps, bytes)) = self.limits {
             set.step_limit = Some(steps);
             set.value_limit = Some(bytes);
+        }
+        for (file, helper) in self.helper_templates()? {
+            set.parse(TEMPLATE_NAME, helper)
+                .map_err(|e| format!("failed to parse helper template {file}: {e}"))?;
         }
         set.parse(TEMPLATE_NAME, text)?;
         let mut out = String::new();
@@ -403,7 +428,24 @@ impl Renderer {
     pub fn render_file(&self, path: &str, shown: &str, data: &Value) -> Result<String, String> {
         if path.ends_with(".gotmpl") {
             let text = self.read(path)?;
-            self.render(&text, data)
+            // helmfile's FileRenderer: `readFile`, `exec` and the rest resolve against the
+            // directory of the file being rendered.
+            let dir = std::path::Path::new(path)
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf);
+            let here;
+            let renderer = if dir == self.base {
+                self
+            } else {
+                here = Renderer {
+                    limits: self.limits,
+                    ..Renderer::new(self.host.clone(), dir)
+                };
+                &here
+            };
+            renderer
+                .render(&text, data)
                 .map_err(|e| format!("failed to render [{shown}], because of {e}"))
         } else {
             self.read(path)
