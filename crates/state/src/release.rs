@@ -158,6 +158,58 @@ fn fill(dst: &mut Tree, src: &Tree) {
     }
 }
 
+/// The state's `defaultInherit:` template names (a list of strings), trimmed, blanks
+/// left out.
+fn default_inherit(doc: &Tree) -> Result<Vec<String>, String> {
+    match doc.get("defaultInherit") {
+        None | Some(Value::Nil) => Ok(Vec::new()),
+        Some(Value::List(l)) => l
+            .items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s.trim().to_string()),
+                other => Err(format!(
+                    "defaultInherit: cannot unmarshal {} into string",
+                    other.type_name()
+                )),
+            })
+            .filter(|n| !matches!(n, Ok(s) if s.is_empty()))
+            .collect(),
+        Some(other) => Err(format!(
+            "defaultInherit: cannot unmarshal {} into []string",
+            other.type_name()
+        )),
+    }
+}
+
+/// helmfile's `applyDefaultInherit`: the default templates first (those the release does
+/// not name itself), then the release's own non-blank `inherit:` entries.
+fn with_default_inherit(r: &mut Tree, defaults: &[String]) {
+    if defaults.is_empty() {
+        return;
+    }
+    let own: Vec<Value> = list_of(r, "inherit")
+        .into_iter()
+        .filter(|i| i.get("template").is_some_and(|t| !t.to_string().trim().is_empty()))
+        .collect();
+    let named: Vec<String> = own
+        .iter()
+        .filter_map(|i| i.get("template").map(|t| t.to_string().trim().to_string()))
+        .collect();
+    let mut all: Vec<Value> = Vec::new();
+    let mut seen = named.clone();
+    for d in defaults {
+        if !seen.contains(d) {
+            let mut m = Tree::new();
+            m.insert(Str::from("template"), Value::from(d.as_str()));
+            all.push(Value::map_from(m));
+            seen.push(d.clone());
+        }
+    }
+    all.extend(own);
+    r.insert(Str::from("inherit"), Value::list_from(all));
+}
+
 /// `releaseWithInheritedTemplate`: the release with its `inherit:` templates applied.
 fn inherit(r: &Tree, templates: &Tree, path: &[String]) -> Result<Tree, String> {
     let name = str_of(r, "name");
@@ -415,9 +467,11 @@ pub fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, String> {
     let common_labels = map_of(c.doc, "commonLabels");
     let api_versions = list_of(c.doc, "apiVersions");
     let kube_version = str_of(c.doc, "kubeVersion");
+    let default_inherit = default_inherit(c.doc)?;
     let mut out = Vec::new();
     for rv in list_of(c.doc, "releases") {
-        let r = rv.as_map().map(|m| m.snapshot()).unwrap_or_default();
+        let mut r = rv.as_map().map(|m| m.snapshot()).unwrap_or_default();
+        with_default_inherit(&mut r, &default_inherit);
         let name = str_of(&r, "name");
         let mut release = inherit(&r, &templates, &[]).map_err(|e| {
             if e.starts_with("cyclic") || e.contains("cyclic inheritance") {

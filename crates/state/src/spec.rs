@@ -28,6 +28,7 @@ pub const STATE_KEYS: &[&str] = &[
     "kubeVersion",
     "hooks",
     "templates",
+    "defaultInherit",
     "missingFileHandler",
     "missingFileHandlerConfig",
     "lockFilePath",
