@@ -566,8 +566,14 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
     crate::spec::RELEASE_KEYS
         .iter()
         .filter_map(|k| {
+            // `*bool` fields are printed when set, `false` included.
             raw.get(*k)
-                .filter(|v| !crate::spec::is_empty(v) || *k == "labels")
+                .filter(|v| {
+                    !crate::spec::is_empty(v)
+                        || *k == "labels"
+                        || (matches!(v, Value::Bool(_))
+                            && crate::spec::RELEASE_BOOL_KEYS.contains(k))
+                })
                 .map(|v| (k.to_string(), v.clone()))
         })
         .collect()

@@ -533,12 +533,12 @@ pub fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option<(u32, 
         let v = capstan_yaml::stringify_keys(&v).map_err(|e| (fail(e.to_string()), None))?;
         let t = tree_of(&v);
         spec::validate(&t).map_err(|e| {
-            let key = e.split_whitespace().nth(1).unwrap_or("").to_string();
-            let found = d.lines().enumerate().find_map(|(n, l)| {
+            let key = e.key.clone();
+            let found = (!key.is_empty()).then_some(()).and_then(|_| d.lines().enumerate().find_map(|(n, l)| {
                 let body = l.trim_start().trim_start_matches("- ");
                 body.starts_with(&format!("{key}:"))
                     .then(|| (n as u32 + 1, (l.len() - body.len()) as u32 + 1))
-            });
+            }));
             match found {
                 Some((line, col)) => (
                     fail(format!("yaml: unmarshal errors:\n  line {line}: {e}")),
@@ -547,6 +547,8 @@ pub fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option<(u32, 
                 None => (fail(format!("yaml: unmarshal errors:\n  {e}")), None),
             }
         })?;
+        let mut t = t;
+        spec::normalize_bools(&mut t);
         merge_layer(&mut out, &t);
     }
     Ok(out)

@@ -154,11 +154,164 @@ pub fn strings_of(t: &Tree, key: &str) -> Vec<String> {
     list_of(t, key).iter().map(crate::scalar_text).collect()
 }
 
-/// An optional boolean field.
+/// An optional boolean field, read as yaml.v3 decodes into a Go `bool`: a boolean, or
+/// one of YAML 1.1's words (`yes`/`no`, `on`/`off`, `y`/`n` in their spellings).
 pub fn bool_of(t: &Tree, key: &str) -> Option<bool> {
     match t.get(key) {
         Some(Value::Bool(b)) => Some(*b),
+        Some(Value::String(s)) => yaml11_bool(s),
         _ => None,
+    }
+}
+
+/// yaml.v3's compatibility with YAML 1.1 booleans when the target is a `bool`.
+fn yaml11_bool(s: &str) -> Option<bool> {
+    match s {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),
+        _ => None,
+    }
+}
+
+/// The `*bool` fields of helmfile's `ReleaseSpec` (and `TemplateSpec`).
+pub const RELEASE_BOOL_KEYS: &[&str] = &[
+    "verify",
+    "devel",
+    "wait",
+    "waitForJobs",
+    "recreatePods",
+    "force",
+    "installed",
+    "atomic",
+    "cleanupOnFail",
+    "createNamespace",
+    "disableOpenAPIValidation",
+    "disableValidation",
+    "disableValidationOnInstall",
+    "skipDeps",
+    "skipRefresh",
+    "skipSchemaValidation",
+    "reuseValues",
+    "enableDNS",
+    "hideNotes",
+    "takeOwnership",
+    "syncReleaseLabels",
+    "deleteWait",
+];
+
+/// The `bool` fields of helmfile's `HelmSpec` (`helmDefaults:`).
+pub const HELM_DEFAULTS_BOOL_KEYS: &[&str] = &[
+    "verify",
+    "devel",
+    "wait",
+    "waitForJobs",
+    "recreatePods",
+    "force",
+    "atomic",
+    "cleanupOnFail",
+    "createNamespace",
+    "disableOpenAPIValidation",
+    "disableValidation",
+    "disableValidationOnInstall",
+    "skipDeps",
+    "skipRefresh",
+    "skipSchemaValidation",
+    "reuseValues",
+    "enableDNS",
+    "hideNotes",
+    "takeOwnership",
+    "syncReleaseLabels",
+    "deleteWait",
+    "insecureSkipTLSVerify",
+    "plainHttp",
+];
+
+/// A value yaml.v3 refuses for a `bool` field, as its error says it (`cannot unmarshal
+/// !!str `maybe` into bool`).
+fn check_bools(t: &Tree, keys: &[&str]) -> Result<(), SpecError> {
+    for k in keys {
+        let refuse = |tag: &str, text: String| SpecError {
+            key: k.to_string(),
+            message: format!("cannot unmarshal {tag} `{text}` into bool"),
+        };
+        match t.get(*k) {
+            None | Some(Value::Nil) | Some(Value::Bool(_)) => {}
+            Some(Value::String(s)) if yaml11_bool(s).is_some() => {}
+            Some(Value::String(s)) => return Err(refuse("!!str", s.to_string())),
+            Some(v @ (Value::Int(_) | Value::Int64(_) | Value::Uint64(_))) => {
+                return Err(refuse("!!int", v.to_string()))
+            }
+            Some(v @ (Value::Float64(_) | Value::Float32(_))) => {
+                return Err(refuse("!!float", crate::scalar_text(v)))
+            }
+            Some(Value::List(_)) => {
+                return Err(SpecError {
+                    key: k.to_string(),
+                    message: "cannot unmarshal !!seq into bool".into(),
+                })
+            }
+            Some(Value::Map(_)) => {
+                return Err(SpecError {
+                    key: k.to_string(),
+                    message: "cannot unmarshal !!map into bool".into(),
+                })
+            }
+            Some(other) => return Err(refuse("!!str", crate::scalar_text(other))),
+        }
+    }
+    Ok(())
+}
+
+/// Rewrites the YAML 1.1 words of `bool` fields (`installed: no`) as booleans, as the
+/// decoded Go struct holds them (and `build` prints them).
+pub fn normalize_bools(doc: &mut Tree) {
+    fn fix(t: &mut Tree, keys: &[&str]) {
+        for k in keys {
+            if let Some(Value::String(s)) = t.get(*k) {
+                if let Some(b) = yaml11_bool(s) {
+                    t.insert(Str::from(*k), Value::Bool(b));
+                }
+            }
+        }
+    }
+    let fix_map = |v: &Value, keys: &[&str]| -> Value {
+        match v {
+            Value::Map(m) => {
+                let mut t = m.snapshot();
+                fix(&mut t, keys);
+                Value::map_from(t)
+            }
+            other => other.clone(),
+        }
+    };
+    if let Some(v) = doc.get("helmDefaults").cloned() {
+        doc.insert(Str::from("helmDefaults"), fix_map(&v, HELM_DEFAULTS_BOOL_KEYS));
+    }
+    if let Some(Value::List(l)) = doc.get("releases").cloned() {
+        let items = l.items.iter().map(|r| fix_map(r, RELEASE_BOOL_KEYS)).collect();
+        doc.insert(Str::from("releases"), Value::list_from(items));
+    }
+    if let Some(Value::Map(m)) = doc.get("templates").cloned() {
+        let t: Tree = m
+            .snapshot()
+            .into_iter()
+            .map(|(k, v)| (k, fix_map(&v, RELEASE_BOOL_KEYS)))
+            .collect();
+        doc.insert(Str::from("templates"), Value::map_from(t));
+    }
+}
+
+/// A state document that does not decode into helmfile's structs: the key it is about
+/// and yaml.v3's message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpecError {
+    pub key: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for SpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
     }
 }
 
@@ -180,10 +333,13 @@ pub fn is_empty(v: &Value) -> bool {
 
 /// Checks the keys of a map against a Go struct's; `what` is the type name helmfile's
 /// YAML decoder reports (`state.ReleaseSpec`).
-pub fn check_keys(t: &Tree, allowed: &[&str], what: &str) -> Result<(), String> {
+pub fn check_keys(t: &Tree, allowed: &[&str], what: &str) -> Result<(), SpecError> {
     for k in t.keys() {
         if !allowed.contains(&k.as_ref()) {
-            return Err(format!("field {k} not found in type {what}"));
+            return Err(SpecError {
+                key: k.to_string(),
+                message: format!("field {k} not found in type {what}"),
+            });
         }
     }
     Ok(())
@@ -191,8 +347,9 @@ pub fn check_keys(t: &Tree, allowed: &[&str], what: &str) -> Result<(), String> 
 
 /// Validates a state document's structure: top-level keys, environments, releases,
 /// templates and sub-helmfiles.
-pub fn validate(doc: &Tree) -> Result<(), String> {
+pub fn validate(doc: &Tree) -> Result<(), SpecError> {
     check_keys(doc, STATE_KEYS, "state.HelmState")?;
+    check_bools(&map_of(doc, "helmDefaults"), HELM_DEFAULTS_BOOL_KEYS)?;
     for (_, e) in map_of(doc, "environments") {
         if let Value::Map(m) = e {
             check_keys(&m.snapshot(), ENVIRONMENT_KEYS, "state.EnvironmentSpec")?;
@@ -200,19 +357,28 @@ pub fn validate(doc: &Tree) -> Result<(), String> {
     }
     for r in list_of(doc, "releases") {
         match &r {
-            Value::Map(m) => check_keys(&m.snapshot(), RELEASE_KEYS, "state.ReleaseSpec")?,
+            Value::Map(m) => {
+                let t = m.snapshot();
+                check_keys(&t, RELEASE_KEYS, "state.ReleaseSpec")?;
+                check_bools(&t, RELEASE_BOOL_KEYS)?;
+            }
             Value::Nil => {}
             other => {
-                return Err(format!(
-                    "cannot unmarshal {} into state.ReleaseSpec",
-                    crate::go_kind(other)
-                ))
+                return Err(SpecError {
+                    key: String::new(),
+                    message: format!(
+                        "cannot unmarshal {} into state.ReleaseSpec",
+                        crate::go_kind(other)
+                    ),
+                })
             }
         }
     }
     for (_, t) in map_of(doc, "templates") {
         if let Value::Map(m) = t {
-            check_keys(&m.snapshot(), RELEASE_KEYS, "state.TemplateSpec")?;
+            let t = m.snapshot();
+            check_keys(&t, RELEASE_KEYS, "state.TemplateSpec")?;
+            check_bools(&t, RELEASE_BOOL_KEYS)?;
         }
     }
     for h in list_of(doc, "helmfiles") {
