@@ -300,6 +300,7 @@ fn settings(g: &Global, cwd: &Path) -> Result<Settings, String> {
     let root = cwd.to_path_buf();
     let mut host = OsHost::new(&root);
     host.show_progress = !g.quiet && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed);
+    host.show_warnings = crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed);
     if g.file == "-" {
         let mut data = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut data)
@@ -340,7 +341,7 @@ fn run_options(g: &Global) -> RunOptions {
 fn load(g: &Global, s: &Settings, log: &mut String) -> Result<Vec<PreparedState>, RunError> {
     let (states, warnings) = load_run(s, &run_options(g))?;
     for w in warnings {
-        logln!(log, "WARNING: {w}");
+        logln!(log, "{w}");
     }
     Ok(states)
 }
@@ -356,7 +357,7 @@ fn load_any(
     let loaded = capstan_state::app::load_states(s, &run_options(g))
         .map_err(|e| describe_run(&e, &g.environment, root))?;
     for w in loaded.warnings {
-        logln!(log, "WARNING: {w}");
+        logln!(log, "{w}");
     }
     match &loaded.no_match {
         Some(e @ RunError::NoMatch { undefined, .. })

@@ -38,22 +38,30 @@ impl MergeStrategy {
 }
 
 /// `missingFileHandler:` — what a values file that does not exist causes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum MissingFileHandler {
     #[default]
     Error,
     Warn,
     Info,
     Debug,
+    /// A name helmfile does not know: an error when a file is missing, naming the
+    /// state file it is in.
+    Invalid { handler: String, state_file: String },
 }
 
 impl MissingFileHandler {
-    pub fn parse(s: &str) -> MissingFileHandler {
+    /// The handler named `s` in state file `state_file` (empty: helmfile's `Error`).
+    pub fn parse(s: &str, state_file: &str) -> MissingFileHandler {
         match s {
+            "" | "Error" => MissingFileHandler::Error,
             "Warn" => MissingFileHandler::Warn,
             "Info" => MissingFileHandler::Info,
             "Debug" => MissingFileHandler::Debug,
-            _ => MissingFileHandler::Error,
+            other => MissingFileHandler::Invalid {
+                handler: other.to_string(),
+                state_file: state_file.to_string(),
+            },
         }
     }
 }
@@ -100,17 +108,25 @@ impl ValuesLoader<'_> {
         let pattern = join_shown(self.base, entry);
         let files = glob(self.renderer.host.as_ref(), &pattern);
         if files.is_empty() {
-            let msg = format!(
-                "{what} file matching \"{entry}\" does not exist in \"{}\"",
-                self.base
-            );
-            return match self.missing {
-                MissingFileHandler::Error => Err(msg),
-                MissingFileHandler::Warn => {
-                    self.warnings.push(format!("skipping missing {msg}"));
+            // helmfile's resolveFile: Warn and Info are logged at the default level,
+            // Debug only with --debug.
+            return match &self.missing {
+                MissingFileHandler::Error => Err(format!(
+                    "{what} file matching \"{entry}\" does not exist in \"{}\"",
+                    self.base
+                )),
+                MissingFileHandler::Warn | MissingFileHandler::Info => {
+                    self.warnings
+                        .push(format!("skipping missing {what} file matching \"{entry}\""));
                     Ok(Vec::new())
                 }
-                _ => Ok(Vec::new()),
+                MissingFileHandler::Debug => Ok(Vec::new()),
+                MissingFileHandler::Invalid {
+                    handler,
+                    state_file,
+                } => Err(format!(
+                    "invalid missing file handler \"{handler}\" while processing \"{entry}\" in \"{state_file}\": it must be one of [Error Warn Info Debug]"
+                )),
             };
         }
         Ok(files)

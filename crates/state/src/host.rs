@@ -112,6 +112,9 @@ pub trait Host: Send + Sync {
 
     /// A progress line (`Pulling …`), shown as it happens when the host shows progress.
     fn progress(&self, _line: &str) {}
+
+    /// A warning helmfile logs at warn level (shown also with `-q`).
+    fn warn(&self, _line: &str) {}
 }
 
 /// Private directories holding decrypted or rendered values for helm, still to be
@@ -136,6 +139,8 @@ pub struct OsHost {
     pub stdin: Option<Vec<u8>>,
     /// Whether progress lines go to standard error.
     pub show_progress: bool,
+    /// Whether warnings go to standard error.
+    pub show_warnings: bool,
 }
 
 impl OsHost {
@@ -144,6 +149,7 @@ impl OsHost {
             root: root.into(),
             stdin: None,
             show_progress: false,
+            show_warnings: false,
         }
     }
 
@@ -327,6 +333,12 @@ impl Host for OsHost {
 
     fn progress(&self, line: &str) {
         if self.show_progress {
+            eprintln!("{line}");
+        }
+    }
+
+    fn warn(&self, line: &str) {
+        if self.show_warnings {
             eprintln!("{line}");
         }
     }

@@ -394,6 +394,7 @@ pub fn split_set_string(input: &str) -> Vec<(String, String)> {
 /// inherited (`ctx`) and overriding environments.
 pub fn load_env_values(
     s: &Settings,
+    file: &str,
     doc: &Tree,
     base: &str,
     ctx: Option<&Environment>,
@@ -414,11 +415,14 @@ pub fn load_env_values(
         let spec = EnvironmentSpec::from_value(spec_value);
         kube_context = spec.kube_context.clone();
         let strategy = MergeStrategy::parse(&spec.merge_strategy, name)?;
-        let missing = MissingFileHandler::parse(if spec.missing_file_handler.is_empty() {
-            &state_missing
-        } else {
-            &spec.missing_file_handler
-        });
+        let missing = MissingFileHandler::parse(
+            if spec.missing_file_handler.is_empty() {
+                &state_missing
+            } else {
+                &spec.missing_file_handler
+            },
+            file,
+        );
         let mut loader = ValuesLoader {
             renderer: &renderer,
             base,
@@ -592,7 +596,9 @@ pub fn load_file(
             line: first_line + line.saturating_sub(1),
             column,
         };
-        let raw = if file.ends_with(".gotmpl") {
+        // HELMFILE_RENDER_YAML=true (lower case) renders every state file as a template.
+        let render_all = s.host.env("HELMFILE_RENDER_YAML").as_deref() == Some("true");
+        let raw = if file.ends_with(".gotmpl") || render_all {
             let start = env.clone().unwrap_or_else(|| Environment::new(&s.env));
             let final_env = start.merge(overrode);
             let vals = final_env.merged_values();
@@ -635,7 +641,7 @@ pub fn load_file(
             merge_layer(&mut layered, &part_doc);
             part_doc = layered;
         }
-        let part_env = load_env_values(s, &part_doc, &base, env.as_ref(), overrode, &mut warnings)?;
+        let part_env = load_env_values(s, file, &part_doc, &base, env.as_ref(), overrode, &mut warnings)?;
         values = part_env.merged_values();
         if first {
             doc = part_doc;

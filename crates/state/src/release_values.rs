@@ -196,11 +196,7 @@ pub fn chart_input_with(
         patches,
         ..Default::default()
     };
-    let missing = MissingFileHandler::parse(if r.missing_file_handler.is_empty() {
-        "Error"
-    } else {
-        &r.missing_file_handler
-    });
+    let missing = MissingFileHandler::parse(&r.missing_file_handler, &ps.state.file);
     let env = ps.state.env.clone();
     let mut loader = ValuesLoader {
         renderer: &renderer,
@@ -276,6 +272,9 @@ pub fn chart_input_with(
     values.set.extend(flags.set.iter().cloned());
     options.values = values;
     options.extra_dependencies = extra_dependencies(s, ps, r)?;
+    for w in &loader.warnings {
+        s.host.warn(w);
+    }
     Ok(ChartInput {
         chart,
         local,

@@ -129,7 +129,7 @@ fn compute_merge(dir: &Path, spec: &J) -> Result<Value, String> {
     };
     let overrode = overrides.environment(&s)?;
     let mut warnings = Vec::new();
-    let env = load_env_values(&s, &doc, ".", None, overrode.as_ref(), &mut warnings)?;
+    let env = load_env_values(&s, "helmfile.yaml", &doc, ".", None, overrode.as_ref(), &mut warnings)?;
     Ok(Value::map_from(env.merged_values()))
 }
 
