@@ -346,14 +346,15 @@ fn load(g: &Global, s: &Settings, log: &mut String) -> Result<Vec<PreparedState>
     Ok(states)
 }
 
-/// The states even when no release matches (`print-env`, `build`, `list`); an
-/// environment no file defines is still an error.
+/// The states even when no release matches, with helmfile's "no releases found" error
+/// when nothing did (`print-env` ignores it, `build` prints the states first); an
+/// environment no file defines is still an error at once.
 fn load_any(
     g: &Global,
     s: &Settings,
     log: &mut String,
     root: &Path,
-) -> Result<Vec<PreparedState>, String> {
+) -> Result<(Vec<PreparedState>, Option<String>), String> {
     let loaded = capstan_state::app::load_states(s, &run_options(g))
         .map_err(|e| describe_run(&e, &g.environment, root))?;
     for w in loaded.warnings {
@@ -365,7 +366,11 @@ fn load_any(
         {
             Err(describe_run(e, &g.environment, root))
         }
-        _ => Ok(loaded.states),
+        Some(e) if !g.allow_no_matching_release => Ok((
+            loaded.states,
+            Some(describe_run(e, &g.environment, root)),
+        )),
+        _ => Ok((loaded.states, None)),
     }
 }
 
@@ -508,7 +513,7 @@ pub fn run(
     cmd: StateCommand,
     cwd: &Path,
     log: &mut String,
-) -> Result<String, String> {
+) -> Result<String, crate::chart::Failure> {
     let merged = cmd.global().over(before);
     let g = &merged;
     let s = settings(g, cwd)?;
@@ -517,7 +522,7 @@ pub fn run(
         StateCommand::Template(With { args: t, .. }) => {
             let mut states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(e) => return no_match(e, g, cwd),
+                Err(e) => return Ok(no_match(e, g, cwd)?),
             };
             if !g.selector.is_empty() && (t.include_needs || t.include_transitive_needs) {
                 for ps in &mut states {
@@ -634,14 +639,25 @@ pub fn run(
             args: BuildArgs { embed_values },
             ..
         }) => {
-            let states = load_any(g, &s, log, cwd)?;
-            commands::build(&s, &states, embed_values)
+            // helmfile prints every state, then fails when no release matched.
+            let (states, no_match) = load_any(g, &s, log, cwd)?;
+            let out = commands::build(&s, &states, embed_values)?;
+            match no_match {
+                Some(message) => Err(crate::chart::Failure {
+                    stdout: out,
+                    message,
+                }),
+                None => Ok(out),
+            }
         }
         StateCommand::List(With {
             args: ListArgs { output, .. },
             ..
         }) => {
-            let states = load_any(g, &s, log, cwd)?;
+            let (states, no_match) = load_any(g, &s, log, cwd)?;
+            if let Some(message) = no_match {
+                return Err(message.into());
+            }
             let rows = commands::list_rows(&states)?;
             Ok(if output == "json" {
                 commands::list_json(&rows)
@@ -660,7 +676,7 @@ pub fn run(
         }) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(e) => return no_match(e, g, cwd),
+                Err(e) => return Ok(no_match(e, g, cwd)?),
             };
             let flags = HelmFlags {
                 set,
@@ -690,11 +706,12 @@ pub fn run(
             if output != "yaml" && output != "json" {
                 return Err(format!(
                     "unsupported output format: {output} (supported: yaml, json)"
-                ));
+                )
+                .into());
             }
             let states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(e) => return no_match(e, g, cwd),
+                Err(e) => return Ok(no_match(e, g, cwd)?),
             };
             let flags = HelmFlags {
                 set,
@@ -741,7 +758,7 @@ pub fn run(
                 }
             }
             if strict && warnings > 0 {
-                return Err(format!("{warnings} warning(s) and --strict is set"));
+                return Err(format!("{warnings} warning(s) and --strict is set").into());
             }
             if output == "json" && !explain {
                 let style = capstan_value::json::JsonStyle {
@@ -763,7 +780,7 @@ pub fn run(
         }) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(e) => return no_match(e, g, cwd),
+                Err(e) => return Ok(no_match(e, g, cwd)?),
             };
             let temp = output_dir.is_empty().then(|| {
                 std::env::temp_dir().join(format!(
@@ -814,10 +831,12 @@ pub fn run(
             if output != "yaml" && output != "json" && !output.is_empty() {
                 return Err(format!(
                     "unsupported output format: {output} (supported: yaml, json)"
-                ));
+                )
+                .into());
             }
-            let states = load_any(g, &s, log, cwd)?;
-            commands::print_env(&s, &states, output == "json")
+            // print-env needs no release (helmfile suppresses "no releases found").
+            let (states, _) = load_any(g, &s, log, cwd)?;
+            Ok(commands::print_env(&s, &states, output == "json")?)
         }
         StateCommand::Cache(c) => {
             let dir = capstan_fetch::cache_dir(&|k| std::env::var(k).ok());
@@ -846,16 +865,16 @@ pub fn run(
                         "The cache directory {} does not exist\n",
                         dir.display()
                     )),
-                    Err(e) => Err(format!("removing {}: {e}", dir.display())),
+                    Err(e) => Err(format!("removing {}: {e}", dir.display()).into()),
                 },
             }
         }
         StateCommand::ShowDag(_) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(e) => return no_match(e, g, cwd),
+                Err(e) => return Ok(no_match(e, g, cwd)?),
             };
-            commands::show_dag(&states).map_err(|e| describe_needs(e, &states, cwd))
+            Ok(commands::show_dag(&states).map_err(|e| describe_needs(e, &states, cwd))?)
         }
     }
 }

@@ -150,7 +150,7 @@ where
     let mut log = String::new();
     let result = match cli.command {
         Command::Chart(c) => chart::run(c, cwd, &mut log),
-        Command::State(c) => helmfile::run(&cli.global, c, cwd, &mut log).map_err(Into::into),
+        Command::State(c) => helmfile::run(&cli.global, c, cwd, &mut log),
     };
     match result {
         Ok(out) => Outcome {

@@ -419,10 +419,13 @@ pub fn print_env(s: &Settings, states: &[PreparedState], json: bool) -> Result<S
             Value::from(abs.to_string_lossy().into_owned()),
         );
         m.insert(Str::from("name"), Value::from(ps.state.env.name.as_str()));
-        m.insert(
-            Str::from("kubeContext"),
-            Value::from(ps.state.env.kube_context.as_str()),
-        );
+        // helmfile v1.7 leaves an empty kubeContext out.
+        if !ps.state.env.kube_context.is_empty() {
+            m.insert(
+                Str::from("kubeContext"),
+                Value::from(ps.state.env.kube_context.as_str()),
+            );
+        }
         m.insert(
             Str::from("values"),
             Value::map_from(ps.state.values.clone()),
