@@ -438,10 +438,7 @@ fn json_op(doc: &mut ENode, op: &Value) -> Result<(), String> {
     };
     match kind.as_str() {
         "add" => put(doc, &path, value()?, true),
-        "replace" => {
-            take(doc, &path)?;
-            put(doc, &path, value()?, true)
-        }
+        "replace" => replace(doc, &path, value()?),
         "remove" => take(doc, &path).map(|_| ()),
         "move" => {
             let v = take(doc, &text("from"))?;
@@ -534,6 +531,43 @@ fn put(doc: &mut ENode, path: &str, v: ENode, _add: bool) -> Result<(), String> 
                 return Err(format!("jsonPatches: index out of range in {path:?}"));
             }
             items.insert(i, v);
+            Ok(())
+        }
+        ENode::Scalar { .. } => Err(format!("jsonPatches: path {path:?} does not exist")),
+    }
+}
+
+/// RFC 6902 `replace` as kustomize's JSON patch library (evanphx/json-patch v4) applies
+/// it for chartify: the value takes the old one's place; a key missing from an object is
+/// added (that library does not check it), an index out of range is an error.
+fn replace(doc: &mut ENode, path: &str, v: ENode) -> Result<(), String> {
+    let parts = pointer(path)?;
+    let Some((last, parents)) = parts.split_last() else {
+        *doc = v;
+        return Ok(());
+    };
+    let mut n = doc;
+    for part in parents {
+        n = step(n, part, path)?;
+    }
+    match n {
+        ENode::Map(pairs) => {
+            match pairs
+                .iter_mut()
+                .find(|(k, _)| scalar(k) == Some(last.as_str()))
+            {
+                Some((_, old)) => *old = v,
+                None => pairs.push((plain_scalar(last), v)),
+            }
+            Ok(())
+        }
+        ENode::Seq(items) => {
+            let slot = last
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| items.get_mut(i))
+                .ok_or_else(|| format!("jsonPatches: path {path:?} does not exist"))?;
+            *slot = v;
             Ok(())
         }
         ENode::Scalar { .. } => Err(format!("jsonPatches: path {path:?} does not exist")),
