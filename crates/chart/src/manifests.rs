@@ -171,6 +171,33 @@ fn sort_by_kind(list: &mut [Manifest]) {
     });
 }
 
+/// Helm's `--show-only`: the documents whose `# Source:` path (without the chart name)
+/// matches one of the patterns, in output order.
+pub fn show_only(manifest: &str, patterns: &[String]) -> Result<String, String> {
+    let docs = split_documents(manifest);
+    let mut out = String::new();
+    for p in patterns {
+        let mut found = false;
+        for d in &docs {
+            let Some(source) = d.strip_prefix("# Source: ") else {
+                continue;
+            };
+            let path = source.lines().next().unwrap_or("");
+            let Some((_, rel)) = path.split_once('/') else {
+                continue;
+            };
+            if crate::glob::glob_match(p, rel) {
+                out.push_str(&format!("---\n{}\n", d.trim_end()));
+                found = true;
+            }
+        }
+        if !found {
+            return Err(format!("could not find template {p} in chart"));
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

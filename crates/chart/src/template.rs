@@ -27,6 +27,8 @@ pub struct TemplateOptions {
     pub include_crds: bool,
     pub is_upgrade: bool,
     pub skip_tests: bool,
+    /// `--no-hooks`: hooks are left out of the output.
+    pub no_hooks: bool,
     /// `--kube-version`; [`DEFAULT_KUBE_VERSION`] when empty.
     pub kube_version: String,
     /// `--api-versions`, added to the default set.
@@ -313,7 +315,7 @@ pub fn template_in(
     }
     let mut manifest = format!("{}\n", body.trim());
     for h in &sorted.hooks {
-        if o.skip_tests && h.events.iter().any(|e| e == HOOK_TEST) {
+        if o.no_hooks || (o.skip_tests && h.events.iter().any(|e| e == HOOK_TEST)) {
             continue;
         }
         manifest.push_str(&format!("---\n# Source: {}\n{}\n", h.source, h.content));

@@ -81,6 +81,9 @@ pub struct RenderFlags {
     /// Leave out test hooks.
     #[arg(long = "skip-tests")]
     skip_tests: bool,
+    /// Leave out every hook.
+    #[arg(long = "no-hooks")]
+    no_hooks: bool,
     /// Render as an upgrade (`.Release.IsUpgrade`).
     #[arg(long = "is-upgrade")]
     is_upgrade: bool,
@@ -125,6 +128,7 @@ impl RenderFlags {
             include_crds: self.include_crds,
             is_upgrade: self.is_upgrade,
             skip_tests: self.skip_tests,
+            no_hooks: self.no_hooks,
             kube_version: self.kube_version,
             api_versions: self.api_versions,
             skip_schema_validation: self.skip_schema_validation,
@@ -146,10 +150,12 @@ fn at(cwd: &Path, p: &str) -> std::path::PathBuf {
     }
 }
 
-/// A failed command: its message, and what it still printed on standard output.
+/// A failed command: its message, its exit code, and what it still printed on standard
+/// output.
 pub struct Failure {
     pub stdout: String,
     pub message: String,
+    pub code: i32,
 }
 
 impl From<String> for Failure {
@@ -157,6 +163,7 @@ impl From<String> for Failure {
         Failure {
             stdout: String::new(),
             message,
+            code: 1,
         }
     }
 }
@@ -179,13 +186,14 @@ pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, Fa
                     String::new()
                 },
                 message: describe(&e),
+                code: 1,
             })?;
             let layers = capstan_chart::explain::layers(&at(cwd, &chart), cwd, &opts)?;
             warn(&layers, &r.values, strict, log)?;
             if show_only.is_empty() {
                 Ok(r.manifest)
             } else {
-                Ok(select(&r.manifest, &show_only)?)
+                Ok(capstan_chart::manifests::show_only(&r.manifest, &show_only)?)
             }
         }
         ChartCommand::Values {
@@ -303,31 +311,4 @@ pub(crate) fn explain_text(values: &Values, layers: &[provenance::Layer]) -> Str
         }
     }
     out
-}
-
-/// Helm's `--show-only`: the documents whose `# Source:` path (without the chart name)
-/// matches one of the patterns, in output order.
-fn select(manifest: &str, patterns: &[String]) -> Result<String, String> {
-    let docs = capstan_chart::manifests::split_documents(manifest);
-    let mut out = String::new();
-    for p in patterns {
-        let mut found = false;
-        for d in &docs {
-            let Some(source) = d.strip_prefix("# Source: ") else {
-                continue;
-            };
-            let path = source.lines().next().unwrap_or("");
-            let Some((_, rel)) = path.split_once('/') else {
-                continue;
-            };
-            if capstan_chart::glob::glob_match(p, rel) {
-                out.push_str(&format!("---\n{}\n", d.trim_end()));
-                found = true;
-            }
-        }
-        if !found {
-            return Err(format!("could not find template {p} in chart"));
-        }
-    }
-    Ok(out)
 }

@@ -12,6 +12,22 @@ use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// An environment variable set to one of Go's `strconv.ParseBool` true values.
+fn env_true(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| go_bool(&v) == Ok(true))
+}
+
+/// Go's `strconv.ParseBool`, as pflag reads a boolean flag's value (`--flag=false`).
+fn go_bool(s: &str) -> Result<bool, String> {
+    match s {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Ok(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Ok(false),
+        other => Err(format!(
+            "invalid argument {other:?}: strconv.ParseBool: parsing {other:?}: invalid syntax"
+        )),
+    }
+}
+
 /// helmfile's global flags.
 #[derive(Args, Clone, Debug, Default)]
 pub struct Global {
@@ -51,26 +67,26 @@ pub struct Global {
     #[arg(long = "state-values-file")]
     pub state_values_file: Vec<String>,
     /// Silence progress output.
-    #[arg(short = 'q', long = "quiet")]
+    #[arg(short = 'q', long = "quiet", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub quiet: bool,
     /// Log level (debug, info, warn, error).
     #[arg(long = "log-level", default_value = "info")]
     pub log_level: String,
     /// Colored output.
-    #[arg(long = "color")]
+    #[arg(long = "color", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub color: bool,
     /// No colored output.
-    #[arg(long = "no-color")]
+    #[arg(long = "no-color", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub no_color: bool,
     /// Exit successfully when no release matches the selectors.
-    #[arg(long = "allow-no-matching-release")]
+    #[arg(long = "allow-no-matching-release", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub allow_no_matching_release: bool,
     /// Skip `helm dependency build` (capstan renders local charts with their
     /// `charts/` as they are).
-    #[arg(long = "skip-deps")]
+    #[arg(long = "skip-deps", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub skip_deps: bool,
     /// Show helm's output as it runs (capstan's output is always live).
-    #[arg(long = "enable-live-output")]
+    #[arg(long = "enable-live-output", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub enable_live_output: bool,
     /// The chart every release uses instead of its own.
     #[arg(short = 'c', long = "chart", default_value = "")]
@@ -78,6 +94,42 @@ pub struct Global {
     /// The helm binary for charts only helm can render (over the state's `helmBinary`).
     #[arg(short = 'b', long = "helm-binary", default_value = "")]
     pub helm_binary: String,
+    /// The kustomize binary (capstan applies patches itself and never runs it).
+    #[arg(short = 'k', long = "kustomize-binary", default_value = "")]
+    pub kustomize_binary: String,
+    /// The kubeconfig helm gets for cluster commands.
+    #[arg(long = "kubeconfig", default_value = "")]
+    pub kubeconfig: String,
+    /// Debug output (log level debug; overrides --quiet).
+    #[arg(long = "debug", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub debug: bool,
+    /// Ask before changing a cluster (cluster commands).
+    #[arg(short = 'i', long = "interactive", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub interactive: bool,
+    /// Skip `helm repo update` (capstan reads each repository index once per run).
+    #[arg(long = "skip-refresh", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub skip_refresh: bool,
+    /// Go on preparing other charts when one fails, and report the failures at the end.
+    #[arg(long = "allow-failed-releases", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub allow_failed_releases: bool,
+    /// Strip values from helm command lines shown in errors (cluster commands).
+    #[arg(long = "strip-args-values-on-exit-error", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "true", value_parser = go_bool)]
+    pub strip_args_values_on_exit_error: bool,
+    /// Do not force `helm repo add` to update (cluster commands).
+    #[arg(long = "disable-force-update", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub disable_force_update: bool,
+    /// Refuse helm plugins that cannot be verified (cluster commands).
+    #[arg(long = "enforce-plugin-verification", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub enforce_plugin_verification: bool,
+    /// Plain HTTP for OCI registries.
+    #[arg(long = "oci-plain-http", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub oci_plain_http: bool,
+    /// Retries of `helm repo add/update` and `helm registry login` (cluster commands).
+    #[arg(long = "repo-retries", default_value_t = -1, allow_negative_numbers = true)]
+    pub repo_retries: i64,
+    /// Process `helmfile.d` files one after the other (capstan always keeps file order).
+    #[arg(long = "sequential-helmfiles", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub sequential_helmfiles: bool,
 }
 
 #[derive(Args, Clone, Debug, Default)]
@@ -88,20 +140,20 @@ pub struct TemplateArgs {
     /// Go template for each release's output directory.
     #[arg(long = "output-dir-template", default_value = "")]
     output_dir_template: String,
-    #[arg(long = "include-crds")]
+    #[arg(long = "include-crds", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     include_crds: bool,
-    #[arg(long = "skip-tests")]
+    #[arg(long = "skip-tests", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     skip_tests: bool,
     #[arg(long = "kube-version", default_value = "")]
     kube_version: String,
-    #[arg(long = "skip-schema-validation")]
+    #[arg(long = "skip-schema-validation", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     skip_schema_validation: bool,
     /// Releases rendered at once (0: one per core).
     #[arg(long = "concurrency", default_value_t = 0)]
     concurrency: usize,
     /// Extra helm arguments (only `--api-versions`/`-a` and `--kube-version` affect
     /// local rendering).
-    #[arg(long = "args", default_value = "")]
+    #[arg(long = "args", default_value = "", allow_hyphen_values = true)]
     args: String,
     /// Extra `--set` for every release.
     #[arg(long = "set")]
@@ -110,13 +162,14 @@ pub struct TemplateArgs {
     #[arg(long = "values")]
     values: Vec<String>,
     /// With `-l`: also render the releases the selected ones need.
-    #[arg(long = "include-needs")]
+    #[arg(long = "include-needs", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     include_needs: bool,
     /// With `-l`: also render what they need, and what that needs, and so on.
-    #[arg(long = "include-transitive-needs")]
+    #[arg(long = "include-transitive-needs", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     include_transitive_needs: bool,
-    /// The opposite of `--include-needs` (helmfile's default; accepted for scripts).
-    #[arg(long = "skip-needs")]
+    /// Do not add the releases the selected ones need (helmfile's default: true unless
+    /// `--include-needs`/`--include-transitive-needs`).
+    #[arg(long = "skip-needs", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "true", value_parser = go_bool)]
     skip_needs: bool,
     /// A post-renderer for every release (over `postRenderer` in the state file).
     #[arg(long = "post-renderer", default_value = "")]
@@ -124,12 +177,30 @@ pub struct TemplateArgs {
     /// Arguments for the post-renderer.
     #[arg(long = "post-renderer-args")]
     post_renderer_args: Vec<String>,
+    /// Validate the manifests against the cluster (needs a cluster: refused).
+    #[arg(long = "validate", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    validate: bool,
+    /// Keep the temporary values files made for helm.
+    #[arg(long = "skip-cleanup", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    skip_cleanup: bool,
+    /// Leave hooks out of the output (`helm template --no-hooks`).
+    #[arg(long = "no-hooks", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    no_hooks: bool,
+    /// Only the manifests of these templates (`helm template --show-only`).
+    #[arg(long = "show-only")]
+    show_only: Vec<String>,
+    /// More arguments for `helm template` (read like `--args`).
+    #[arg(long = "template-args", default_value = "", allow_hyphen_values = true)]
+    template_args: String,
+    /// Fail when a release's `needs:` are not installed (cluster commands).
+    #[arg(long = "enforce-needs-are-installed", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    enforce_needs_are_installed: bool,
 }
 
 #[derive(Args, Clone, Debug, Default)]
 pub struct BuildArgs {
     /// Embed release values files in the output.
-    #[arg(long = "embed-values")]
+    #[arg(long = "embed-values", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     embed_values: bool,
 }
 
@@ -139,7 +210,7 @@ pub struct ListArgs {
     #[arg(long = "output", default_value = "")]
     output: String,
     /// Do not prepare charts (capstan never fetches for `list`).
-    #[arg(long = "skip-charts")]
+    #[arg(long = "skip-charts", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     skip_charts: bool,
 }
 
@@ -147,6 +218,9 @@ pub struct ListArgs {
 pub struct WriteValuesArgs {
     #[arg(long = "output-file-template", default_value = "")]
     output_file_template: String,
+    /// Releases handled at once (0: no limit).
+    #[arg(long = "concurrency", default_value_t = 0)]
+    concurrency: usize,
     #[arg(long = "set")]
     set: Vec<String>,
     #[arg(long = "values")]
@@ -157,13 +231,13 @@ pub struct WriteValuesArgs {
 pub struct ValuesArgs {
     /// List every leaf with the layer (file:line:col or flag) that set it and the ones
     /// it overrode.
-    #[arg(long)]
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     explain: bool,
     /// `yaml` (default) or `json`.
     #[arg(short = 'o', long = "output", default_value = "yaml")]
     output: String,
     /// Turn warnings about value traps into errors.
-    #[arg(long)]
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     strict: bool,
     /// Extra `--set` for every release.
     #[arg(long = "set")]
@@ -182,6 +256,9 @@ pub struct FetchArgs {
     /// context, release, chart name and version under the output directory).
     #[arg(long = "output-dir-template", default_value = "")]
     output_dir_template: String,
+    /// Charts fetched at once (0: no limit).
+    #[arg(long = "concurrency", default_value_t = 0)]
+    concurrency: usize,
 }
 
 #[derive(Args, Clone, Debug, Default)]
@@ -256,6 +333,40 @@ impl StateCommand {
 }
 
 impl Global {
+    /// helmfile's log level (zap's): `--debug` makes it debug, `--quiet` warn, else
+    /// `--log-level` (or `HELMFILE_LOG_LEVEL`), info by default. Progress lines are
+    /// info; warnings show at every level up to warn.
+    fn log_level(&self) -> Result<u8, String> {
+        if self.debug || env_true("HELMFILE_DEBUG") {
+            return Ok(0);
+        }
+        if self.quiet || env_true("HELMFILE_QUIET") {
+            return Ok(2);
+        }
+        let given = if self.log_level != "info" {
+            self.log_level.clone()
+        } else {
+            std::env::var("HELMFILE_LOG_LEVEL").unwrap_or_else(|_| "info".into())
+        };
+        match given.to_ascii_lowercase().as_str() {
+            "debug" => Ok(0),
+            "info" | "" => Ok(1),
+            "warn" => Ok(2),
+            "error" => Ok(3),
+            "dpanic" => Ok(4),
+            "panic" => Ok(5),
+            "fatal" => Ok(6),
+            _ => Err(format!(
+                "--log-level: unrecognized level: {given:?} (debug, info, warn, error, dpanic, panic, fatal)"
+            )),
+        }
+    }
+
+    /// Whether progress (info) lines are shown.
+    fn shows_progress(&self) -> Result<bool, String> {
+        Ok(self.log_level()? <= 1)
+    }
+
     /// These flags given after the command, over the ones given before it.
     fn over(&self, before: &Global) -> Global {
         let pick = |a: &str, b: &str, default: &str| {
@@ -292,6 +403,24 @@ impl Global {
             enable_live_output: self.enable_live_output || before.enable_live_output,
             chart: pick(&self.chart, &before.chart, ""),
             helm_binary: pick(&self.helm_binary, &before.helm_binary, ""),
+            kustomize_binary: pick(&self.kustomize_binary, &before.kustomize_binary, ""),
+            kubeconfig: pick(&self.kubeconfig, &before.kubeconfig, ""),
+            debug: self.debug || before.debug,
+            interactive: self.interactive || before.interactive,
+            skip_refresh: self.skip_refresh || before.skip_refresh,
+            allow_failed_releases: self.allow_failed_releases || before.allow_failed_releases,
+            strip_args_values_on_exit_error: self.strip_args_values_on_exit_error
+                && before.strip_args_values_on_exit_error,
+            disable_force_update: self.disable_force_update || before.disable_force_update,
+            enforce_plugin_verification: self.enforce_plugin_verification
+                || before.enforce_plugin_verification,
+            oci_plain_http: self.oci_plain_http || before.oci_plain_http,
+            repo_retries: if self.repo_retries != -1 {
+                self.repo_retries
+            } else {
+                before.repo_retries
+            },
+            sequential_helmfiles: self.sequential_helmfiles || before.sequential_helmfiles,
         }
     }
 }
@@ -299,8 +428,10 @@ impl Global {
 fn settings(g: &Global, cwd: &Path) -> Result<Settings, String> {
     let root = cwd.to_path_buf();
     let mut host = OsHost::new(&root);
-    host.show_progress = !g.quiet && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed);
-    host.show_warnings = crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed);
+    host.show_progress =
+        g.shows_progress()? && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed);
+    host.show_warnings =
+        g.log_level()? <= 2 && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed);
     if g.file == "-" {
         let mut data = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut data)
@@ -442,10 +573,18 @@ fn write_all<T: AsRef<[u8]>>(root: &Path, files: &[(String, T)]) -> Result<(), S
     Ok(())
 }
 
-fn no_match(e: RunError, g: &Global, root: &Path) -> Result<String, String> {
+/// helmfile's exit code for "no releases found".
+const NO_MATCH_EXIT_CODE: i32 = 3;
+
+fn no_match(e: RunError, g: &Global, root: &Path) -> Result<String, crate::chart::Failure> {
     match e {
         RunError::NoMatch { .. } if g.allow_no_matching_release => Ok(String::new()),
-        other => Err(describe_run(&other, &g.environment, root)),
+        e @ RunError::NoMatch { .. } => Err(crate::chart::Failure {
+            stdout: String::new(),
+            message: describe_run(&e, &g.environment, root),
+            code: NO_MATCH_EXIT_CODE,
+        }),
+        other => Err(describe_run(&other, &g.environment, root).into()),
     }
 }
 
@@ -517,16 +656,23 @@ pub fn run(
     let merged = cmd.global().over(before);
     let g = &merged;
     let s = settings(g, cwd)?;
-    let progress = !g.quiet;
+    let progress = g.shows_progress()?;
     match cmd {
         StateCommand::Template(With { args: t, .. }) => {
             let mut states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(e) => return Ok(no_match(e, g, cwd)?),
+                Err(e) => return no_match(e, g, cwd),
             };
+            if t.validate {
+                return Err("template --validate checks the manifests against a cluster's API server; capstan renders without one (run `helm template --validate` on the output)".to_string().into());
+            }
             if !g.selector.is_empty() && (t.include_needs || t.include_transitive_needs) {
                 for ps in &mut states {
                     ps.include_needs(t.include_transitive_needs);
+                }
+            } else if !g.selector.is_empty() && !t.skip_needs {
+                for ps in &states {
+                    ps.check_unselected_needs()?;
                 }
             }
             commands::check_needs(&states).map_err(|e| describe_needs(e, &states, cwd))?;
@@ -542,6 +688,9 @@ pub fn run(
                 ..Default::default()
             };
             helm_args(&t.args, &mut flags);
+            helm_args(&t.template_args, &mut flags);
+            flags.no_hooks = t.no_hooks;
+            flags.show_only = t.show_only.clone();
             // On a terminal, one bar instead of a line per release.
             let bar = progress
                 && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed)
@@ -646,6 +795,7 @@ pub fn run(
                 Some(message) => Err(crate::chart::Failure {
                     stdout: out,
                     message,
+                    code: NO_MATCH_EXIT_CODE,
                 }),
                 None => Ok(out),
             }
@@ -656,7 +806,11 @@ pub fn run(
         }) => {
             let (states, no_match) = load_any(g, &s, log, cwd)?;
             if let Some(message) = no_match {
-                return Err(message.into());
+                return Err(crate::chart::Failure {
+                    stdout: String::new(),
+                    message,
+                    code: NO_MATCH_EXIT_CODE,
+                });
             }
             let rows = commands::list_rows(&states)?;
             Ok(if output == "json" {
@@ -671,12 +825,14 @@ pub fn run(
                     output_file_template,
                     set,
                     values,
+                    // One release at a time is within any limit.
+                    concurrency: _,
                 },
             ..
         }) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(e) => return Ok(no_match(e, g, cwd)?),
+                Err(e) => return no_match(e, g, cwd),
             };
             let flags = HelmFlags {
                 set,
@@ -711,7 +867,7 @@ pub fn run(
             }
             let states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(e) => return Ok(no_match(e, g, cwd)?),
+                Err(e) => return no_match(e, g, cwd),
             };
             let flags = HelmFlags {
                 set,
@@ -775,12 +931,14 @@ pub fn run(
                 FetchArgs {
                     output_dir,
                     output_dir_template,
+                    // Charts are fetched one at a time, within any limit.
+                    concurrency: _,
                 },
             ..
         }) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(e) => return Ok(no_match(e, g, cwd)?),
+                Err(e) => return no_match(e, g, cwd),
             };
             let temp = output_dir.is_empty().then(|| {
                 std::env::temp_dir().join(format!(
@@ -872,7 +1030,7 @@ pub fn run(
         StateCommand::ShowDag(_) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,
-                Err(e) => return Ok(no_match(e, g, cwd)?),
+                Err(e) => return no_match(e, g, cwd),
             };
             Ok(commands::show_dag(&states).map_err(|e| describe_needs(e, &states, cwd))?)
         }

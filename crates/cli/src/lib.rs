@@ -158,12 +158,16 @@ where
             stderr: log,
             code: 0,
         },
-        Err(chart::Failure { stdout, message }) => {
+        Err(chart::Failure {
+            stdout,
+            message,
+            code,
+        }) => {
             logln!(log, "Error: {message}");
             Outcome {
                 stdout,
                 stderr: log,
-                code: 1,
+                code,
             }
         }
     }

@@ -37,23 +37,9 @@ impl PreparedState {
         while !frontier.is_empty() {
             let mut next = Vec::new();
             for i in frontier {
-                let r = &self.releases[i];
-                for need in &r.needs {
-                    let parts: Vec<&str> = need.split('/').collect();
-                    let name = parts[parts.len() - 1];
-                    let ns = if parts.len() > 1 {
-                        parts[parts.len() - 2]
-                    } else {
-                        r.namespace.as_str()
-                    };
-                    let kc = if parts.len() > 2 {
-                        parts[..parts.len() - 2].join("/")
-                    } else {
-                        r.kube_context.clone()
-                    };
-                    for (j, o) in self.releases.iter().enumerate() {
-                        if !picked[j] && o.name == name && o.namespace == ns && o.kube_context == kc
-                        {
+                for need in &self.releases[i].needs {
+                    for j in self.need_targets(&self.releases[i], need) {
+                        if !picked[j] {
                             picked[j] = true;
                             next.push(j);
                         }
@@ -66,6 +52,52 @@ impl PreparedState {
             frontier = next;
         }
         self.selected = (0..self.releases.len()).filter(|&i| picked[i]).collect();
+    }
+
+    /// The releases a `needs:` entry of `r` names (`[KUBECONTEXT/][NAMESPACE/]NAME`, the
+    /// namespace and context defaulting to `r`'s).
+    fn need_targets(&self, r: &Release, need: &str) -> Vec<usize> {
+        let parts: Vec<&str> = need.split('/').collect();
+        let name = parts[parts.len() - 1];
+        let ns = if parts.len() > 1 {
+            parts[parts.len() - 2]
+        } else {
+            r.namespace.as_str()
+        };
+        let kc = if parts.len() > 2 {
+            parts[..parts.len() - 2].join("/")
+        } else {
+            r.kube_context.clone()
+        };
+        (0..self.releases.len())
+            .filter(|&j| {
+                let o = &self.releases[j];
+                o.name == name && o.namespace == ns && o.kube_context == kc
+            })
+            .collect()
+    }
+
+    /// With selectors and neither `--skip-needs` nor `--include-needs`: helmfile's error
+    /// when a selected release needs one the selectors leave out.
+    pub fn check_unselected_needs(&self) -> Result<(), String> {
+        for &i in &self.selected {
+            let r = &self.releases[i];
+            for need in &r.needs {
+                for j in self.need_targets(r, need) {
+                    if !self.selected.contains(&j) {
+                        let o = &self.releases[j];
+                        return Err(format!(
+                            "in ./{}: release \"{}\" depends on \"{}\" which does not match the selectors. Please add a selector like \"--selector name={}\", or indicate whether to skip (--skip-needs) or include (--include-needs) these dependencies",
+                            self.state.file,
+                            r.id(),
+                            o.id(),
+                            o.name
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The selected releases a command renders or deploys: desired and with their

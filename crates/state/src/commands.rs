@@ -133,7 +133,12 @@ fn render_one(
         fail(e.strip_prefix(&own).map(String::from).unwrap_or(e), None)
     })?;
     if !input.local {
-        return render_with_helm(s, ps, r, &input).map_err(|e| fail(e, None));
+        let mut out = render_with_helm(s, ps, r, &input).map_err(|e| fail(e, None))?;
+        if !flags.show_only.is_empty() {
+            out.manifest = capstan_chart::manifests::show_only(&out.manifest, &flags.show_only)
+                .map_err(|e| fail(e, None))?;
+        }
+        return Ok(out);
     }
     // Paths are relative to the host's working directory; the host resolves them.
     let fs = crate::host::HostFs(s.host.as_ref());
@@ -152,10 +157,17 @@ fn render_one(
         });
         fail(e.to_string(), location)
     })?;
+    let manifest = if flags.show_only.is_empty() {
+        rendered.manifest
+    } else {
+        // `helm template --show-only`, as helmfile passes it to every release.
+        capstan_chart::manifests::show_only(&rendered.manifest, &flags.show_only)
+            .map_err(|e| fail(e, None))?
+    };
     Ok(RenderedRelease {
         name: r.name.clone(),
         chart: r.chart.clone(),
-        manifest: rendered.manifest,
+        manifest,
         values: rendered.values,
     })
 }
@@ -757,6 +769,12 @@ pub fn fetch(
         for r in ps.active()? {
             let base = ps.state.base.as_str();
             if crate::release_values::local_chart(s, base, &r.chart).is_some() {
+                // helmfile builds a local chart's dependencies in place and copies
+                // nothing: the chart is already on disk.
+                s.host.progress(&format!(
+                    "Building dependency release={}, chart={}",
+                    r.name, r.chart
+                ));
                 continue;
             }
             let archive = crate::charts::repo_chart(

@@ -29,6 +29,10 @@ pub struct HelmFlags {
     /// release's and `helmDefaults`' own).
     pub post_renderer: String,
     pub post_renderer_args: Vec<String>,
+    /// `--no-hooks`: hooks left out of the output.
+    pub no_hooks: bool,
+    /// `--show-only`: only the manifests of these templates.
+    pub show_only: Vec<String>,
 }
 
 /// A release ready for the chart renderer.
@@ -177,6 +181,7 @@ pub fn chart_input_with(
         },
         include_crds: flags.include_crds,
         skip_tests: flags.skip_tests,
+        no_hooks: flags.no_hooks,
         kube_version: if flags.kube_version.is_empty() {
             r.kube_version.clone()
         } else {
@@ -329,6 +334,9 @@ pub fn helm_template_args(
     }
     if o.include_crds {
         args.push("--include-crds".into());
+    }
+    if o.no_hooks {
+        args.push("--no-hooks".into());
     }
     if o.skip_tests {
         args.push("--skip-tests".into());

@@ -38,6 +38,7 @@ pub(crate) fn options(inputs: &J) -> TemplateOptions {
         include_crds: inputs["include_crds"].as_bool().unwrap_or(false),
         is_upgrade: inputs["is_upgrade"].as_bool().unwrap_or(false),
         skip_tests: inputs["skip_tests"].as_bool().unwrap_or(false),
+        no_hooks: false,
         kube_version: inputs["kube_version"].as_str().unwrap_or("").to_string(),
         api_versions: strings(inputs, "api_versions"),
         skip_schema_validation: inputs["skip_schema_validation"].as_bool().unwrap_or(false),
