@@ -367,3 +367,40 @@ fn other_key_types_go_through_the_sops_binary() {
         "{err}"
     );
 }
+
+/// A sops-encrypted `.hcl` file under an environment's `secrets:` is decrypted and joins
+/// the HCL pass: its `values` are seen through `hv.` by the plain HCL files.
+#[test]
+fn encrypted_hcl_environment_secrets_join_the_hcl_values() {
+    let dir = tempdir("hcl");
+    let key = keygen(&dir, "key.txt");
+    encrypt(
+        &dir,
+        "secret.hcl",
+        "values {\n  password = \"hunter2\"\n  port = 5432\n}\n",
+        &key,
+        &["--input-type", "binary", "--output-type", "binary"],
+    );
+    std::fs::write(
+        dir.join("plain.hcl"),
+        "values {\n  url = \"db:${hv.port}\"\n}\n",
+    )
+    .expect("hcl");
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        "environments:\n  default:\n    values:\n      - plain.hcl\n    secrets:\n      - secret.hcl\n",
+    )
+    .expect("helmfile");
+    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["print-env"])
+        .current_dir(&dir)
+        .env("SOPS_AGE_KEY_FILE", &key.file)
+        .env_remove("SOPS_AGE_KEY")
+        .output()
+        .expect("run capstan");
+    std::fs::remove_dir_all(&dir).ok();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("password: hunter2"), "{stdout}");
+    assert!(stdout.contains("url: db:5432"), "{stdout}");
+}

@@ -309,13 +309,7 @@ pub fn output_files(dir: &str, manifest: &str) -> Vec<(String, String)> {
 pub fn list_rows(states: &[PreparedState]) -> Result<Vec<[String; 7]>, String> {
     let mut rows = Vec::new();
     for ps in states {
-        let mut picked = ps.selected.clone();
-        // helmfile lists releases by namespace, then name.
-        picked.sort_by(|&a, &b| {
-            let (a, b) = (&ps.releases[a], &ps.releases[b]);
-            (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))
-        });
-        for i in picked {
+        for i in ps.selected.iter().copied() {
             let r = &ps.releases[i];
             // The release's labels with the implicit `chart`, `name` and `namespace`.
             let labels: Vec<String> = r
@@ -334,6 +328,8 @@ pub fn list_rows(states: &[PreparedState]) -> Result<Vec<[String; 7]>, String> {
             ]);
         }
     }
+    // helmfile lists releases by namespace, then name (in state order otherwise).
+    rows.sort_by(|a, b| (&a[1], &a[0]).cmp(&(&b[1], &b[0])));
     Ok(rows)
 }
 

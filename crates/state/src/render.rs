@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Renders templates for files in one base directory.
+/// The `_*.tpl` helper files beside a base (path, text), or why they could not be read.
+type HelperTemplates = Result<Vec<(String, String)>, String>;
+
 #[derive(Clone)]
 pub struct Renderer {
     pub host: Arc<dyn Host>,
@@ -24,7 +27,7 @@ pub struct Renderer {
     pub limits: Option<(u64, usize)>,
     /// The `_*.tpl` files beside the base (their `define`s are in every template
     /// rendered here, as helmfile's `helperTPLs`), read once.
-    helpers: Arc<std::sync::OnceLock<Result<Vec<(String, String)>, String>>>,
+    helpers: Arc<std::sync::OnceLock<HelperTemplates>>,
 }
 
 fn list_of_strings(items: Vec<String>) -> Value {

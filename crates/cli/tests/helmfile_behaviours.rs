@@ -1,0 +1,392 @@
+//! helmfile behaviours found on real helmfiles, each checked by running the `capstan`
+//! binary on a small helmfile written for the test: where paths resolve (bases, values
+//! templates, `_*.tpl` helpers), what `show-dag`, `list` and `build` print, what needs no
+//! download, how state fields and flags are read, and helmfile's errors.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A temporary directory with files, removed when dropped.
+struct Dir(PathBuf);
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const CHART: &[(&str, &str)] = &[
+    ("chart/Chart.yaml", "apiVersion: v2\nname: chart\nversion: 0.1.0\n"),
+    (
+        "chart/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  value: {{ .Values.value | default \"none\" | quote }}\n",
+    ),
+    (
+        "chart/templates/hook.yaml",
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Release.Name }}-hook\n  annotations:\n    helm.sh/hook: pre-install\n",
+    ),
+];
+
+fn dir(name: &str, files: &[(&str, &str)]) -> Dir {
+    let d = std::env::temp_dir().join(format!("capstan-behaviour-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    for (path, text) in CHART.iter().chain(files) {
+        let p = d.join(path);
+        std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&p, text).expect("write");
+    }
+    Dir(d)
+}
+
+struct Run {
+    stdout: String,
+    stderr: String,
+    code: i32,
+}
+
+fn capstan(d: &Dir, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
+    c.args(args)
+        .current_dir(&d.0)
+        .env_remove("HELMFILE_ENVIRONMENT")
+        .env_remove("HELMFILE_FILE_PATH")
+        .env("HELMFILE_CACHE_HOME", d.0.join(".cache"));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().expect("run capstan");
+    let root = d.0.to_string_lossy().into_owned();
+    Run {
+        stdout: String::from_utf8_lossy(&out.stdout).replace(&root, "[DIR]"),
+        stderr: String::from_utf8_lossy(&out.stderr).replace(&root, "[DIR]"),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+fn ok(r: &Run) -> &str {
+    assert_eq!(r.code, 0, "stderr: {}\nstdout: {}", r.stderr, r.stdout);
+    &r.stdout
+}
+
+#[test]
+fn a_base_resolves_its_paths_in_the_including_helmfile_directory() {
+    let d = dir(
+        "bases",
+        &[
+            (
+                "bases/env.yaml.gotmpl",
+                "environments:\n  default:\n    values:\n    - values/common.yaml\n    - fromFile: {{ readFile \"data.txt\" | trim | quote }}\n      cwd: {{ exec \"pwd\" (list) | trim | base | quote }}\n",
+            ),
+            ("bases/data.txt", "beside-the-base\n"),
+            ("data.txt", "beside-the-helmfile\n"),
+            ("values/common.yaml", "common: yes\n"),
+            (
+                "helmfile.yaml.gotmpl",
+                "bases:\n- bases/env.yaml.gotmpl\n---\nreleases:\n- name: r\n  chart: ./chart\n",
+            ),
+        ],
+    );
+    let out = capstan(&d, &["print-env"], &[]);
+    let text = ok(&out);
+    assert!(text.contains("fromFile: beside-the-helmfile"), "{text}");
+    assert!(text.contains("common: \"yes\""), "{text}");
+    let own = d.0.file_name().expect("a name").to_string_lossy().into_owned();
+    assert!(text.contains(&format!("cwd: {own}")), "{text}");
+}
+
+#[test]
+fn a_values_template_reads_files_beside_itself() {
+    let d = dir(
+        "values-gotmpl",
+        &[
+            ("vals/data.txt", "beside-the-values-file\n"),
+            ("data.txt", "beside-the-helmfile\n"),
+            ("vals/env.yaml.gotmpl", "env: {{ readFile \"data.txt\" | trim }}\n"),
+            ("vals/rel.yaml.gotmpl", "value: {{ readFile \"data.txt\" | trim }}\n"),
+            (
+                "helmfile.yaml.gotmpl",
+                "environments:\n  default:\n    values:\n    - vals/env.yaml.gotmpl\n---\nreleases:\n- name: r\n  chart: ./chart\n  values:\n  - vals/rel.yaml.gotmpl\n",
+            ),
+        ],
+    );
+    assert!(ok(&capstan(&d, &["print-env"], &[])).contains("env: beside-the-values-file"));
+    let out = capstan(&d, &["template", "-q"], &[]);
+    assert!(ok(&out).contains("value: \"beside-the-values-file\""), "{}", out.stdout);
+}
+
+#[test]
+fn include_finds_the_helpers_beside_the_state_file() {
+    let d = dir(
+        "helpers",
+        &[
+            ("_helpers.tpl", "{{ define \"greeting\" }}hello {{ . }}{{ end }}\n"),
+            (
+                "helmfile.yaml.gotmpl",
+                "releases:\n- name: r\n  chart: ./chart\n  values:\n  - value: {{ include \"greeting\" \"world\" | quote }}\n",
+            ),
+        ],
+    );
+    let out = capstan(&d, &["template", "-q"], &[]);
+    assert!(ok(&out).contains("value: \"hello world\""), "{}", out.stdout);
+}
+
+#[test]
+fn show_dag_prints_helmfiles_table() {
+    let d = dir(
+        "dag",
+        &[(
+            "helmfile.yaml",
+            "releases:\n- name: db\n  kubeContext: kc\n  chart: ./chart\n- name: api\n  namespace: apps\n  kubeContext: kc\n  chart: ./chart\n  needs: [kc//db]\n- name: web\n  namespace: apps\n  kubeContext: kc\n  chart: ./chart\n  needs: [apps/api, kc//db]\n- name: zeta\n  namespace: aaa\n  chart: ./chart\n",
+        )],
+    );
+    assert_eq!(
+        ok(&capstan(&d, &["show-dag"], &[])),
+        "GROUP RELEASE     DEPENDENCIES\n\
+         1     aaa/zeta    \n\
+         1     kc//db      \n\
+         2     kc/apps/api kc//db\n\
+         3     kc/apps/web apps/api, kc//db\n"
+    );
+}
+
+#[test]
+fn list_sorts_and_shows_the_implicit_labels_and_build_honours_selectors() {
+    let d = dir(
+        "list",
+        &[
+            (
+                "helmfile.yaml",
+                "helmfiles:\n- path: sub/own.yaml\n  selectors: [name=s1]\nreleases:\n- name: zed\n  namespace: b\n  chart: ./chart\n  labels:\n    tier: web\n- name: alpha\n  namespace: b\n  chart: ./chart\n- name: top\n  namespace: a\n  chart: ./chart\n",
+            ),
+            (
+                "sub/own.yaml",
+                "releases:\n- name: s1\n  chart: ../chart\n- name: s2\n  chart: ../chart\n",
+            ),
+        ],
+    );
+    let table = capstan(&d, &["list"], &[]);
+    let names: Vec<&str> = ok(&table)
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').next().unwrap_or("").trim())
+        .collect();
+    // By namespace, then name; the sub-helmfile's own selectors pick s1 only.
+    assert_eq!(names, ["s1", "top", "alpha", "zed"]);
+    assert!(
+        table
+            .stdout
+            .contains("chart:chart,name:zed,namespace:b,tier:web"),
+        "{}",
+        table.stdout
+    );
+    // The sub-helmfile keeps its own selectors whatever -l says.
+    let selected = capstan(&d, &["list", "-l", "name=zed"], &[]);
+    let names: Vec<&str> = ok(&selected)
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').next().unwrap_or("").trim())
+        .collect();
+    assert_eq!(names, ["s1", "zed"]);
+    let built = capstan(&d, &["build", "-l", "name=alpha"], &[]);
+    assert!(ok(&built).contains("name: alpha"), "{}", built.stdout);
+    assert!(!built.stdout.contains("name: zed"), "{}", built.stdout);
+}
+
+#[test]
+fn commands_that_need_no_chart_download_nothing() {
+    // A repository nobody answers on: any download attempt fails the command.
+    let d = dir(
+        "offline",
+        &[(
+            "helmfile.yaml",
+            "repositories:\n- name: nowhere\n  url: http://127.0.0.1:9/charts\nreleases:\n- name: r\n  chart: nowhere/thing\n  version: 1.0.0\n  values:\n  - value: 1\n",
+        )],
+    );
+    for args in [
+        &["write-values", "--output-file-template", "out/{{ .Release.Name }}.yaml"][..],
+        &["list"],
+        &["build"],
+        &["show-dag"],
+        &["print-env"],
+    ] {
+        let r = capstan(&d, args, &[]);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.0.join("out/r.yaml")).expect("written"),
+        "value: 1\n"
+    );
+    // template does need the chart, and says why it could not get it.
+    assert_ne!(capstan(&d, &["template"], &[]).code, 0);
+}
+
+#[test]
+fn render_yaml_default_inherit_and_boolean_fields() {
+    let d = dir(
+        "fields",
+        &[(
+            "helmfile.yaml",
+            "templates:\n  base:\n    namespace: from-template\n    labels:\n      team: core\ndefaultInherit: [base]\nreleases:\n- name: {{ \"off\" }}\n  chart: ./chart\n  installed: off\n- name: on\n  chart: ./chart\n  installed: yes\n  wait: no\n",
+        )],
+    );
+    // A .yaml state file is a template only with HELMFILE_RENDER_YAML=true.
+    assert_ne!(capstan(&d, &["list"], &[]).code, 0);
+    let env = [("HELMFILE_RENDER_YAML", "true")];
+    let listed = capstan(&d, &["list"], &env);
+    let text = ok(&listed);
+    assert!(text.contains("from-template"), "{text}");
+    assert!(text.contains("team:core"), "{text}");
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').map(str::trim).collect())
+        .collect();
+    let installed = |name: &str| rows.iter().find(|r| r[0] == name).map(|r| r[3]);
+    assert_eq!(installed("off"), Some("false"));
+    assert_eq!(installed("on"), Some("true"));
+    let built = capstan(&d, &["build"], &env);
+    assert!(ok(&built).contains("installed: false"), "{}", built.stdout);
+    assert!(built.stdout.contains("wait: false"), "{}", built.stdout);
+
+    std::fs::write(
+        d.0.join("helmfile.yaml"),
+        "releases:\n- name: r\n  chart: ./chart\n  installed: maybe\n",
+    )
+    .expect("write");
+    let refused = capstan(&d, &["list"], &[]);
+    assert_eq!(refused.code, 1);
+    assert!(
+        refused
+            .stderr
+            .contains("line 4: cannot unmarshal !!str `maybe` into bool"),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[test]
+fn json_patch_replace_adds_a_missing_key() {
+    let d = dir(
+        "jsonpatch",
+        &[(
+            "helmfile.yaml",
+            "releases:\n- name: r\n  chart: ./chart\n  jsonPatches:\n  - target:\n      version: v1\n      kind: ConfigMap\n      name: r\n    patch:\n    - op: replace\n      path: /data/added\n      value: by-replace\n    - op: replace\n      path: /data/value\n      value: replaced\n",
+        )],
+    );
+    let out = capstan(&d, &["template", "-q"], &[]);
+    let text = ok(&out);
+    assert!(text.contains("added: by-replace"), "{text}");
+    assert!(text.contains("value: replaced"), "{text}");
+}
+
+#[test]
+fn missing_files_warn_empty_helmfiles_fail_and_print_env_omits_kube_context() {
+    let d = dir(
+        "missing",
+        &[(
+            "helmfile.yaml",
+            "environments:\n  default:\n    missingFileHandler: Warn\n    values:\n    - missing-env.yaml\n---\nreleases:\n- name: r\n  chart: ./chart\n  missingFileHandler: Warn\n  values:\n  - missing-rel.yaml\n",
+        )],
+    );
+    let out = capstan(&d, &["template", "-q"], &[]);
+    ok(&out);
+    assert!(
+        out.stderr
+            .contains("skipping missing environment values file matching \"missing-env.yaml\""),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("skipping missing values file matching \"missing-rel.yaml\""),
+        "{}",
+        out.stderr
+    );
+    let env = capstan(&d, &["print-env"], &[]);
+    assert!(!ok(&env).contains("kubeContext"), "{}", env.stdout);
+
+    std::fs::write(d.0.join("helmfile.yaml"), "").expect("write");
+    for cmd in ["template", "list", "build"] {
+        let r = capstan(&d, &[cmd], &[]);
+        assert_eq!(r.code, 3, "{cmd}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(
+                "no releases found that matches specified selector() and environment(default), in any helmfile"
+            ),
+            "{cmd}: {}",
+            r.stderr
+        );
+    }
+    assert_eq!(capstan(&d, &["print-env"], &[]).code, 0);
+    assert_eq!(
+        capstan(&d, &["--allow-no-matching-release", "list"], &[]).code,
+        0
+    );
+}
+
+#[test]
+fn fetch_leaves_local_charts_where_they_are() {
+    let d = dir(
+        "fetch",
+        &[("helmfile.yaml", "releases:\n- name: r\n  chart: ./chart\n")],
+    );
+    let out = capstan(&d, &["fetch", "--output-dir", "fetched"], &[]);
+    ok(&out);
+    assert!(
+        out.stderr
+            .contains("Building dependency release=r, chart=./chart"),
+        "{}",
+        out.stderr
+    );
+    assert!(!Path::new(&d.0.join("fetched")).exists());
+}
+
+#[test]
+fn flags_are_read_as_pflag_reads_them() {
+    let d = dir(
+        "flags",
+        &[(
+            "helmfile.yaml",
+            "releases:\n- name: a\n  chart: ./chart\n  labels: {app: a}\n  needs: [b]\n- name: b\n  chart: ./chart\n",
+        )],
+    );
+    // --skip-needs=false with a selector: a release needing an unselected one is
+    // helmfile's error.
+    let refused = capstan(&d, &["template", "-l", "app=a", "--skip-needs=false"], &[]);
+    assert_eq!(refused.code, 1);
+    assert!(
+        refused.stderr.contains(
+            "release \"a\" depends on \"b\" which does not match the selectors. Please add a selector like \"--selector name=b\""
+        ),
+        "{}",
+        refused.stderr
+    );
+    // --args takes a value starting with a dash; booleans take =true/=false.
+    let out = capstan(
+        &d,
+        &[
+            "--debug",
+            "-i",
+            "--kubeconfig",
+            "/nonexistent",
+            "--skip-refresh=true",
+            "--strip-args-values-on-exit-error=false",
+            "template",
+            "--args",
+            "--kube-version=1.30.0",
+            "--include-crds=false",
+            "--no-hooks",
+        ],
+        &[],
+    );
+    let text = ok(&out);
+    assert!(!text.contains("kind: Job"), "--no-hooks: {text}");
+    let only = capstan(&d, &["template", "-q", "--show-only", "templates/hook.yaml"], &[]);
+    assert!(ok(&only).contains("kind: Job"), "{}", only.stdout);
+    assert!(!only.stdout.contains("kind: ConfigMap"), "{}", only.stdout);
+    let bad = capstan(&d, &["--log-level=bogus", "list"], &[]);
+    assert_eq!(bad.code, 1);
+    assert!(bad.stderr.contains("unrecognized level: \"bogus\""), "{}", bad.stderr);
+    let bad_bool = capstan(&d, &["template", "--skip-tests=maybe"], &[]);
+    assert_ne!(bad_bool.code, 0);
+}
