@@ -3,6 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+mod common;
+use common::tempdir;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -108,13 +111,6 @@ fn show_dag() {
     let (out, _, code) = capstan(&["-f", EXAMPLE, "-e", "production", "show-dag"]);
     assert_eq!(code, 0);
     insta::assert_snapshot!(out);
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("capstan-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
 }
 
 fn listing(dir: &Path) -> Vec<String> {
@@ -228,7 +224,11 @@ fn bad_state_files_get_located_errors() {
     ] {
         let (out, err, code) = capstan_in(&states(), &["-f", file, "-e", env, "template"]);
         // An environment no file defines is helmfile's "no releases found" (exit 3).
-        let expected = if file.starts_with("unknown-env") { 3 } else { 1 };
+        let expected = if file.starts_with("unknown-env") {
+            3
+        } else {
+            1
+        };
         assert_eq!(code, expected, "{file}: {err}");
         assert_eq!(out, "", "{file}");
         assert!(

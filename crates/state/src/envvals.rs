@@ -47,7 +47,10 @@ pub enum MissingFileHandler {
     Debug,
     /// A name helmfile does not know: an error when a file is missing, naming the
     /// state file it is in.
-    Invalid { handler: String, state_file: String },
+    Invalid {
+        handler: String,
+        state_file: String,
+    },
 }
 
 impl MissingFileHandler {

@@ -217,6 +217,9 @@ mod function_list {
             .copied()
             .filter(|n| !names.iter().any(|m| m == n))
             .collect();
-        assert!(missing.is_empty(), "missing from helmfile's function map: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "missing from helmfile's function map: {missing:?}"
+        );
     }
 }

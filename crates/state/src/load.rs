@@ -214,11 +214,15 @@ fn merge_layer(into: &mut Tree, layer: &Tree) {
                         }
                         let fallback = str_of(&m, "mergeStrategy") == "fallback";
                         let (first, second) = if fallback { (&b, &a) } else { (&a, &b) };
-                        let values: Vec<Value> = list_of(first, "values")
-                            .into_iter()
-                            .chain(list_of(second, "values"))
-                            .collect();
-                        m.insert("values".into(), Value::list_from(values));
+                        for key in ["defaults", "values"] {
+                            let items: Vec<Value> = list_of(first, key)
+                                .into_iter()
+                                .chain(list_of(second, key))
+                                .collect();
+                            if !items.is_empty() {
+                                m.insert(key.into(), Value::list_from(items));
+                            }
+                        }
                         Value::map_from(m)
                     }
                     _ => spec.clone(),
@@ -406,6 +410,7 @@ pub fn load_env_values(
     let envs = map_of(doc, "environments");
     let state_missing = str_of(doc, "missingFileHandler");
     let mut values = Tree::new();
+    let mut env_defaults = Tree::new();
     let mut kube_context = String::new();
     let loading_ctx = match ctx {
         Some(c) => c.merge(overrode),
@@ -433,6 +438,12 @@ pub fn load_env_values(
             warnings: Vec::new(),
             decrypted: Default::default(),
         };
+        // `defaults:` first: a layer of its own under `values:` (HCL files in it are
+        // evaluated with it), which the values files already see as `.Values`.
+        env_defaults = loader.load(&spec.defaults)?;
+        let mut values_ctx = loading_ctx.clone();
+        values_ctx.defaults = merge_maps(&values_ctx.defaults, &env_defaults, ArrayMerge::Sparse);
+        loader.context = &values_ctx;
         let mut secret_values = Tree::new();
         let mut entries: Vec<Value> = Vec::new();
         for secret in &spec.secrets {
@@ -490,6 +501,9 @@ pub fn load_env_values(
     };
     let defaults = loader.load(&list_of(doc, "values"))?;
     merge_override(&mut env.defaults, &defaults);
+    // The environment's own `defaults:` over the state's root `values:` (the more
+    // specific layer wins), both under the environment's `values:`.
+    env.defaults = merge_maps(&env.defaults, &env_defaults, ArrayMerge::Sparse);
     Ok(env)
 }
 
@@ -538,11 +552,13 @@ pub fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option<(u32, 
         let t = tree_of(&v);
         spec::validate(&t).map_err(|e| {
             let key = e.key.clone();
-            let found = (!key.is_empty()).then_some(()).and_then(|_| d.lines().enumerate().find_map(|(n, l)| {
-                let body = l.trim_start().trim_start_matches("- ");
-                body.starts_with(&format!("{key}:"))
-                    .then(|| (n as u32 + 1, (l.len() - body.len()) as u32 + 1))
-            }));
+            let found = (!key.is_empty()).then_some(()).and_then(|_| {
+                d.lines().enumerate().find_map(|(n, l)| {
+                    let body = l.trim_start().trim_start_matches("- ");
+                    body.starts_with(&format!("{key}:"))
+                        .then(|| (n as u32 + 1, (l.len() - body.len()) as u32 + 1))
+                })
+            });
             match found {
                 Some((line, col)) => (
                     fail(format!("yaml: unmarshal errors:\n  line {line}: {e}")),
@@ -641,7 +657,15 @@ pub fn load_file(
             merge_layer(&mut layered, &part_doc);
             part_doc = layered;
         }
-        let part_env = load_env_values(s, file, &part_doc, &base, env.as_ref(), overrode, &mut warnings)?;
+        let part_env = load_env_values(
+            s,
+            file,
+            &part_doc,
+            &base,
+            env.as_ref(),
+            overrode,
+            &mut warnings,
+        )?;
         values = part_env.merged_values();
         if first {
             doc = part_doc;

@@ -190,7 +190,10 @@ fn with_default_inherit(r: &mut Tree, defaults: &[String]) {
     }
     let own: Vec<Value> = list_of(r, "inherit")
         .into_iter()
-        .filter(|i| i.get("template").is_some_and(|t| !t.to_string().trim().is_empty()))
+        .filter(|i| {
+            i.get("template")
+                .is_some_and(|t| !t.to_string().trim().is_empty())
+        })
         .collect();
     let named: Vec<String> = own
         .iter()

@@ -113,6 +113,7 @@ pub const RELEASE_KEYS: &[&str] = &[
 
 /// Keys of `EnvironmentSpec`.
 pub const ENVIRONMENT_KEYS: &[&str] = &[
+    "defaults",
     "values",
     "secrets",
     "kubeContext",
@@ -285,10 +286,17 @@ pub fn normalize_bools(doc: &mut Tree) {
         }
     };
     if let Some(v) = doc.get("helmDefaults").cloned() {
-        doc.insert(Str::from("helmDefaults"), fix_map(&v, HELM_DEFAULTS_BOOL_KEYS));
+        doc.insert(
+            Str::from("helmDefaults"),
+            fix_map(&v, HELM_DEFAULTS_BOOL_KEYS),
+        );
     }
     if let Some(Value::List(l)) = doc.get("releases").cloned() {
-        let items = l.items.iter().map(|r| fix_map(r, RELEASE_BOOL_KEYS)).collect();
+        let items = l
+            .items
+            .iter()
+            .map(|r| fix_map(r, RELEASE_BOOL_KEYS))
+            .collect();
         doc.insert(Str::from("releases"), Value::list_from(items));
     }
     if let Some(Value::Map(m)) = doc.get("templates").cloned() {
@@ -392,6 +400,9 @@ pub fn validate(doc: &Tree) -> Result<(), SpecError> {
 /// An environment's settings (`environments.NAME`).
 #[derive(Clone, Debug, Default)]
 pub struct EnvironmentSpec {
+    /// `defaults:`: entries like `values:`, merged before them (the environments
+    /// documentation's lowest environment layer).
+    pub defaults: Vec<Value>,
     pub values: Vec<Value>,
     pub secrets: Vec<Value>,
     pub kube_context: String,
@@ -403,6 +414,7 @@ impl EnvironmentSpec {
     pub fn from_value(v: &Value) -> EnvironmentSpec {
         let t = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
         EnvironmentSpec {
+            defaults: list_of(&t, "defaults"),
             values: list_of(&t, "values"),
             secrets: list_of(&t, "secrets"),
             kube_context: str_of(&t, "kubeContext"),
