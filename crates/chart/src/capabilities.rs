@@ -26,9 +26,7 @@ impl KubeVersion {
             .char_indices()
             .take_while(|(i, c)| {
                 c.is_ascii_digit()
-                    || (*c == '.'
-                        && *i > 0
-                        && t[i + 1..].starts_with(|n: char| n.is_ascii_digit()))
+                    || (*c == '.' && *i > 0 && t[i + 1..].starts_with(|n: char| n.is_ascii_digit()))
             })
             .count();
         if numbers_len == 0 {
@@ -119,7 +117,11 @@ impl HelmVersion {
             tagged("GitCommit", "git_commit", ""),
             tagged("GitTreeState", "git_tree_state", ""),
             tagged("GoVersion", "go_version", ""),
-            tagged("KubeClientVersion", "kube_client_version", self.kube_client_version),
+            tagged(
+                "KubeClientVersion",
+                "kube_client_version",
+                self.kube_client_version,
+            ),
         ]
     }
 }
@@ -248,12 +250,26 @@ mod tests {
     fn kube_versions_parse_as_kubernetes_generic_versions() {
         let v = KubeVersion::parse("v1.29.4-gke.100").expect("valid");
         assert_eq!(
-            (v.version.as_str(), v.normalized.as_str(), v.major.as_str(), v.minor.as_str()),
+            (
+                v.version.as_str(),
+                v.normalized.as_str(),
+                v.major.as_str(),
+                v.minor.as_str()
+            ),
             ("v1.29.4-gke.100", "v1.29.4", "1", "29")
         );
-        assert_eq!(KubeVersion::parse("1.29").expect("valid").normalized, "v1.29");
-        assert_eq!(KubeVersion::parse("1.02.3").expect("valid").normalized, "v1.2.3");
-        assert_eq!(KubeVersion::parse("1.29x").expect("valid").version, "v1.29x");
+        assert_eq!(
+            KubeVersion::parse("1.29").expect("valid").normalized,
+            "v1.29"
+        );
+        assert_eq!(
+            KubeVersion::parse("1.02.3").expect("valid").normalized,
+            "v1.2.3"
+        );
+        assert_eq!(
+            KubeVersion::parse("1.29x").expect("valid").version,
+            "v1.29x"
+        );
         assert_eq!(
             KubeVersion::parse("1").err().as_deref(),
             Some("illegal version string \"1\"")
@@ -270,7 +286,9 @@ mod tests {
 
     #[test]
     fn printed_as_go_prints_them() {
-        let v = Value::Host(std::sync::Arc::new(KubeVersion::parse("1.30.1+x").expect("valid")));
+        let v = Value::Host(std::sync::Arc::new(
+            KubeVersion::parse("1.30.1+x").expect("valid"),
+        ));
         assert_eq!(v.to_string(), "v1.30.1");
         assert_eq!(
             capstan_value::printf::sprintf("%v|%+v", &[v.clone(), v.clone()]),
@@ -281,7 +299,14 @@ mod tests {
             "common.KubeVersion{Version:\"v1.30.1+x\", normalizedVersion:\"v1.30.1\", Major:\"1\", Minor:\"30\"}"
         );
         assert_eq!(
-            capstan_value::json::to_json(&v, capstan_value::json::JsonStyle { escape_html: true, indent: None }).expect("marshals"),
+            capstan_value::json::to_json(
+                &v,
+                capstan_value::json::JsonStyle {
+                    escape_html: true,
+                    indent: None
+                }
+            )
+            .expect("marshals"),
             r#"{"Version":"v1.30.1+x","Major":"1","Minor":"30"}"#
         );
     }

@@ -316,7 +316,10 @@ mod function_list {
             .copied()
             .filter(|n| !["env", "expandenv"].contains(n) && !m.contains_key(*n))
             .collect();
-        assert!(missing.is_empty(), "missing from Helm's function map: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "missing from Helm's function map: {missing:?}"
+        );
         assert!(!m.contains_key("env") && !m.contains_key("expandenv"));
     }
 }

@@ -228,7 +228,8 @@ impl Validator<'_> {
             }
         }
         if let Some(n) = number(v) {
-            let bounds: [(&str, fn(f64, f64) -> bool); 4] = [
+            type Bound = (&'static str, fn(f64, f64) -> bool);
+            let bounds: [Bound; 4] = [
                 ("minimum", |n, w| n >= w),
                 ("maximum", |n, w| n <= w),
                 ("exclusiveMinimum", |n, w| n > w),

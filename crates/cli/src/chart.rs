@@ -193,7 +193,10 @@ pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, Fa
             if show_only.is_empty() {
                 Ok(r.manifest)
             } else {
-                Ok(capstan_chart::manifests::show_only(&r.manifest, &show_only)?)
+                Ok(capstan_chart::manifests::show_only(
+                    &r.manifest,
+                    &show_only,
+                )?)
             }
         }
         ChartCommand::Values {

@@ -497,10 +497,9 @@ fn load_any(
         {
             Err(describe_run(e, &g.environment, root))
         }
-        Some(e) if !g.allow_no_matching_release => Ok((
-            loaded.states,
-            Some(describe_run(e, &g.environment, root)),
-        )),
+        Some(e) if !g.allow_no_matching_release => {
+            Ok((loaded.states, Some(describe_run(e, &g.environment, root))))
+        }
         _ => Ok((loaded.states, None)),
     }
 }
@@ -860,10 +859,9 @@ pub fn run(
             ..
         }) => {
             if output != "yaml" && output != "json" {
-                return Err(format!(
-                    "unsupported output format: {output} (supported: yaml, json)"
-                )
-                .into());
+                return Err(
+                    format!("unsupported output format: {output} (supported: yaml, json)").into(),
+                );
             }
             let states = match load(g, &s, log) {
                 Ok(st) => st,
@@ -987,10 +985,9 @@ pub fn run(
             ..
         }) => {
             if output != "yaml" && output != "json" && !output.is_empty() {
-                return Err(format!(
-                    "unsupported output format: {output} (supported: yaml, json)"
-                )
-                .into());
+                return Err(
+                    format!("unsupported output format: {output} (supported: yaml, json)").into(),
+                );
             }
             // print-env needs no release (helmfile suppresses "no releases found").
             let (states, _) = load_any(g, &s, log, cwd)?;

@@ -39,6 +39,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per run: the size of the state command's flags does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Work with one Helm chart directly, like `helm template` (no cluster, no helm).

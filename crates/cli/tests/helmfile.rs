@@ -269,8 +269,7 @@ fn remote_charts_go_through_helm() {
     let dir = out
         .split_whitespace()
         .find(|w| w.contains("values-0.yaml"))
-        .map(|w| Path::new(w).parent().map(Path::to_path_buf))
-        .flatten();
+        .and_then(|w| Path::new(w).parent().map(Path::to_path_buf));
     std::fs::remove_dir_all(&tmp).ok();
     assert_eq!(code, 0, "{err}");
     assert!(

@@ -222,9 +222,15 @@ fn free_port() -> u16 {
         .expect("port")
 }
 
-#[test]
-fn s3_values_from_a_local_s3_server() {
-    let dir = tempdir("s3");
+/// A running S3 server (moto) on a loopback port: its guard, endpoint and the
+/// environment that points the AWS tools at it.
+struct S3Server {
+    _guard: Moto,
+    endpoint: String,
+    env: Vec<(&'static str, String)>,
+}
+
+fn start_s3() -> S3Server {
     let port = free_port();
     let moto = Command::new("python3")
         .args([
@@ -239,7 +245,7 @@ fn s3_values_from_a_local_s3_server() {
         .stderr(Stdio::null())
         .spawn()
         .expect("moto (pip install 'moto[server]'; scripts/test does)");
-    let _guard = Moto(moto);
+    let guard = Moto(moto);
     let endpoint = format!("http://127.0.0.1:{port}");
     let mut up = false;
     for _ in 0..100 {
@@ -250,27 +256,53 @@ fn s3_values_from_a_local_s3_server() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     assert!(up, "moto did not start on port {port}");
-    let creds = [
+    let env = vec![
         ("AWS_ACCESS_KEY_ID", "testing".to_string()),
         ("AWS_SECRET_ACCESS_KEY", "testing".to_string()),
         ("AWS_REGION", "us-east-1".to_string()),
         ("AWS_ENDPOINT_URL_S3", endpoint.clone()),
     ];
-    let mut py = Command::new("python3");
-    py.args([
-        "-c",
-        "import boto3, sys; s3 = boto3.client('s3', endpoint_url=sys.argv[1]); s3.create_bucket(Bucket='vals'); s3.put_object(Bucket='vals', Key='env/prod.yaml', Body=b'from: s3\\nregion: us-east-1\\n')",
-        &endpoint,
-    ]);
-    for (k, v) in &creds {
-        py.env(k, v);
+    S3Server {
+        _guard: guard,
+        endpoint,
+        env,
     }
-    let out = py.output().expect("boto3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+}
+
+impl S3Server {
+    /// Creates `bucket` and puts each `(key, file)` into it (with boto3).
+    fn put(&self, bucket: &str, objects: &[(&str, &Path)]) {
+        let mut script = format!(
+            "import boto3, sys\ns3 = boto3.client('s3', endpoint_url=sys.argv[1])\ns3.create_bucket(Bucket={bucket:?})\n"
+        );
+        for (key, file) in objects {
+            script.push_str(&format!(
+                "s3.put_object(Bucket={bucket:?}, Key={key:?}, Body=open({:?}, 'rb').read())\n",
+                file.to_string_lossy()
+            ));
+        }
+        let mut py = Command::new("python3");
+        py.args(["-c", &script, &self.endpoint]);
+        for (k, v) in &self.env {
+            py.env(k, v);
+        }
+        let out = py.output().expect("boto3");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn s3_values_from_a_local_s3_server() {
+    let dir = tempdir("s3");
+    let s3 = start_s3();
+    let endpoint = s3.endpoint.clone();
+    let creds = s3.env.clone();
+    std::fs::write(dir.join("prod.yaml"), "from: s3\nregion: us-east-1\n").expect("object");
+    s3.put("vals", &[("env/prod.yaml", &dir.join("prod.yaml"))]);
     std::fs::write(
         dir.join("helmfile.yaml"),
         format!(
@@ -691,4 +723,201 @@ fn relative_post_renderer_from_the_binary() {
     std::fs::remove_dir_all(&dir).ok();
     assert!(ok, "{err}");
     assert!(out.contains("name: renamed"), "{out}");
+}
+
+/// A tar archive of `entries` (names written raw, so `../` can be), gzipped.
+fn tar_gz(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for (name, data) in entries {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_entry_type(tar::EntryType::Regular);
+        h.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
+        h.set_cksum();
+        b.append(&h, *data).expect("append");
+    }
+    let raw = b.into_inner().expect("tar");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&raw).expect("gzip");
+    gz.finish().expect("gzip")
+}
+
+/// A zip archive of `entries`, deflated.
+fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, data) in entries {
+        w.start_file(
+            *name,
+            zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated),
+        )
+        .expect("zip entry");
+        w.write_all(data).expect("zip data");
+    }
+    w.finish().expect("zip").into_inner()
+}
+
+/// The documentation's archive sources (`…/test.tgz@environments/staging.secret.yaml`):
+/// one values file and one sops secrets file read from inside each archive.
+fn archive_fixture(dir: &Path) -> (common::Key, Vec<(String, Vec<u8>)>) {
+    let key = common::keygen(dir, "key.txt");
+    let secret = common::encrypt(
+        dir,
+        "staging.secret.yaml",
+        "db:\n  password: from-the-archive\n",
+        &key,
+        &[],
+    );
+    let secret = std::fs::read(secret).expect("secret");
+    let values: &[u8] = b"replicas: 2\nsource: archive\n";
+    let entries: Vec<(&str, &[u8])> = vec![
+        ("environments/values.yaml", values),
+        ("environments/staging.secret.yaml", &secret),
+    ];
+    let files = vec![
+        ("test.tgz".to_string(), tar_gz(&entries)),
+        ("test.tar.gz".to_string(), tar_gz(&entries)),
+        ("test.zip".to_string(), zip_of(&entries)),
+        (
+            "evil.tgz".to_string(),
+            tar_gz(&[("../../../escaped.yaml", b"x: 1\n")]),
+        ),
+    ];
+    (key, files)
+}
+
+fn archive_helmfile(prefixes: &[(&str, String)]) -> String {
+    let mut s = String::from("environments:\n");
+    for (env, prefix) in prefixes {
+        s.push_str(&format!(
+            "  {env}:\n    values:\n      - {prefix}@environments/values.yaml\n    secrets:\n      - {prefix}@environments/staging.secret.yaml\n"
+        ));
+    }
+    s.push_str("---\nreleases: []\n");
+    s
+}
+
+fn assert_archive_env(out: &(String, String, bool), what: &str) {
+    let (stdout, stderr, ok) = out;
+    assert!(ok, "{what}: {stderr}");
+    for want in [
+        "password: from-the-archive",
+        "replicas: 2",
+        "source: archive",
+    ] {
+        assert!(stdout.contains(want), "{what}: {want}\n{stdout}");
+    }
+}
+
+#[test]
+fn values_and_secrets_inside_archives_over_http() {
+    let dir = tempdir("archives-http");
+    let (key, files) = archive_fixture(&dir);
+    let files = files
+        .into_iter()
+        .map(|(name, data)| (format!("/artifactory/example-repo-local/{name}"), data))
+        .collect();
+    let port = http_files(files);
+    let base = format!("http://127.0.0.1:{port}/artifactory/example-repo-local");
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        archive_helmfile(&[
+            ("tgz", format!("{base}/test.tgz")),
+            ("targz", format!("{base}/test.tar.gz")),
+            ("zip", format!("{base}/test.zip")),
+            ("evil", format!("{base}/evil.tgz")),
+        ]),
+    )
+    .expect("helmfile");
+    let env = [("SOPS_AGE_KEY_FILE", key.file.to_string_lossy().into_owned())];
+    for name in ["tgz", "targz", "zip"] {
+        assert_archive_env(&capstan(&dir, &["-e", name, "print-env"], &env), name);
+        // Unpacked once into the cache, read from there the next time.
+        assert_archive_env(&capstan(&dir, &["-e", name, "print-env"], &env), name);
+    }
+    std::fs::write(
+        dir.join("missing.yaml"),
+        format!("environments:\n  default:\n    values:\n      - {base}/test.tgz@environments/nope.yaml\n"),
+    )
+    .expect("helmfile");
+    let (_, missing, missing_ok) = capstan(&dir, &["-f", "missing.yaml", "print-env"], &env);
+    assert!(!missing_ok);
+    assert!(
+        missing.contains("the archive has no file \"environments/nope.yaml\"")
+            && missing.contains("missing.yaml:4:9"),
+        "{missing}"
+    );
+    let (_, stderr, ok) = capstan(&dir, &["-e", "evil", "print-env"], &env);
+    let escaped = dir.join("escaped.yaml").exists()
+        || dir.join("cache/escaped.yaml").exists()
+        || std::env::temp_dir().join("escaped.yaml").exists();
+    let leftovers: Vec<String> = walk(&dir.join("cache"))
+        .into_iter()
+        .filter(|p| p.contains("evil"))
+        .collect();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(!ok);
+    assert!(stderr.contains("outside its directory"), "{stderr}");
+    assert!(!escaped, "an entry escaped the cache");
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// Every path under `dir`.
+fn walk(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            out.push(p.to_string_lossy().into_owned());
+            if p.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn values_and_secrets_inside_archives_on_s3() {
+    let dir = tempdir("archives-s3");
+    let (key, files) = archive_fixture(&dir);
+    for (name, data) in &files {
+        std::fs::write(dir.join(name), data).expect("archive");
+    }
+    let s3 = start_s3();
+    let paths: Vec<(String, PathBuf)> = files
+        .iter()
+        .map(|(name, _)| (format!("bundles/{name}"), dir.join(name)))
+        .collect();
+    let objects: Vec<(&str, &Path)> = paths
+        .iter()
+        .map(|(k, p)| (k.as_str(), p.as_path()))
+        .collect();
+    s3.put("vals", &objects);
+    let getter = format!("s3::{}/vals/bundles", s3.endpoint);
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        archive_helmfile(&[
+            ("tgz", "s3://vals/bundles/test.tgz".to_string()),
+            ("zip", "s3://vals/bundles/test.zip".to_string()),
+            ("getter", format!("{getter}/test.tar.gz")),
+            ("evil", "s3://vals/bundles/evil.tgz".to_string()),
+        ]),
+    )
+    .expect("helmfile");
+    let mut env = s3.env.clone();
+    env.push(("SOPS_AGE_KEY_FILE", key.file.to_string_lossy().into_owned()));
+    let runs: Vec<(&str, (String, String, bool))> = ["tgz", "zip", "getter"]
+        .into_iter()
+        .map(|name| (name, capstan(&dir, &["-e", name, "print-env"], &env)))
+        .collect();
+    let evil = capstan(&dir, &["-e", "evil", "print-env"], &env);
+    std::fs::remove_dir_all(&dir).ok();
+    for (name, out) in &runs {
+        assert_archive_env(out, name);
+    }
+    assert!(!evil.2);
+    assert!(evil.1.contains("outside its directory"), "{}", evil.1);
 }

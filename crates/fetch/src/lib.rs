@@ -2,10 +2,13 @@
 //! `git::URL@PATH?ref=REF` (the real `git` binary), `http(s)://…` (with `user:pass@`),
 //! `s3://bucket/key` and `s3::https://host/bucket/key` (the S3 API, signed with the usual
 //! AWS credentials), into a cache laid out as helmfile's (`HELMFILE_CACHE_HOME`, else the
-//! user cache directory's `helmfile`). Credentials never appear in errors.
+//! user cache directory's `helmfile`). A source whose directory part is an archive
+//! (`https://host/path/values.tgz@env/prod.yaml`) is downloaded and unpacked, as go-getter
+//! does, and the file after `@` is read from it. Credentials never appear in errors.
 
 pub mod oci;
 mod s3;
+pub mod unpack;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -100,6 +103,23 @@ fn dir_and_file(path: &str) -> (String, String) {
     }
 }
 
+/// `dir/file` as `filepath.Join` cleans it, kept inside `dir`: a leading `/` (the
+/// documentation's `repo.git@/environments/x.yaml`) is relative to `dir`, and `..` stops
+/// at it.
+fn join_inside(dir: &Path, file: &str) -> PathBuf {
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for c in Path::new(file).components() {
+        match c {
+            std::path::Component::Normal(p) => parts.push(p),
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            _ => {}
+        }
+    }
+    parts.iter().fold(dir.to_path_buf(), |p, c| p.join(c))
+}
+
 /// helmfile's `remote.Parse`; `None` for a local path.
 pub fn parse(src: &str) -> Option<Source> {
     if let Some((getter, rest)) = src.split_once("::") {
@@ -125,7 +145,13 @@ pub fn parse(src: &str) -> Option<Source> {
     if !matches!(scheme.as_str(), "s3" | "http" | "https") {
         return None;
     }
-    let (dir, file) = dir_and_file(&path);
+    // `…/archive.tgz@path/in/archive`: a file inside an archive go-getter unpacks.
+    let (dir, file) = match path.split_once('@') {
+        Some((d, f)) if !f.contains('@') && unpack::archive_kind(d, &query).is_some() => {
+            (d.trim_start_matches('/').to_string(), f.to_string())
+        }
+        _ => dir_and_file(&path),
+    };
     Some(Source {
         getter: "normal".into(),
         scheme,
@@ -135,6 +161,13 @@ pub fn parse(src: &str) -> Option<Source> {
         file,
         query,
     })
+}
+
+impl Source {
+    /// Whether the source's directory part is an archive go-getter unpacks.
+    pub fn is_archive(&self) -> bool {
+        unpack::archive_kind(&self.dir, &self.query).is_some()
+    }
 }
 
 /// Whether a values entry names a remote file.
@@ -193,10 +226,10 @@ pub struct Fetcher {
 impl Fetcher {
     /// Where `src` is cached, and the file inside.
     pub fn cache_path(&self, src: &Source) -> (PathBuf, PathBuf) {
-        if src.getter == "normal" {
+        if src.getter == "normal" && !src.is_archive() {
             let key = key_of(&format!("{}://{}", src.scheme, src.host));
             let dir = self.home.join(key).join(&src.dir);
-            let file = dir.join(&src.file);
+            let file = join_inside(&dir, &src.file);
             return (dir, file);
         }
         let dir_key = key_of(&format!(
@@ -211,7 +244,7 @@ impl Fetcher {
             format!("{dir_key}.{}", params_key(&src.query))
         };
         let dir = self.home.join(key);
-        let file = dir.join(&src.file);
+        let file = join_inside(&dir, &src.file);
         (dir, file)
     }
 
@@ -220,13 +253,27 @@ impl Fetcher {
         let src =
             parse(raw).ok_or_else(|| FetchError(format!("{} is not a remote URL", redact(raw))))?;
         let (dir, file) = self.cache_path(&src);
-        let cached = if src.getter == "normal" {
+        let cached = if src.getter == "normal" && !src.is_archive() {
             file.is_file()
         } else {
             dir.is_dir()
         };
-        if cached {
+        if cached && !src.is_archive() {
             return Ok(file);
+        }
+        if src.is_archive() {
+            if !cached {
+                self.archive(raw, &src, &dir)?;
+            }
+            return if file.is_file() {
+                Ok(file)
+            } else {
+                Err(FetchError(format!(
+                    "{}: the archive has no file {:?}",
+                    redact(raw),
+                    src.file
+                )))
+            };
         }
         let result = match (src.getter.as_str(), src.scheme.as_str()) {
             ("normal", "http" | "https") => self.http(raw, &file),
@@ -259,6 +306,70 @@ impl Fetcher {
         Ok(file)
     }
 
+    /// go-getter's archive sources: the archive downloaded (HTTP(S) or S3), unpacked into
+    /// a temporary directory beside `dir`, then renamed to it, so the cache holds a whole
+    /// archive or nothing.
+    fn archive(&self, raw: &str, src: &Source, dir: &Path) -> Result<(), FetchError> {
+        let kind = unpack::archive_kind(&src.dir, &src.query)
+            .ok_or_else(|| FetchError(format!("{} is not an archive", redact(raw))))?;
+        let query = unpack::without_archive_param(&src.query);
+        let data = match (src.getter.as_str(), src.scheme.as_str()) {
+            ("normal", "http" | "https") => {
+                let url = format!(
+                    "{}://{}/{}{}",
+                    src.scheme,
+                    src.host,
+                    src.dir.trim_start_matches('/'),
+                    if query.is_empty() {
+                        String::new()
+                    } else {
+                        format!("?{query}")
+                    }
+                );
+                self.download(&url, &src.user, raw)?
+            }
+            ("normal", "s3") => {
+                s3::get_object(&*self.env, &src.host, src.dir.trim_start_matches('/'))?
+            }
+            ("s3", _) => {
+                s3::get_getter_object(&*self.env, &src.scheme, &src.host, &src.dir, &query)?
+            }
+            (other, _) => {
+                return Err(FetchError(format!(
+                    "unsupported remote getter {other:?} for an archive in {}",
+                    redact(raw)
+                )))
+            }
+        };
+        let parent = dir.parent().unwrap_or(dir);
+        std::fs::create_dir_all(parent)
+            .map_err(|e| FetchError(format!("mkdir {}: {e}", parent.display())))?;
+        let tmp = dir.with_extension(format!("unpacking-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let unpacked = unpack::unpack(kind, &data, &tmp).and_then(|_| {
+            std::fs::rename(&tmp, dir)
+                .map_err(|e| FetchError(format!("rename {}: {e}", dir.display())))
+        });
+        if unpacked.is_err() {
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+        unpacked
+    }
+
+    /// A GET of `url` with basic auth from a `user:pass` user part.
+    fn download(&self, url: &str, user: &str, shown: &str) -> Result<Vec<u8>, FetchError> {
+        let mut req = get(url);
+        if !user.is_empty() {
+            use base64::Engine;
+            let token = base64::engine::general_purpose::STANDARD.encode(percent_decode(user));
+            req = req.set("Authorization", &format!("Basic {token}"));
+        }
+        let resp = req.call().map_err(|e| {
+            FetchError(format!("GET {}: {}", redact(shown), redact(&e.to_string())))
+        })?;
+        body(resp, &redact(shown))
+    }
+
     fn http(&self, raw: &str, file: &Path) -> Result<(), FetchError> {
         let (scheme, user, host, path, query) =
             split_url(raw).ok_or_else(|| FetchError(format!("invalid URL {}", redact(raw))))?;
@@ -267,16 +378,7 @@ impl Fetcher {
         } else {
             format!("{scheme}://{host}{path}?{query}")
         };
-        let mut req = get(&url);
-        if !user.is_empty() {
-            use base64::Engine;
-            let token = base64::engine::general_purpose::STANDARD.encode(percent_decode(&user));
-            req = req.set("Authorization", &format!("Basic {token}"));
-        }
-        let resp = req
-            .call()
-            .map_err(|e| FetchError(format!("GET {}: {}", redact(raw), redact(&e.to_string()))))?;
-        let body = body(resp, &redact(raw))?;
+        let body = self.download(&url, &user, raw)?;
         write_private(file, &body)
     }
 
@@ -499,6 +601,32 @@ mod tests {
         assert_eq!(
             f.cache_path(&h).1,
             PathBuf::from("/c/https_example_com/a/v.yaml")
+        );
+        // The documentation's `repo.git@/environments/…`: the file is inside the clone.
+        let lead = parse("git::https://h/org/repo.git@/environments/s.yaml?ref=main").unwrap();
+        assert_eq!(
+            f.cache_path(&lead).1,
+            PathBuf::from("/c/https_h_org_repo_git.ref=main/environments/s.yaml")
+        );
+        let up = parse("git::https://h/r.git@../../etc/passwd").unwrap();
+        assert!(f.cache_path(&up).1.starts_with("/c/https_h_r_git"));
+        // An archive: the part before `@` is downloaded and unpacked, the rest picked.
+        let a = parse("http://h:8080/art/test.tgz@environments/staging.secret.yaml").unwrap();
+        assert!(a.is_archive());
+        assert_eq!(
+            (a.dir.as_str(), a.file.as_str()),
+            ("art/test.tgz", "environments/staging.secret.yaml")
+        );
+        assert_eq!(
+            f.cache_path(&a).1,
+            PathBuf::from("/c/http_h8080_art_test_tgz/environments/staging.secret.yaml")
+        );
+        // `@` elsewhere in a plain URL's path is part of the name.
+        let at = parse("https://h/pkg@1.2/values.yaml").unwrap();
+        assert!(!at.is_archive());
+        assert_eq!(
+            (at.dir.as_str(), at.file.as_str()),
+            ("pkg@1.2", "values.yaml")
         );
     }
 

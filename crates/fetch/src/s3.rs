@@ -219,6 +219,12 @@ fn region(env: Env, endpoint: &str, bucket: &str, path_style: bool) -> String {
 
 /// `s3://bucket/key`.
 pub fn get_s3_url(env: Env, bucket: &str, key: &str, file: &Path) -> Result<(), FetchError> {
+    let body = get_object(env, bucket, key)?;
+    crate::write_private(file, &body)
+}
+
+/// The object `key` of `bucket` (`s3://bucket/key`).
+pub fn get_object(env: Env, bucket: &str, key: &str) -> Result<Vec<u8>, FetchError> {
     let (endpoint, path_style) = match endpoint_override(env) {
         Some(e) => (e, true),
         None => (format!("https://{bucket}.s3.amazonaws.com"), false),
@@ -234,42 +240,207 @@ pub fn get_s3_url(env: Env, bucket: &str, key: &str, file: &Path) -> Result<(), 
     } else {
         format!("/{}", uri_encode(key, false))
     };
-    let body = signed_get(env, &endpoint, &path, "", &region)?;
+    signed_get(env, &endpoint, &path, "", &region)
+}
+
+/// Where a go-getter S3 URL (`s3::https://…`) points.
+#[derive(Debug, PartialEq, Eq)]
+struct GetterLocation {
+    /// `scheme://host` the request goes to.
+    endpoint: String,
+    /// Whether the bucket is the path's first segment (else it is in the host).
+    path_style: bool,
+    bucket: String,
+    key: String,
+    /// `None`: ask the bucket.
+    region: Option<String>,
+    version: Option<String>,
+}
+
+fn query_param(query: &str, name: &str) -> Option<String> {
+    query
+        .split('&')
+        .find_map(|p| p.strip_prefix(name)?.strip_prefix('='))
+        .map(|v| String::from_utf8_lossy(&crate::percent_decode(v)).into_owned())
+        .filter(|v| !v.is_empty())
+}
+
+/// go-getter's reading of an S3 URL: on `amazonaws.com`, the path-style hosts
+/// `s3.amazonaws.com`/`s3-REGION.amazonaws.com` (bucket first in the path) and the
+/// virtual-hosted `BUCKET.s3-REGION.amazonaws.com` and `BUCKET.s3.REGION.amazonaws.com`;
+/// elsewhere (an S3-compatible server), path-style with `?region=` (default us-east-1).
+fn getter_location(
+    scheme: &str,
+    host: &str,
+    path: &str,
+    query: &str,
+) -> Result<GetterLocation, FetchError> {
+    let invalid = || FetchError(format!("s3::{scheme}://{host}{path} is not a valid S3 URL"));
+    let path = path.trim_start_matches('/');
+    let version = query_param(query, "version");
+    let path_style = |region: Option<String>| -> Result<GetterLocation, FetchError> {
+        let (bucket, key) = path.split_once('/').ok_or_else(invalid)?;
+        if bucket.is_empty() || key.is_empty() {
+            return Err(invalid());
+        }
+        Ok(GetterLocation {
+            endpoint: format!("{scheme}://{host}"),
+            path_style: true,
+            bucket: bucket.to_string(),
+            key: key.to_string(),
+            region,
+            version: version.clone(),
+        })
+    };
+    if !host.contains("amazonaws.com") {
+        return path_style(Some(
+            query_param(query, "region").unwrap_or_else(|| "us-east-1".into()),
+        ));
+    }
+    let parts: Vec<&str> = host.split('.').collect();
+    let strip_s3 = |p: &str| -> String {
+        let p = p.strip_prefix("s3-").unwrap_or(p);
+        p.strip_prefix("s3").unwrap_or(p).to_string()
+    };
+    let (bucket, region) = match parts.len() {
+        3 => {
+            let region = strip_s3(parts[0]);
+            let region = if region.is_empty() {
+                "us-east-1".to_string()
+            } else {
+                region
+            };
+            return path_style(Some(region));
+        }
+        4 => {
+            let region = strip_s3(parts[1]);
+            if region.is_empty() {
+                return Err(invalid());
+            }
+            (parts[0], region)
+        }
+        5 => (parts[0], parts[2].to_string()),
+        _ => return Err(invalid()),
+    };
+    if bucket.is_empty() || path.is_empty() {
+        return Err(invalid());
+    }
+    Ok(GetterLocation {
+        endpoint: format!("{scheme}://{host}"),
+        path_style: false,
+        bucket: bucket.to_string(),
+        key: path.to_string(),
+        region: Some(region),
+        version,
+    })
+}
+
+/// The object a go-getter S3 URL names (`s3::https://host/bucket/key`,
+/// `s3::https://bucket.s3.region.amazonaws.com/key`; `?region=` and `?version=`
+/// honoured).
+pub fn get_getter_object(
+    env: Env,
+    scheme: &str,
+    host: &str,
+    path: &str,
+    query: &str,
+) -> Result<Vec<u8>, FetchError> {
+    let loc = getter_location(scheme, host, path, query)?;
+    let region = match &loc.region {
+        Some(r) => r.clone(),
+        None => region(env, &loc.endpoint, &loc.bucket, loc.path_style),
+    };
+    let path = if loc.path_style {
+        format!(
+            "/{}/{}",
+            uri_encode(&loc.bucket, true),
+            uri_encode(&loc.key, false)
+        )
+    } else {
+        format!("/{}", uri_encode(&loc.key, false))
+    };
+    let query = match &loc.version {
+        Some(v) => format!("versionId={}", uri_encode(v, true)),
+        None => String::new(),
+    };
+    signed_get(env, &loc.endpoint, &path, &query, &region)
+}
+
+/// `s3::https://host/bucket/key`, written to `file`.
+pub fn get_s3_getter_url(env: Env, src: &Source, file: &Path) -> Result<(), FetchError> {
+    let path = format!("{}/{}", src.dir.trim_start_matches('/'), src.file);
+    let body = get_getter_object(env, &src.scheme, &src.host, &path, &src.query)?;
     crate::write_private(file, &body)
 }
 
-/// `s3::https://host/bucket/key` (go-getter's S3 form; `?region=` honoured).
-pub fn get_s3_getter_url(env: Env, src: &Source, file: &Path) -> Result<(), FetchError> {
-    let full = format!("{}/{}", src.dir.trim_start_matches('/'), src.file);
-    let (bucket, key) = full.split_once('/').ok_or_else(|| {
-        FetchError(format!(
-            "no bucket in s3::{}://{}{}",
-            src.scheme, src.host, src.dir
-        ))
-    })?;
-    let mut region = None;
-    for p in src.query.split('&') {
-        if let Some(r) = p.strip_prefix("region=") {
-            region = Some(r.to_string());
-        }
+#[cfg(test)]
+mod location_tests {
+    use super::*;
+
+    fn loc(host: &str, path: &str, query: &str) -> (String, bool, String, String, Option<String>) {
+        let l = getter_location("https", host, path, query).unwrap();
+        (l.endpoint, l.path_style, l.bucket, l.key, l.region)
     }
-    let endpoint = format!("{}://{}", src.scheme, src.host);
-    let region = match region {
-        Some(r) => r,
-        None => {
-            if let Some(r) = src
-                .host
-                .strip_prefix("s3-")
-                .or_else(|| src.host.strip_prefix("s3."))
-                .and_then(|h| h.strip_suffix(".amazonaws.com"))
-            {
-                r.to_string()
-            } else {
-                self::region(env, &endpoint, bucket, true)
-            }
-        }
-    };
-    let path = format!("/{}/{}", uri_encode(bucket, true), uri_encode(key, false));
-    let body = signed_get(env, &endpoint, &path, "", &region)?;
-    crate::write_private(file, &body)
+
+    #[test]
+    fn aws_hosts_as_go_getter_reads_them() {
+        assert_eq!(
+            loc("s3.amazonaws.com", "/b/dir/v.yaml", ""),
+            (
+                "https://s3.amazonaws.com".into(),
+                true,
+                "b".into(),
+                "dir/v.yaml".into(),
+                Some("us-east-1".into())
+            )
+        );
+        assert_eq!(
+            loc("s3-eu-west-1.amazonaws.com", "/b/v.yaml", "").4,
+            Some("eu-west-1".into())
+        );
+        assert_eq!(
+            loc("b.s3-eu-west-1.amazonaws.com", "/dir/v.yaml", ""),
+            (
+                "https://b.s3-eu-west-1.amazonaws.com".into(),
+                false,
+                "b".into(),
+                "dir/v.yaml".into(),
+                Some("eu-west-1".into())
+            )
+        );
+        assert_eq!(
+            loc("b.s3.eu-central-1.amazonaws.com", "/v.tgz", ""),
+            (
+                "https://b.s3.eu-central-1.amazonaws.com".into(),
+                false,
+                "b".into(),
+                "v.tgz".into(),
+                Some("eu-central-1".into())
+            )
+        );
+        assert!(getter_location("https", "b.s3.amazonaws.com", "/v", "").is_err());
+        assert!(getter_location("https", "a.b.c.d.e.amazonaws.com", "/v", "").is_err());
+    }
+
+    #[test]
+    fn other_servers_are_path_style_with_a_region_parameter() {
+        assert_eq!(
+            loc(
+                "127.0.0.1:9000",
+                "/b/k/v.yaml",
+                "region=eu-west-2&version=3"
+            ),
+            (
+                "https://127.0.0.1:9000".into(),
+                true,
+                "b".into(),
+                "k/v.yaml".into(),
+                Some("eu-west-2".into())
+            )
+        );
+        assert_eq!(loc("minio:9000", "/b/v", "").4, Some("us-east-1".into()));
+        assert!(getter_location("https", "minio", "/only-bucket", "").is_err());
+        let v = getter_location("https", "minio", "/b/v", "version=abc").unwrap();
+        assert_eq!(v.version.as_deref(), Some("abc"));
+    }
 }

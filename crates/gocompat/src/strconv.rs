@@ -488,7 +488,7 @@ mod tests {
 
     #[test]
     fn fixed_precision_matches_go() {
-        assert_eq!(format_float(3.14159, 'f', 2, 64), "3.14");
+        assert_eq!(format_float(4.56789, 'f', 2, 64), "4.57");
         assert_eq!(format_float(2.5, 'f', 0, 64), "2");
         assert_eq!(format_float(1234.5678, 'e', 3, 64), "1.235e+03");
         assert_eq!(format_float(1234.5678, 'g', 3, 64), "1.23e+03");

@@ -197,14 +197,17 @@ fn parse_private_key_pem(text: &str) -> Result<PrivateKey, String> {
         ));
     };
     match kind {
-        "RSA" => parse_pkcs1(&block.bytes).map_err(|e| format!("parsing RSA private key from PEM: {e}")),
+        "RSA" => {
+            parse_pkcs1(&block.bytes).map_err(|e| format!("parsing RSA private key from PEM: {e}"))
+        }
         "EC" => p256::SecretKey::from_sec1_der(&block.bytes)
             .map(PrivateKey::Ecdsa)
             .map_err(|_| {
                 "parsing EC private key from PEM: x509: failed to parse EC private key".to_string()
             }),
-        "DSA" => parse_dsa(&block.bytes)
-            .map_err(|e| format!("parsing DSA private key from PEM: {e}")),
+        "DSA" => {
+            parse_dsa(&block.bytes).map_err(|e| format!("parsing DSA private key from PEM: {e}"))
+        }
         _ => Err(format!("invalid private key type {}", block.kind)),
     }
 }
@@ -212,7 +215,10 @@ fn parse_private_key_pem(text: &str) -> Result<PrivateKey, String> {
 fn parse_pkcs1(bytes: &[u8]) -> Result<PrivateKey, String> {
     use rsa::pkcs1::DecodeRsaPrivateKey;
     if p256::SecretKey::from_sec1_der(bytes).is_ok() {
-        return Err("x509: failed to parse private key (use ParseECPrivateKey instead for this key format)".into());
+        return Err(
+            "x509: failed to parse private key (use ParseECPrivateKey instead for this key format)"
+                .into(),
+        );
     }
     if parse_pkcs8(bytes).is_ok() {
         return Err("x509: failed to parse private key (use ParsePKCS8PrivateKey instead for this key format)".into());
@@ -286,7 +292,10 @@ fn public_key_info(key: &PrivateKey) -> Result<Vec<u8>, String> {
             der::seq(
                 der::SEQUENCE,
                 &[
-                    der::seq(der::SEQUENCE, &[der::oid(OID_RSA), der::tlv(der::NULL, &[])]),
+                    der::seq(
+                        der::SEQUENCE,
+                        &[der::oid(OID_RSA), der::tlv(der::NULL, &[])],
+                    ),
                     der::bit_string(&public),
                 ],
             )
@@ -514,7 +523,10 @@ fn create_certificate(
             der::uint(&random_bytes(16)?),
             signature_algorithm.clone(),
             issuer_name,
-            der::seq(der::SEQUENCE, &[der::time(not_before), der::time(not_after)]),
+            der::seq(
+                der::SEQUENCE,
+                &[der::time(not_before), der::time(not_after)],
+            ),
             subject,
             spki,
             der::tlv(0xa3, &der::seq(der::SEQUENCE, &extensions)),
@@ -591,9 +603,8 @@ fn net_ips(ips: &Value) -> Result<Vec<Vec<u8>>, String> {
             let Value::String(s) = ip else {
                 return Err(format!("error parsing ip: {ip} is not a string"));
             };
-            let parsed: std::net::IpAddr = s
-                .parse()
-                .map_err(|_| format!("error parsing ip: {s}"))?;
+            let parsed: std::net::IpAddr =
+                s.parse().map_err(|_| format!("error parsing ip: {s}"))?;
             Ok(match parsed {
                 std::net::IpAddr::V4(v4) => v4.octets().to_vec(),
                 std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
@@ -789,21 +800,23 @@ mod tests {
             is_ca: true,
         };
         let ca = cert_and_key(&ca_template, &ca_key, None, &ca_key).expect("ca");
-        let issuer = parse_certificate(&der::pem_decode(&ca.cert).expect("pem").bytes)
-            .expect("parses");
+        let issuer =
+            parse_certificate(&der::pem_decode(&ca.cert).expect("pem").bytes).expect("parses");
         assert_eq!(issuer.raw_subject, subject_name("my-ca"));
         assert_eq!(issuer.subject_key_id.len(), 20);
         ca_template.is_ca = false;
         ca_template.common_name = "leaf".into();
         ca_template.dns_names = vec!["a.example".into()];
         let leaf_key = ecdsa();
-        let leaf = create_certificate(&ca_template, &leaf_key, Some(&issuer), &ca_key)
-            .expect("signed");
+        let leaf =
+            create_certificate(&ca_template, &leaf_key, Some(&issuer), &ca_key).expect("signed");
         let text = String::from_utf8_lossy(&leaf).into_owned();
         assert!(text.contains("a.example") && text.contains("leaf") && text.contains("my-ca"));
         let other = ecdsa();
         assert_eq!(
-            create_certificate(&ca_template, &leaf_key, Some(&issuer), &other).err().as_deref(),
+            create_certificate(&ca_template, &leaf_key, Some(&issuer), &other)
+                .err()
+                .as_deref(),
             Some("x509: provided PrivateKey doesn't match parent's PublicKey")
         );
     }
@@ -812,7 +825,10 @@ mod tests {
     fn addresses_and_names_must_be_strings() {
         let list = |v: Vec<Value>| Value::list_from(v);
         assert_eq!(
-            net_ips(&list(vec![Value::from("10.0.0.1"), Value::from("::ffff:1.2.3.4")])),
+            net_ips(&list(vec![
+                Value::from("10.0.0.1"),
+                Value::from("::ffff:1.2.3.4")
+            ])),
             Ok(vec![vec![10, 0, 0, 1], vec![1, 2, 3, 4]])
         );
         assert_eq!(

@@ -189,7 +189,8 @@ pub fn register(m: &mut FuncMap) {
     );
     reg(m, "randBytes", &[Ty::Int], |a| {
         let n = to_i64(&a[0]);
-        let n = usize::try_from(n).map_err(|_| "runtime error: makeslice: len out of range".to_string())?;
+        let n = usize::try_from(n)
+            .map_err(|_| "runtime error: makeslice: len out of range".to_string())?;
         let mut b = vec![0u8; n];
         getrandom::getrandom(&mut b).map_err(|e| e.to_string())?;
         Ok(Value::from(base64_encode(&b)))

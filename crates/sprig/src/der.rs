@@ -110,10 +110,17 @@ pub fn bit_string_trimmed(bytes: &[u8]) -> Vec<u8> {
 /// A string as Go's `encoding/asn1` marshals a Go string without a type: a
 /// PrintableString when every character allows it, else a UTF8String.
 pub fn go_string(s: &str) -> Vec<u8> {
-    let printable = s.bytes().all(|b| {
-        b.is_ascii_alphanumeric() || b" '()+,-./:=?".contains(&b)
-    });
-    tlv(if printable { PRINTABLE_STRING } else { UTF8_STRING }, s.as_bytes())
+    let printable = s
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b" '()+,-./:=?".contains(&b));
+    tlv(
+        if printable {
+            PRINTABLE_STRING
+        } else {
+            UTF8_STRING
+        },
+        s.as_bytes(),
+    )
 }
 
 /// A time as Go marshals it in a certificate: UTCTime for the years 1950-2049,
@@ -305,9 +312,15 @@ mod tests {
         assert_eq!(uint(&[0x80]), [2, 2, 0, 0x80]);
         assert_eq!(uint(&[0, 0, 5]), [2, 1, 5]);
         assert_eq!(oid(&[2, 5, 4, 3]), [6, 3, 0x55, 4, 3]);
-        assert_eq!(oid_arcs(&[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d]), [1, 2, 840, 113549]);
+        assert_eq!(
+            oid_arcs(&[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d]),
+            [1, 2, 840, 113549]
+        );
         assert_eq!(time(0), tlv(UTC_TIME, b"700101000000Z"));
-        assert_eq!(time(4_102_444_800), tlv(GENERALIZED_TIME, b"21000101000000Z"));
+        assert_eq!(
+            time(4_102_444_800),
+            tlv(GENERALIZED_TIME, b"21000101000000Z")
+        );
         assert_eq!(bit_string_trimmed(&[0xa0, 0]), [3, 2, 5, 0xa0]);
         assert_eq!(go_string("a.b")[0], PRINTABLE_STRING);
         assert_eq!(go_string("*.b")[0], UTF8_STRING);

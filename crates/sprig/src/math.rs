@@ -287,6 +287,6 @@ mod tests {
             decimal_op(10.0, 3.0, Dec::div, |a, b| a / b),
             3.3333333333333335
         );
-        assert_eq!(round(3.14159, 2.0, 0.5), 3.14);
+        assert_eq!(round(4.56789, 2.0, 0.5), 4.57);
     }
 }

@@ -61,10 +61,17 @@ fn a_ca_and_the_certificates_it_signs_verify() {
 {{ $cert.Key }}%%%%
 {{ $self.Cert }}"#,
     );
-    write_parts(&d.0, &out, &["ca.crt", "ca.key", "tls.crt", "tls.key", "self.crt"]);
+    write_parts(
+        &d.0,
+        &out,
+        &["ca.crt", "ca.key", "tls.crt", "tls.key", "self.crt"],
+    );
     let ca = openssl(&d.0, &["x509", "-noout", "-text", "-in", "ca.crt"]);
     assert!(ca.contains("Subject: CN = capstan-ca"), "{ca}");
-    assert!(ca.contains("CA:TRUE") && ca.contains("Certificate Sign"), "{ca}");
+    assert!(
+        ca.contains("CA:TRUE") && ca.contains("Certificate Sign"),
+        "{ca}"
+    );
     assert!(ca.contains("Public-Key: (2048 bit)"), "{ca}");
     let leaf = openssl(&d.0, &["x509", "-noout", "-text", "-in", "tls.crt"]);
     for want in [
@@ -86,7 +93,10 @@ fn a_ca_and_the_certificates_it_signs_verify() {
     let from_key = openssl(&d.0, &["pkey", "-pubout", "-in", "tls.key"]);
     assert_eq!(from_cert, from_key);
     let own = openssl(&d.0, &["x509", "-noout", "-text", "-in", "self.crt"]);
-    assert!(own.contains("critical") && own.contains("DNS:only-san.example"), "{own}");
+    assert!(
+        own.contains("critical") && own.contains("DNS:only-san.example"),
+        "{own}"
+    );
 }
 
 #[test]
@@ -117,7 +127,10 @@ fn private_keys_of_every_kind_and_certificates_with_them() {
     let rsa = openssl(&d.0, &["pkey", "-in", "rsa.key", "-noout", "-text"]);
     assert!(rsa.contains("4096 bit"), "{rsa}");
     let ca = openssl(&d.0, &["x509", "-noout", "-text", "-in", "ca.crt"]);
-    assert!(ca.contains("ecdsa-with-SHA256") && ca.contains("Not After"), "{ca}");
+    assert!(
+        ca.contains("ecdsa-with-SHA256") && ca.contains("Not After"),
+        "{ca}"
+    );
     assert_eq!(
         openssl(&d.0, &["verify", "-CAfile", "ca.crt", "leaf.crt"]).trim(),
         "leaf.crt: OK"
@@ -136,7 +149,9 @@ fn a_dsa_key_is_made_but_cannot_sign_and_custom_certificates_are_read_back() {
     let mut t = Templates::new(capstan_sprig::funcs());
     t.parse("t", r#"{{ (genCAWithKey "x" 1 .).Cert }}"#)
         .expect("parses");
-    let err = t.execute("t", &Value::from(dsa)).expect_err("DSA cannot sign");
+    let err = t
+        .execute("t", &Value::from(dsa))
+        .expect_err("DSA cannot sign");
     assert!(
         err.to_string()
             .ends_with("error creating certificate: x509: certificate private key does not implement crypto.Signer"),

@@ -714,12 +714,12 @@ mod tests {
             sprintf(
                 "%.2f %e %g",
                 &[
-                    Value::Float64(3.14159),
+                    Value::Float64(4.56789),
                     Value::Float64(1234.5678),
                     Value::Float64(1e6)
                 ]
             ),
-            "3.14 1.234568e+03 1e+06"
+            "4.57 1.234568e+03 1e+06"
         );
         assert_eq!(
             sprintf("%q %v %s", &["a\"b".into(), Value::Nil, Value::Nil]),

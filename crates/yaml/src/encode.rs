@@ -404,6 +404,30 @@ pub fn encode_helmfile(v: &Value) -> Result<String, YamlError> {
     Ok(Emitter::new(Generation::V3).document(&helmfile_node(v)?))
 }
 
+/// A Go struct's fields as the map the encoders write: Helm's encoder goes through JSON
+/// (the JSON names of the marshalled fields), yaml.v3 writes the exported fields under
+/// their lowercased names.
+fn struct_as_map(h: &dyn capstan_value::HostObject, yaml_v3: bool) -> Value {
+    let fields = h.fields().unwrap_or_default();
+    Value::map_from(
+        fields
+            .into_iter()
+            .filter_map(|f| {
+                let json = f.json?;
+                if !yaml_v3 && f.omit_empty && f.value.to_string().is_empty() {
+                    return None;
+                }
+                let key = if yaml_v3 {
+                    f.name.to_lowercase()
+                } else {
+                    json.to_string()
+                };
+                Some((key.into(), f.value))
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -422,24 +446,4 @@ mod tests {
         );
         assert!(key_less(Generation::V3, &Value::Int(2), &Value::Int(10)));
     }
-}
-
-/// A Go struct's fields as the map the encoders write: Helm's encoder goes through JSON
-/// (the JSON names of the marshalled fields), yaml.v3 writes the exported fields under
-/// their lowercased names.
-fn struct_as_map(h: &dyn capstan_value::HostObject, yaml_v3: bool) -> Value {
-    let fields = h.fields().unwrap_or_default();
-    Value::map_from(
-        fields
-            .into_iter()
-            .filter_map(|f| {
-                let json = f.json?;
-                if !yaml_v3 && f.omit_empty && f.value.to_string().is_empty() {
-                    return None;
-                }
-                let key = if yaml_v3 { f.name.to_lowercase() } else { json.to_string() };
-                Some((key.into(), f.value))
-            })
-            .collect(),
-    )
 }

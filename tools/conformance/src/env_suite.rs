@@ -129,10 +129,20 @@ fn compute_merge(dir: &Path, spec: &J) -> Result<Value, String> {
     };
     let overrode = overrides.environment(&s)?;
     let mut warnings = Vec::new();
-    let env = load_env_values(&s, "helmfile.yaml", &doc, ".", None, overrode.as_ref(), &mut warnings)?;
+    let env = load_env_values(
+        &s,
+        "helmfile.yaml",
+        &doc,
+        ".",
+        None,
+        overrode.as_ref(),
+        &mut warnings,
+    )?;
     Ok(Value::map_from(env.merged_values()))
 }
 
+// The case runner hands each case its parsed `Vec`.
+#[allow(clippy::ptr_arg)]
 fn compute_hcl(dir: &Path, order: &Vec<String>) -> Result<Value, String> {
     let s = settings(dir, "default");
     let renderer = s.renderer(".");

@@ -30,13 +30,13 @@ fn data(case: &J) -> Result<Value, String> {
     )
 }
 
+/// A compiled case: the data in, the output (or error) out.
+type Render = Box<dyn Fn(&Value) -> Result<String, String>>;
+
 /// A renderer for `template`, parsed once, configured as the case's `set` configures
 /// Go's engine: `helm` (root `gotpl`, `missingkey=zero`, template `tpl`, `<no value>`
 /// removed), `helmfile` (`stringTemplate`, `missingkey=error`) or `plain`.
-pub fn engine(
-    set: &str,
-    template: &str,
-) -> Result<Box<dyn Fn(&Value) -> Result<String, String>>, String> {
+pub fn engine(set: &str, template: &str) -> Result<Render, String> {
     match set {
         "helm" => {
             static FUNCS: OnceLock<Arc<FuncMap>> = OnceLock::new();

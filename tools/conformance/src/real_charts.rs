@@ -89,8 +89,7 @@ pub fn run(path: &Path) -> Result<Vec<CaseResult>, String> {
                         .clone()
                 };
                 let key = cache_key(&helm_version, combo, &digest);
-                let result = match reference(&helm, path, helm_home.path(), combo, &cache, &key)
-                {
+                let result = match reference(&helm, path, helm_home.path(), combo, &cache, &key) {
                     Err(e) => CaseResult::fail(&combo.id, format!("helm: {e}"), String::new()),
                     Ok(reference) => {
                         *helm_time.lock().unwrap_or_else(|e| e.into_inner()) +=
@@ -128,7 +127,11 @@ fn read_combos(path: &Path) -> Result<Vec<Combo>, String> {
         let args = line
             .get("args")
             .and_then(J::as_array)
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default();
         combos.push(Combo { id, chart, args });
     }
@@ -218,7 +221,12 @@ fn chart_digest(dir: &Path) -> String {
     files.sort();
     let mut h = sha2::Sha256::new();
     for f in files {
-        h.update(f.strip_prefix(dir).unwrap_or(&f).to_string_lossy().as_bytes());
+        h.update(
+            f.strip_prefix(dir)
+                .unwrap_or(&f)
+                .to_string_lossy()
+                .as_bytes(),
+        );
         h.update([0]);
         h.update(std::fs::read(&f).unwrap_or_default());
         h.update([0]);
@@ -463,7 +471,11 @@ fn unstable_lines(first: &[String], second: &[String]) -> Vec<bool> {
         .diff_slices(&a, &b);
     for op in diff.ops() {
         if !matches!(op.tag(), similar::DiffTag::Equal) {
-            for u in unstable.iter_mut().take(op.old_range().end).skip(op.old_range().start) {
+            for u in unstable
+                .iter_mut()
+                .take(op.old_range().end)
+                .skip(op.old_range().start)
+            {
                 *u = true;
             }
             // An insertion in the second run: the lines around it are not stable either.
@@ -495,7 +507,11 @@ fn judge(id: &str, reference: &Reference, ours: &Outcome) -> CaseResult {
         return CaseResult::fail(id, "capstan timed out", ours.stderr.clone());
     }
     let Some(code) = ours.code else {
-        return CaseResult::fail(id, "capstan crashed (killed by a signal)", ours.stderr.clone());
+        return CaseResult::fail(
+            id,
+            "capstan crashed (killed by a signal)",
+            ours.stderr.clone(),
+        );
     };
     if code == 101 || ours.stderr.contains("panicked at") {
         return CaseResult::fail(id, "capstan panicked", ours.stderr.clone());
@@ -504,7 +520,10 @@ fn judge(id: &str, reference: &Reference, ours: &Outcome) -> CaseResult {
         (false, false) => {
             // Both refuse the combination: a pass (the rule). Where the first
             // lines of the errors differ, say so, as the README asks them compared.
-            let (h, c) = (first_error_line(&helm.stderr), first_error_line(&ours.stderr));
+            let (h, c) = (
+                first_error_line(&helm.stderr),
+                first_error_line(&ours.stderr),
+            );
             if h != c {
                 eprintln!("note {id}: both fail; helm {h:?}, capstan {c:?}");
             }
@@ -517,7 +536,10 @@ fn judge(id: &str, reference: &Reference, ours: &Outcome) -> CaseResult {
         ),
         (false, true) => CaseResult::fail(
             id,
-            format!("helm fails, capstan renders: {}", first_error_line(&helm.stderr)),
+            format!(
+                "helm fails, capstan renders: {}",
+                first_error_line(&helm.stderr)
+            ),
             helm.stderr.clone(),
         ),
         (true, true) => compare_outputs(id, reference, &ours.stdout),
@@ -547,7 +569,7 @@ fn compare_outputs(id: &str, reference: &Reference, ours: &str) -> CaseResult {
             reference.unstable[old.clone()].iter().all(|u| *u)
         };
         if !covered {
-            first_bad = Some(op.clone());
+            first_bad = Some(*op);
             break;
         }
     }
@@ -604,7 +626,8 @@ mod tests {
 
     #[test]
     fn documents_lose_trailing_whitespace_and_a_separator_after_the_header() {
-        let helm = "---\n# Source: a.yaml\n---\nkind: A\n\n\n---\n# Source: b.yaml\nkind: B\nx: null\n";
+        let helm =
+            "---\n# Source: a.yaml\n---\nkind: A\n\n\n---\n# Source: b.yaml\nkind: B\nx: null\n";
         let ours = "---\n# Source: a.yaml\nkind: A\n---\n# Source: b.yaml\nkind: B\n";
         assert_eq!(normalize(helm), normalize(ours));
         assert_ne!(normalize("kind: A\n"), normalize("kind: B\n"));
