@@ -259,6 +259,10 @@ pub struct FetchArgs {
     /// Charts fetched at once (0: no limit).
     #[arg(long = "concurrency", default_value_t = 0)]
     concurrency: usize,
+    /// Print the helmfile (as `build` prints it) with each release's `chart:` pointing at
+    /// its fetched copy, for air-gapped installs; needs `--output-dir` and one state file.
+    #[arg(long = "write-output", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    write_output: bool,
 }
 
 #[derive(Args, Clone, Debug, Default)]
@@ -931,13 +935,29 @@ pub fn run(
                     output_dir_template,
                     // Charts are fetched one at a time, within any limit.
                     concurrency: _,
+                    write_output,
                 },
             ..
         }) => {
+            if write_output && output_dir.is_empty() {
+                return Err("--write-output requires --output-dir: the printed helmfile points at the charts fetched there".to_string().into());
+            }
             let states = match load(g, &s, log) {
                 Ok(st) => st,
                 Err(e) => return no_match(e, g, cwd),
             };
+            if write_output && states.len() != 1 {
+                return Err(format!(
+                    "--write-output needs a single helmfile state file, but {} were loaded ({}): name one with -f",
+                    states.len(),
+                    states
+                        .iter()
+                        .map(|p| p.state.file.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+                .into());
+            }
             let temp = output_dir.is_empty().then(|| {
                 std::env::temp_dir().join(format!(
                     "capstan-fetch-{}-{}",
@@ -953,7 +973,16 @@ pub fn run(
                 .map_or(output_dir.clone(), |t| t.to_string_lossy().into_owned());
             let charts = commands::fetch(&s, &states, &dir, &output_dir_template)?;
             let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+            let mut paths = commands::ChartPaths::new();
             for c in charts {
+                paths.insert(
+                    (c.state, c.id.clone()),
+                    capstan_state::host::clean(
+                        &std::path::absolute(cwd.join(&c.dir)).unwrap_or_else(|_| cwd.join(&c.dir)),
+                    )
+                    .to_string_lossy()
+                    .into_owned(),
+                );
                 if cwd.join(&c.dir).exists() {
                     logln!(log, "\"{}\" has not been downloaded because the output directory \"{}\" already exists", c.chart, c.dir);
                     continue;
@@ -978,6 +1007,9 @@ pub fn run(
                 let _ = std::fs::remove_dir_all(t);
             }
             written?;
+            if write_output {
+                return Ok(commands::build_with_charts(&s, &states, false, &paths)?);
+            }
             Ok(String::new())
         }
         StateCommand::PrintEnv(With {

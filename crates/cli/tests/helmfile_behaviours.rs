@@ -340,21 +340,90 @@ fn missing_files_warn_empty_helmfiles_fail_and_print_env_omits_kube_context() {
     );
 }
 
+/// `fetch` copies local charts under `--output-dir` (helmfile's default layout), and
+/// `--write-output` prints the helmfile pointing at the copies, which renders the same
+/// from anywhere (helmfile's air-gapped workflow).
 #[test]
-fn fetch_leaves_local_charts_where_they_are() {
+fn fetch_copies_local_charts_and_writes_an_air_gapped_helmfile() {
     let d = dir(
         "fetch",
-        &[("helmfile.yaml", "releases:\n- name: r\n  chart: ./chart\n")],
+        &[(
+            "helmfile.yaml",
+            "releases:\n- name: r\n  namespace: apps\n  chart: ./chart\n  values:\n  - value: fetched\n",
+        )],
     );
-    let out = capstan(&d, &["fetch", "--output-dir", "fetched"], &[]);
-    ok(&out);
+    let out = capstan(
+        &d,
+        &["fetch", "--output-dir", "fetched", "--write-output"],
+        &[],
+    );
+    let printed = ok(&out).to_string();
     assert!(
         out.stderr
             .contains("Building dependency release=r, chart=./chart"),
         "{}",
         out.stderr
     );
-    assert!(!Path::new(&d.0.join("fetched")).exists());
+    let copy = d.0.join("fetched/apps/r/chart/latest");
+    for f in ["Chart.yaml", "templates/cm.yaml", "templates/hook.yaml"] {
+        assert!(copy.join(f).is_file(), "{f} not copied");
+    }
+    assert!(
+        printed.starts_with("---\n#  Source: [DIR]/helmfile.yaml\n\n"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("  - chart: [DIR]/fetched/apps/r/chart/latest\n"),
+        "{printed}"
+    );
+    // The printed helmfile, moved elsewhere, renders what the original renders.
+    let elsewhere = dir("fetch-elsewhere", &[]);
+    std::fs::write(
+        elsewhere.0.join("helmfile.yaml"),
+        printed.replace("[DIR]", &d.0.to_string_lossy()),
+    )
+    .expect("write");
+    let original = capstan(&d, &["template", "-q"], &[]);
+    let moved = capstan(&elsewhere, &["template", "-q"], &[]);
+    assert_eq!(ok(&moved), ok(&original));
+    assert!(
+        original.stdout.contains("value: \"fetched\""),
+        "{}",
+        original.stdout
+    );
+
+    let no_dir = capstan(&d, &["fetch", "--write-output"], &[]);
+    assert_ne!(no_dir.code, 0);
+    assert!(
+        no_dir
+            .stderr
+            .contains("--write-output requires --output-dir"),
+        "{}",
+        no_dir.stderr
+    );
+    let nested = dir(
+        "fetch-nested",
+        &[
+            ("sub.yaml", "releases:\n- name: s\n  chart: ./chart\n"),
+            (
+                "helmfile.yaml",
+                "helmfiles:\n- sub.yaml\nreleases:\n- name: r\n  chart: ./chart\n",
+            ),
+        ],
+    );
+    let two = capstan(
+        &nested,
+        &["fetch", "--output-dir", "o", "--write-output"],
+        &[],
+    );
+    assert_ne!(two.code, 0);
+    assert!(
+        two.stderr
+            .contains("needs a single helmfile state file, but 2 were loaded"),
+        "{}",
+        two.stderr
+    );
+    assert!(!nested.0.join("o").exists());
 }
 
 #[test]

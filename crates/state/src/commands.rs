@@ -593,8 +593,23 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
 /// `build`: every state as helmfile prints it (`---`, a `#  Source:` comment, the state
 /// as YAML). With `embed_values`, release values files are loaded into the output.
 pub fn build(s: &Settings, states: &[PreparedState], embed_values: bool) -> Result<String, String> {
+    build_with_charts(s, states, embed_values, &ChartPaths::new())
+}
+
+/// Where `fetch --write-output` put each release's chart: `(state index, release id)`
+/// to the chart's directory.
+pub type ChartPaths = std::collections::HashMap<(usize, String), String>;
+
+/// [`build`] with the `chart:` of the releases in `charts` replaced by their fetched
+/// directory (`fetch --write-output`, for air-gapped installs).
+pub fn build_with_charts(
+    s: &Settings,
+    states: &[PreparedState],
+    embed_values: bool,
+    charts: &ChartPaths,
+) -> Result<String, String> {
     let mut out = String::new();
-    for ps in states {
+    for (state_index, ps) in states.iter().enumerate() {
         let abs = absolute(&s.root, &ps.state.file);
         out.push_str(&format!("---\n#  Source: {}\n\n", abs.display()));
         let mut fields: Vec<(String, Value)> = vec![
@@ -634,6 +649,11 @@ pub fn build(s: &Settings, states: &[PreparedState], embed_values: bool) -> Resu
         // filters the state before printing it.
         for r in ps.selected.iter().map(|&i| &ps.releases[i]) {
             let mut f = release_fields(r);
+            if let Some(path) = charts.get(&(state_index, r.id())) {
+                if let Some(slot) = f.iter_mut().find(|(k, _)| k == "chart") {
+                    slot.1 = Value::from(path.as_str());
+                }
+            }
             if embed_values {
                 let embedded = embed(s, ps, r)?;
                 match f.iter_mut().find(|(k, _)| k == "values") {
@@ -738,17 +758,22 @@ const FETCH_OUTPUT_DIR_TEMPLATE: &str = "{{ .OutputDir }}{{ if .Release.Namespac
 
 /// What `fetch` does for one release whose chart is not on disk.
 pub struct FetchedChart {
+    /// The index of the release's state among those loaded, and the release's id.
+    pub state: usize,
+    pub id: String,
     pub release: String,
     pub chart: String,
-    /// The directory the chart is unpacked into (`DIR/CHARTNAME/…`, as `helm pull --untar`).
+    /// The directory the chart goes to: `DIR/CHARTNAME` for a remote chart (as
+    /// `helm pull --untar` unpacks it), `DIR` itself for a local chart's copy.
     pub dir: String,
     /// The chart's files, named inside the chart.
     pub files: Vec<capstan_chart::load::ChartFile>,
 }
 
-/// `fetch`: the remote chart (helm repository or OCI) of every active release, unpacked
-/// under `output_dir` along `--output-dir-template` (helmfile's default: namespace,
-/// kube context, release, chart name, version). Local charts are left where they are.
+/// `fetch`: the chart of every active release under `output_dir` along
+/// `--output-dir-template` (helmfile's default: namespace, kube context, release, chart
+/// name, version): a remote chart (helm repository or OCI) unpacked as `helm pull
+/// --untar` does, a local chart (directory or `.tgz`) copied as it is.
 pub fn fetch(
     s: &Settings,
     states: &[PreparedState],
@@ -761,16 +786,34 @@ pub fn fetch(
         output_dir_template
     };
     let mut out = Vec::new();
-    for ps in states {
+    for (state_index, ps) in states.iter().enumerate() {
         for r in ps.active()? {
             let base = ps.state.base.as_str();
-            if crate::release_values::local_chart(s, base, &r.chart).is_some() {
-                // helmfile builds a local chart's dependencies in place and copies
-                // nothing: the chart is already on disk.
+            let chart_name = r.chart.rsplit('/').next().unwrap_or(&r.chart).to_string();
+            let dir_of = |chart_name: &str| -> Result<String, String> {
+                let mut data = path_template_data(s, ps, r, output_dir)
+                    .as_map()
+                    .map(|m| m.snapshot())
+                    .unwrap_or_default();
+                data.insert(Str::from("ChartName"), Value::from(chart_name));
+                render_path(tmpl, &Value::map_from(data))
+            };
+            if let Some(path) = crate::release_values::local_chart(s, base, &r.chart) {
+                // helmfile builds a local chart's dependencies, then copies the chart.
                 s.host.progress(&format!(
                     "Building dependency release={}, chart={}",
                     r.name, r.chart
                 ));
+                let files = local_chart_files(s, &path)
+                    .map_err(|e| format!("release \"{}\": {e}", r.name))?;
+                out.push(FetchedChart {
+                    state: state_index,
+                    id: r.id(),
+                    release: r.name.clone(),
+                    chart: r.chart.clone(),
+                    dir: dir_of(&chart_name)?.trim_end_matches('/').to_string(),
+                    files,
+                });
                 continue;
             }
             let archive = crate::charts::repo_chart(
@@ -793,14 +836,10 @@ pub fn fetch(
                 .map_err(|e| format!("{}: {e}", archive.display()))?;
             let files = capstan_chart::archive::read_archive(&data)
                 .map_err(|e| format!("release \"{}\": {}", r.name, e.message))?;
-            let chart_name = r.chart.rsplit('/').next().unwrap_or(&r.chart).to_string();
-            let mut data = path_template_data(s, ps, r, output_dir)
-                .as_map()
-                .map(|m| m.snapshot())
-                .unwrap_or_default();
-            data.insert(Str::from("ChartName"), Value::from(chart_name.as_str()));
-            let dir = render_path(tmpl, &Value::map_from(data))?;
+            let dir = dir_of(&chart_name)?;
             out.push(FetchedChart {
+                state: state_index,
+                id: r.id(),
                 release: r.name.clone(),
                 chart: r.chart.clone(),
                 dir: format!("{}/{chart_name}", dir.trim_end_matches('/')),
@@ -809,6 +848,56 @@ pub fn fetch(
         }
     }
     Ok(out)
+}
+
+/// The files of a local chart, named inside it: a directory's files (every one, as a
+/// copy of the directory; at most 10,000 and 64 levels deep), or a `.tgz`'s.
+fn local_chart_files(
+    s: &Settings,
+    path: &str,
+) -> Result<Vec<capstan_chart::load::ChartFile>, String> {
+    use capstan_chart::fs::ChartFs;
+    let p = Path::new(path);
+    if !s.host.is_dir(p) {
+        let data = s.host.read_file(p).map_err(|e| format!("{path}: {e}"))?;
+        return capstan_chart::archive::read_archive(&data).map_err(|e| e.message);
+    }
+    let fs = crate::host::HostFs(s.host.as_ref());
+    let mut files = Vec::new();
+    let mut stack = vec![(String::new(), 0usize)];
+    while let Some((rel, depth)) = stack.pop() {
+        let here = if rel.is_empty() {
+            p.to_path_buf()
+        } else {
+            p.join(&rel)
+        };
+        let entries = fs
+            .read_dir(&here)
+            .map_err(|e| format!("{}: {e}", here.display()))?;
+        for (name, is_dir) in entries {
+            let inner = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            if is_dir {
+                if depth >= 64 {
+                    return Err(format!("{path}: directories nest too deep at {inner}"));
+                }
+                stack.push((inner, depth + 1));
+            } else {
+                if files.len() >= 10_000 {
+                    return Err(format!("{path}: more than 10000 files"));
+                }
+                let data = fs
+                    .read(&p.join(&inner))
+                    .map_err(|e| format!("{}/{inner}: {e}", path))?;
+                files.push(capstan_chart::load::ChartFile { name: inner, data });
+            }
+        }
+    }
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(files)
 }
 
 /// One release's final values and where each came from.

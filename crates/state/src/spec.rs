@@ -34,6 +34,11 @@ pub const STATE_KEYS: &[&str] = &[
     "lockFilePath",
 ];
 
+/// `HelmState` fields without a YAML name that `build` prints under yaml.v3's lowercased
+/// names (`filepath`, `renderedvalues`): helmfile reads them back without complaint (and
+/// sets them itself), so a state printed by `build` or `fetch --write-output` loads.
+pub const STATE_PRINTED_KEYS: &[&str] = &["filepath", "renderedvalues"];
+
 /// Keys of `ReleaseSpec`, in helmfile's field order.
 pub const RELEASE_KEYS: &[&str] = &[
     "chart",
@@ -356,7 +361,12 @@ pub fn check_keys(t: &Tree, allowed: &[&str], what: &str) -> Result<(), SpecErro
 /// Validates a state document's structure: top-level keys, environments, releases,
 /// templates and sub-helmfiles.
 pub fn validate(doc: &Tree) -> Result<(), SpecError> {
-    check_keys(doc, STATE_KEYS, "state.HelmState")?;
+    let state_keys: Vec<&str> = STATE_KEYS
+        .iter()
+        .chain(STATE_PRINTED_KEYS)
+        .copied()
+        .collect();
+    check_keys(doc, &state_keys, "state.HelmState")?;
     check_bools(&map_of(doc, "helmDefaults"), HELM_DEFAULTS_BOOL_KEYS)?;
     for (_, e) in map_of(doc, "environments") {
         if let Value::Map(m) = e {
