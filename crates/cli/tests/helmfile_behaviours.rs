@@ -3,7 +3,7 @@
 //! templates, `_*.tpl` helpers), what `show-dag`, `list` and `build` print, what needs no
 //! download, how state fields and flags are read, and helmfile's errors.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// A temporary directory with files, removed when dropped.
