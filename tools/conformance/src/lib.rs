@@ -11,7 +11,7 @@ mod e2e_suite;
 mod env_suite;
 mod gotemplate_suite;
 pub(crate) mod helm_values_suite;
-mod real_charts;
+pub mod real_charts;
 pub mod report;
 mod strvals_suite;
 pub mod tree;

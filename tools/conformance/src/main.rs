@@ -10,7 +10,7 @@ use capstan_conformance::{default_path, run_suite, update_passing, SUITES};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: conformance <suite> <path> [-v] [--update-passing]\n       conformance bench gotemplate|helm <dir> [--iterations N]\n       conformance --update-passing [--shared DIR]\nsuites: yaml, gotemplate, strvals, helm-values, hcl, env-merge, helmfile-e2e, real-charts";
+const USAGE: &str = "usage: conformance <suite> <path> [-v] [--update-passing]\n       conformance bench gotemplate|helm|real-charts <dir> [--iterations N]\n       conformance --update-passing [--shared DIR]\nsuites: yaml, gotemplate, strvals, helm-values, hcl, env-merge, helmfile-e2e, real-charts";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -51,11 +51,11 @@ fn main() -> ExitCode {
             .filter(|p| p.parse::<usize>().is_err())
             .collect();
         return match positional.as_slice() {
-            [_, suite, dir] if ["gotemplate", "helm"].contains(&suite.as_str()) => {
-                let run = if suite.as_str() == "helm" {
-                    capstan_conformance::bench::run_helm
-                } else {
-                    capstan_conformance::bench::run_gotemplate
+            [_, suite, dir] if ["gotemplate", "helm", "real-charts"].contains(&suite.as_str()) => {
+                let run = match suite.as_str() {
+                    "helm" => capstan_conformance::bench::run_helm,
+                    "real-charts" => capstan_conformance::real_charts::bench,
+                    _ => capstan_conformance::bench::run_gotemplate,
                 };
                 match run(std::path::Path::new(dir.as_str()), iterations) {
                     Ok(true) => ExitCode::SUCCESS,

@@ -117,6 +117,57 @@ pub fn run(path: &Path) -> Result<Vec<CaseResult>, String> {
         .collect())
 }
 
+/// `bench real-charts`: every combination rendered by the real helm and by capstan,
+/// one process at a time, the two interleaved (helm, capstan, helm, capstan, …) so that
+/// both see the same machine; `iterations` rounds (default 1). Prints the total wall
+/// time of each tool, their ratio and the geometric mean of the per-combination ratios.
+/// Fails when capstan is slower in total.
+pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
+    let combos = read_combos(&path.join("combos.jsonl"))?;
+    let helm = find_helm()?;
+    let capstan = find_capstan()?;
+    let helm_home = tempdir("capstan-real-charts-bench")?;
+    let rounds = iterations.unwrap_or(1).max(1);
+    let (mut helm_total, mut capstan_total) = (Duration::ZERO, Duration::ZERO);
+    let mut log_ratio_sum = 0.0f64;
+    let mut counted = 0usize;
+    let mut per_combo: Vec<(Duration, Duration, &str)> = Vec::new();
+    for _ in 0..rounds {
+        for combo in &combos {
+            let h = run_process(&helm, &helm_args(combo), path, helm_home.path(), HELM_TIMEOUT)?;
+            let c = run_capstan(&capstan, path, helm_home.path(), combo);
+            helm_total += h.elapsed;
+            capstan_total += c.elapsed;
+            per_combo.push((c.elapsed, h.elapsed, &combo.id));
+            if !h.elapsed.is_zero() && !c.elapsed.is_zero() {
+                log_ratio_sum += (h.elapsed.as_secs_f64() / c.elapsed.as_secs_f64()).ln();
+                counted += 1;
+            }
+        }
+    }
+    let ratio = helm_total.as_secs_f64() / capstan_total.as_secs_f64().max(1e-9);
+    println!(
+        "real-charts: {} combinations x {rounds}, one process at a time, interleaved",
+        combos.len()
+    );
+    println!(
+        "helm template: {:.1} s, capstan chart template: {:.1} s; capstan {ratio:.1}x faster in total, {:.1}x per combination (geometric mean)",
+        helm_total.as_secs_f64(),
+        capstan_total.as_secs_f64(),
+        (log_ratio_sum / counted.max(1) as f64).exp()
+    );
+    per_combo.sort_by(|a, b| b.0.cmp(&a.0));
+    println!("slowest for capstan (capstan / helm):");
+    for (c, h, id) in per_combo.iter().take(10) {
+        println!(
+            "  {id}: {:.2} s / {:.2} s",
+            c.as_secs_f64(),
+            h.as_secs_f64()
+        );
+    }
+    Ok(ratio >= 1.0)
+}
+
 fn read_combos(path: &Path) -> Result<Vec<Combo>, String> {
     let mut combos = Vec::new();
     for line in crate::read_jsonl(path)? {
