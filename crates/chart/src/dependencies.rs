@@ -19,6 +19,45 @@ pub fn chart_values(c: &Chart) -> ChartValues {
     }
 }
 
+/// Fetches a dependency `Chart.yaml` names that `charts/` lacks (what `helm dependency
+/// build` downloads), given the chart's directory: `Ok(None)` leaves it missing.
+pub type BuildFn =
+    dyn Fn(&std::path::Path, &Dependency) -> Result<Option<Chart>, String> + Send + Sync;
+
+/// helmfile's `helm dependency build` before rendering a local chart.
+#[derive(Clone)]
+pub struct DependencyBuilder(pub std::sync::Arc<BuildFn>);
+
+impl std::fmt::Debug for DependencyBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DependencyBuilder")
+    }
+}
+
+/// Adds to `c` the dependencies `builder` finds for those missing from `charts/`.
+pub fn build_missing(
+    c: &mut Chart,
+    chart_dir: &std::path::Path,
+    builder: &DependencyBuilder,
+) -> Result<(), String> {
+    let missing: Vec<Dependency> = c
+        .metadata
+        .dependencies
+        .iter()
+        .filter(|r| !c.dependencies.iter().any(|d| d.name() == r.name))
+        .cloned()
+        .collect();
+    for dep in missing {
+        if let Some(mut sub) = (builder.0)(chart_dir, &dep)? {
+            if sub.dir.is_empty() {
+                sub.dir = format!("{}-{}.tgz", sub.metadata.name, sub.metadata.version);
+            }
+            c.dependencies.push(sub);
+        }
+    }
+    Ok(())
+}
+
 /// Helm's `CheckDependencies`: every dependency named in `Chart.yaml` must be in `charts/`.
 pub fn check_dependencies(c: &Chart) -> Result<(), String> {
     let missing: Vec<&str> = c

@@ -117,6 +117,9 @@ pub fn layers_in(
         load_dir_in
     };
     let mut raw = load(fs, chart_dir).map_err(|e| e.message)?;
+    if let Some(b) = &o.dependency_builder {
+        crate::dependencies::build_missing(&mut raw, chart_dir, b)?;
+    }
     for (dep, sub) in &o.extra_dependencies {
         raw.metadata.dependencies.push(dep.clone());
         raw.dependencies.push(sub.clone());

@@ -42,6 +42,10 @@ pub struct TemplateOptions {
     /// `dependencies:`, which it adds with chartify): the `Chart.yaml` entry and the
     /// loaded subchart.
     pub extra_dependencies: Vec<(crate::load::Dependency, crate::load::Chart)>,
+    /// helmfile's `helm dependency build` for a chart directory: dependencies missing
+    /// from `charts/` are fetched through it before Helm's check (none when `None`, as
+    /// with `--skip-deps`).
+    pub dependency_builder: Option<crate::dependencies::DependencyBuilder>,
     /// `--post-renderer`: run over the rendered manifests (hooks included).
     pub post_renderer: Option<crate::postrender::PostRenderer>,
     /// helmfile's `strategicMergePatches`/`jsonPatches`, applied before post-rendering.
@@ -243,6 +247,10 @@ pub fn template_in(
             "{} charts are not installable",
             chart.metadata.chart_type
         )));
+    }
+    if let Some(b) = &o.dependency_builder {
+        crate::dependencies::build_missing(&mut chart, chart_dir, b)
+            .map_err(TemplateError::dependencies)?;
     }
     for (dep, sub) in &o.extra_dependencies {
         chart.metadata.dependencies.push(dep.clone());

@@ -72,8 +72,8 @@ pub struct RenderFlags {
     /// Set a literal string value (no escapes, no commas splitting).
     #[arg(long = "set-literal")]
     set_literal: Vec<String>,
-    /// The release namespace.
-    #[arg(short = 'n', long, default_value = "default")]
+    /// The release namespace (default: capstan's own -n, else `default`).
+    #[arg(short = 'n', long, default_value = "")]
     namespace: String,
     /// Print the chart's CRDs first.
     #[arg(long = "include-crds")]
@@ -105,7 +105,7 @@ pub struct RenderFlags {
 }
 
 impl RenderFlags {
-    fn options(self, release: &str, cwd: &Path) -> TemplateOptions {
+    fn options(self, release: &str, cwd: &Path, globals: &Globals) -> TemplateOptions {
         let post_renderer = (!self.post_renderer.is_empty()).then(|| {
             capstan_state::release_values::command_post_renderer(
                 std::sync::Arc::new(capstan_state::host::OsHost::new(cwd)),
@@ -116,7 +116,15 @@ impl RenderFlags {
         });
         TemplateOptions {
             release_name: release.to_string(),
-            namespace: self.namespace,
+            namespace: [
+                self.namespace.as_str(),
+                globals.namespace.as_str(),
+                "default",
+            ]
+            .into_iter()
+            .find(|n| !n.is_empty())
+            .unwrap_or("default")
+            .to_string(),
             values: UserValues {
                 files: self.values,
                 set_json: self.set_json,
@@ -134,6 +142,8 @@ impl RenderFlags {
             skip_schema_validation: self.skip_schema_validation,
             overlay: Default::default(),
             extra_dependencies: Vec::new(),
+            // `helm template` builds no dependencies (no `--dependency-update` here).
+            dependency_builder: None,
             post_renderer,
             patches: Default::default(),
         }
@@ -168,7 +178,22 @@ impl From<String> for Failure {
     }
 }
 
-pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, Failure> {
+/// What `capstan chart` takes from the flags given before it (`capstan -n ns chart …`):
+/// helm's own global flags; the helmfile-only ones are refused by the caller.
+#[derive(Debug, Default)]
+pub struct Globals {
+    /// `-n`/`--namespace`, used when the chart command has no `-n` of its own.
+    pub namespace: String,
+    /// `--debug`, as the chart command's `--debug`.
+    pub debug: bool,
+}
+
+pub fn run(
+    cmd: ChartCommand,
+    cwd: &Path,
+    globals: &Globals,
+    log: &mut String,
+) -> Result<String, Failure> {
     match cmd {
         ChartCommand::Template {
             name,
@@ -178,7 +203,8 @@ pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, Fa
             show_only,
             debug,
         } => {
-            let opts = flags.options(&name, cwd);
+            let debug = debug || globals.debug;
+            let opts = flags.options(&name, cwd, globals);
             let r = template(&at(cwd, &chart), cwd, &opts).map_err(|e| Failure {
                 stdout: if debug {
                     e.rendered.clone().unwrap_or_default()
@@ -206,7 +232,7 @@ pub fn run(cmd: ChartCommand, cwd: &Path, log: &mut String) -> Result<String, Fa
             explain,
             strict,
         } => {
-            let mut opts = flags.options("release-name", cwd);
+            let mut opts = flags.options("release-name", cwd, globals);
             // The values are what the templates see; a post-renderer changes only output.
             opts.post_renderer = None;
             let r = template(&at(cwd, &chart), cwd, &opts).map_err(|e| describe(&e))?;

@@ -151,8 +151,8 @@ pub struct TemplateArgs {
     /// Releases rendered at once (0: one per core).
     #[arg(long = "concurrency", default_value_t = 0)]
     concurrency: usize,
-    /// Extra helm arguments (only `--api-versions`/`-a` and `--kube-version` affect
-    /// local rendering).
+    /// Extra `helm template` flags: those that change its output are applied, cluster
+    /// and repository settings accepted, anything else refused.
     #[arg(long = "args", default_value = "", allow_hyphen_values = true)]
     args: String,
     /// Extra `--set` for every release.
@@ -340,7 +340,7 @@ impl Global {
     /// helmfile's log level (zap's): `--debug` makes it debug, `--quiet` warn, else
     /// `--log-level` (or `HELMFILE_LOG_LEVEL`), info by default. Progress lines are
     /// info; warnings show at every level up to warn.
-    fn log_level(&self) -> Result<u8, String> {
+    pub(crate) fn log_level(&self) -> Result<u8, String> {
         if self.debug || env_true("HELMFILE_DEBUG") {
             return Ok(0);
         }
@@ -508,41 +508,6 @@ fn load_any(
     }
 }
 
-/// Splits helm's extra `--args` into the flags local rendering understands.
-fn helm_args(args: &str, flags: &mut HelmFlags) {
-    let words: Vec<&str> = args.split_whitespace().collect();
-    let mut i = 0;
-    while i < words.len() {
-        let w = words[i];
-        let (name, inline) = match w.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (w, None),
-        };
-        let mut value = || {
-            inline.clone().or_else(|| {
-                i += 1;
-                words.get(i).map(|s| s.to_string())
-            })
-        };
-        match name {
-            "--api-versions" | "-a" => {
-                if let Some(v) = value() {
-                    flags.api_versions.extend(v.split(',').map(String::from));
-                }
-            }
-            "--kube-version" => {
-                if let Some(v) = value() {
-                    flags.kube_version = v;
-                }
-            }
-            "--include-crds" => flags.include_crds = true,
-            "--skip-tests" => flags.skip_tests = true,
-            _ => {}
-        }
-        i += 1;
-    }
-}
-
 /// Writes files all together: into a temporary sibling first, then renamed, so a failure
 /// leaves nothing half-written.
 fn write_all<T: AsRef<[u8]>>(root: &Path, files: &[(String, T)]) -> Result<(), String> {
@@ -688,12 +653,13 @@ pub fn run(
                 values: t.values.clone(),
                 post_renderer: t.post_renderer.clone(),
                 post_renderer_args: t.post_renderer_args.clone(),
+                skip_deps: g.skip_deps,
                 ..Default::default()
             };
-            helm_args(&t.args, &mut flags);
-            helm_args(&t.template_args, &mut flags);
-            flags.no_hooks = t.no_hooks;
-            flags.show_only = t.show_only.clone();
+            crate::helm_args::apply("--args", &t.args, &mut flags)?;
+            crate::helm_args::apply("--template-args", &t.template_args, &mut flags)?;
+            flags.no_hooks |= t.no_hooks;
+            flags.show_only.extend(t.show_only.iter().cloned());
             // On a terminal, one bar instead of a line per release.
             let bar = progress
                 && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed)
@@ -840,6 +806,7 @@ pub fn run(
             let flags = HelmFlags {
                 set,
                 values,
+                skip_deps: g.skip_deps,
                 ..Default::default()
             };
             let files = commands::write_values(&s, &states, &flags, &output_file_template)?;
@@ -874,6 +841,7 @@ pub fn run(
             let flags = HelmFlags {
                 set,
                 values,
+                skip_deps: g.skip_deps,
                 ..Default::default()
             };
             let releases = commands::explain_values(&s, &states, &flags)?;

@@ -20,9 +20,10 @@ macro_rules! logln {
 pub static LIVE_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 mod chart;
+mod helm_args;
 mod helmfile;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
 use std::path::Path;
 
@@ -129,7 +130,10 @@ where
     T: Into<OsString> + Clone,
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let cli = match Cli::try_parse_from(cobra_order(args)) {
+    let parsed = Cli::command()
+        .try_get_matches_from(cobra_order(args))
+        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+    let (cli, matches) = match parsed {
         Ok(c) => c,
         Err(e) => {
             let text = e.render().to_string();
@@ -151,7 +155,8 @@ where
     };
     let mut log = String::new();
     let result = match cli.command {
-        Command::Chart(c) => chart::run(c, cwd, &mut log),
+        Command::Chart(c) => chart_globals(&cli.global, &matches)
+            .and_then(|globals| chart::run(c, cwd, &globals, &mut log)),
         Command::State(c) => helmfile::run(&cli.global, c, cwd, &mut log),
     };
     match result {
@@ -173,6 +178,46 @@ where
             }
         }
     }
+}
+
+/// The global flags given on the command line before `chart`: helm's `-n` and `--debug`
+/// carry over, flags about the cluster or the log are accepted (`helm template` takes
+/// them and prints the same), and helmfile's own flags are refused.
+fn chart_globals(
+    g: &helmfile::Global,
+    matches: &clap::ArgMatches,
+) -> Result<chart::Globals, chart::Failure> {
+    const ACCEPTED: &[&str] = &[
+        "namespace",
+        "debug",
+        "kube_context",
+        "kubeconfig",
+        "quiet",
+        "log_level",
+        "color",
+        "no_color",
+    ];
+    for arg in Cli::command().get_arguments() {
+        let id = arg.get_id().as_str();
+        if matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+            && !ACCEPTED.contains(&id)
+        {
+            let name = arg
+                .get_long()
+                .map(|l| format!("--{l}"))
+                .or_else(|| arg.get_short().map(|c| format!("-{c}")))
+                .unwrap_or_else(|| id.to_string());
+            return Err(format!(
+                "{name} is a helmfile flag: `capstan chart` renders one chart without a state file and does not use it"
+            )
+            .into());
+        }
+    }
+    g.log_level().map_err(chart::Failure::from)?;
+    Ok(chart::Globals {
+        namespace: g.namespace.clone(),
+        debug: g.debug,
+    })
 }
 
 #[cfg(test)]

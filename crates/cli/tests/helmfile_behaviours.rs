@@ -586,3 +586,99 @@ fn environment_defaults_take_every_entry_and_merge_across_bases() {
         missing.stderr
     );
 }
+
+/// helm flags given through `--args` change the output as they change helm's, cluster
+/// settings are accepted, anything else is refused; global flags before `chart` are
+/// helm's (`-n`) or refused (helmfile's); a huge list index is Helm's error, not an
+/// allocation that kills the process.
+#[test]
+fn helm_args_global_flags_for_chart_and_index_limits() {
+    let d = dir(
+        "args",
+        &[
+            (
+                "chart/templates/ns.yaml",
+                "kind: Namespace\nmetadata:\n  name: {{ .Release.Namespace }}\n  upgrade: {{ .Release.IsUpgrade }}\n",
+            ),
+            ("helmfile.yaml", "releases:\n- name: r\n  chart: ./chart\n"),
+        ],
+    );
+    let out = capstan(
+        &d,
+        &[
+            "template",
+            "-q",
+            "--args",
+            "--set value=from-args --is-upgrade --wait --timeout 5m --no-hooks",
+        ],
+        &[],
+    );
+    let text = ok(&out);
+    assert!(text.contains("value: \"from-args\""), "{text}");
+    assert!(text.contains("upgrade: true"), "{text}");
+    assert!(!text.contains("-hook"), "--no-hooks: {text}");
+    for (args, want) in [
+        ("--bogus", "--args: unknown flag --bogus for helm template"),
+        ("--dry-run=server", "API server"),
+        ("--version 1.0.0", "set the release's `version:`"),
+    ] {
+        let refused = capstan(&d, &["template", "--args", args], &[]);
+        assert_ne!(refused.code, 0, "{args}");
+        assert!(refused.stderr.contains(want), "{args}: {}", refused.stderr);
+    }
+    let ns = capstan(
+        &d,
+        &[
+            "-n",
+            "foo",
+            "chart",
+            "template",
+            "r",
+            "./chart",
+            "-s",
+            "templates/ns.yaml",
+        ],
+        &[],
+    );
+    assert!(ok(&ns).contains("name: foo"), "{}", ns.stdout);
+    let own = capstan(
+        &d,
+        &[
+            "-n",
+            "foo",
+            "chart",
+            "template",
+            "r",
+            "./chart",
+            "-n",
+            "bar",
+            "-s",
+            "templates/ns.yaml",
+        ],
+        &[],
+    );
+    assert!(ok(&own).contains("name: bar"), "{}", own.stdout);
+    let refused = capstan(
+        &d,
+        &["-e", "prod", "chart", "template", "r", "./chart"],
+        &[],
+    );
+    assert_ne!(refused.code, 0);
+    assert!(
+        refused.stderr.contains("--environment is a helmfile flag"),
+        "{}",
+        refused.stderr
+    );
+    let huge = capstan(
+        &d,
+        &["--state-values-set", "a[99999999999]=1", "print-env"],
+        &[],
+    );
+    assert_eq!(huge.code, 1);
+    assert!(
+        huge.stderr
+            .contains("index of 99999999999 is greater than maximum supported index of 65536"),
+        "{}",
+        huge.stderr
+    );
+}

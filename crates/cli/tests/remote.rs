@@ -486,13 +486,10 @@ fn chart_tgz(version: &str) -> Vec<u8> {
     out
 }
 
-/// Charts from a helm repository render natively: the index is read, the version
-/// chosen as helm chooses, the archive checked against its digest and cached.
-#[test]
-fn repository_charts_render_without_helm() {
+/// A helm repository's files: chart `c` at `versions` (archives with their digests in
+/// `index.yaml`).
+fn repository_files(versions: &[&str]) -> Vec<(String, Vec<u8>)> {
     use sha2::Digest;
-    let dir = tempdir("repo");
-    let versions = ["0.1.0", "0.1.5", "0.2.0", "0.3.0-rc.1"];
     let mut files = Vec::new();
     let mut index = String::from("apiVersion: v1\nentries:\n  c:\n");
     for v in versions {
@@ -505,7 +502,81 @@ fn repository_charts_render_without_helm() {
         files.push((format!("/charts/c-{v}.tgz"), data));
     }
     files.push(("/index.yaml".to_string(), index.into_bytes()));
-    let port = http_files(files);
+    files
+}
+
+/// `helm dependency build`, natively: a local chart's dependencies missing from
+/// `charts/` are fetched (by repository URL, `@name` of `repositories:`, `file://`;
+/// `Chart.lock` pins the version) and rendered, nothing is written into the chart; with
+/// `--skip-deps` or the release's `skipDeps: true` they stay missing: Helm's error.
+#[test]
+fn local_chart_dependencies_are_built_unless_skipped() {
+    let dir = tempdir("deps");
+    let port = http_files(repository_files(&["0.1.0", "0.1.5", "0.2.0"]));
+    let url = format!("http://127.0.0.1:{port}");
+    let files = [
+        ("lib/Chart.yaml", "apiVersion: v2\nname: lib\nversion: 0.1.0\n".to_string()),
+        (
+            "lib/templates/lib.yaml",
+            "kind: Secret\nmetadata:\n  name: lib-{{ .Release.Name }}\n".to_string(),
+        ),
+        (
+            "app/Chart.yaml",
+            format!("apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- name: c\n  version: ~0.1.0\n  repository: {url}\n- name: lib\n  version: 0.1.0\n  repository: file://../lib\n"),
+        ),
+        (
+            "app2/Chart.yaml",
+            "apiVersion: v2\nname: app2\nversion: 1.0.0\ndependencies:\n- name: c\n  version: '>=0.1.0'\n  repository: '@myrepo'\n".to_string(),
+        ),
+        (
+            "app2/Chart.lock",
+            "dependencies:\n- name: c\n  repository: '@myrepo'\n  version: 0.1.0\ndigest: sha256:0\ngenerated: \"2026-01-01T00:00:00Z\"\n".to_string(),
+        ),
+        (
+            "helmfile.yaml",
+            format!("repositories:\n- name: myrepo\n  url: {url}\nreleases:\n- name: one\n  chart: ./app\n- name: two\n  chart: ./app2\n"),
+        ),
+        (
+            "skip.yaml",
+            "releases:\n- name: one\n  chart: ./app\n  skipDeps: true\n".to_string(),
+        ),
+    ];
+    for (path, text) in &files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    let (out, err, ok) = capstan(&dir, &["template", "-q"], &[]);
+    let (_, skipped, skipped_ok) = capstan(&dir, &["template", "-q", "--skip-deps"], &[]);
+    let (_, release_skip, release_skip_ok) =
+        capstan(&dir, &["-f", "skip.yaml", "template", "-q"], &[]);
+    let written = dir.join("app/charts").exists() || dir.join("app2/charts").exists();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(ok, "{err}");
+    assert!(out.contains("# Source: app/charts/c/templates/cm.yaml\nkind: ConfigMap\nmetadata:\n  name: one\ndata:\n  version: \"0.1.5\""), "{out}");
+    assert!(
+        out.contains(
+            "# Source: app/charts/lib/templates/lib.yaml\nkind: Secret\nmetadata:\n  name: lib-one"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("# Source: app2/charts/c/templates/cm.yaml\nkind: ConfigMap\nmetadata:\n  name: two\ndata:\n  version: \"0.1.0\""), "Chart.lock pins 0.1.0: {out}");
+    assert!(!written, "dependencies were written into the chart");
+    for (ok, err) in [(skipped_ok, &skipped), (release_skip_ok, &release_skip)] {
+        assert!(!ok);
+        assert!(
+            err.contains("found in Chart.yaml, but missing in charts/ directory: c, lib"),
+            "{err}"
+        );
+    }
+}
+
+/// Charts from a helm repository render natively: the index is read, the version
+/// chosen as helm chooses, the archive checked against its digest and cached.
+#[test]
+fn repository_charts_render_without_helm() {
+    let dir = tempdir("repo");
+    let port = http_files(repository_files(&["0.1.0", "0.1.5", "0.2.0", "0.3.0-rc.1"]));
     std::fs::write(
         dir.join("helmfile.yaml"),
         format!(

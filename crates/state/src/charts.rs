@@ -163,7 +163,29 @@ pub fn repo_chart(
     }
     let locked = locked_version(host, doc, base, name);
     let constraint = locked.as_deref().unwrap_or(constraint);
-    let index = index(host, &repo)?;
+    repo_archive(host, &repo, name, constraint).map(Some)
+}
+
+/// The host of `url` (`scheme://[user@]host[:port]/…`), lowercased.
+fn url_host(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, h)| h)
+        .to_ascii_lowercase()
+}
+
+/// The cached archive of chart `name` of `repo` at the version `constraint` selects,
+/// downloaded (digest checked) when not cached. The repository's credentials go only to
+/// its own host, as helm sends them without `--pass-credentials`.
+fn repo_archive(
+    host: &dyn Host,
+    repo: &Repo,
+    name: &str,
+    constraint: &str,
+) -> Result<PathBuf, String> {
+    let index = index(host, repo)?;
     let entries = index
         .get("entries")
         .and_then(|e| e.get(name))
@@ -187,7 +209,7 @@ pub fn repo_chart(
         .join(&repo.name)
         .join(format!("{name}-{version}.tgz"));
     if host.is_file(&file) {
-        return Ok(Some(file));
+        return Ok(file);
     }
     let url = entry
         .get("urls")
@@ -212,7 +234,12 @@ pub fn repo_chart(
         "Downloading {name} {version} from repo {}",
         repo.url
     ));
-    let data = host.http_get(&absolute, &repo.user, &repo.password)?;
+    let (user, password) = if url_host(&absolute) == url_host(&repo.url) {
+        (repo.user.as_str(), repo.password.as_str())
+    } else {
+        ("", "")
+    };
+    let data = host.http_get(&absolute, user, password)?;
     if let Some(Value::String(digest)) = entry.get("digest") {
         let got: String = Sha256::digest(&data)
             .iter()
@@ -227,7 +254,108 @@ pub fn repo_chart(
     }
     host.write_file(&file, &data)
         .map_err(|e| format!("caching {}: {e}", file.display()))?;
-    Ok(Some(file))
+    Ok(file)
+}
+
+/// What `helm dependency build` fetches for a dependency of the local chart in
+/// `chart_dir` that `charts/` lacks: `file://` a directory beside the chart, `https://`
+/// (or `http://`) a repository by URL (with the credentials of the listed repository of
+/// that URL), `@name`/`alias:name` a repository listed under `repositories:`,
+/// `oci://` a registry. The version is `Chart.lock`'s when it pins one, else the
+/// constraint in `Chart.yaml`. `None` for a dependency without a repository (it must be
+/// in `charts/`).
+pub fn dependency_chart(
+    host: &dyn Host,
+    doc: &Tree,
+    chart_dir: &std::path::Path,
+    name: &str,
+    version: &str,
+    repository: &str,
+) -> Result<Option<PathBuf>, String> {
+    let locked = chart_lock_version(host, chart_dir, name, repository);
+    let constraint = locked.as_deref().unwrap_or(version);
+    if repository.is_empty() {
+        return Ok(None);
+    }
+    if let Some(path) = repository.strip_prefix("file://") {
+        return Ok(Some(chart_dir.join(path)));
+    }
+    if repository.starts_with("oci://") {
+        let base = repository
+            .trim_start_matches("oci://")
+            .trim_end_matches('/');
+        let listed = repositories(doc).into_iter().find(|r| {
+            let url = r.url.trim_start_matches("oci://").trim_end_matches('/');
+            r.oci && !url.is_empty() && (base == url || base.starts_with(&format!("{url}/")))
+        });
+        return oci_chart(
+            host,
+            listed.as_ref(),
+            &format!("oci://{base}/{name}"),
+            constraint,
+        )
+        .map(Some);
+    }
+    if let Some(alias) = repository
+        .strip_prefix('@')
+        .or_else(|| repository.strip_prefix("alias:"))
+    {
+        let repo = self::repository(doc, alias).ok_or_else(|| {
+            format!("no repository definition for {repository}: list it under `repositories:`")
+        })?;
+        if repo.oci {
+            let reference = format!(
+                "oci://{}/{name}",
+                repo.url.trim_start_matches("oci://").trim_end_matches('/')
+            );
+            return oci_chart(host, Some(&repo), &reference, constraint).map(Some);
+        }
+        return repo_archive(host, &repo, name, constraint).map(Some);
+    }
+    if repository.starts_with("https://") || repository.starts_with("http://") {
+        let url = repository.trim_end_matches('/');
+        let repo = repositories(doc)
+            .into_iter()
+            .find(|r| r.url.trim_end_matches('/') == url)
+            .unwrap_or_else(|| Repo {
+                // The cache folder of a repository known only by its URL.
+                name: url
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                    .collect(),
+                url: url.to_string(),
+                user: String::new(),
+                password: String::new(),
+                oci: false,
+                plain_http: false,
+            });
+        return repo_archive(host, &repo, name, constraint).map(Some);
+    }
+    Err(format!(
+        "dependency {name:?}: repository {repository:?} is not a URL helm can fetch from (file://, https://, oci://, @name)"
+    ))
+}
+
+/// The version `Chart.lock` beside the chart pins for a dependency.
+fn chart_lock_version(
+    host: &dyn Host,
+    chart_dir: &std::path::Path,
+    name: &str,
+    repository: &str,
+) -> Option<String> {
+    let text = host.read_file(&chart_dir.join("Chart.lock")).ok()?;
+    let v = capstan_yaml::decode_helm(&String::from_utf8_lossy(&text)).ok()?;
+    v.get("dependencies")?
+        .as_list()?
+        .items
+        .iter()
+        .find_map(|d| {
+            let same = d.get("name")?.as_str()? == name
+                && d.get("repository")
+                    .and_then(|r| r.as_str().map(|r| r == repository))
+                    .unwrap_or(repository.is_empty());
+            same.then(|| d.get("version").map(|x| crate::scalar_text(&x)))?
+        })
 }
 
 /// A chart from an OCI registry (`oci://host/path/name`) at the version `constraint`

@@ -278,7 +278,8 @@ impl Overrides {
         let mut cli = Tree::new();
         for item in &self.set_string {
             for (k, v) in split_set_string(item) {
-                set_typed(&mut cli, &k, &v, true)?;
+                set_typed(&mut cli, &k, &v, true)
+                    .map_err(|e| format!("--state-values-set-string {item:?}: {e}"))?;
             }
         }
         for item in &self.set {
@@ -288,7 +289,8 @@ impl Overrides {
                         "invalid --state-values-set item {kv:?}: expected KEY=VALUE"
                     ));
                 };
-                set_typed(&mut cli, k, v, false)?;
+                set_typed(&mut cli, k, v, false)
+                    .map_err(|e| format!("--state-values-set {kv:?}: {e}"))?;
             }
         }
         let renderer = s.renderer(&self.base);

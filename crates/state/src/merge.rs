@@ -178,6 +178,9 @@ pub fn typed_value(val: &str, keep_string: bool) -> Value {
     Value::from(val)
 }
 
+/// The largest list index a `--state-values-set` key may name (Helm's strvals limit).
+const MAX_INDEX: usize = 65536;
+
 /// One path segment of a `--state-values-set` key: `name` or `name[index]`.
 enum Cursor {
     Key(String),
@@ -226,6 +229,13 @@ fn set_at(m: &mut Tree, path: &[String], value: Value) -> Result<(), String> {
             set_at(child, rest, value)
         }
         Cursor::Indexed(k, i) => {
+            // helmfile allocates the whole list (and dies on a huge index); capstan stops
+            // at Helm's strvals limit with Helm's message.
+            if i > MAX_INDEX {
+                return Err(format!(
+                    "index of {i} is greater than maximum supported index of {MAX_INDEX}"
+                ));
+            }
             let key = Str::from(k);
             let slot = m
                 .entry(key.clone())
@@ -304,6 +314,18 @@ mod tests {
             yaml(&out),
             "l:\n  - 1\n  - 5\n  - 3\nx: keep\n\"y\": null\n"
         );
+    }
+
+    #[test]
+    fn huge_indexes_stop_at_helms_limit() {
+        let mut t = Tree::new();
+        let e = set_typed(&mut t, "a[99999999999]", "1", false).unwrap_err();
+        assert_eq!(
+            e,
+            "index of 99999999999 is greater than maximum supported index of 65536"
+        );
+        assert!(set_typed(&mut t, "b[65536]", "1", false).is_ok());
+        assert!(set_typed(&mut t, "c[65537].d", "1", false).is_err());
     }
 
     #[test]

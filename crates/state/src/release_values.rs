@@ -33,6 +33,16 @@ pub struct HelmFlags {
     pub no_hooks: bool,
     /// `--show-only`: only the manifests of these templates.
     pub show_only: Vec<String>,
+    /// helm's other value flags given through `--args` (after the release's own).
+    pub set_string: Vec<String>,
+    pub set_json: Vec<String>,
+    pub set_file: Vec<String>,
+    pub set_literal: Vec<String>,
+    /// `--is-upgrade`: `.Release.IsUpgrade` instead of `.Release.IsInstall`.
+    pub is_upgrade: bool,
+    /// `--skip-deps`: no `helm dependency build` for local charts (a dependency missing
+    /// from `charts/` is then Helm's error).
+    pub skip_deps: bool,
 }
 
 /// A release ready for the chart renderer.
@@ -140,6 +150,9 @@ pub fn chart_input_with(
     };
     let renderer = ps.renderer(s);
     let post_renderer = post_renderer_of(&ps.state.doc, r, flags);
+    let dependency_builder =
+        (local && !skips_deps(&ps.state.doc, r, flags) && s.host.is_dir(Path::new(&chart)))
+            .then(|| dependency_builder(s, &ps.state.doc));
     let patches = capstan_chart::patch::Patches {
         strategic: crate::spec::list_of(&r.raw, "strategicMergePatches"),
         json: crate::spec::list_of(&r.raw, "jsonPatches"),
@@ -180,6 +193,8 @@ pub fn chart_input_with(
             r.namespace.clone()
         },
         include_crds: flags.include_crds,
+        is_upgrade: flags.is_upgrade,
+        dependency_builder,
         skip_tests: flags.skip_tests,
         no_hooks: flags.no_hooks,
         kube_version: if flags.kube_version.is_empty() {
@@ -275,6 +290,10 @@ pub fn chart_input_with(
             .push(format!("{}={}", sv.name, escape_set(&sv.value)));
     }
     values.set.extend(flags.set.iter().cloned());
+    values.set_string.extend(flags.set_string.iter().cloned());
+    values.set_json.extend(flags.set_json.iter().cloned());
+    values.set_file.extend(flags.set_file.iter().cloned());
+    values.set_literal.extend(flags.set_literal.iter().cloned());
     options.values = values;
     options.extra_dependencies = extra_dependencies(s, ps, r)?;
     for w in &loader.warnings {
@@ -324,9 +343,11 @@ pub fn helm_template_args(
         args.extend(["--values".into(), path]);
     }
     for (flag, items) in [
+        ("--set-json", &o.values.set_json),
         ("--set", &o.values.set),
         ("--set-string", &o.values.set_string),
         ("--set-file", &o.values.set_file),
+        ("--set-literal", &o.values.set_literal),
     ] {
         for i in items {
             args.extend([flag.to_string(), i.clone()]);
@@ -334,6 +355,9 @@ pub fn helm_template_args(
     }
     if o.include_crds {
         args.push("--include-crds".into());
+    }
+    if o.is_upgrade {
+        args.push("--is-upgrade".into());
     }
     if o.no_hooks {
         args.push("--no-hooks".into());
@@ -420,6 +444,56 @@ fn post_renderer_of(
 
 /// helmfile's release `dependencies:` (`chart`, `version`, `alias`, `condition`): each
 /// chart (a local directory or `repo/chart`) loaded as an extra subchart.
+/// Whether helmfile skips `helm dependency build` for the release: `--skip-deps`, else
+/// the release's `skipDeps:`, else `helmDefaults.skipDeps`.
+fn skips_deps(doc: &crate::merge::Tree, r: &Release, flags: &HelmFlags) -> bool {
+    flags.skip_deps
+        || r.skip_deps.unwrap_or_else(|| {
+            matches!(
+                crate::spec::map_of(doc, "helmDefaults").get("skipDeps"),
+                Some(Value::Bool(true))
+            )
+        })
+}
+
+/// `helm dependency build` done natively: each dependency a local chart's `charts/`
+/// lacks is fetched (see [`crate::charts::dependency_chart`]) and loaded, in memory
+/// (nothing is written into the chart's directory).
+fn dependency_builder(
+    s: &Settings,
+    doc: &crate::merge::Tree,
+) -> capstan_chart::dependencies::DependencyBuilder {
+    let host = s.host.clone();
+    let doc = doc.clone();
+    capstan_chart::dependencies::DependencyBuilder(std::sync::Arc::new(
+        move |chart_dir: &Path, dep: &capstan_chart::load::Dependency| {
+            let fail = |e: String| {
+                format!(
+                    "building dependency {:?} of {}: {e}",
+                    dep.name,
+                    chart_dir.display()
+                )
+            };
+            let Some(path) = crate::charts::dependency_chart(
+                host.as_ref(),
+                &doc,
+                chart_dir,
+                &dep.name,
+                &dep.version,
+                &dep.repository,
+            )
+            .map_err(fail)?
+            else {
+                return Ok(None);
+            };
+            let fs = crate::host::HostFs(host.as_ref());
+            let chart =
+                capstan_chart::load::load_dir_in(&fs, &path).map_err(|e| fail(e.message))?;
+            Ok(Some(chart))
+        },
+    ))
+}
+
 fn extra_dependencies(
     s: &Settings,
     ps: &PreparedState,

@@ -44,6 +44,7 @@ pub(crate) fn options(inputs: &J) -> TemplateOptions {
         skip_schema_validation: inputs["skip_schema_validation"].as_bool().unwrap_or(false),
         overlay: Default::default(),
         extra_dependencies: Vec::new(),
+        dependency_builder: None,
         post_renderer: None,
         patches: Default::default(),
     }

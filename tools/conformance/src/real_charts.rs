@@ -134,7 +134,13 @@ pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
     let mut per_combo: Vec<(Duration, Duration, &str)> = Vec::new();
     for _ in 0..rounds {
         for combo in &combos {
-            let h = run_process(&helm, &helm_args(combo), path, helm_home.path(), HELM_TIMEOUT)?;
+            let h = run_process(
+                &helm,
+                &helm_args(combo),
+                path,
+                helm_home.path(),
+                HELM_TIMEOUT,
+            )?;
             let c = run_capstan(&capstan, path, helm_home.path(), combo);
             helm_total += h.elapsed;
             capstan_total += c.elapsed;
