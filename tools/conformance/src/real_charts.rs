@@ -162,7 +162,7 @@ pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
         capstan_total.as_secs_f64(),
         (log_ratio_sum / counted.max(1) as f64).exp()
     );
-    per_combo.sort_by(|a, b| b.0.cmp(&a.0));
+    per_combo.sort_by_key(|c| std::cmp::Reverse(c.0));
     println!("slowest for capstan (capstan / helm):");
     for (c, h, id) in per_combo.iter().take(10) {
         println!(
