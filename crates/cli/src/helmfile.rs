@@ -72,10 +72,11 @@ pub struct Global {
     /// Log level (debug, info, warn, error).
     #[arg(long = "log-level", default_value = "info")]
     pub log_level: String,
-    /// Colored output.
+    /// Colored output: helmfile colours only `diff` (a cluster command); the other
+    /// commands print no colour, with or without it.
     #[arg(long = "color", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub color: bool,
-    /// No colored output.
+    /// No colored output (also `NO_COLOR`): see `--color`.
     #[arg(long = "no-color", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub no_color: bool,
     /// Exit successfully when no release matches the selectors.
@@ -85,7 +86,8 @@ pub struct Global {
     /// `charts/` as they are).
     #[arg(long = "skip-deps", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub skip_deps: bool,
-    /// Show helm's output as it runs (capstan's output is always live).
+    /// Show helm's output as it runs: cluster commands; helmfile turns it off for
+    /// `template`, and capstan's own progress is always live.
     #[arg(long = "enable-live-output", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub enable_live_output: bool,
     /// The chart every release uses instead of its own.
@@ -209,7 +211,8 @@ pub struct ListArgs {
     /// `json` for JSON output.
     #[arg(long = "output", default_value = "")]
     output: String,
-    /// Do not prepare charts (capstan never fetches for `list`).
+    /// Do not prepare charts: helmfile's list runs chartify and `prepare` hooks unless
+    /// given; capstan's list prepares nothing, so the output is the same either way.
     #[arg(long = "skip-charts", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     skip_charts: bool,
 }
@@ -709,7 +712,18 @@ pub fn run(
             } else {
                 commands::template(&s, &states, &flags, t.concurrency)
             }
-            .map_err(|e| describe_release_error(&e))?;
+            .map_err(|e| {
+                let message = describe_release_error(&e);
+                match e.rendered {
+                    // `--debug` passes helm's `--debug`: the rendered files come first.
+                    Some(stdout) if g.debug => crate::chart::Failure {
+                        stdout,
+                        message,
+                        code: 1,
+                    },
+                    _ => message.into(),
+                }
+            })?;
             if bar {
                 logln!(
                     log,

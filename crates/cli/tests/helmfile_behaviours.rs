@@ -682,3 +682,58 @@ fn helm_args_global_flags_for_chart_and_index_limits() {
         huge.stderr
     );
 }
+
+/// `--debug` makes a YAML error show the rendered files first (helm's `--debug`, which
+/// the error's hint names); `--color`, `--no-color`, `--enable-live-output` and
+/// `list --skip-charts` change nothing in these commands' output, as in helmfile.
+#[test]
+fn debug_shows_rendered_files_and_no_op_flags_change_nothing() {
+    let d = dir(
+        "debug",
+        &[
+            ("chart/templates/bad.yaml", "{{ if .Values.bad }}a: b: c{{ end }}\n"),
+            (
+                "helmfile.yaml",
+                "releases:\n- name: r\n  chart: ./chart\n- name: broken\n  chart: ./chart\n  values:\n  - bad: true\n  labels:\n    broken: \"yes\"\n",
+            ),
+        ],
+    );
+    let plain = capstan(&d, &["template", "-q", "-l", "broken!=yes"], &[]);
+    for flags in [
+        &["--color", "template", "-q", "-l", "broken!=yes"][..],
+        &["--no-color", "template", "-q", "-l", "broken!=yes"],
+        &[
+            "--enable-live-output",
+            "template",
+            "-q",
+            "-l",
+            "broken!=yes",
+        ],
+    ] {
+        let out = capstan(&d, flags, &[]);
+        assert_eq!(ok(&out), ok(&plain), "{flags:?}");
+    }
+    let list = capstan(&d, &["list"], &[]);
+    let skipped = capstan(&d, &["list", "--skip-charts"], &[]);
+    assert_eq!(ok(&list), ok(&skipped));
+
+    let quiet = capstan(&d, &["template", "-q", "-l", "broken=yes"], &[]);
+    assert_eq!(quiet.code, 1);
+    assert!(quiet.stdout.is_empty(), "{}", quiet.stdout);
+    assert!(
+        quiet
+            .stderr
+            .contains("Use --debug flag to render out invalid YAML"),
+        "{}",
+        quiet.stderr
+    );
+    let debug = capstan(&d, &["--debug", "template", "-l", "broken=yes"], &[]);
+    assert_eq!(debug.code, 1);
+    assert!(
+        debug
+            .stdout
+            .contains("# Source: chart/templates/bad.yaml\na: b: c"),
+        "{}",
+        debug.stdout
+    );
+}

@@ -32,6 +32,9 @@ pub struct ReleaseError {
     pub release: String,
     pub message: String,
     pub location: Option<capstan_chart::template::Location>,
+    /// For a manifest that is not valid YAML: every rendered file, as `helm template
+    /// --debug` prints them.
+    pub rendered: Option<String>,
 }
 
 impl std::fmt::Display for ReleaseError {
@@ -66,6 +69,7 @@ pub fn template_reporting(
             release: String::new(),
             message: e,
             location: None,
+            rendered: None,
         })?;
         for r in active {
             jobs.push((ps, r));
@@ -109,6 +113,7 @@ pub fn template_reporting(
                     release: String::new(),
                     message: "a rendering thread stopped".into(),
                     location: None,
+                    rendered: None,
                 })
             }
         }
@@ -126,6 +131,7 @@ fn render_one(
         release: r.name.clone(),
         message,
         location,
+        rendered: None,
     };
     let input = chart_input(s, ps, r, flags).map_err(|e| {
         // The release is named once, by `ReleaseError`.
@@ -155,7 +161,10 @@ fn render_one(
             l.file = crate::host::join(&s.root, &l.file.to_string_lossy());
             l
         });
-        fail(e.to_string(), location)
+        ReleaseError {
+            rendered: e.rendered.clone(),
+            ..fail(e.to_string(), location)
+        }
     })?;
     let manifest = if flags.show_only.is_empty() {
         rendered.manifest
