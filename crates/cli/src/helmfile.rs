@@ -432,13 +432,20 @@ impl Global {
     }
 }
 
-fn settings(g: &Global, cwd: &Path) -> Result<Settings, String> {
+/// The run's settings; `captured` collects the host's progress lines and warnings when
+/// they do not go to standard error as they happen (an in-process run).
+fn settings(
+    g: &Global,
+    cwd: &Path,
+    captured: &Arc<std::sync::Mutex<String>>,
+) -> Result<Settings, String> {
     let root = cwd.to_path_buf();
     let mut host = OsHost::new(&root);
-    host.show_progress =
-        g.shows_progress()? && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed);
-    host.show_warnings =
-        g.log_level()? <= 2 && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed);
+    host.show_progress = g.shows_progress()?;
+    host.show_warnings = g.log_level()? <= 2;
+    if !crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+        host.captured = Some(captured.clone());
+    }
     if g.file == "-" {
         let mut data = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut data)
@@ -624,9 +631,22 @@ pub fn run(
     cwd: &Path,
     log: &mut String,
 ) -> Result<String, crate::chart::Failure> {
+    let captured = Arc::new(std::sync::Mutex::new(String::new()));
+    let result = run_with(before, cmd, cwd, log, &captured);
+    log.push_str(&captured.lock().unwrap_or_else(|e| e.into_inner()));
+    result
+}
+
+fn run_with(
+    before: &Global,
+    cmd: StateCommand,
+    cwd: &Path,
+    log: &mut String,
+    captured: &Arc<std::sync::Mutex<String>>,
+) -> Result<String, crate::chart::Failure> {
     let merged = cmd.global().over(before);
     let g = &merged;
-    let s = settings(g, cwd)?;
+    let s = settings(g, cwd, captured)?;
     let progress = g.shows_progress()?;
     match cmd {
         StateCommand::Template(With { args: t, .. }) => {

@@ -141,6 +141,9 @@ pub struct OsHost {
     pub show_progress: bool,
     /// Whether warnings go to standard error.
     pub show_warnings: bool,
+    /// Where shown progress lines and warnings go instead of standard error (a caller
+    /// running commands in-process collects them).
+    pub captured: Option<std::sync::Arc<std::sync::Mutex<String>>>,
 }
 
 impl OsHost {
@@ -150,6 +153,18 @@ impl OsHost {
             stdin: None,
             show_progress: false,
             show_warnings: false,
+            captured: None,
+        }
+    }
+
+    fn show(&self, line: &str) {
+        match &self.captured {
+            Some(buf) => {
+                let mut b = buf.lock().unwrap_or_else(|e| e.into_inner());
+                b.push_str(line);
+                b.push('\n');
+            }
+            None => eprintln!("{line}"),
         }
     }
 
@@ -333,13 +348,13 @@ impl Host for OsHost {
 
     fn progress(&self, line: &str) {
         if self.show_progress {
-            eprintln!("{line}");
+            self.show(line);
         }
     }
 
     fn warn(&self, line: &str) {
         if self.show_warnings {
-            eprintln!("{line}");
+            self.show(line);
         }
     }
 

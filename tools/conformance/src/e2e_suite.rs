@@ -403,6 +403,30 @@ fn run_case(id: String, dir: &Path) -> CaseResult {
         return CaseResult::fail(id, format!("capstan failed: {}", out.stderr.trim_end()), "");
     }
     let want = std::fs::read_to_string(dir.join(expected_file)).unwrap_or_default();
+    // What was pulled from the registry must match too: a case whose expected output is
+    // only progress lines (`fetch`) would otherwise pass on the exit code alone.
+    let port = _registry.as_ref().map(|r| r.port.to_string());
+    let pulls = |text: &str| -> Vec<String> {
+        let mut v: Vec<String> = text
+            .lines()
+            .filter(|l| l.starts_with("Pulled: "))
+            .map(|l| match &port {
+                Some(p) => l.replace("$REGISTRY_PORT", p),
+                None => l.to_string(),
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (want_pulls, got_pulls) = (pulls(&want), pulls(&out.stderr));
+    if want_pulls != got_pulls {
+        return CaseResult::compare(
+            id,
+            "charts pulled",
+            &want_pulls.join("\n"),
+            &got_pulls.join("\n"),
+        );
+    }
     match (documents(&want), documents(&out.stdout)) {
         (Ok(w), Ok(g)) if w == g => CaseResult::pass(id),
         (Ok(w), Ok(g)) => {
