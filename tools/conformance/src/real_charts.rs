@@ -121,12 +121,15 @@ pub fn run(path: &Path) -> Result<Vec<CaseResult>, String> {
 /// one process at a time, the two interleaved (helm, capstan, helm, capstan, …) so that
 /// both see the same machine; `iterations` rounds (default 1). Prints the total wall
 /// time of each tool, their ratio and the geometric mean of the per-combination ratios.
-/// Fails when capstan is slower in total.
+/// Every capstan output is first checked against helm's by the suite's rules; a
+/// difference ends the run with an error. Fails when capstan is slower in total.
 pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
     let combos = read_combos(&path.join("combos.jsonl"))?;
     let helm = find_helm()?;
     let capstan = find_capstan()?;
     let helm_home = tempdir("capstan-real-charts-bench")?;
+    let helm_version = tool_output(&helm, &["version", "--short"])?;
+    let cache = cache_dir();
     let rounds = iterations.unwrap_or(1).max(1);
     let (mut helm_total, mut capstan_total) = (Duration::ZERO, Duration::ZERO);
     let mut log_ratio_sum = 0.0f64;
@@ -142,6 +145,19 @@ pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
                 HELM_TIMEOUT,
             )?;
             let c = run_capstan(&capstan, path, helm_home.path(), combo);
+            // Same output as helm's (by the suite's rules) or no figure at all.
+            let key = cache_key(
+                &helm_version,
+                combo,
+                &chart_digest(&path.join(&combo.chart)),
+            );
+            let reference = reference(&helm, path, helm_home.path(), combo, &cache, &key)?;
+            if let Some(f) = judge(&combo.id, &reference, &c).failure {
+                return Err(format!(
+                    "{}: capstan's output differs from helm's, no timing: {}",
+                    combo.id, f.summary
+                ));
+            }
             helm_total += h.elapsed;
             capstan_total += c.elapsed;
             per_combo.push((c.elapsed, h.elapsed, &combo.id));
