@@ -123,7 +123,7 @@ pub struct Global {
     /// Refuse helm plugins that cannot be verified (cluster commands).
     #[arg(long = "enforce-plugin-verification", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub enforce_plugin_verification: bool,
-    /// Plain HTTP for OCI registries.
+    /// Plain HTTP for every OCI registry (as each repository's `plainHttp: true`).
     #[arg(long = "oci-plain-http", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub oci_plain_http: bool,
     /// Retries of `helm repo add/update` and `helm registry login` (cluster commands).
@@ -443,6 +443,7 @@ fn settings(
     let mut host = OsHost::new(&root);
     host.show_progress = g.shows_progress()?;
     host.show_warnings = g.log_level()? <= 2;
+    host.oci_plain_http = g.oci_plain_http;
     if !crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
         host.captured = Some(captured.clone());
     }

@@ -144,6 +144,8 @@ pub struct OsHost {
     /// Where shown progress lines and warnings go instead of standard error (a caller
     /// running commands in-process collects them).
     pub captured: Option<std::sync::Arc<std::sync::Mutex<String>>>,
+    /// `--oci-plain-http`: every OCI registry over plain HTTP.
+    pub oci_plain_http: bool,
 }
 
 impl OsHost {
@@ -154,6 +156,7 @@ impl OsHost {
             show_progress: false,
             show_warnings: false,
             captured: None,
+            oci_plain_http: false,
         }
     }
 
@@ -312,7 +315,9 @@ impl Host for OsHost {
     fn oci_tags(&self, reference: &str, auth: &OciAuth) -> Result<Vec<String>, String> {
         let env = |k: &str| std::env::var(k).ok();
         let r = capstan_fetch::oci::Reference::parse(reference).map_err(|e| e.to_string())?;
-        oci_client(auth, &env).tags(&r).map_err(|e| e.to_string())
+        oci_client(auth, self.oci_plain_http, &env)
+            .tags(&r)
+            .map_err(|e| e.to_string())
     }
 
     fn oci_pull(
@@ -323,7 +328,7 @@ impl Host for OsHost {
     ) -> Result<(String, Vec<u8>), String> {
         let env = |k: &str| std::env::var(k).ok();
         let r = capstan_fetch::oci::Reference::parse(reference).map_err(|e| e.to_string())?;
-        let pulled = oci_client(auth, &env)
+        let pulled = oci_client(auth, self.oci_plain_http, &env)
             .pull(&r, tag)
             .map_err(|e| e.to_string())?;
         Ok((pulled.digest, pulled.archive))
@@ -378,12 +383,13 @@ impl Host for OsHost {
 
 fn oci_client<'a>(
     auth: &OciAuth,
+    plain_http: bool,
     env: &'a dyn Fn(&str) -> Option<String>,
 ) -> capstan_fetch::oci::Client<'a> {
     capstan_fetch::oci::Client {
         username: auth.username.clone(),
         password: auth.password.clone(),
-        plain_http: auth.plain_http,
+        plain_http: auth.plain_http || plain_http,
         env,
     }
 }
