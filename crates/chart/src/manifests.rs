@@ -171,6 +171,54 @@ fn sort_by_kind(list: &mut [Manifest]) {
     });
 }
 
+/// Helm's `--show-only` over documents named by their template: those whose path
+/// (without the chart name) matches one of the patterns, pattern by pattern.
+pub fn show_only_documents(
+    documents: &[(String, String)],
+    patterns: &[String],
+) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for p in patterns {
+        let mut found = false;
+        for (source, content) in documents {
+            let Some((_, rel)) = source.split_once('/') else {
+                continue;
+            };
+            if crate::glob::glob_match(p, rel) {
+                out.push((source.clone(), content.clone()));
+                found = true;
+            }
+        }
+        if !found {
+            return Err(format!("could not find template {p} in chart"));
+        }
+    }
+    Ok(out)
+}
+
+/// Documents as `helm template` prints them (`---`, `# Source:`, the document).
+pub fn documents_text(documents: &[(String, String)]) -> String {
+    documents
+        .iter()
+        .map(|(s, c)| format!("---\n# Source: {s}\n{}\n", c.trim_end()))
+        .collect()
+}
+
+/// The documents of text `helm template` printed (the name from each `# Source:` line,
+/// `manifest.yaml` when there is none): for output helm itself rendered.
+pub fn documents_of(manifest: &str) -> Vec<(String, String)> {
+    split_documents(manifest)
+        .into_iter()
+        .map(|d| match d.strip_prefix("# Source: ") {
+            Some(rest) => {
+                let (name, content) = rest.split_once('\n').unwrap_or((rest, ""));
+                (name.trim().to_string(), content.to_string())
+            }
+            None => ("manifest.yaml".to_string(), d),
+        })
+        .collect()
+}
+
 /// Helm's `--show-only`: the documents whose `# Source:` path (without the chart name)
 /// matches one of the patterns, in output order.
 pub fn show_only(manifest: &str, patterns: &[String]) -> Result<String, String> {

@@ -59,6 +59,9 @@ pub struct Rendered {
     pub values: Map,
     /// `helm template`'s standard output.
     pub manifest: String,
+    /// The same documents with the template each came from (`chart/templates/cm.yaml`),
+    /// in output order: what `--output-dir` names files after, never the rendered text.
+    pub documents: Vec<(String, String)>,
 }
 
 /// Which step of `helm template` failed.
@@ -211,12 +214,34 @@ pub fn template(
 }
 
 /// [`template`] reading the chart and values files through `fs`.
+/// Helm's `ValidateReleaseName` pattern: DNS-1123 labels joined by dots (so a release
+/// name can never be a path such as `../x`). Helm 4.1.4 also refuses names longer than
+/// 53 characters; the helm-values corpus (Helm main, "v4.2") renders a 76-character name,
+/// and capstan follows the corpus (see COMPATIBILITY.md); the message keeps Helm's text.
+pub fn validate_release_name(name: &str) -> Result<(), String> {
+    let label_ok = |l: &str| {
+        let b = l.as_bytes();
+        let edge = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+        !b.is_empty()
+            && edge(b[0])
+            && edge(b[b.len() - 1])
+            && b.iter().all(|&c| edge(c) || c == b'-')
+    };
+    if name.split('.').all(label_ok) {
+        return Ok(());
+    }
+    Err(format!(
+        "release name check failed: release name {name:?}: invalid release name, must match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the length must not be longer than 53"
+    ))
+}
+
 pub fn template_in(
     fs: &dyn crate::fs::ChartFs,
     chart_dir: &Path,
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<Rendered, TemplateError> {
+    validate_release_name(&o.release_name).map_err(TemplateError::load)?;
     let read = |p: &str| match o.overlay.get(p) {
         Some(text) => Ok(text.clone()),
         None => read_file_in(fs, cwd, p),
@@ -310,16 +335,17 @@ pub fn template_in(
     })?;
 
     let mut body = String::new();
+    let mut documents = Vec::new();
     if o.include_crds {
         for (path, f) in chart.crd_files("") {
-            body.push_str(&format!(
-                "---\n# Source: {path}\n{}\n",
-                String::from_utf8_lossy(&f.data)
-            ));
+            let content = String::from_utf8_lossy(&f.data).into_owned();
+            body.push_str(&format!("---\n# Source: {path}\n{content}\n"));
+            documents.push((path, content));
         }
     }
     for m in &sorted.manifests {
         body.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.content));
+        documents.push((m.source.clone(), m.content.clone()));
     }
     let mut manifest = format!("{}\n", body.trim());
     for h in &sorted.hooks {
@@ -327,6 +353,11 @@ pub fn template_in(
             continue;
         }
         manifest.push_str(&format!("---\n# Source: {}\n{}\n", h.source, h.content));
+        documents.push((h.source.clone(), h.content.clone()));
     }
-    Ok(Rendered { values, manifest })
+    Ok(Rendered {
+        values,
+        manifest,
+        documents,
+    })
 }

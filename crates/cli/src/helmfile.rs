@@ -773,9 +773,10 @@ fn run_with(
                     let dir = commands::render_path(
                         tmpl,
                         &commands::path_template_data(&s, ps, r, &t.output_dir),
+                        &t.output_dir,
                     )?;
                     if let Some(rr) = rendered.get(i) {
-                        files.extend(commands::output_files(&dir, &rr.manifest));
+                        files.extend(commands::output_files(&dir, &rr.documents)?);
                     }
                     i += 1;
                 }

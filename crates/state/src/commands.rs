@@ -22,6 +22,8 @@ pub struct RenderedRelease {
     pub chart: String,
     /// `helm template`'s standard output.
     pub manifest: String,
+    /// The same documents named by their template (what `--output-dir` writes).
+    pub documents: Vec<(String, String)>,
     /// The coalesced values the chart saw.
     pub values: Tree,
 }
@@ -144,6 +146,9 @@ fn render_one(
             out.manifest = capstan_chart::manifests::show_only(&out.manifest, &flags.show_only)
                 .map_err(|e| fail(e, None))?;
         }
+        // helm printed it: its `# Source:` lines are all there is to name files by
+        // (`output_files` keeps them inside the output directory).
+        out.documents = capstan_chart::manifests::documents_of(&out.manifest);
         return Ok(out);
     }
     // Paths are relative to the host's working directory; the host resolves them.
@@ -166,17 +171,20 @@ fn render_one(
             ..fail(e.to_string(), location)
         }
     })?;
-    let manifest = if flags.show_only.is_empty() {
-        rendered.manifest
+    let (manifest, documents) = if flags.show_only.is_empty() {
+        (rendered.manifest, rendered.documents)
     } else {
         // `helm template --show-only`, as helmfile passes it to every release.
-        capstan_chart::manifests::show_only(&rendered.manifest, &flags.show_only)
-            .map_err(|e| fail(e, None))?
+        let docs =
+            capstan_chart::manifests::show_only_documents(&rendered.documents, &flags.show_only)
+                .map_err(|e| fail(e, None))?;
+        (capstan_chart::manifests::documents_text(&docs), docs)
     };
     Ok(RenderedRelease {
         name: r.name.clone(),
         chart: r.chart.clone(),
         manifest,
+        documents,
         values: rendered.values,
     })
 }
@@ -235,6 +243,7 @@ fn render_with_helm(
         name: r.name.clone(),
         chart: r.chart.clone(),
         manifest,
+        documents: Vec::new(),
         values: Tree::new(),
     })
 }
@@ -287,31 +296,67 @@ pub fn path_template_data(
 }
 
 /// Renders a plain Go template (no helmfile functions) as helmfile does for paths.
-pub fn render_path(template: &str, data: &Value) -> Result<String, String> {
+///
+/// What the data brings in (a release name, a label, a namespace) cannot climb out of the
+/// folder the template names: a `..` component, or an absolute path, that neither the
+/// template's own text nor `output_dir` (the `--output-dir` the user gave) writes is an
+/// error.
+pub fn render_path(template: &str, data: &Value, output_dir: &str) -> Result<String, String> {
     let mut t = capstan_gotmpl::Templates::new(Default::default());
     t.parse("output", template)?;
-    t.execute("output", data).map_err(|e| e.to_string())
+    let path = t.execute("output", data).map_err(|e| e.to_string())?;
+    let climbs = |p: &str| p.split(['/', '\\']).filter(|c| *c == "..").count();
+    let absolute = |p: &str| p.starts_with('/') || p.starts_with('\\');
+    let literal: String = template
+        .split("{{")
+        .enumerate()
+        .map(|(i, part)| {
+            if i == 0 {
+                part
+            } else {
+                part.split_once("}}").map_or("", |(_, rest)| rest)
+            }
+        })
+        .collect();
+    let allowed = climbs(&literal) + climbs(output_dir);
+    let may_be_absolute = absolute(template) || absolute(output_dir);
+    if climbs(&path) > allowed || (absolute(&path) && !may_be_absolute) {
+        return Err(format!(
+            "refusing to write to {path:?}: the values put into {template:?} would leave the folder it names"
+        ));
+    }
+    Ok(path)
 }
 
-/// The files `helm template --output-dir DIR` writes for one rendered release:
-/// `DIR/<template path>` holding each of its documents.
-pub fn output_files(dir: &str, manifest: &str) -> Vec<(String, String)> {
+/// `helm template --output-dir`: each document written to `DIR/<its template path>`
+/// (documents of one template together, each after `---`), named from the template the
+/// document came from, never from the rendered text. A path that would leave `DIR`
+/// (absolute, or with `..`) is an error.
+pub fn output_files(
+    dir: &str,
+    documents: &[(String, String)],
+) -> Result<Vec<(String, String)>, String> {
     let mut files: Vec<(String, String)> = Vec::new();
-    for doc in manifest.split("---\n").filter(|d| !d.trim().is_empty()) {
-        let source = doc
-            .lines()
-            .next()
-            .and_then(|l| l.strip_prefix("# Source: "))
-            .unwrap_or("manifest.yaml")
-            .to_string();
+    for (source, content) in documents {
+        let inside = !source.is_empty()
+            && !source.starts_with('/')
+            && !source.starts_with('\\')
+            && source
+                .split(['/', '\\'])
+                .all(|c| !c.is_empty() && c != ".." && c != ".");
+        if !inside {
+            return Err(format!(
+                "refusing to write manifest {source:?}: its path would leave the output directory {dir:?}"
+            ));
+        }
         let path = format!("{}/{}", dir.trim_end_matches('/'), source);
-        let text = format!("---\n{doc}");
+        let text = format!("---\n# Source: {source}\n{}\n", content.trim_end());
         match files.iter_mut().find(|(p, _)| *p == path) {
             Some((_, existing)) => existing.push_str(&text),
             None => files.push((path, text)),
         }
     }
-    files
+    Ok(files)
 }
 
 /// `list`'s rows: name, namespace, enabled, installed, labels, chart, version.
@@ -748,7 +793,7 @@ pub fn write_values(
                 .map_err(|e| e.to_string())?;
             let text = capstan_yaml::encode_helmfile(&Value::map_from(merged))
                 .map_err(|e| e.to_string())?;
-            let path = render_path(tmpl, &path_template_data(s, ps, r, ""))?;
+            let path = render_path(tmpl, &path_template_data(s, ps, r, ""), "")?;
             files.push((path, text));
         }
     }
@@ -805,7 +850,7 @@ pub fn fetch(
                     .map(|m| m.snapshot())
                     .unwrap_or_default();
                 data.insert(Str::from("ChartName"), Value::from(chart_name));
-                render_path(tmpl, &Value::map_from(data))
+                render_path(tmpl, &Value::map_from(data), output_dir)
             };
             if let Some(path) = crate::release_values::local_chart(s, base, &r.chart) {
                 // helmfile builds a local chart's dependencies, then copies the chart.

@@ -1,0 +1,158 @@
+//! Attacks on capstan as a deployment tool handling other people's values, charts and
+//! servers (issue 11): each test builds the hostile input itself and checks that capstan
+//! refuses it or handles it as helm/helmfile do, without writing outside the folder the
+//! user named, leaking a secret or crashing.
+
+use std::path::Path;
+use std::process::Command;
+
+mod common;
+use common::tempdir;
+
+fn capstan(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
+    c.args(args)
+        .current_dir(dir)
+        .env("HELMFILE_CACHE_HOME", dir.join("cache"));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().expect("run capstan");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn write(dir: &Path, files: &[(&str, String)]) {
+    for (path, text) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+}
+
+fn chart(dir: &Path, template: &str) {
+    write(
+        dir,
+        &[
+            (
+                "chart/Chart.yaml",
+                "apiVersion: v2\nname: c\nversion: 0.1.0\n".to_string(),
+            ),
+            ("chart/templates/cm.yaml", template.to_string()),
+        ],
+    );
+}
+
+/// Every file under `dir`, relative.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(rel) = p.strip_prefix(dir) {
+                out.push(rel.to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Class 1: a value that renders a `# Source:` line cannot choose where `--output-dir`
+/// writes (files are named from their template, as helm names them), and release names
+/// are checked as helm checks them.
+#[test]
+fn output_paths_never_leave_the_output_directory() {
+    let dir = tempdir("output-paths");
+    let victim = dir.join("victim.yaml");
+    let escape = format!("../../../../../../../../..{}", victim.display());
+    chart(&dir, "kind: ConfigMap\ndata:\n  v: {{ .Values.evil }}\n");
+    write(
+        &dir,
+        &[(
+            "helmfile.yaml",
+            format!(
+                "releases:\n- name: r\n  chart: ./chart\n  values:\n  - evil: \"hi\\n---\\n# Source: {escape}\\nkind: Secret\"\n"
+            ),
+        )],
+    );
+    let (_, err, code) = capstan(&dir, &["template", "--output-dir", "out"], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !victim.exists(),
+        "a rendered value chose a path outside the output dir"
+    );
+    let written = files_under(&dir.join("out"));
+    assert_eq!(written.len(), 1, "{written:?}");
+    assert!(written[0].ends_with("c/templates/cm.yaml"), "{written:?}");
+
+    for name in ["../x", "Bad_Name", "a/b", "x-"] {
+        write(
+            &dir,
+            &[(
+                "names.yaml",
+                format!("releases:\n- name: {name:?}\n  chart: ./chart\n"),
+            )],
+        );
+        let (_, err, code) = capstan(
+            &dir,
+            &["-f", "names.yaml", "template", "--output-dir", "named"],
+            &[],
+        );
+        assert_ne!(code, 0, "{name}");
+        assert!(
+            err.contains("invalid release name, must match regex"),
+            "{name}: {err}"
+        );
+        assert!(!dir.join("named").exists());
+        let (_, err, code) = capstan(&dir, &["chart", "template", name, "./chart"], &[]);
+        assert_ne!(code, 0, "{name}");
+        assert!(err.contains("release name check failed"), "{name}: {err}");
+    }
+    // write-values and fetch name their files from templates over the same data.
+    write(
+        &dir,
+        &[(
+            "climb.yaml",
+            "releases:\n- name: ../../../climbed\n  chart: ./chart\n".to_string(),
+        )],
+    );
+    let (_, err, code) = capstan(
+        &dir,
+        &[
+            "-f",
+            "climb.yaml",
+            "write-values",
+            "--output-file-template",
+            "vals/{{ .Release.Name }}.yaml",
+        ],
+        &[],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("would leave the folder it names"), "{err}");
+    assert!(!dir.join("../../climbed.yaml").exists() && !dir.join("vals").exists());
+    let (_, err, code) = capstan(
+        &dir,
+        &["-f", "climb.yaml", "fetch", "--output-dir", "fetched"],
+        &[],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("would leave the folder it names"), "{err}");
+    // The user's own `..` in --output-dir is theirs to write.
+    let (_, err, code) = capstan(
+        &dir,
+        &["template", "--output-dir", "../capstan-attack-sibling"],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let sibling = dir.join("../capstan-attack-sibling");
+    assert!(sibling.is_dir());
+    std::fs::remove_dir_all(sibling).ok();
+    std::fs::remove_dir_all(&dir).ok();
+}
