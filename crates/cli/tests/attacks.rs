@@ -156,3 +156,100 @@ fn output_paths_never_leave_the_output_directory() {
     std::fs::remove_dir_all(sibling).ok();
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Class 3: `HELMFILE_DISABLE_INSECURE_FEATURES=true` makes `exec`, `envExec`,
+/// `readFile`, `readDir` and `readDirEntries` fail wherever helmfile renders templates
+/// (state files, environment and release values `.gotmpl` files), and remote sources are
+/// refused; `HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS=true` makes them return nothing.
+#[test]
+fn insecure_feature_switches_cover_every_template() {
+    let dir = tempdir("insecure");
+    chart(
+        &dir,
+        "kind: ConfigMap\ndata:\n  v: {{ .Values.v | quote }}\n",
+    );
+    let calls = [
+        r#"{{ exec "touch" (list "pwned") }}"#,
+        r#"{{ envExec (dict "A" "b") "touch" (list "pwned") }}"#,
+        r#"{{ readFile "secret.txt" }}"#,
+        r#"{{ readDir "." | len }}"#,
+        r#"{{ readDirEntries "." | len }}"#,
+    ];
+    write(&dir, &[("secret.txt", "top-secret".to_string())]);
+    for (i, call) in calls.iter().enumerate() {
+        let places = [
+            // The state file itself.
+            (
+                "helmfile.yaml.gotmpl".to_string(),
+                format!("releases:\n- name: r\n  chart: ./chart\n  values:\n  - v: '{call}'\n"),
+                String::new(),
+            ),
+            // An environment values template.
+            (
+                "helmfile.yaml.gotmpl".to_string(),
+                "environments:\n  default:\n    values:\n    - env.yaml.gotmpl\n---\nreleases:\n- name: r\n  chart: ./chart\n".to_string(),
+                format!("v: '{call}'\n"),
+            ),
+            // A release values template.
+            (
+                "helmfile.yaml".to_string(),
+                "releases:\n- name: r\n  chart: ./chart\n  values:\n  - env.yaml.gotmpl\n".to_string(),
+                format!("v: '{call}'\n"),
+            ),
+        ];
+        for (file, state, values) in places {
+            let _ = std::fs::remove_file(dir.join("helmfile.yaml"));
+            let _ = std::fs::remove_file(dir.join("helmfile.yaml.gotmpl"));
+            write(
+                &dir,
+                &[
+                    (file.as_str(), state.clone()),
+                    ("env.yaml.gotmpl", values.clone()),
+                ],
+            );
+            let (out, err, code) = capstan(
+                &dir,
+                &["template", "-q"],
+                &[("HELMFILE_DISABLE_INSECURE_FEATURES", "true")],
+            );
+            assert_ne!(code, 0, "call {i} in {file} ran: {out}");
+            assert!(
+                err.contains("HELMFILE_DISABLE_INSECURE_FEATURES is active, insecure function calls are disabled"),
+                "call {i} in {file}: {err}"
+            );
+            assert!(!out.contains("top-secret") && !err.contains("top-secret"));
+            assert!(
+                !dir.join("pwned").exists(),
+                "call {i} in {file} ran a command"
+            );
+            let (out, err, code) = capstan(
+                &dir,
+                &["template", "-q"],
+                &[("HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS", "true")],
+            );
+            assert_eq!(code, 0, "call {i} in {file}: {err}");
+            assert!(!out.contains("top-secret"), "{out}");
+            assert!(
+                !dir.join("pwned").exists(),
+                "call {i} in {file} ran a command"
+            );
+        }
+    }
+    write(
+        &dir,
+        &[(
+            "helmfile.yaml",
+            "environments:\n  default:\n    values:\n    - https://example.invalid/values.yaml\n"
+                .to_string(),
+        )],
+    );
+    let _ = std::fs::remove_file(dir.join("helmfile.yaml.gotmpl"));
+    let (_, err, code) = capstan(
+        &dir,
+        &["print-env"],
+        &[("HELMFILE_DISABLE_INSECURE_FEATURES", "true")],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("remote sources are disabled"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

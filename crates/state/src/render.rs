@@ -337,9 +337,10 @@ fn env_true(host: &dyn Host, name: &str) -> bool {
     )
 }
 
-/// `HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS` makes `exec`, `envExec`, `readFile`,
-/// `readDir` and `listDir` return nothing; `HELMFILE_DISABLE_INSECURE_FEATURES` makes
-/// `exec`, `readFile`, `readDir` and `listDir` fail.
+/// `HELMFILE_DISABLE_INSECURE_FEATURES` makes `exec`, `envExec`, `readFile`, `readDir`
+/// and `readDirEntries` fail (helmfile v1.7's list; capstan's `listDir` too);
+/// `HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS` (helmfile v0.x's switch, which v1.7 no
+/// longer reads) makes them return nothing, as it did.
 fn insecure_switches(m: &mut FuncMap, host: &dyn Host) {
     if env_true(host, "HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS") {
         for name in ["exec", "envExec", "readFile"] {
@@ -347,14 +348,21 @@ fn insecure_switches(m: &mut FuncMap, host: &dyn Host) {
                 f.imp = Arc::new(|_, _| Ok(Value::from("")));
             }
         }
-        for name in ["readDir", "listDir"] {
+        for name in ["readDir", "readDirEntries", "listDir"] {
             if let Some(f) = m.get_mut(name) {
                 f.imp = Arc::new(|_, _| Ok(Value::list_from(Vec::new())));
             }
         }
     }
     if env_true(host, "HELMFILE_DISABLE_INSECURE_FEATURES") {
-        for name in ["exec", "readFile", "readDir", "listDir"] {
+        for name in [
+            "exec",
+            "envExec",
+            "readFile",
+            "readDir",
+            "readDirEntries",
+            "listDir",
+        ] {
             if let Some(f) = m.get_mut(name) {
                 f.imp = Arc::new(|_, _| {
                     Err("HELMFILE_DISABLE_INSECURE_FEATURES is active, insecure function calls are disabled".into())
