@@ -521,11 +521,19 @@ fn load_any(
 
 /// Writes files all together: into a temporary sibling first, then renamed, so a failure
 /// leaves nothing half-written.
-fn write_all<T: AsRef<[u8]>>(root: &Path, files: &[(String, T)]) -> Result<(), String> {
+///
+/// Staged files are private (0600: values may hold secrets) and removed on a signal; in
+/// place, a file is readable by others (0644) unless `private`.
+fn write_all<T: AsRef<[u8]>>(
+    root: &Path,
+    files: &[(String, T)],
+    private: bool,
+) -> Result<(), String> {
     let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let cleanup = |staged: &[(PathBuf, PathBuf)]| {
         for (tmp, _) in staged {
             let _ = std::fs::remove_file(tmp);
+            capstan_state::host::unregister_staged(tmp);
         }
     };
     for (path, text) in files {
@@ -540,16 +548,51 @@ fn write_all<T: AsRef<[u8]>>(root: &Path, files: &[(String, T)]) -> Result<(), S
             "{}.capstan-tmp",
             target.extension().and_then(|e| e.to_str()).unwrap_or("")
         ));
-        if let Err(e) = std::fs::write(&tmp, text) {
+        capstan_state::host::register_staged(&tmp);
+        if let Err(e) = write_private_file(&tmp, text.as_ref()) {
+            let _ = std::fs::remove_file(&tmp);
+            capstan_state::host::unregister_staged(&tmp);
             cleanup(&staged);
             return Err(format!("write {}: {e}", tmp.display()));
         }
         staged.push((tmp, target));
     }
-    for (tmp, target) in &staged {
-        std::fs::rename(tmp, target).map_err(|e| format!("rename {}: {e}", target.display()))?;
+    for (i, (tmp, target)) in staged.iter().enumerate() {
+        if let Err(e) = std::fs::rename(tmp, target) {
+            cleanup(&staged[i..]);
+            return Err(format!("rename {}: {e}", target.display()));
+        }
+        capstan_state::host::unregister_staged(tmp);
+        if !private {
+            set_mode(target, 0o644);
+        }
     }
     Ok(())
+}
+
+/// Creates (or truncates) `path` readable by its owner only, then writes `data`.
+fn write_private_file(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut f = options.open(path)?;
+    set_mode(path, 0o600);
+    f.write_all(data)
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode));
+    }
+    #[cfg(not(unix))]
+    let _ = (path, mode);
 }
 
 /// helmfile's exit code for "no releases found".
@@ -781,7 +824,7 @@ fn run_with(
                     i += 1;
                 }
             }
-            write_all(cwd, &files)?;
+            write_all(cwd, &files, false)?;
             if progress {
                 for (p, _) in &files {
                     logln!(log, "wrote {p}");
@@ -846,7 +889,7 @@ fn run_with(
                 ..Default::default()
             };
             let files = commands::write_values(&s, &states, &flags, &output_file_template)?;
-            write_all(cwd, &files)?;
+            write_all(cwd, &files, true)?;
             if progress {
                 for (p, _) in &files {
                     logln!(log, "Writing values file {p}");
@@ -1006,7 +1049,7 @@ fn run_with(
                         .map(|f| (format!("{}/{}", c.dir, f.name), f.data)),
                 );
             }
-            let written = write_all(cwd, &files);
+            let written = write_all(cwd, &files, false);
             if let Some(t) = temp {
                 let _ = std::fs::remove_dir_all(t);
             }

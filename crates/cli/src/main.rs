@@ -10,8 +10,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // Ctrl-C: remove the private directories holding values for helm, then stop as a
-    // shell expects (exit code 130).
+    // SIGINT, SIGTERM, SIGHUP: remove the private directories holding values for helm
+    // and any staged output file, then stop (exit code 130).
     let _ = ctrlc::set_handler(|| {
         capstan_state::host::remove_private_dirs();
         std::process::exit(130);

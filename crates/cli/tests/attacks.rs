@@ -253,3 +253,101 @@ fn insecure_feature_switches_cover_every_template() {
     assert!(err.contains("remote sources are disabled"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Class 4: SIGTERM and SIGHUP, like SIGINT, remove the private directories holding a
+/// release's values for helm (here while a slow helm runs).
+#[test]
+fn signals_remove_private_files() {
+    let dir = tempdir("signals");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).expect("tmp");
+    let helm = dir.join("slow-helm");
+    write(&dir, &[("slow-helm", "#!/bin/sh\nsleep 30\n".to_string())]);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&helm, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    write(
+        &dir,
+        &[(
+            "helmfile.yaml",
+            "releases:\n- name: r\n  chart: somerepo/remote-chart\n  values:\n  - password: hunter2\n".to_string(),
+        )],
+    );
+    for signal in ["TERM", "HUP", "INT"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_capstan"))
+            .args(["-b", &helm.to_string_lossy(), "template", "-q"])
+            .current_dir(&dir)
+            .env("TMPDIR", &tmp)
+            .env("HELMFILE_CACHE_HOME", dir.join("cache"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("capstan");
+        let private = || -> Vec<String> {
+            std::fs::read_dir(&tmp)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("capstan-"))
+                .collect()
+        };
+        let mut seen = false;
+        for _ in 0..200 {
+            if !private().is_empty() {
+                seen = true;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        assert!(seen, "no private directory while helm runs");
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let exit = child.wait().expect("wait");
+        assert!(!exit.success(), "{signal}");
+        assert!(private().is_empty(), "{signal} left {:?}", private());
+    }
+    let _ = Command::new("pkill")
+        .args(["-f", &helm.to_string_lossy()])
+        .status();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Class 4: `build --embed-values` embeds a secrets file as it is on disk (encrypted),
+/// as helmfile does, never its decrypted values.
+#[test]
+fn embedded_secrets_stay_encrypted() {
+    let dir = tempdir("embed");
+    let key = common::keygen(&dir, "key.txt");
+    common::encrypt(&dir, "secrets.yaml", "password: hunter2\n", &key, &[]);
+    chart(&dir, "kind: ConfigMap\n");
+    write(
+        &dir,
+        &[
+            ("values.yaml", "plain: value\n".to_string()),
+            (
+                "helmfile.yaml",
+                "releases:\n- name: r\n  chart: ./chart\n  values:\n  - values.yaml\n  secrets:\n  - secrets.yaml\n".to_string(),
+            ),
+        ],
+    );
+    let key_file = key.file.to_string_lossy().into_owned();
+    let (out, err, code) = capstan(
+        &dir,
+        &["build", "--embed-values"],
+        &[("SOPS_AGE_KEY_FILE", key_file.as_str())],
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("plain: value"), "{out}");
+    assert!(out.contains("password: ENC["), "{out}");
+    assert!(
+        !out.contains("hunter2") && !err.contains("hunter2"),
+        "{out}"
+    );
+}

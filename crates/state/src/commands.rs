@@ -709,10 +709,16 @@ pub fn build_with_charts(
                 }
             }
             if embed_values {
-                let embedded = embed(s, ps, r)?;
-                match f.iter_mut().find(|(k, _)| k == "values") {
-                    Some(slot) => slot.1 = embedded,
-                    None => f.push(("values".into(), embedded)),
+                for (key, secrets) in [("values", false), ("secrets", true)] {
+                    let list = if secrets { &r.secrets } else { &r.values };
+                    if list.is_empty() {
+                        continue;
+                    }
+                    let embedded = crate::release_values::embedded_entries(s, ps, r, secrets)?;
+                    match f.iter_mut().find(|(k, _)| k == key) {
+                        Some(slot) => slot.1 = embedded,
+                        None => f.push((key.into(), embedded)),
+                    }
                 }
             }
             releases.push(f);
@@ -741,18 +747,6 @@ fn non_empty<'a>(s: &'a str, default: &'a str) -> &'a str {
     } else {
         s
     }
-}
-
-/// `LoadYAMLForEmbedding`: a release's values with files replaced by their content.
-fn embed(s: &Settings, ps: &PreparedState, r: &Release) -> Result<Value, String> {
-    let input = chart_input(s, ps, r, &HelmFlags::default())?;
-    let mut out = Vec::new();
-    for f in &input.options.values.files {
-        let text = input.options.overlay.get(f).cloned().unwrap_or_default();
-        let v = capstan_yaml::decode_helmfile(&text).map_err(|e| e.to_string())?;
-        out.push(v);
-    }
-    Ok(Value::list_from(out))
 }
 
 /// `write-values`: the merged values of each active release, keyed by the output path

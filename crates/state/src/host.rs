@@ -121,11 +121,35 @@ pub trait Host: Send + Sync {
 /// removed (also on Ctrl-C: see [`remove_private_dirs`]).
 static PRIVATE_DIRS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
-/// Removes every private directory still on disk (for a Ctrl-C handler).
+/// Files staged for an all-or-nothing write (`*.capstan-tmp`), still to be renamed or
+/// removed.
+static STAGED_FILES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Records a staged file, so that a signal handler can remove it.
+pub fn register_staged(path: &Path) {
+    if let Ok(mut files) = STAGED_FILES.lock() {
+        files.push(path.to_path_buf());
+    }
+}
+
+/// Forgets a staged file (renamed into place or removed).
+pub fn unregister_staged(path: &Path) {
+    if let Ok(mut files) = STAGED_FILES.lock() {
+        files.retain(|f| f != path);
+    }
+}
+
+/// Removes every private directory and staged file still on disk (for the handler of
+/// SIGINT, SIGTERM and SIGHUP): nothing holding values or secrets stays behind.
 pub fn remove_private_dirs() {
     if let Ok(mut dirs) = PRIVATE_DIRS.lock() {
         for d in dirs.drain(..) {
             let _ = std::fs::remove_dir_all(d);
+        }
+    }
+    if let Ok(mut files) = STAGED_FILES.lock() {
+        for f in files.drain(..) {
+            let _ = std::fs::remove_file(f);
         }
     }
 }

@@ -444,6 +444,53 @@ fn post_renderer_of(
 
 /// helmfile's release `dependencies:` (`chart`, `version`, `alias`, `condition`): each
 /// chart (a local directory or `repo/chart`) loaded as an extra subchart.
+/// helmfile's `LoadYAMLForEmbedding` (`build --embed-values`): the release's `values:`
+/// (or `secrets:`) entries with each file replaced by its content as YAML — a `.gotmpl`
+/// file rendered, any other file as it is on disk (secrets stay encrypted); inline maps
+/// as they are.
+pub fn embedded_entries(
+    s: &Settings,
+    ps: &PreparedState,
+    r: &Release,
+    secrets: bool,
+) -> Result<Value, String> {
+    let renderer = ps.renderer(s);
+    let env = ps.state.env.clone();
+    let mut loader = ValuesLoader {
+        renderer: &renderer,
+        base: ps.state.base.as_str(),
+        missing: MissingFileHandler::parse(&r.missing_file_handler, &ps.state.file),
+        context: &env,
+        strategy: Default::default(),
+        hcl: s.hcl,
+        warnings: Vec::new(),
+        decrypted: Default::default(),
+    };
+    let data = release_template_data(&ps.state.env, &ps.state.values, &r.raw, &ps.overrides);
+    let entries = if secrets { &r.secrets } else { &r.values };
+    let mut out = Vec::new();
+    for entry in entries {
+        let Value::String(path) = entry else {
+            out.push(entry.clone());
+            continue;
+        };
+        let files = loader.resolve("values", path)?;
+        if files.len() > 1 {
+            return Err("glob patterns in release values and secrets is not supported yet. please submit a feature request if necessary".into());
+        }
+        let Some(f) = files.first() else { continue };
+        let text = if f.ends_with(".gotmpl") {
+            renderer
+                .render_file(f, f, &data)
+                .map_err(|e| format!("failed to render values files \"{path}\": {e}"))?
+        } else {
+            renderer.read(f)?
+        };
+        out.push(capstan_yaml::decode_helmfile(&text).map_err(|e| format!("{f}: {e}"))?);
+    }
+    Ok(Value::list_from(out))
+}
+
 /// Whether helmfile skips `helm dependency build` for the release: `--skip-deps`, else
 /// the release's `skipDeps:`, else `helmDefaults.skipDeps`.
 fn skips_deps(doc: &crate::merge::Tree, r: &Release, flags: &HelmFlags) -> bool {
