@@ -107,7 +107,7 @@ pub fn layers_in(
     o: &TemplateOptions,
 ) -> Result<Layers, String> {
     let read = |p: &str| match o.overlay.get(p) {
-        Some(text) => Ok(text.clone()),
+        Some(text) => Ok(text.clone().into_bytes()),
         None => read_file_in(fs, cwd, p),
     };
     let user = o.values.merge(&read).map_err(|e| e.message)?;
@@ -140,7 +140,8 @@ pub fn layers_in(
     let mut layers: Vec<Layer> = tree.into_iter().map(|(_, l)| l).collect();
     let user_from = layers.len();
     for f in &o.values.files {
-        let text = read(f)?;
+        let bytes = read(f)?;
+        let text = String::from_utf8_lossy(&bytes);
         layers.push(yaml_layer(
             f.clone(),
             "-f".into(),

@@ -14,6 +14,47 @@ use std::sync::Arc;
 /// Helm's limit on nested `include`s of one template.
 const MAX_INCLUDE_DEPTH: usize = 1000;
 
+/// One running `include` of a name, counted in the template set's `include_nesting`
+/// until dropped.
+struct IncludeNesting<'a> {
+    counts: &'a std::sync::Mutex<std::collections::HashMap<String, usize>>,
+    name: String,
+}
+
+impl<'a> IncludeNesting<'a> {
+    /// Helm's check: the call that would nest a name more than [`MAX_INCLUDE_DEPTH`] + 1
+    /// deep fails with Helm's message.
+    fn enter(
+        counts: &'a std::sync::Mutex<std::collections::HashMap<String, usize>>,
+        name: &str,
+    ) -> Result<Self, String> {
+        let mut m = counts
+            .lock()
+            .map_err(|_| "include: a render thread failed".to_string())?;
+        let n = m.entry(name.to_string()).or_insert(0);
+        if *n > MAX_INCLUDE_DEPTH {
+            return Err(format!(
+                "rendering template has a nested reference name: {name}: unable to execute template"
+            ));
+        }
+        *n += 1;
+        Ok(IncludeNesting {
+            counts,
+            name: name.to_string(),
+        })
+    }
+}
+
+impl Drop for IncludeNesting<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut m) = self.counts.lock() {
+            if let Some(n) = m.get_mut(&self.name) {
+                *n = n.saturating_sub(1);
+            }
+        }
+    }
+}
+
 /// Helm's markers around `required`/`fail` messages (removed when Helm prints them).
 fn warn_wrap(msg: &str) -> String {
     format!("HELM_ERR_START{msg}HELM_ERR_END")
@@ -142,7 +183,9 @@ pub fn helm_funcs() -> FuncMap {
         Err(warn_wrap(&strval(&a[0])))
     });
     reg(&mut m, "include", &[Ty::String, Ty::Any], |ctx, a| {
-        capstan_gotmpl::include(ctx, &strval(&a[0]), &a[1], MAX_INCLUDE_DEPTH)
+        let name = strval(&a[0]);
+        let _nesting = IncludeNesting::enter(&ctx.templates.include_nesting, &name)?;
+        capstan_gotmpl::include(ctx, &name, &a[1], usize::MAX)
     });
     reg(&mut m, "tpl", &[Ty::String, Ty::Any], |ctx, a| {
         let text = strval(&a[0]);

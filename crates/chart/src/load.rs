@@ -225,6 +225,14 @@ fn walk(
             let data = fs
                 .read(&full)
                 .map_err(|err| LoadError::new(format!("{}: {err}", full.display())))?;
+            // Helm refuses any chart file over 5 MiB, naming it by its base name.
+            if data.len() as u64 > crate::archive::MAX_FILE_SIZE {
+                return Err(LoadError::new(format!(
+                    "chart file {} is larger than the maximum file size {}",
+                    capstan_gocompat::json::go_quote(&name),
+                    crate::archive::MAX_FILE_SIZE
+                )));
+            }
             out.push(ChartFile { name: path, data });
         }
     }
@@ -292,6 +300,11 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
         match f.name.as_str() {
             "Chart.yaml" => {
                 saw_chart_yaml = true;
+                capstan_yaml::yaml_text(&f.data).map_err(|e| {
+                    LoadError::new(format!(
+                        "cannot load Chart.yaml: error converting YAML to JSON: {e}"
+                    ))
+                })?;
                 chart.metadata =
                     parse_metadata(&String::from_utf8_lossy(&f.data)).map_err(|(e, pos)| {
                         LoadError::new(format!("cannot load Chart.yaml: {e}"))
@@ -299,6 +312,11 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                     })?;
             }
             "values.yaml" => {
+                capstan_yaml::yaml_documents_text(&f.data).map_err(|e| {
+                    LoadError::new(format!(
+                        "cannot load values.yaml: cannot unmarshal yaml document: error converting YAML to JSON: {e}"
+                    ))
+                })?;
                 chart.values_text = String::from_utf8_lossy(&f.data).into_owned();
                 let v = capstan_yaml::decode_helm(&chart.values_text).map_err(|e| {
                     LoadError::new(format!("cannot load values.yaml: {e}"))

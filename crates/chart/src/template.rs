@@ -186,21 +186,19 @@ fn relative_to(cwd: &Path, path: &str) -> PathBuf {
 }
 
 /// Reads a `-f`/`--set-file` path relative to `cwd`, failing with Go's `open` text.
-pub fn read_file(cwd: &Path, p: &str) -> Result<String, String> {
+pub fn read_file(cwd: &Path, p: &str) -> Result<Vec<u8>, String> {
     read_file_in(&crate::fs::OsFs, cwd, p)
 }
 
 /// [`read_file`] through `fs`.
-pub fn read_file_in(fs: &dyn crate::fs::ChartFs, cwd: &Path, p: &str) -> Result<String, String> {
-    fs.read(&cwd.join(p))
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .map_err(|e| {
-            let reason = match e.kind() {
-                std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-                _ => e.to_string(),
-            };
-            format!("open {p}: {reason}")
-        })
+pub fn read_file_in(fs: &dyn crate::fs::ChartFs, cwd: &Path, p: &str) -> Result<Vec<u8>, String> {
+    fs.read(&cwd.join(p)).map_err(|e| {
+        let reason = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+            _ => e.to_string(),
+        };
+        format!("open {p}: {reason}")
+    })
 }
 
 /// Runs `helm template NAME CHART_DIR` with `cwd` as the directory `-f` paths are
@@ -243,7 +241,7 @@ pub fn template_in(
 ) -> Result<Rendered, TemplateError> {
     validate_release_name(&o.release_name).map_err(TemplateError::load)?;
     let read = |p: &str| match o.overlay.get(p) {
-        Some(text) => Ok(text.clone()),
+        Some(text) => Ok(text.clone().into_bytes()),
         None => read_file_in(fs, cwd, p),
     };
     let user = o.values.merge(&read).map_err(|e| {

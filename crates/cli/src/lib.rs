@@ -130,6 +130,63 @@ where
     T: Into<OsString> + Clone,
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cwd = cwd.to_path_buf();
+    // Templates, YAML and HCL nest as deep as their input: the command runs on a thread
+    // whose stack fits Go's limits (see `capstan_value::DEEP_STACK_BYTES`), and a bug
+    // that panics ends as an error, not an abort.
+    quiet_too_deep_panics();
+    let in_place = (args.clone(), cwd.clone());
+    let worker = std::thread::Builder::new()
+        .name("capstan".into())
+        .stack_size(capstan_value::DEEP_STACK_BYTES)
+        .spawn(move || {
+            capstan_value::stack::mark_thread_stack(capstan_value::DEEP_STACK_BYTES);
+            run_here(args, &cwd)
+        });
+    match worker.map(|h| h.join()) {
+        Ok(Ok(outcome)) => outcome,
+        // Input nesting past every stack capstan allows (private files were removed as
+        // the work unwound).
+        Ok(Err(panic)) if capstan_value::stack::is_too_deep(panic.as_ref()) => Outcome {
+            stdout: String::new(),
+            stderr: format!("Error: {}\n", capstan_value::stack::TooDeep),
+            code: 1,
+        },
+        Ok(Err(panic)) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Outcome {
+                stdout: String::new(),
+                stderr: format!(
+                    "Error: internal error (a bug in capstan, please report it): {what}\n"
+                ),
+                code: 70,
+            }
+        }
+        // No room for the large stack (a ulimit on address space): run with this one.
+        Err(_) => run_here(in_place.0, &in_place.1),
+    }
+}
+
+/// Keeps the default panic message for bugs, but not for [`capstan_value::stack::TooDeep`]
+/// (a property of the input, reported as an error).
+fn quiet_too_deep_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !capstan_value::stack::is_too_deep(info.payload()) {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// [`run`] on the current thread.
+fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
     let parsed = Cli::command()
         .try_get_matches_from(cobra_order(args))
         .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));

@@ -351,3 +351,240 @@ fn embedded_secrets_stay_encrypted() {
         "{out}"
     );
 }
+
+/// Class 6: input nested or sized past what a default stack or a quadratic map can take.
+/// Each case either renders as helm does or ends with helm's (or a clear) error, exit 1,
+/// never an abort.
+#[test]
+fn deep_and_large_input_never_crashes() {
+    let dir = tempdir("deep");
+    let d = dir.as_path();
+    let run_chart = |template: &str, extra: &[&str]| {
+        chart(d, template);
+        let mut args = vec!["chart", "template", "r", "chart"];
+        args.extend_from_slice(extra);
+        capstan(d, &args, &[])
+    };
+    let n = 100_000;
+    // 100,000 nested `if`s and `with`s: Go renders them (its stack grows to 1 GiB).
+    let nested_ifs = format!(
+        "v: {}x{}\n",
+        "{{ if true }}".repeat(n),
+        "{{ end }}".repeat(n)
+    );
+    let (out, err, code) = run_chart(&nested_ifs, &[]);
+    assert_eq!((code, out.ends_with("v: x\n")), (0, true), "{err}");
+    let else_ifs = format!(
+        "v: {{{{ if false }}}}{}{{{{ else }}}}y{{{{ end }}}}\n",
+        "{{ else if false }}".repeat(n)
+    );
+    let (out, err, code) = run_chart(&else_ifs, &[]);
+    assert_eq!((code, out.ends_with("v: y\n")), (0, true), "{err}");
+    // Parentheses: Go's parser allows 10,000 levels and refuses the next.
+    let parens = |k: usize| format!("v: {{{{ {}1{} }}}}\n", "(".repeat(k), ")".repeat(k));
+    let (out, err, code) = run_chart(&parens(10_000), &[]);
+    assert_eq!((code, out.ends_with("v: 1\n")), (0, true), "{err}");
+    let (_, err, code) = run_chart(&parens(10_001), &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.starts_with(
+            "Error: parse error at (c/templates/cm.yaml:1): max expression depth exceeded"
+        ),
+        "{err}"
+    );
+    // Template recursion stops at Go's 100,000 calls; include recursion at Helm's 1,000
+    // per name, with `tpl` in between not counted.
+    let (_, err, code) = run_chart(
+        r#"v: {{ define "t" }}{{ template "t" . }}{{ end }}{{ template "t" . }}"#,
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("exceeded maximum template depth (100000)"),
+        "{err}"
+    );
+    let (_, err, code) = run_chart(
+        r#"v: {{ define "r" }}{{ tpl "{{ include \"r\" . }}" . }}{{ end }}{{ include "r" . }}"#,
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(
+            "rendering template has a nested reference name: r: unable to execute template"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("error calling include").count(),
+        1002,
+        "Helm nests 1,001 includes"
+    );
+    // Values built by a template 1,500,000 levels deep (Go itself dies at about a million):
+    // walked on fresh stacks.
+    let deep = "{{ $x := list }}{{ range until 1500000 }}{{ $x = list $x }}{{ end }}";
+    let (out, err, code) = run_chart(
+        &format!(
+            "v: {deep}{{{{ toJson $x | len }}}} {{{{ toYaml $x | len }}}} {{{{ printf \"%v\" (deepCopy $x) | len }}}} {{{{ eq (toString $x) (toString (deepCopy $x)) }}}}\n"
+        ),
+        &[],
+    );
+    // toYaml is empty past go-yaml's 10,000 levels, as in Helm.
+    assert_eq!(
+        (code, out.ends_with("v: 3000002 0 3000002 true\n")),
+        (0, true),
+        "{err}"
+    );
+    // --set index nesting: 9,999 levels are read back by toYaml, 10,000 are not (Helm).
+    chart(d, "v: {{ toYaml .Values | len }}\n");
+    for (k, empty) in [(9_999, false), (10_000, true)] {
+        let set = format!("a{}=1", "[0]".repeat(k));
+        let (out, err, code) = capstan(d, &["chart", "template", "r", "chart", "--set", &set], &[]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out.ends_with("v: 0\n"), empty, "{k}: {out}");
+    }
+    // A YAML document nested past go-yaml's limit is its error.
+    let flow = format!("a: {}{}\n", "[".repeat(10_001), "]".repeat(10_001));
+    write(d, &[("deep.yaml", flow)]);
+    let (_, err, code) = capstan(
+        d,
+        &["chart", "template", "r", "chart", "-f", "deep.yaml"],
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("exceeded max depth of 10000"), "{err}");
+    // 80,000 keys in one values file, and one key repeated 80,000 times in a state
+    // values file: linear work, bounded error text.
+    let flat: String = (0..80_000).map(|i| format!("k{i}: v{i}\n")).collect();
+    write(d, &[("flat.yaml", flat)]);
+    chart(d, "v: {{ len .Values }}\n");
+    let (out, err, code) = capstan(
+        d,
+        &["chart", "template", "r", "chart", "-f", "flat.yaml"],
+        &[],
+    );
+    assert_eq!((code, out.ends_with("v: 80000\n")), (0, true), "{err}");
+    let repeated: String = (0..80_000).map(|i| format!("k: v{i}\n")).collect();
+    write(
+        d,
+        &[
+            ("repeated.yaml", repeated),
+            (
+                "helmfile.yaml",
+                "values:\n- flat.yaml\n- repeated.yaml\n---\nreleases:\n- name: r\n  chart: ./chart\n".into(),
+            ),
+        ],
+    );
+    let (_, err, code) = capstan(d, &["template"], &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("mapping key \"k\" already defined at line 1"),
+        "{}",
+        &err[..err.len().min(300)]
+    );
+    assert!(err.len() < 2_000_000, "the error text is bounded");
+    // Sub-helmfiles that include themselves through `..` and a glob.
+    let sub = tempdir("deep-sub");
+    write(
+        &sub,
+        &[
+            ("helmfile.yaml", "helmfiles:\n- a/helmfile.yaml\n".into()),
+            (
+                "a/helmfile.yaml",
+                "helmfiles:\n- ../*/helmfile.yaml\n".into(),
+            ),
+        ],
+    );
+    let (_, err, code) = capstan(&sub, &["list"], &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("sub-helmfiles nest more than 64 deep"),
+        "{err}"
+    );
+}
+
+/// Class 8: go-yaml's and helmfile's errors where capstan used to accept or crash.
+#[test]
+fn fidelity_gaps_are_go_errors() {
+    let dir = tempdir("fidelity");
+    let d = dir.as_path();
+    chart(d, "v: {{ .Values.a | quote }}\n");
+    std::fs::write(d.join("bad.yaml"), b"a: \"x\xffy\"\n").expect("write");
+    let (_, err, code) = capstan(
+        d,
+        &["chart", "template", "r", "chart", "-f", "bad.yaml"],
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.starts_with("Error: failed to parse bad.yaml: cannot unmarshal yaml document: error converting YAML to JSON: yaml: invalid leading UTF-8 octet"),
+        "{err}"
+    );
+    std::fs::write(d.join("chart/values.yaml"), b"a: \"\xc3\"\n").expect("write");
+    let (_, err, code) = capstan(d, &["chart", "template", "r", "chart"], &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot load values.yaml: cannot unmarshal yaml document: error converting YAML to JSON: yaml: invalid trailing UTF-8 octet"), "{err}");
+    std::fs::remove_file(d.join("chart/values.yaml")).expect("rm");
+    // A chart file over Helm's 5 MiB limit.
+    std::fs::write(d.join("chart/big.txt"), vec![b'a'; 5 * 1024 * 1024 + 1]).expect("write");
+    let (_, err, code) = capstan(d, &["chart", "template", "r", "chart"], &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("chart file \"big.txt\" is larger than the maximum file size 5242880"),
+        "{err}"
+    );
+    std::fs::remove_file(d.join("chart/big.txt")).expect("rm");
+    // helmfile: environment values and state files.
+    write(
+        d,
+        &[("hf.yaml", "values:\n- bad.yaml\n---\nreleases: []\n".into())],
+    );
+    let (_, err, code) = capstan(d, &["-f", "hf.yaml", "build"], &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("failed to load environment values file \"bad.yaml\": yaml: invalid leading UTF-8 octet"), "{err}");
+    std::fs::write(
+        d.join("hf2.yaml"),
+        b"releases:\n- name: x\xff\n  chart: ./chart\n",
+    )
+    .expect("write");
+    let (_, err, code) = capstan(d, &["-f", "hf2.yaml", "list"], &[]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("failed to read hf2.yaml: reading document at index 1"),
+        "{err}"
+    );
+    assert!(err.contains("yaml: invalid leading UTF-8 octet"), "{err}");
+    // `helmfiles:` with no match: an error under the default handler, a warning under Warn.
+    write(d, &[("hf3.yaml", "helmfiles:\n- nothing/*.yaml\n".into())]);
+    let (_, err, code) = capstan(d, &["-f", "hf3.yaml", "list"], &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no matches for path: nothing/*.yaml"), "{err}");
+    write(
+        d,
+        &[(
+            "hf3.yaml",
+            "missingFileHandler: Warn\nhelmfiles:\n- nothing/*.yaml\nreleases:\n- name: r\n  chart: ./chart\n".into(),
+        )],
+    );
+    let (_, err, code) = capstan(d, &["-f", "hf3.yaml", "list"], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("no matches for path: nothing/*.yaml"), "{err}");
+    // Thousands of nested parentheses in a state values template: Go's parse error.
+    let parens = format!(
+        "a: {{{{ {}1{} }}}}\n",
+        "(".repeat(10_001),
+        ")".repeat(10_001)
+    );
+    write(
+        d,
+        &[
+            ("p.yaml.gotmpl", parens),
+            (
+                "hf4.yaml",
+                "values:\n- p.yaml.gotmpl\n---\nreleases: []\n".into(),
+            ),
+        ],
+    );
+    let (_, err, code) = capstan(d, &["-f", "hf4.yaml", "build"], &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("max expression depth exceeded"), "{err}");
+}

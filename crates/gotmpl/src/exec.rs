@@ -28,7 +28,7 @@ fn dollar() -> Arc<str> {
 }
 
 /// Go's limit on nested template calls.
-const MAX_DEPTH: usize = 10000;
+const MAX_DEPTH: usize = 100_000;
 
 /// A value during evaluation: `None` is Go's invalid `reflect.Value` (a missing key under
 /// `missingkey=default`, or a nil interface after a pipeline stage).
@@ -139,6 +139,11 @@ impl<'a> State<'a> {
     }
 
     fn walk(&mut self, dot: &EV, nodes: &[Node], out: &mut String) -> Result<Flow, ExecError> {
+        // Control structures and template calls nest as deep as the templates do.
+        capstan_value::stack::grow(|| self.walk_here(dot, nodes, out))
+    }
+
+    fn walk_here(&mut self, dot: &EV, nodes: &[Node], out: &mut String) -> Result<Flow, ExecError> {
         for node in nodes {
             match self.walk_node(dot, node, out)? {
                 Flow::Normal => {}

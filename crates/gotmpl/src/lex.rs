@@ -159,7 +159,7 @@ impl<'a> Lexer<'a> {
             if text_end > self.pos {
                 self.emit(Kind::Text, self.pos, text_end);
             }
-            self.line = line_at(self.src, delim);
+            self.line = self.line_of(delim);
             self.pos = delim + 2 + if trim { 2 } else { 0 };
             // A comment is a whole action.
             if self.rest().starts_with("/*") {

@@ -193,6 +193,10 @@ pub struct Templates {
     /// A bound on the bytes of any string a function returns and of the output (none in
     /// Go; for untrusted input: `printf "%q"` chains double their size at every step).
     pub value_limit: Option<usize>,
+    /// How many calls of each template are running through a host's `include` (Helm
+    /// counts them per name; shared by the copies `tpl` makes, and by every thread a deep
+    /// render moves to).
+    pub include_nesting: Arc<std::sync::Mutex<HashMap<String, usize>>>,
 }
 
 impl Templates {
@@ -206,6 +210,7 @@ impl Templates {
             missing_key: MissingKey::Default,
             root_name: String::new(),
             step_limit: None,
+            include_nesting: Default::default(),
             value_limit: None,
         }
     }
@@ -218,6 +223,7 @@ impl Templates {
             missing_key: MissingKey::Default,
             root_name: String::new(),
             step_limit: None,
+            include_nesting: Default::default(),
             value_limit: None,
         }
     }

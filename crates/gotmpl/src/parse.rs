@@ -30,17 +30,22 @@ struct Parser<'a> {
     parse_name: String,
     vars: Vec<String>,
     range_depth: usize,
-    lookup_func: &'a dyn Fn(&str) -> Option<crate::Func>,
+    /// Open parentheses around the current operand (Go stops at [`MAX_PAREN_DEPTH`]).
+    paren_depth: usize,
+    lookup_func: &'a (dyn Fn(&str) -> Option<crate::Func> + Sync),
     trees: Vec<Tree>,
 }
 
 type R<T> = Result<T, ParseError>;
 
+/// Go's limit on nested parenthesized pipelines (`maxStackDepth` in text/template/parse).
+const MAX_PAREN_DEPTH: usize = 10_000;
+
 /// Parses `text` as template `name`; returns every tree it defines, the main one first.
 pub fn parse(
     name: &str,
     text: &str,
-    lookup_func: &dyn Fn(&str) -> Option<crate::Func>,
+    lookup_func: &(dyn Fn(&str) -> Option<crate::Func> + Sync),
 ) -> Result<Vec<Tree>, ParseError> {
     let toks = Lexer::lex(text).map_err(
         |LexError {
@@ -63,6 +68,7 @@ pub fn parse(
         parse_name: name.to_string(),
         vars: vec!["$".into()],
         range_depth: 0,
+        paren_depth: 0,
         lookup_func,
         trees: Vec::new(),
     };
@@ -217,6 +223,11 @@ impl<'a> Parser<'a> {
 
     /// Items up to `{{end}}` or `{{else}}`.
     fn item_list(&mut self) -> R<(Vec<Node>, Item)> {
+        // Control structures nest as deep as the text does.
+        capstan_value::stack::grow(|| self.item_list_here())
+    }
+
+    fn item_list_here(&mut self) -> R<(Vec<Node>, Item)> {
         let mut list = Vec::new();
         while self.peek_non_space().kind != Kind::Eof {
             match self.text_or_action()? {
@@ -553,9 +564,15 @@ impl<'a> Parser<'a> {
             },
             Kind::Bool => Arg::Bool(t.pos, t.text == "true"),
             Kind::Char | Kind::Number => Arg::Number(t.pos, self.number(&t)?),
-            Kind::LeftParen => Arg::Pipe(Box::new(
-                self.pipeline("parenthesized pipeline", Kind::RightParen)?,
-            )),
+            Kind::LeftParen => {
+                if self.paren_depth >= MAX_PAREN_DEPTH {
+                    return Err(self.error("max expression depth exceeded"));
+                }
+                self.paren_depth += 1;
+                let pipe = self.pipeline("parenthesized pipeline", Kind::RightParen);
+                self.paren_depth -= 1;
+                Arg::Pipe(Box::new(pipe?))
+            }
             Kind::Str | Kind::RawStr => {
                 let text = unquote(&t.text).map_err(|e| self.error(e))?;
                 Arg::Str {

@@ -223,10 +223,35 @@ struct Visit<'a> {
     warnings: Vec<String>,
     matched: bool,
     undefined: Vec<crate::Location>,
+    /// The state files being loaded, outermost first (sub-helmfiles nest through it).
+    chain: Vec<String>,
 }
+
+/// How deep `helmfiles:` may nest. helmfile has no limit (a cycle through `..` or a glob
+/// recurses until Go's stack is exhausted); capstan stops with the chain of files.
+const MAX_SUB_HELMFILE_DEPTH: usize = 64;
 
 impl Visit<'_> {
     fn state(
+        &mut self,
+        file: &str,
+        overrides: &Overrides,
+        selectors: &[String],
+    ) -> Result<(), RunError> {
+        if self.chain.len() >= MAX_SUB_HELMFILE_DEPTH {
+            let tail = self.chain[self.chain.len() - 4..].join(" -> ");
+            return Err(format!(
+                "sub-helmfiles nest more than {MAX_SUB_HELMFILE_DEPTH} deep (a cycle through a glob or '..'?): ... -> {tail} -> {file}"
+            )
+            .into());
+        }
+        self.chain.push(file.to_string());
+        let r = self.state_here(file, overrides, selectors);
+        self.chain.pop();
+        r
+    }
+
+    fn state_here(
         &mut self,
         file: &str,
         overrides: &Overrides,
@@ -286,7 +311,9 @@ impl Visit<'_> {
             let matches = glob(self.s.host.as_ref(), &pattern);
             if matches.is_empty() {
                 let msg = format!("no matches for path: {}", sub.path);
-                if str_of(&state.doc, "missingFileHandler") == "Error" {
+                // helmfile's default handler is Error; Warn, Info and Debug only log.
+                let handler = str_of(&state.doc, "missingFileHandler");
+                if handler.is_empty() || handler == "Error" {
                     return Err(msg.into());
                 }
                 self.warnings.push(msg);
@@ -434,6 +461,7 @@ pub fn load_states(s: &Settings, o: &RunOptions) -> Result<Loaded, RunError> {
         warnings: Vec::new(),
         matched: false,
         undefined: Vec::new(),
+        chain: Vec::new(),
     };
     for f in find_state_files(s, &o.file)? {
         v.state(&f, &o.cli, &o.selectors)?;

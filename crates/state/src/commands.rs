@@ -89,20 +89,35 @@ pub fn template_reporting(
     let finished = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<std::sync::Mutex<Option<Result<RenderedRelease, ReleaseError>>>> =
         jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let work = || loop {
+        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some((ps, r)) = jobs.get(i) else { break };
+        let out = render_one(s, ps, r, flags);
+        if let Ok(mut slot) = results[i].lock() {
+            *slot = Some(out);
+        }
+        done(
+            finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+            jobs.len(),
+        );
+    };
     std::thread::scope(|scope| {
+        let mut started = 0;
         for _ in 0..workers {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((ps, r)) = jobs.get(i) else { break };
-                let out = render_one(s, ps, r, flags);
-                if let Ok(mut slot) = results[i].lock() {
-                    *slot = Some(out);
-                }
-                done(
-                    finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
-                    jobs.len(),
-                );
-            });
+            // Each render nests as deep as its templates: a large reserved stack, as the
+            // command thread has (`capstan_value::DEEP_STACK_BYTES`).
+            let spawned = std::thread::Builder::new()
+                .name("capstan-render".into())
+                .stack_size(capstan_value::DEEP_STACK_BYTES)
+                .spawn_scoped(scope, || {
+                    capstan_value::stack::mark_thread_stack(capstan_value::DEEP_STACK_BYTES);
+                    work()
+                });
+            started += usize::from(spawned.is_ok());
+        }
+        // No thread could start (address space limits): render here, one at a time.
+        if started == 0 {
+            work();
         }
     });
     let mut out = Vec::new();
@@ -777,7 +792,7 @@ pub fn write_values(
                 .options
                 .values
                 .merge(&|p: &str| match input.options.overlay.get(p) {
-                    Some(t) => Ok(t.clone()),
+                    Some(t) => Ok(t.clone().into_bytes()),
                     None => capstan_chart::template::read_file_in(
                         &crate::host::HostFs(s.host.as_ref()),
                         Path::new(""),

@@ -593,6 +593,24 @@ pub fn load_file(
         .host
         .read_file(std::path::Path::new(file))
         .map_err(|e| format!("open {file}: {}", crate::host::go_io_reason(&e)))?;
+    if let Err(e) = capstan_yaml::yaml_text(&bytes) {
+        // go-yaml refuses the document holding the first invalid UTF-8 sequence.
+        let valid = String::from_utf8_lossy(
+            &bytes[..std::str::from_utf8(&bytes)
+                .err()
+                .map_or(0, |u| u.valid_up_to())],
+        )
+        .into_owned();
+        let index = 1 + valid.lines().filter(|l| l.starts_with("---")).count();
+        let hint = if file.ends_with(".gotmpl") {
+            ""
+        } else {
+            ". Started seeing this since Helmfile v1? Add the .gotmpl file extension"
+        };
+        return Err(
+            format!("failed to read {file}: reading document at index {index}{hint}: {e}").into(),
+        );
+    }
     let content = String::from_utf8_lossy(&bytes).replace("\r\n", "\n");
     check_policy(file, &content)?;
     let base = base_of.map_or_else(|| dir_of(file), str::to_string);

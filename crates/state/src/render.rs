@@ -437,6 +437,11 @@ impl Renderer {
     /// `RenderToBytes`: a `.gotmpl` file is rendered, any other file read as is. `shown`
     /// is the path as helmfile names it in errors.
     pub fn render_file(&self, path: &str, shown: &str, data: &Value) -> Result<String, String> {
+        // Values files end in go-yaml, whose reader refuses invalid UTF-8 (a template
+        // passes such bytes through unchanged).
+        if let Ok(bytes) = self.host.read_file(std::path::Path::new(path)) {
+            capstan_yaml::yaml_text(&bytes).map_err(|e| e.to_string())?;
+        }
         if path.ends_with(".gotmpl") {
             let text = self.read(path)?;
             // helmfile's FileRenderer: `readFile`, `exec` and the rest resolve against the

@@ -34,7 +34,11 @@ fn cmp_keys(a: &Value, b: &Value) -> std::cmp::Ordering {
 }
 
 /// Appends `%v` of `v`; `top` is false inside collections (nil maps print `map[]`).
-pub(crate) fn write_v(out: &mut String, v: &Value, _top: bool) {
+pub(crate) fn write_v(out: &mut String, v: &Value, top: bool) {
+    crate::stack::grow(|| write_v_here(out, v, top))
+}
+
+fn write_v_here(out: &mut String, v: &Value, _top: bool) {
     match v {
         Value::Nil => out.push_str("<nil>"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -119,6 +123,10 @@ pub fn go_syntax(v: &Value) -> String {
 }
 
 fn write_sharp_v(out: &mut String, v: &Value, iface: bool) {
+    crate::stack::grow(|| write_sharp_v_here(out, v, iface))
+}
+
+fn write_sharp_v_here(out: &mut String, v: &Value, iface: bool) {
     match v {
         Value::Nil => out.push_str(if iface { "<nil>" } else { "interface {}(nil)" }),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),

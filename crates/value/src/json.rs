@@ -38,6 +38,10 @@ fn newline(out: &mut String, style: &JsonStyle, depth: usize) {
 }
 
 fn write(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> Result<(), String> {
+    crate::stack::grow(|| write_here(out, v, style, depth))
+}
+
+fn write_here(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> Result<(), String> {
     match v {
         Value::Nil => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),

@@ -8,15 +8,24 @@
 //! key order. Strings and collections are reference-counted, so clones are cheap and
 //! mutation is copy-on-write (`Arc::make_mut`).
 
+mod any_map_builder;
 mod fmt_go;
+/// The stack a thread doing template, YAML or HCL work gets: Go grows goroutine stacks to
+/// 1 GiB, and inputs nest as deep as Go lets them (10,000 parentheses in a template,
+/// 10,000 YAML levels, tens of thousands of nested `if`s). Reserved, not committed: only
+/// the pages a deep input touches are used.
+pub const DEEP_STACK_BYTES: usize = 1 << 30;
+
 pub mod json;
 mod path;
 pub mod printf;
+pub mod stack;
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+pub use any_map_builder::AnyMapBuilder;
 pub use capstan_gocompat::time::GoTime;
 pub use fmt_go::{go_syntax, kind_order};
 pub use path::{Path, PathError, Segment};
@@ -304,9 +313,10 @@ impl PartialEq for Value {
             (RawString(a), RawString(b)) => a == b,
             (Bytes(a), Bytes(b)) => a == b,
             (Time(a), Time(b)) => a == b,
-            (List(a), List(b)) => a == b,
-            (Map(a), Map(b)) => a == b,
-            (AnyMap(a), AnyMap(b)) => a == b,
+            // Containers compare element by element, as deep as they nest.
+            (List(a), List(b)) => stack::grow(|| a == b),
+            (Map(a), Map(b)) => stack::grow(|| a == b),
+            (AnyMap(a), AnyMap(b)) => stack::grow(|| a == b),
             (Host(a), Host(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
@@ -424,6 +434,15 @@ impl Value {
     /// down, so changing the copy (`set`, `unset`) never changes the original. Host
     /// objects, strings and times are immutable and stay shared.
     pub fn deep_copy(&self) -> Value {
+        match self {
+            Value::List(_) | Value::Map(_) | Value::AnyMap(_) => {
+                stack::grow(|| self.deep_copy_here())
+            }
+            other => other.clone(),
+        }
+    }
+
+    fn deep_copy_here(&self) -> Value {
         match self {
             Value::List(l) => Value::List(Arc::new(List {
                 elem: l.elem,

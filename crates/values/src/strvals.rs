@@ -23,7 +23,8 @@ const MAX_NESTED_NAME_LEVEL: usize = 30;
 type Map = BTreeMap<Str, Value>;
 
 /// Reads the value of a `--set-file` entry from its path.
-pub type FileReader<'a> = &'a dyn Fn(&str) -> Result<String, String>;
+/// Reads a `--set-file` or `-f` path: the file's bytes.
+pub type FileReader<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, String>;
 
 /// Why parsing stopped: the end of input (not an error) or an error text.
 enum Stop {
@@ -160,7 +161,9 @@ impl Parser<'_> {
         match self.flag {
             Flag::SetString => Ok(typed_val(rs, true)),
             Flag::SetFile => match self.reader {
-                Some(read) => read(rs).map(Value::from).map_err(Stop::Err),
+                Some(read) => read(rs)
+                    .map(|b| Value::from(String::from_utf8_lossy(&b).into_owned()))
+                    .map_err(Stop::Err),
                 None => err("--set-file needs a file reader"),
             },
             _ => Ok(typed_val(rs, false)),

@@ -47,8 +47,14 @@ impl UserValues {
     pub fn merge(&self, read: FileReader) -> Result<Map, ValuesError> {
         let mut base = Map::new();
         for path in &self.files {
-            let text = read(path)?;
-            let doc = capstan_yaml::decode_helm(&text).map_err(|e| ValuesError {
+            let bytes = read(path)?;
+            // go-yaml's reader refuses invalid UTF-8 before parsing anything.
+            let text = capstan_yaml::yaml_documents_text(&bytes).map_err(|e| {
+                format!(
+                    "failed to parse {path}: cannot unmarshal yaml document: error converting YAML to JSON: {e}"
+                )
+            })?;
+            let doc = capstan_yaml::decode_helm(text).map_err(|e| ValuesError {
                 message: format!("failed to parse {path}: {e}"),
                 file: Some(path.clone()),
                 pos: e.pos,
@@ -107,7 +113,7 @@ mod tests {
         };
         let read = |p: &str| {
             if p == "f.yaml" {
-                Ok("a: file\nc: {e: 2}\n".to_string())
+                Ok(b"a: file\nc: {e: 2}\n".to_vec())
             } else {
                 Err(format!("open {p}: no such file or directory"))
             }

@@ -314,6 +314,10 @@ impl Emitter {
     }
 
     fn node(&mut self, n: &ENode, ctx: Ctx) {
+        capstan_value::stack::grow(|| self.node_here(n, ctx))
+    }
+
+    fn node_here(&mut self, n: &ENode, ctx: Ctx) {
         match n {
             ENode::Scalar { value, style, tag } => {
                 if let Some(t) = tag {

@@ -249,7 +249,31 @@ fn unsupported(ty: &str) -> YamlError {
 
 /// `json.Marshal` then yaml.v2's reading of that JSON: what `sigs.k8s.io/yaml` hands to
 /// the v2 encoder. `bad_char` records a character the v2 reader would refuse.
+/// go-yaml's flow-level limit, met by Helm's `toYaml` when it reads back the JSON that
+/// `sigs.k8s.io/yaml` marshals first: deeper values fail (and `toYaml` prints nothing).
+const MAX_HELM_DEPTH: usize = 10_000;
+
 fn helm_node(v: &Value, bad_char: &mut bool) -> Result<ENode, YamlError> {
+    helm_node_at(v, bad_char, 0)
+}
+
+/// [`helm_node`] of a value inside `depth` maps and lists.
+fn helm_node_at(v: &Value, bad_char: &mut bool, depth: usize) -> Result<ENode, YamlError> {
+    let nests = match v {
+        Value::List(l) => !l.nil,
+        Value::Map(m) => !m.nil,
+        Value::AnyMap(_) => true,
+        _ => false,
+    };
+    if nests && depth >= MAX_HELM_DEPTH {
+        return Err(YamlError::new(format!(
+            "yaml: exceeded max depth of {MAX_HELM_DEPTH}"
+        )));
+    }
+    capstan_value::stack::grow(|| helm_node_here(v, bad_char, depth + usize::from(nests)))
+}
+
+fn helm_node_here(v: &Value, bad_char: &mut bool, depth: usize) -> Result<ENode, YamlError> {
     Ok(match v {
         Value::Nil => plain("null"),
         Value::Bool(b) => plain(b.to_string()),
@@ -283,7 +307,7 @@ fn helm_node(v: &Value, bad_char: &mut bool) -> Result<ENode, YamlError> {
         Value::List(l) => ENode::Seq(
             l.items
                 .iter()
-                .map(|x| helm_node(x, bad_char))
+                .map(|x| helm_node_at(x, bad_char, depth))
                 .collect::<Result<_, _>>()?,
         ),
         Value::Map(m) if m.nil => plain("null"),
@@ -294,7 +318,7 @@ fn helm_node(v: &Value, bad_char: &mut bool) -> Result<ENode, YamlError> {
                 pairs.push((
                     Value::String(k.clone()),
                     helm_string(k, bad_char),
-                    helm_node(x, bad_char)?,
+                    helm_node_at(x, bad_char, depth)?,
                 ));
             }
             sorted_pairs(Generation::V2, pairs)
@@ -306,14 +330,14 @@ fn helm_node(v: &Value, bad_char: &mut bool) -> Result<ENode, YamlError> {
                 pairs.push((
                     k.clone(),
                     helm_string(ks, bad_char),
-                    helm_node(x, bad_char)?,
+                    helm_node_at(x, bad_char, depth)?,
                 ));
             }
             sorted_pairs(Generation::V2, pairs)
         }
         Value::AnyMap(_) => return Err(unsupported("map[interface {}]interface {}")),
         Value::Host(h) if h.fields().is_some() => {
-            return helm_node(&struct_as_map(h.as_ref(), false), bad_char)
+            return helm_node_at(&struct_as_map(h.as_ref(), false), bad_char, depth)
         }
         Value::Host(h) => match h.display() {
             Some(s) => helm_string(&s, bad_char),
@@ -344,6 +368,10 @@ pub fn encode_helm(v: &Value) -> Result<String, YamlError> {
 }
 
 pub(crate) fn helmfile_node(v: &Value) -> Result<ENode, YamlError> {
+    capstan_value::stack::grow(|| helmfile_node_here(v))
+}
+
+fn helmfile_node_here(v: &Value) -> Result<ENode, YamlError> {
     Ok(match v {
         Value::Nil => plain("null"),
         Value::Bool(b) => plain(b.to_string()),

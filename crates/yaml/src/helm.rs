@@ -8,7 +8,7 @@ use crate::resolve::{resolve, Scalar, BINARY};
 use crate::walk::{decode_base64, is_merge_key, is_quoted, want_map, Walker};
 use capstan_gocompat::strconv::format_float;
 use capstan_value::json::json_kind;
-use capstan_value::{go_syntax, merge_maps, AnyMap, Str, Value};
+use capstan_value::{go_syntax, merge_maps, AnyMapBuilder, Str, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -56,9 +56,9 @@ fn v2_node(w: &mut Walker, i: usize) -> Result<Value, YamlError> {
             Ok(Value::list_from(out))
         }
         NodeKind::Map(_) => {
-            let mut out = AnyMap::default();
+            let mut out = AnyMapBuilder::default();
             v2_mapping_into(w, i, &mut out)?;
-            Ok(Value::AnyMap(Arc::new(out)))
+            Ok(Value::AnyMap(Arc::new(out.into_map())))
         }
         NodeKind::Alias(..) => {
             let t = w.enter_alias(i)?;
@@ -69,15 +69,7 @@ fn v2_node(w: &mut Walker, i: usize) -> Result<Value, YamlError> {
     }
 }
 
-fn set_any(map: &mut AnyMap, k: Value, v: Value) {
-    if let Some(slot) = map.entries.iter_mut().find(|(ek, _)| *ek == k) {
-        slot.1 = v;
-    } else {
-        map.entries.push((k, v));
-    }
-}
-
-fn v2_mapping_into(w: &mut Walker, i: usize, out: &mut AnyMap) -> Result<(), YamlError> {
+fn v2_mapping_into(w: &mut Walker, i: usize, out: &mut AnyMapBuilder) -> Result<(), YamlError> {
     let NodeKind::Map(pairs) = &w.doc.node(i).kind else {
         return Ok(());
     };
@@ -94,14 +86,14 @@ fn v2_mapping_into(w: &mut Walker, i: usize, out: &mut AnyMap) -> Result<(), Yam
             );
         }
         let val = v2_node(w, v)?;
-        set_any(out, key, val);
+        out.set(key, val);
     }
     Ok(())
 }
 
 /// yaml.v2's merge: keys from the merged maps override what is already there; in a
 /// sequence, earlier maps take precedence (they are applied last).
-fn v2_merge(w: &mut Walker, v: usize, out: &mut AnyMap) -> Result<(), YamlError> {
+fn v2_merge(w: &mut Walker, v: usize, out: &mut AnyMapBuilder) -> Result<(), YamlError> {
     match &w.doc.node(v).kind {
         NodeKind::Map(_) => {
             w.count()?;

@@ -8,21 +8,24 @@ use crate::error::{CastError, YamlError};
 use crate::resolve::{resolve, short_tag, Scalar, BINARY, MAP, MERGE, SEQ, STR};
 use crate::walk::{decode_base64, is_merge_key, is_quoted, want_map, Walker};
 use capstan_gocompat::json::go_quote;
-use capstan_value::{go_syntax, AnyMap, Map, Str, Value};
+use capstan_value::{go_syntax, AnyMapBuilder, Map, Str, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 const GEN: Generation = Generation::V3;
 
+/// How many "already defined" errors one document reports at most (yaml.v3 has no limit).
+const MAX_DUPLICATE_ERRORS: usize = 10_000;
+
 enum Target {
     Strings(BTreeMap<Str, Value>),
-    Any(AnyMap),
+    Any(AnyMapBuilder),
 }
 
 struct V3<'d> {
     w: Walker<'d>,
     terrors: Vec<String>,
-    merged_fields: Option<Vec<Value>>,
+    merged_fields: Option<AnyMapBuilder>,
 }
 
 impl<'d> V3<'d> {
@@ -149,12 +152,12 @@ impl<'d> V3<'d> {
                 let mut target = if string_keys {
                     Target::Strings(BTreeMap::new())
                 } else {
-                    Target::Any(AnyMap::default())
+                    Target::Any(AnyMapBuilder::default())
                 };
                 self.map_into(i, &mut target)?;
                 Ok(match target {
                     Target::Strings(entries) => Value::map_from(entries),
-                    Target::Any(m) => Value::AnyMap(Arc::new(m)),
+                    Target::Any(m) => Value::AnyMap(Arc::new(m.into_map())),
                 })
             }
             NodeKind::Alias(..) => {
@@ -201,10 +204,27 @@ impl<'d> V3<'d> {
                 NodeKind::Alias(_, name) => (3, name.as_str()),
             }
         };
+        // yaml.v3 compares every key with every later one; only keys seen twice can
+        // match, so the pairwise walk runs over those alone (in the same order).
+        let mut seen: std::collections::HashMap<(u8, &str), usize> = Default::default();
+        for &(k, _) in pairs {
+            *seen.entry(ident(k)).or_default() += 1;
+        }
+        let repeated: Vec<(usize, usize)> = pairs
+            .iter()
+            .copied()
+            .filter(|&(k, _)| seen.get(&ident(k)).is_some_and(|&n| n > 1))
+            .collect();
+        let pairs = &repeated[..];
         for a in 0..pairs.len() {
+            // A file repeating one key tens of thousands of times would make billions of
+            // lines; the first MAX_DUPLICATE_ERRORS say enough.
+            if self.terrors.len() >= MAX_DUPLICATE_ERRORS {
+                break;
+            }
             for b in a + 1..pairs.len() {
                 let (ka, kb) = (pairs[a].0, pairs[b].0);
-                if ident(ka) == ident(kb) {
+                if ident(ka) == ident(kb) && self.terrors.len() < MAX_DUPLICATE_ERRORS {
                     self.terrors.push(format!(
                         "line {}: mapping key {} already defined at line {}",
                         doc.node(kb).line(),
@@ -240,7 +260,7 @@ impl<'d> V3<'d> {
                 if mf.contains(&key) {
                     continue;
                 }
-                mf.push(key.clone());
+                mf.set(key.clone(), Value::Nil);
             }
             if matches!(key, Value::List(_) | Value::Map(_) | Value::AnyMap(_)) {
                 return Err(
@@ -255,13 +275,7 @@ impl<'d> V3<'d> {
                         m.insert(s, val);
                     }
                 }
-                Target::Any(m) => {
-                    if let Some(slot) = m.entries.iter_mut().find(|(ek, _)| *ek == key) {
-                        slot.1 = val;
-                    } else {
-                        m.entries.push((key, val));
-                    }
-                }
+                Target::Any(m) => m.set(key, val),
             }
         }
         self.merged_fields = merged_fields;
@@ -280,9 +294,9 @@ impl<'d> V3<'d> {
     ) -> Result<(), YamlError> {
         let saved = self.merged_fields.clone();
         if self.merged_fields.is_none() {
-            let mut mf = Vec::new();
+            let mut mf = AnyMapBuilder::default();
             for &(k, _) in parent {
-                mf.push(self.value(k)?);
+                mf.set(self.value(k)?, Value::Nil);
             }
             self.merged_fields = Some(mf);
         }

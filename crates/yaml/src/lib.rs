@@ -21,6 +21,7 @@ mod resolve;
 pub mod roundtrip;
 mod spans;
 mod traps;
+mod utf8;
 mod walk;
 
 pub use compose::{compose_first, Document, Generation, Node, NodeKind};
@@ -32,3 +33,4 @@ pub use helmfile::{decode_helmfile, decode_helmfile_value, stringify_keys};
 pub use resolve::{resolve, Scalar};
 pub use spans::{spans, SpanTree};
 pub use traps::{number_traps, NumberTrap};
+pub use utf8::{yaml_documents_text, yaml_text};

@@ -116,7 +116,7 @@ fn apply(case: &J) -> Result<Value, String> {
     let reader = |path: &str| {
         files
             .get(path)
-            .cloned()
+            .map(|t| t.clone().into_bytes())
             .ok_or_else(|| format!("open {path}: no such file or directory"))
     };
     for e in case["exprs"].as_array().into_iter().flatten() {

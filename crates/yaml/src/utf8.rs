@@ -1,0 +1,85 @@
+//! go-yaml's reader: the bytes of a YAML file must be UTF-8 (a byte order mark aside), and
+//! go-yaml names the first fault it meets. capstan reads files as bytes and checks them
+//! here before treating them as text, so a file Go refuses is refused with Go's words.
+
+use crate::YamlError;
+
+/// The file's text, or go-yaml's reader error for its first invalid UTF-8 sequence.
+pub fn yaml_text(bytes: &[u8]) -> Result<&str, YamlError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(e) => Err(YamlError::new(format!(
+            "yaml: {}",
+            fault(&bytes[e.valid_up_to()..])
+        ))),
+    }
+}
+
+/// [`yaml_text`] as Helm's multi-document reader sees a file (`-f` files, a chart's
+/// `values.yaml`): each document it hands to go-yaml ends with a line break, so a
+/// sequence cut off by the end of the file meets that break.
+pub fn yaml_documents_text(bytes: &[u8]) -> Result<&str, YamlError> {
+    if bytes.last().is_some_and(|&b| b != b'\n') && std::str::from_utf8(bytes).is_err() {
+        let mut terminated = bytes.to_vec();
+        terminated.push(b'\n');
+        yaml_text(&terminated)?;
+    }
+    yaml_text(bytes)
+}
+
+/// go-yaml's name for the invalid sequence at the start of `rest` (`yaml_parser_update_buffer`).
+fn fault(rest: &[u8]) -> &'static str {
+    let lead = rest[0];
+    let width = match lead {
+        0x00..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf7 => 4,
+        _ => return "invalid leading UTF-8 octet",
+    };
+    if rest.len() < width {
+        return "incomplete UTF-8 octet sequence";
+    }
+    let mut value: u32 = u32::from(match width {
+        2 => lead & 0x1f,
+        3 => lead & 0x0f,
+        _ => lead & 0x07,
+    });
+    for &b in &rest[1..width] {
+        if b & 0xc0 != 0x80 {
+            return "invalid trailing UTF-8 octet";
+        }
+        value = (value << 6) | u32::from(b & 0x3f);
+    }
+    let shortest = match width {
+        2 => value >= 0x80,
+        3 => value >= 0x800,
+        _ => value >= 0x10000,
+    };
+    if !shortest {
+        return "invalid length of a UTF-8 sequence";
+    }
+    // A surrogate or a value past U+10FFFF.
+    "invalid Unicode character"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_yaml_names_each_fault() {
+        let msg = |b: &[u8]| yaml_text(b).unwrap_err().to_string();
+        assert_eq!(yaml_text(b"a: \xc3\xa9").ok(), Some("a: é"));
+        assert!(msg(b"a: \xff").contains("yaml: invalid leading UTF-8 octet"));
+        assert!(msg(b"a: \x80").contains("yaml: invalid leading UTF-8 octet"));
+        assert!(msg(b"a: \xc3").contains("yaml: incomplete UTF-8 octet sequence"));
+        assert!(msg(b"a: \xc3a").contains("yaml: invalid trailing UTF-8 octet"));
+        assert!(msg(b"a: \xc0\x80").contains("yaml: invalid length of a UTF-8 sequence"));
+        assert!(msg(b"a: \xed\xa0\x80").contains("yaml: invalid Unicode character"));
+        let docs = |b: &[u8]| yaml_documents_text(b).unwrap_err().to_string();
+        assert!(docs(b"a: \xc3").contains("yaml: invalid trailing UTF-8 octet"));
+        assert!(docs(b"a: \xc3\n").contains("yaml: invalid trailing UTF-8 octet"));
+        assert_eq!(yaml_documents_text(b"a: 1").ok(), Some("a: 1"));
+    }
+}
