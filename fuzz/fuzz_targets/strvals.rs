@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let reader = |p: &str| {
         if p.len() < 8 {
-            Ok(p.to_string())
+            Ok(p.as_bytes().to_vec())
         } else {
             Err(format!("open {p}: no such file or directory"))
         }

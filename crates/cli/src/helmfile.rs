@@ -728,7 +728,12 @@ fn run_with(
             flags.no_hooks |= t.no_hooks;
             flags.show_only.extend(t.show_only.iter().cloned());
             // On a terminal, one bar instead of a line per release.
+            // A bar redraws its line with a terminal escape: only on a terminal that
+            // understands it, and not in CI logs.
+            let plain_terminal = std::env::var("TERM").is_ok_and(|t| t == "dumb")
+                || std::env::var("CI").is_ok_and(|c| !c.is_empty() && c != "false");
             let bar = progress
+                && !plain_terminal
                 && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed)
                 && std::io::IsTerminal::is_terminal(&std::io::stderr());
             if progress && !bar {

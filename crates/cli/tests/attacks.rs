@@ -588,3 +588,88 @@ fn fidelity_gaps_are_go_errors() {
     assert_eq!(code, 1);
     assert!(err.contains("max expression depth exceeded"), "{err}");
 }
+
+/// Class 7: the environments real users have. `NO_COLOR` (any value), `CI=true`,
+/// `TERM=dumb`, no terminal on any stream, and a home and cache directory that cannot be
+/// written (here: paths through a regular file, unwritable even for root) change nothing
+/// in what a local chart renders; a command that needs the cache says why it cannot.
+#[test]
+fn real_user_environments_work() {
+    let dir = tempdir("environments");
+    let d = dir.as_path();
+    chart(
+        d,
+        "kind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n",
+    );
+    write(
+        d,
+        &[
+            (
+                "helmfile.yaml",
+                "releases:\n- name: r\n  chart: ./chart\n".into(),
+            ),
+            ("not-a-dir", "a file\n".into()),
+        ],
+    );
+    let run = |env: &[(&str, &str)], args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
+        c.args(args)
+            .current_dir(d)
+            .env_remove("HELMFILE_CACHE_HOME")
+            .env_remove("XDG_CACHE_HOME")
+            .stdin(std::process::Stdio::null());
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.output().expect("run capstan");
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            out.status.code().unwrap_or(-1),
+        )
+    };
+    let unwritable = d.join("not-a-dir/home");
+    let unwritable = unwritable.to_string_lossy().into_owned();
+    let (plain, err, code) = run(&[("HOME", &unwritable)], &["template"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(plain.contains("name: r"), "{plain}");
+    for env in [
+        vec![("NO_COLOR", "1")],
+        vec![("NO_COLOR", "")],
+        vec![("NO_COLOR", "false")],
+        vec![("CI", "true")],
+        vec![("TERM", "dumb")],
+        vec![("XDG_CACHE_HOME", unwritable.as_str())],
+        vec![("NO_COLOR", "1"), ("CI", "true"), ("TERM", "dumb")],
+    ] {
+        let mut all = env.clone();
+        all.push(("HOME", &unwritable));
+        for args in [
+            &["template"][..],
+            &["template", "--no-color"],
+            &["--color", "template"],
+        ] {
+            let (out, err, code) = run(&all, args);
+            assert_eq!((code, &out), (0, &plain), "{env:?} {args:?}: {err}");
+            assert!(!err.contains('\u{1b}'), "{env:?}: escape codes in {err:?}");
+        }
+        let (out, err, code) = run(&all, &["list"]);
+        assert_eq!(code, 0, "{env:?}: {err}");
+        assert!(out.contains("r"), "{out}");
+    }
+    // A remote values file needs the cache: a clear error, not a panic.
+    write(
+        d,
+        &[(
+            "remote.yaml",
+            "environments:\n  default:\n    values:\n    - http://127.0.0.1:9/values.yaml\n---\nreleases:\n- name: r\n  chart: ./chart\n".into(),
+        )],
+    );
+    let (_, err, code) = run(&[("HOME", &unwritable)], &["-f", "remote.yaml", "template"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.starts_with("Error:") && !err.contains("panicked"),
+        "{err}"
+    );
+    assert!(err.contains("not-a-dir"), "names the cache path: {err}");
+}

@@ -925,7 +925,7 @@ fn values_and_secrets_inside_archives_over_http() {
         || std::env::temp_dir().join("escaped.yaml").exists();
     let leftovers: Vec<String> = walk(&dir.join("cache"))
         .into_iter()
-        .filter(|p| p.contains("evil"))
+        .filter(|p| p.contains("evil") && !p.ends_with(".lock"))
         .collect();
     std::fs::remove_dir_all(&dir).ok();
     assert!(!ok);
@@ -991,4 +991,298 @@ fn values_and_secrets_inside_archives_on_s3() {
     }
     assert!(!evil.2);
     assert!(evil.1.contains("outside its directory"), "{}", evil.1);
+}
+
+/// A server answering every path from `handle(path, authorization)`, recording each
+/// request as `path auth` lines in `log`.
+fn recording_server(
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    handle: impl Fn(&str) -> Reply + Send + 'static,
+) -> u16 {
+    serve(move |_| {
+        move |path: &str, auth: &str| -> Reply {
+            if let Ok(mut l) = log.lock() {
+                l.push(format!("{path} {auth}"));
+            }
+            handle(path)
+        }
+    })
+}
+
+/// Issue 11, class 2: repository credentials go only to the repository's own host;
+/// `user:pass@` never shows in progress lines or errors; a git `sshkey=` reaches ssh
+/// through a private file named in `GIT_SSH_COMMAND`, never through a command line.
+#[test]
+fn credentials_stay_with_their_host() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempdir("credentials");
+    // Host B serves the archive the index on host A points to.
+    let b_log = Arc::new(Mutex::new(Vec::new()));
+    let data = chart_tgz("0.1.0");
+    let b = recording_server(b_log.clone(), move |path| match path {
+        "/c-0.1.0.tgz" => ("200 OK", String::new(), data.clone()),
+        _ => ("404 Not Found", String::new(), Vec::new()),
+    });
+    let index = format!(
+        "apiVersion: v1\nentries:\n  c:\n  - name: c\n    version: 0.1.0\n    urls:\n    - http://localhost:{b}/c-0.1.0.tgz\n"
+    );
+    let a_log = Arc::new(Mutex::new(Vec::new()));
+    let a = recording_server(a_log.clone(), move |path| match path {
+        "/index.yaml" => ("200 OK", String::new(), index.as_bytes().to_vec()),
+        _ => ("404 Not Found", String::new(), Vec::new()),
+    });
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!(
+            "repositories:\n- name: a\n  url: http://127.0.0.1:{a}\n  username: u\n  password: s3cr3t-pass\n- name: inurl\n  url: http://u:s3cr3t-url@127.0.0.1:{a}/missing\nreleases:\n- name: r\n  chart: a/c\n"
+        ),
+    )
+    .expect("helmfile");
+    let (out, err, ok) = capstan(&dir, &["template"], &[]);
+    assert!(ok, "{err}");
+    assert!(out.contains("kind: ConfigMap"), "{out}");
+    let a_seen = a_log.lock().expect("log").join("\n");
+    let b_seen = b_log.lock().expect("log").join("\n");
+    assert!(
+        a_seen.contains("/index.yaml Basic"),
+        "A gets the credentials: {a_seen}"
+    );
+    assert!(b_seen.contains("/c-0.1.0.tgz"), "{b_seen}");
+    assert!(
+        !b_seen.contains("Basic"),
+        "credentials went to another host: {b_seen}"
+    );
+    // A repository URL with credentials inside: never in progress lines or errors.
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!("repositories:\n- name: inurl\n  url: http://u:s3cr3t-url@127.0.0.1:{a}/missing\nreleases:\n- name: r\n  chart: inurl/c\n"),
+    )
+    .expect("helmfile");
+    let (out, err, ok) = capstan(&dir, &["template", "--debug"], &[]);
+    assert!(!ok);
+    assert!(
+        !out.contains("s3cr3t") && !err.contains("s3cr3t"),
+        "{out}\n{err}"
+    );
+    // git sshkey: a fake ssh records how it was called and what the key file held.
+    let key =
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nnot-a-real-key\n-----END OPENSSH PRIVATE KEY-----\n";
+    use base64::Engine;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(key);
+    let fake_ssh = dir.join("fake-ssh");
+    let record = dir.join("ssh-record");
+    std::fs::write(
+        &fake_ssh,
+        format!(
+            "#!/bin/sh\necho \"ARGS $*\" >> {rec}\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -i ]; then stat -c 'MODE %a' \"$2\" >> {rec}; cat \"$2\" >> {rec}; echo \"KEYFILE $2\" >> {rec}; fi; shift; done\nexit 1\n",
+            rec = record.display()
+        ),
+    )
+    .expect("fake ssh");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake_ssh, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let src = format!(
+        "git::ssh://git@127.0.0.1:1/repo.git@values.yaml?ref=v1&sshkey={}",
+        encoded
+            .replace('+', "%2B")
+            .replace('=', "%3D")
+            .replace('/', "%2F")
+    );
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!("environments:\n  default:\n    values:\n    - {src}\n---\nreleases: []\n"),
+    )
+    .expect("helmfile");
+    let (out, err, ok) = capstan(
+        &dir,
+        &["print-env"],
+        &[("GIT_SSH_COMMAND", fake_ssh.display().to_string())],
+    );
+    let recorded = std::fs::read_to_string(&record).unwrap_or_default();
+    let cache_listing = walk(&dir.join("cache")).join("\n");
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(!ok, "the fake ssh fails the clone");
+    assert!(recorded.contains("MODE 600"), "{recorded}");
+    assert!(
+        recorded.contains("not-a-real-key"),
+        "ssh got the key: {recorded}"
+    );
+    let args_line = recorded
+        .lines()
+        .find(|l| l.starts_with("ARGS"))
+        .unwrap_or("");
+    assert!(
+        !args_line.contains(&encoded) && !args_line.contains("not-a-real-key"),
+        "{args_line}"
+    );
+    let key_file = recorded
+        .lines()
+        .find_map(|l| l.strip_prefix("KEYFILE "))
+        .unwrap_or("");
+    assert!(
+        !key_file.is_empty() && !Path::new(key_file).exists(),
+        "key file left: {key_file}"
+    );
+    for shown in [&out, &err, &cache_listing] {
+        assert!(
+            !shown.contains("not-a-real-key") && !shown.contains(&encoded),
+            "{shown}"
+        );
+    }
+}
+
+/// Issue 11, class 5: remote sources. The HTTP cache key holds the query (secrets as a
+/// digest); a git cache entry is whole or absent; a ref is never an option; a redirect
+/// to a non-HTTP URL, a server trickling bytes, a truncated cached chart and a `..` in a
+/// URL all end well.
+#[test]
+fn remote_sources_cannot_escape_or_corrupt_the_cache() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempdir("remote-attacks");
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let port = recording_server(log.clone(), |path| {
+        if path.starts_with("/redirect") {
+            (
+                "302 Found",
+                "Location: file:///etc/passwd\r\n".into(),
+                Vec::new(),
+            )
+        } else if let Some(q) = path.split_once("token=") {
+            (
+                "200 OK",
+                String::new(),
+                format!("token: {}\n", q.1).into_bytes(),
+            )
+        } else {
+            ("200 OK", String::new(), b"escaped: no\n".to_vec())
+        }
+    });
+    let env_with = |values: &[String]| {
+        let list: String = values.iter().map(|v| format!("    - {v}\n")).collect();
+        format!("environments:\n  default:\n    values:\n{list}---\nreleases: []\n")
+    };
+    // Two tokens, two cache entries; neither token is written into a path.
+    for (token, want) in [
+        ("alpha-secret", "token: alpha-secret"),
+        ("beta-secret", "token: beta-secret"),
+    ] {
+        std::fs::write(
+            dir.join("helmfile.yaml"),
+            env_with(&[format!("http://127.0.0.1:{port}/v.yaml?token={token}")]),
+        )
+        .expect("helmfile");
+        let (out, err, ok) = capstan(&dir, &["print-env"], &[]);
+        assert!(ok, "{err}");
+        assert!(out.contains(want), "{token}: {out}");
+    }
+    let listing = walk(&dir.join("cache")).join("\n");
+    assert!(
+        !listing.contains("alpha-secret") && !listing.contains("beta-secret"),
+        "{listing}"
+    );
+    // `..` in the URL path stays inside the cache.
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        env_with(&[format!(
+            "http://127.0.0.1:{port}/a/../../../../../../escape-dir/v.yaml"
+        )]),
+    )
+    .expect("helmfile");
+    let (_, err, _) = capstan(&dir, &["print-env"], &[]);
+    assert!(
+        !dir.join("escape-dir").exists() && !Path::new("/escape-dir").exists(),
+        "{err}"
+    );
+    // A redirect to file:// is an error, not a panic, and reads nothing local.
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        env_with(&[format!("http://127.0.0.1:{port}/redirect/v.yaml")]),
+    )
+    .expect("helmfile");
+    let (out, err, ok) = capstan(&dir, &["print-env"], &[]);
+    assert!(!ok);
+    assert!(!err.contains("panicked") && !out.contains("root:"), "{err}");
+    assert!(err.contains("redirect"), "{err}");
+    // git: a ref that looks like an option is refused before git runs; a failed
+    // checkout leaves no cache entry behind.
+    let repo = git_repo(&dir);
+    let repo_url = format!("git::file://{}", repo.display());
+    for (r, want) in [
+        ("--upload-pack=touch%20pwned", "invalid git ref"),
+        ("no-such-ref", "git failed"),
+    ] {
+        std::fs::write(
+            dir.join("helmfile.yaml"),
+            env_with(&[format!("{repo_url}@env/values.yaml?ref={r}")]),
+        )
+        .expect("helmfile");
+        let (_, err, ok) = capstan(&dir, &["print-env"], &[]);
+        assert!(!ok);
+        assert!(err.contains(want), "{r}: {err}");
+    }
+    assert!(!dir.join("pwned").exists());
+    let leftovers: Vec<String> = walk(&dir.join("cache"))
+        .into_iter()
+        .filter(|p| p.contains("git") && !p.ends_with(".lock"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "half a git checkout cached: {leftovers:?}"
+    );
+    // A server trickling its body meets the overall deadline.
+    let slow = {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        std::thread::spawn(move || {
+            for mut s in listener.incoming().flatten() {
+                std::thread::spawn(move || {
+                    let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n");
+                    for _ in 0..1000 {
+                        if s.write_all(b"a").is_err() {
+                            return;
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(500));
+                    }
+                });
+            }
+        });
+        port
+    };
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        env_with(&[format!("http://127.0.0.1:{slow}/slow.yaml")]),
+    )
+    .expect("helmfile");
+    let started = std::time::Instant::now();
+    let (_, err, ok) = capstan(
+        &dir,
+        &["print-env"],
+        &[("CAPSTAN_FETCH_TIMEOUT", "2".into())],
+    );
+    assert!(!ok, "{err}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "no deadline"
+    );
+    // A truncated cached chart archive is fetched again.
+    let repo_port = http_files(repository_files(&["0.1.0"]));
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!("repositories:\n- name: myrepo\n  url: http://127.0.0.1:{repo_port}\nreleases:\n- name: r\n  chart: myrepo/c\n"),
+    )
+    .expect("helmfile");
+    let (_, err, ok) = capstan(&dir, &["template", "-q"], &[]);
+    assert!(ok, "{err}");
+    let cached = dir.join("cache/charts/myrepo/c-0.1.0.tgz");
+    let whole = std::fs::read(&cached).expect("cached chart");
+    std::fs::write(&cached, &whole[..whole.len() / 2]).expect("truncate");
+    let (out, err, ok) = capstan(&dir, &["template", "-q"], &[]);
+    let again = std::fs::read(&cached).unwrap_or_default();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(ok, "{err}");
+    assert!(out.contains("kind: ConfigMap"), "{out}");
+    assert_eq!(again, whole, "the cached archive was not fetched again");
 }

@@ -195,15 +195,30 @@ fn key_of(s: &str) -> String {
         .replace(['/', '.'], "_")
 }
 
-/// `url.Values.Encode()` of a raw query, `&` replaced by `_` (the cache key's suffix).
+/// `url.Values.Encode()` of a raw query, `&` replaced by `_` (the cache key's suffix):
+/// names and values decoded then escaped as Go's `QueryEscape` does (so no `/` reaches
+/// the path), `sshkey` redacted, and the value of any secret-looking parameter (a token,
+/// a signature, a password…) replaced by a digest of it, so no secret is written into a
+/// directory name while different secrets still get different cache entries.
 fn params_key(query: &str) -> String {
     let mut pairs: Vec<(String, String)> = query
         .split('&')
         .filter(|p| !p.is_empty())
         .map(|p| {
             let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            let v = if k == "sshkey" { "redacted" } else { v };
-            (k.to_string(), v.to_string())
+            let k = String::from_utf8_lossy(&percent_decode(&k.replace('+', " "))).into_owned();
+            let v = String::from_utf8_lossy(&percent_decode(&v.replace('+', " "))).into_owned();
+            let v = if k == "sshkey" {
+                "redacted".to_string()
+            } else if is_secret_name(&k) {
+                use sha2::Digest;
+                let d = sha2::Sha256::digest(v.as_bytes());
+                let hex: String = d[..8].iter().map(|b| format!("{b:02x}")).collect();
+                format!("sha256-{hex}")
+            } else {
+                v
+            };
+            (query_escape(&k), query_escape(&v))
         })
         .collect();
     pairs.sort_by(|a, b| a.0.cmp(&b.0));
@@ -212,6 +227,40 @@ fn params_key(query: &str) -> String {
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join("_")
+}
+
+/// Whether a query parameter's name says its value is a credential.
+fn is_secret_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "key",
+        "sig",
+        "auth",
+        "credential",
+        "session",
+        "code",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+}
+
+/// Go's `url.QueryEscape`.
+fn query_escape(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            b' ' => "+".to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// Reads an environment variable.
@@ -227,8 +276,13 @@ impl Fetcher {
     /// Where `src` is cached, and the file inside.
     pub fn cache_path(&self, src: &Source) -> (PathBuf, PathBuf) {
         if src.getter == "normal" && !src.is_archive() {
-            let key = key_of(&format!("{}://{}", src.scheme, src.host));
-            let dir = self.home.join(key).join(&src.dir);
+            let mut key = key_of(&format!("{}://{}", src.scheme, src.host));
+            // The same path with another query (another token, another version) is
+            // another file.
+            if !src.query.is_empty() {
+                key = format!("{key}.{}", params_key(&src.query));
+            }
+            let dir = join_inside(&self.home.join(key), &src.dir);
             let file = join_inside(&dir, &src.file);
             return (dir, file);
         }
@@ -253,6 +307,16 @@ impl Fetcher {
         let src =
             parse(raw).ok_or_else(|| FetchError(format!("{} is not a remote URL", redact(raw))))?;
         let (dir, file) = self.cache_path(&src);
+        let cached = if src.getter == "normal" && !src.is_archive() {
+            file.is_file()
+        } else {
+            dir.is_dir()
+        };
+        if cached && !src.is_archive() {
+            return Ok(file);
+        }
+        // One process fetches a cache entry at a time; the others then find it complete.
+        let _lock = CacheLock::acquire(&dir)?;
         let cached = if src.getter == "normal" && !src.is_archive() {
             file.is_file()
         } else {
@@ -344,7 +408,7 @@ impl Fetcher {
         let parent = dir.parent().unwrap_or(dir);
         std::fs::create_dir_all(parent)
             .map_err(|e| FetchError(format!("mkdir {}: {e}", parent.display())))?;
-        let tmp = dir.with_extension(format!("unpacking-{}", std::process::id()));
+        let tmp = beside(dir, &format!("unpacking-{}", private_suffix()));
         let _ = std::fs::remove_dir_all(&tmp);
         let unpacked = unpack::unpack(kind, &data, &tmp).and_then(|_| {
             std::fs::rename(&tmp, dir)
@@ -358,13 +422,15 @@ impl Fetcher {
 
     /// A GET of `url` with basic auth from a `user:pass` user part.
     fn download(&self, url: &str, user: &str, shown: &str) -> Result<Vec<u8>, FetchError> {
-        let mut req = get(url);
+        let mut headers = Vec::new();
+        let basic;
         if !user.is_empty() {
             use base64::Engine;
             let token = base64::engine::general_purpose::STANDARD.encode(percent_decode(user));
-            req = req.set("Authorization", &format!("Basic {token}"));
+            basic = format!("Basic {token}");
+            headers.push(("Authorization", basic.as_str()));
         }
-        let resp = req.call().map_err(|e| {
+        let resp = call(url, &headers).map_err(|e| {
             FetchError(format!("GET {}: {}", redact(shown), redact(&e.to_string())))
         })?;
         body(resp, &redact(shown))
@@ -382,14 +448,24 @@ impl Fetcher {
         write_private(file, &body)
     }
 
+    /// go-getter's git getter: a clone (at `depth`) checked out at `ref`, made in a
+    /// temporary directory beside `dir` and renamed to it, so the cache holds a whole
+    /// checkout or nothing. `sshkey` (a base64 private key) goes to ssh through a private
+    /// file named in `GIT_SSH_COMMAND`, never on a command line.
     fn git(&self, src: &Source, dir: &Path) -> Result<(), FetchError> {
         let mut reference = String::new();
         let mut depth = String::new();
+        let mut sshkey = String::new();
         let mut rest_query = Vec::new();
         for p in src.query.split('&').filter(|p| !p.is_empty()) {
             match p.split_once('=') {
-                Some(("ref", v)) => reference = v.to_string(),
+                Some(("ref", v)) => {
+                    reference = String::from_utf8_lossy(&percent_decode(v)).into_owned()
+                }
                 Some(("depth", v)) => depth = v.to_string(),
+                Some(("sshkey", v)) => {
+                    sshkey = String::from_utf8_lossy(&percent_decode(v)).into_owned()
+                }
                 _ => rest_query.push(p),
             }
         }
@@ -402,39 +478,256 @@ impl Fetcher {
         if !rest_query.is_empty() {
             url = format!("{url}?{}", rest_query.join("&"));
         }
+        if reference.starts_with('-') || reference.chars().any(|c| c.is_control() || c == ' ') {
+            return Err(FetchError(format!(
+                "{}: invalid git ref {reference:?}",
+                redact(&url)
+            )));
+        }
+        if !depth.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(FetchError(format!(
+                "{}: invalid git depth {depth:?}",
+                redact(&url)
+            )));
+        }
         if let Some(parent) = dir.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| FetchError(format!("mkdir {}: {e}", parent.display())))?;
         }
-        let mut clone = Command::new("git");
-        clone.arg("clone").arg("--quiet");
-        if !depth.is_empty() {
-            clone.args(["--depth", &depth]);
+        let key = if sshkey.is_empty() {
+            None
+        } else {
+            Some(SshKeyFile::write(dir, &sshkey)?)
+        };
+        let ssh_command = key.as_ref().map(|k| {
+            let base = (self.env)("GIT_SSH_COMMAND")
+                .filter(|c| !c.is_empty())
+                .unwrap_or_else(|| "ssh".to_string());
+            format!("{base} -i {}", k.0.display())
+        });
+        let tmp = beside(dir, &format!("cloning-{}", private_suffix()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let cloned = (|| {
+            let mut clone = Command::new("git");
+            clone.arg("clone").arg("--quiet");
+            if !depth.is_empty() {
+                clone.args(["--depth", &depth]);
+            }
+            clone.arg("--").arg(&url).arg(&tmp);
+            if let Some(c) = &ssh_command {
+                clone.env("GIT_SSH_COMMAND", c);
+            }
+            run_git(clone, &url)?;
+            if !reference.is_empty() {
+                let mut co = Command::new("git");
+                // `--end-of-options`: the ref is never read as an option.
+                co.arg("-C").arg(&tmp).args([
+                    "checkout",
+                    "--quiet",
+                    "--end-of-options",
+                    &reference,
+                ]);
+                run_git(co, &url)?;
+            }
+            std::fs::rename(&tmp, dir)
+                .map_err(|e| FetchError(format!("rename {}: {e}", dir.display())))
+        })();
+        if cloned.is_err() {
+            let _ = std::fs::remove_dir_all(&tmp);
         }
-        clone.arg("--").arg(&url).arg(dir);
-        run_git(clone, &url)?;
-        if !reference.is_empty() {
-            let mut co = Command::new("git");
-            co.arg("-C")
-                .arg(dir)
-                .args(["checkout", "--quiet", &reference]);
-            run_git(co, &url)?;
+        cloned
+    }
+}
+
+/// A private file holding a `sshkey=` private key while git runs; removed when dropped
+/// (and by [`remove_private_files`] on a signal).
+struct SshKeyFile(PathBuf);
+
+impl SshKeyFile {
+    fn write(next_to: &Path, encoded: &str) -> Result<SshKeyFile, FetchError> {
+        use base64::Engine;
+        let engines = [
+            base64::engine::general_purpose::STANDARD,
+            base64::engine::general_purpose::URL_SAFE,
+        ];
+        let key = engines
+            .iter()
+            .find_map(|e| e.decode(encoded.trim()).ok())
+            .ok_or_else(|| FetchError("sshkey: not base64-encoded".into()))?;
+        let path = beside(next_to, &format!("sshkey-{}", private_suffix()));
+        register_private(&path);
+        write_private(&path, &key).inspect_err(|_| forget_private(&path))?;
+        Ok(SshKeyFile(path))
+    }
+}
+
+impl Drop for SshKeyFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        forget_private(&self.0);
+    }
+}
+
+/// `path` with `.suffix` added to its last component (never replacing what follows a
+/// dot already there: cache keys such as `repo_git.ref=v1` hold dots).
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".");
+    name.push(suffix);
+    path.with_file_name(name)
+}
+
+/// A suffix no other process or thread uses for its temporary files.
+fn private_suffix() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    )
+}
+
+/// Files holding secrets while a fetch runs.
+static PRIVATE_FILES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn register_private(p: &Path) {
+    if let Ok(mut v) = PRIVATE_FILES.lock() {
+        v.push(p.to_path_buf());
+    }
+}
+
+fn forget_private(p: &Path) {
+    if let Ok(mut v) = PRIVATE_FILES.lock() {
+        v.retain(|f| f != p);
+    }
+}
+
+/// Removes every file holding a secret for a running fetch (for signal handlers).
+pub fn remove_private_files() {
+    if let Ok(mut v) = PRIVATE_FILES.lock() {
+        for f in v.drain(..) {
+            let _ = std::fs::remove_file(f);
         }
-        Ok(())
+    }
+}
+
+/// An exclusive lock on a cache entry (`ENTRY.lock` beside it), held while it is
+/// fetched: concurrent runs wait, then find the entry complete.
+struct CacheLock(#[allow(dead_code)] std::fs::File);
+
+impl CacheLock {
+    fn acquire(entry: &Path) -> Result<CacheLock, FetchError> {
+        let parent = entry.parent().unwrap_or(entry);
+        std::fs::create_dir_all(parent)
+            .map_err(|e| FetchError(format!("mkdir {}: {e}", parent.display())))?;
+        let path = beside(entry, "lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| FetchError(format!("locking {}: {e}", path.display())))?;
+        file.lock()
+            .map_err(|e| FetchError(format!("locking {}: {e}", path.display())))?;
+        Ok(CacheLock(file))
     }
 }
 
 /// The HTTP agent for every download: a stalled server fails the run instead of
-/// hanging it (30 s to connect, 120 s without data).
-pub(crate) fn get(url: &str) -> ureq::Request {
-    static AGENT: std::sync::LazyLock<ureq::Agent> = std::sync::LazyLock::new(|| {
-        ureq::AgentBuilder::new()
-            .timeout_connect(std::time::Duration::from_secs(30))
-            .timeout_read(std::time::Duration::from_secs(120))
-            .build()
-    });
-    AGENT.get(url)
+/// hanging it (30 s to connect, 120 s without data), and a server trickling bytes meets
+/// an overall deadline per download: [`DEFAULT_DEADLINE_SECS`], or
+/// `CAPSTAN_FETCH_TIMEOUT` seconds. Redirects are followed by [`call`], not by ureq.
+fn agent() -> &'static (ureq::Agent, std::time::Duration) {
+    static AGENT: std::sync::LazyLock<(ureq::Agent, std::time::Duration)> =
+        std::sync::LazyLock::new(|| {
+            let deadline = std::env::var("CAPSTAN_FETCH_TIMEOUT")
+                .ok()
+                .and_then(|s| s.trim().parse::<u64>().ok())
+                .filter(|&s| s > 0)
+                .unwrap_or(DEFAULT_DEADLINE_SECS);
+            let agent = ureq::AgentBuilder::new()
+                .timeout_connect(std::time::Duration::from_secs(30.min(deadline)))
+                .timeout_read(std::time::Duration::from_secs(120.min(deadline)))
+                .redirects(0)
+                .build();
+            (agent, std::time::Duration::from_secs(deadline))
+        });
+    &AGENT
 }
+
+/// How many redirects one GET follows (Go's http client: 10).
+const MAX_REDIRECTS: usize = 10;
+
+/// Why a GET brought no 2xx response.
+pub(crate) enum CallError {
+    /// The server answered with this status (4xx, 5xx).
+    Status(u16, ureq::Response),
+    /// No answer: a transport error, the deadline, a refused redirect.
+    Other(String),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Status(code, r) => write!(f, "status code {code} {}", r.status_text()),
+            CallError::Other(e) => f.write_str(e),
+        }
+    }
+}
+
+/// A GET of `url` with `headers`, following redirects as Go's client does: at most
+/// [`MAX_REDIRECTS`], only to `http`/`https` URLs (a `file:`, `data:` or other target
+/// is an error), credentials dropped when the redirect leaves the host, and the whole
+/// chain within the download deadline.
+pub(crate) fn call(url: &str, headers: &[(&str, &str)]) -> Result<ureq::Response, CallError> {
+    let (agent, deadline) = agent();
+    let started = std::time::Instant::now();
+    let origin = url::Url::parse(url).map_err(|e| CallError::Other(format!("invalid URL: {e}")))?;
+    let mut current = origin.clone();
+    for _ in 0..=MAX_REDIRECTS {
+        let remaining = deadline
+            .checked_sub(started.elapsed())
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| CallError::Other(format!("timed out after {} s", deadline.as_secs())))?;
+        let same_host = current.host_str() == origin.host_str()
+            && current.port_or_known_default() == origin.port_or_known_default();
+        let mut req = agent.get(current.as_str()).timeout(remaining);
+        for (k, v) in headers {
+            let private = ["authorization", "cookie", "x-amz-security-token"]
+                .contains(&k.to_ascii_lowercase().as_str());
+            if same_host || !private {
+                req = req.set(k, v);
+            }
+        }
+        let resp = match req.call() {
+            Ok(r) => r,
+            Err(ureq::Error::Status(code, r)) => return Err(CallError::Status(code, r)),
+            Err(e) => return Err(CallError::Other(e.to_string())),
+        };
+        if !(300..400).contains(&resp.status()) {
+            return Ok(resp);
+        }
+        let Some(location) = resp.header("Location") else {
+            return Ok(resp);
+        };
+        let next = current
+            .join(location)
+            .map_err(|e| CallError::Other(format!("invalid redirect location: {e}")))?;
+        if !matches!(next.scheme(), "http" | "https") {
+            return Err(CallError::Other(format!(
+                "redirect to a {:?} URL refused: only http and https redirects are followed",
+                next.scheme()
+            )));
+        }
+        current = next;
+    }
+    Err(CallError::Other(format!(
+        "stopped after {MAX_REDIRECTS} redirects"
+    )))
+}
+
+/// The longest one download may take, from connecting to the last byte.
+pub const DEFAULT_DEADLINE_SECS: u64 = 600;
 
 /// The most any download may bring (a chart archive is at most 100 MiB decompressed
 /// for helm; values files are far smaller).
@@ -460,14 +753,15 @@ pub(crate) fn body(resp: ureq::Response, shown: &str) -> Result<Vec<u8>, FetchEr
 /// A plain HTTP(S) GET (basic auth when `user`/`password` are given); the body, or an
 /// error without credentials.
 pub fn http_get(url: &str, user: &str, password: &str) -> Result<Vec<u8>, FetchError> {
-    let mut req = get(url);
+    let mut headers = Vec::new();
+    let basic;
     if !user.is_empty() || !password.is_empty() {
         use base64::Engine;
         let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
-        req = req.set("Authorization", &format!("Basic {token}"));
+        basic = format!("Basic {token}");
+        headers.push(("Authorization", basic.as_str()));
     }
-    let resp = req
-        .call()
+    let resp = call(url, &headers)
         .map_err(|e| FetchError(format!("GET {}: {}", redact(url), redact(&e.to_string()))))?;
     body(resp, &redact(url))
 }
@@ -522,7 +816,7 @@ pub(crate) fn write_private(file: &Path, data: &[u8]) -> Result<(), FetchError> 
         b.create(dir)
             .map_err(|e| FetchError(format!("mkdir {}: {e}", dir.display())))?;
     }
-    let tmp = file.with_extension("capstan-partial");
+    let tmp = beside(file, &format!("capstan-partial-{}", private_suffix()));
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create(true).truncate(true);
     #[cfg(unix)]

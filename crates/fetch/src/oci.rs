@@ -327,15 +327,13 @@ impl Client<'_> {
 }
 
 fn request(url: &str, accept: &str, auth: Option<&str>) -> Result<Response, FetchError> {
-    let mut req = crate::get(url)
-        .set("Accept", accept)
-        .set("User-Agent", "Helm/4 (capstan)");
+    let mut headers = vec![("Accept", accept), ("User-Agent", "Helm/4 (capstan)")];
     if let Some(a) = auth {
-        req = req.set("Authorization", a);
+        headers.push(("Authorization", a));
     }
-    let resp = match req.call() {
+    let resp = match crate::call(url, &headers) {
         Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
+        Err(crate::CallError::Status(_, r)) => r,
         Err(e) => {
             return Err(FetchError(format!(
                 "GET {}: {}",

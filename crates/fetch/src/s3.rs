@@ -157,15 +157,16 @@ fn signed_get(
     } else {
         format!("{}{path}?{query}", endpoint.trim_end_matches('/'))
     };
-    let mut req = crate::get(&url)
-        .set("Authorization", &auth)
-        .set("x-amz-content-sha256", &payload)
-        .set("x-amz-date", &date);
+    let mut headers = vec![
+        ("Authorization", auth.as_str()),
+        ("x-amz-content-sha256", payload.as_str()),
+        ("x-amz-date", date.as_str()),
+    ];
     if let Some(t) = &creds.token {
-        req = req.set("x-amz-security-token", t);
+        headers.push(("x-amz-security-token", t.as_str()));
     }
-    let resp = req.call().map_err(|e| match e {
-        ureq::Error::Status(code, r) => {
+    let resp = crate::call(&url, &headers).map_err(|e| match e {
+        crate::CallError::Status(code, r) => {
             let body = r.into_string().unwrap_or_default();
             let msg = body
                 .split("<Message>")

@@ -203,12 +203,18 @@ fn repo_archive(
         ));
     };
     let _one_at_a_time = DOWNLOADING.lock();
+    // The repository's name comes from the state file, the chart's name and version from
+    // the repository's index: none may steer the file out of the cache.
     let file = host
         .cache_dir()
         .join("charts")
-        .join(&repo.name)
-        .join(format!("{name}-{version}.tgz"));
-    if host.is_file(&file) {
+        .join(cache_component(&repo.name)?)
+        .join(cache_component(&format!("{name}-{version}.tgz"))?);
+    let digest = match entry.get("digest") {
+        Some(Value::String(d)) if !d.is_empty() => Some(d.to_lowercase()),
+        _ => None,
+    };
+    if cached_archive_intact(host, &file, digest.as_deref()) {
         return Ok(file);
     }
     let url = entry
@@ -232,7 +238,7 @@ fn repo_archive(
     };
     host.progress(&format!(
         "Downloading {name} {version} from repo {}",
-        repo.url
+        capstan_fetch::redact(&repo.url)
     ));
     let (user, password) = if url_host(&absolute) == url_host(&repo.url) {
         (repo.user.as_str(), repo.password.as_str())
@@ -398,16 +404,19 @@ fn oci_chart(
             .ok_or_else(|| format!("{bare}: no tag matching {wanted}"))?;
         tags[i].clone()
     };
-    let dir: PathBuf = bare.split('/').map(|p| p.replace(':', "_")).collect();
+    let mut dir = PathBuf::new();
+    for part in bare.split('/').filter(|p| !p.is_empty()) {
+        dir.push(cache_component(&part.replace(':', "_"))?);
+    }
     let name = bare.rsplit('/').next().unwrap_or(bare);
     let file = host
         .cache_dir()
         .join("charts")
         .join("oci")
         .join(dir)
-        .join(format!("{name}-{version}.tgz"));
+        .join(cache_component(&format!("{name}-{version}.tgz"))?);
     let _one_at_a_time = DOWNLOADING.lock();
-    if exact && host.is_file(&file) {
+    if exact && cached_archive_intact(host, &file, None) {
         return Ok(file);
     }
     let tagged = format!("{bare}:{version}");
@@ -417,6 +426,35 @@ fn oci_chart(
     host.write_file(&file, &data)
         .map_err(|e| format!("caching {}: {e}", file.display()))?;
     Ok(file)
+}
+
+/// One path component of a cache file named from a state file, an index or a registry:
+/// refused when it could name another directory.
+fn cache_component(part: &str) -> Result<&str, String> {
+    if part.is_empty() || part == "." || part == ".." || part.contains(['/', '\\', '\0']) {
+        return Err(format!(
+            "{part:?} cannot name a file in the chart cache (a path separator or '..')"
+        ));
+    }
+    Ok(part)
+}
+
+/// Whether a cached chart archive is whole: its digest (when the index gives one)
+/// matches, else it unpacks as a chart. A download cut short is fetched again.
+fn cached_archive_intact(host: &dyn Host, file: &std::path::Path, digest: Option<&str>) -> bool {
+    let Ok(data) = host.read_file(file) else {
+        return false;
+    };
+    match digest {
+        Some(d) => {
+            let got: String = Sha256::digest(&data)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            got == d
+        }
+        None => capstan_chart::archive::read_archive(&data).is_ok(),
+    }
 }
 
 /// Whether `v` is a complete semantic version (three numeric parts, optional

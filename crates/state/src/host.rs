@@ -142,6 +142,7 @@ pub fn unregister_staged(path: &Path) {
 /// Removes every private directory and staged file still on disk (for the handler of
 /// SIGINT, SIGTERM and SIGHUP): nothing holding values or secrets stays behind.
 pub fn remove_private_dirs() {
+    capstan_fetch::remove_private_files();
     if let Ok(mut dirs) = PRIVATE_DIRS.lock() {
         for d in dirs.drain(..) {
             let _ = std::fs::remove_dir_all(d);
