@@ -661,7 +661,7 @@ const MAX_REDIRECTS: usize = 10;
 /// Why a GET brought no 2xx response.
 pub(crate) enum CallError {
     /// The server answered with this status (4xx, 5xx).
-    Status(u16, ureq::Response),
+    Status(u16, Box<ureq::Response>),
     /// No answer: a transport error, the deadline, a refused redirect.
     Other(String),
 }
@@ -701,7 +701,7 @@ pub(crate) fn call(url: &str, headers: &[(&str, &str)]) -> Result<ureq::Response
         }
         let resp = match req.call() {
             Ok(r) => r,
-            Err(ureq::Error::Status(code, r)) => return Err(CallError::Status(code, r)),
+            Err(ureq::Error::Status(code, r)) => return Err(CallError::Status(code, Box::new(r))),
             Err(e) => return Err(CallError::Other(e.to_string())),
         };
         if !(300..400).contains(&resp.status()) {

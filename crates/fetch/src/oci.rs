@@ -333,7 +333,7 @@ fn request(url: &str, accept: &str, auth: Option<&str>) -> Result<Response, Fetc
     }
     let resp = match crate::call(url, &headers) {
         Ok(r) => r,
-        Err(crate::CallError::Status(_, r)) => r,
+        Err(crate::CallError::Status(_, r)) => *r,
         Err(e) => {
             return Err(FetchError(format!(
                 "GET {}: {}",
