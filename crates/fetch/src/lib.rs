@@ -37,39 +37,48 @@ impl std::fmt::Display for FetchError {
 }
 
 /// Replaces the password of `scheme://user:pass@host` (and any `user:pass@` in a
-/// string) so it can be shown.
+/// string) so it can be shown. Every `://` is looked at, also one inside what an earlier
+/// one took for its host, so overlapping URL-like text cannot hide a password.
 pub fn redact(s: &str) -> String {
-    let mut out = String::new();
-    let mut rest = s;
-    while let Some(i) = rest.find("://") {
-        let scheme = rest[..i]
+    // Byte ranges to replace by `REDACTED`.
+    let mut hidden: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    while let Some(found) = s[from..].find("://") {
+        let i = from + found;
+        from = i + 1;
+        let scheme = s[..i]
             .rsplit(|c: char| !c.is_ascii_alphanumeric())
             .next()
             .unwrap_or("");
         let web = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
-        out.push_str(&rest[..i + 3]);
-        rest = &rest[i + 3..];
-        let end = rest.find(['/', ' ', '"', '\n']).unwrap_or(rest.len());
-        let authority = &rest[..end];
-        match authority.rfind('@') {
-            Some(at) => {
-                let userinfo = &authority[..at];
-                match userinfo.split_once(':') {
-                    Some((user, _)) => {
-                        out.push_str(user);
-                        out.push_str(":REDACTED");
-                    }
-                    // A lone user name in an http(s) URL is usually a token.
-                    None if web => out.push_str("REDACTED"),
-                    None => out.push_str(userinfo),
-                }
-                out.push_str(&authority[at..]);
+        let start = i + 3;
+        let end = s[start..]
+            .find(['/', ' ', '"', '\n'])
+            .map_or(s.len(), |e| start + e);
+        let authority = &s[start..end];
+        if let Some(at) = authority.rfind('@') {
+            let userinfo = &authority[..at];
+            match userinfo.find(':') {
+                Some(colon) => hidden.push((start + colon + 1, start + at)),
+                // A lone user name in an http(s) URL is usually a token.
+                None if web => hidden.push((start, start + at)),
+                None => {}
             }
-            None => out.push_str(authority),
         }
-        rest = &rest[end..];
     }
-    out.push_str(rest);
+    hidden.sort();
+    let mut out = String::with_capacity(s.len());
+    let mut pos = 0;
+    for (a, b) in hidden {
+        if b <= pos {
+            continue;
+        }
+        let a = a.max(pos);
+        out.push_str(&s[pos..a]);
+        out.push_str("REDACTED");
+        pos = b;
+    }
+    out.push_str(&s[pos..]);
     out
 }
 
@@ -937,6 +946,15 @@ mod tests {
         assert_eq!(
             redact("git::ssh://git@host/r.git"),
             "git::ssh://git@host/r.git"
+        );
+        // A second URL starting inside what the first took for its host (fuzzing).
+        assert_eq!(
+            redact("a://u:p1@xzz:://v:p2@h/"),
+            "a://u:REDACTED@xzz:://v:REDACTED@h/"
+        );
+        assert_eq!(
+            redact("x://a:b@c://d:e@f"),
+            "x://a:REDACTED@c://d:REDACTED@f"
         );
     }
 }
