@@ -11,9 +11,18 @@ use common::tempdir;
 
 fn capstan(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
-    c.args(args)
-        .current_dir(dir)
-        .env("HELMFILE_CACHE_HOME", dir.join("cache"));
+    c.env("HELMFILE_CACHE_HOME", dir.join("cache"));
+    run_in(c, dir, args, env)
+}
+
+/// Runs `c` (capstan, prepared) in `dir` with `args` and `env`: stdout, stderr, exit code.
+fn run_in(
+    mut c: Command,
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (String, String, i32) {
+    c.args(args).current_dir(dir);
     for (k, v) in env {
         c.env(k, v);
     }
@@ -613,20 +622,10 @@ fn real_user_environments_work() {
     );
     let run = |env: &[(&str, &str)], args: &[&str]| {
         let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
-        c.args(args)
-            .current_dir(d)
-            .env_remove("HELMFILE_CACHE_HOME")
+        c.env_remove("HELMFILE_CACHE_HOME")
             .env_remove("XDG_CACHE_HOME")
             .stdin(std::process::Stdio::null());
-        for (k, v) in env {
-            c.env(k, v);
-        }
-        let out = c.output().expect("run capstan");
-        (
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-            out.status.code().unwrap_or(-1),
-        )
+        run_in(c, d, args, env)
     };
     let unwritable = d.join("not-a-dir/home");
     let unwritable = unwritable.to_string_lossy().into_owned();

@@ -316,21 +316,19 @@ impl Fetcher {
         let src =
             parse(raw).ok_or_else(|| FetchError(format!("{} is not a remote URL", redact(raw))))?;
         let (dir, file) = self.cache_path(&src);
-        let cached = if src.getter == "normal" && !src.is_archive() {
-            file.is_file()
-        } else {
-            dir.is_dir()
+        let is_cached = || {
+            if src.getter == "normal" && !src.is_archive() {
+                file.is_file()
+            } else {
+                dir.is_dir()
+            }
         };
-        if cached && !src.is_archive() {
+        if is_cached() && !src.is_archive() {
             return Ok(file);
         }
         // One process fetches a cache entry at a time; the others then find it complete.
         let _lock = CacheLock::acquire(&dir)?;
-        let cached = if src.getter == "normal" && !src.is_archive() {
-            file.is_file()
-        } else {
-            dir.is_dir()
-        };
+        let cached = is_cached();
         if cached && !src.is_archive() {
             return Ok(file);
         }
