@@ -724,7 +724,12 @@ pub fn unquote_char(s: &str, quote: char) -> Result<(char, &str), String> {
             char::from_u32(v).map(|c| (c, r)).ok_or_else(syntax)
         }
         '0'..='7' => {
-            if rest.len() < 2 {
+            // Exactly two more octal digits (ASCII, so slicing at 2 is a char boundary).
+            if rest.len() < 2
+                || !rest.as_bytes()[..2]
+                    .iter()
+                    .all(|b| (b'0'..=b'7').contains(b))
+            {
                 return Err(syntax());
             }
             let digits = format!("{e}{}", &rest[..2]);
@@ -756,4 +761,18 @@ pub fn unquote(s: &str) -> Result<String, String> {
         body = rest;
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unquote;
+
+    #[test]
+    fn octal_escapes_need_two_more_octal_digits() {
+        assert_eq!(unquote(r#""\101""#).as_deref(), Ok("A"));
+        // A multi-byte character after the first digit is a syntax error, not a panic
+        // (found by fuzzing).
+        assert!(unquote("\"\\1\u{284}\"").is_err());
+        assert!(unquote(r#""\18x""#).is_err());
+    }
 }

@@ -291,17 +291,22 @@ fn quiet_catch<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
 }
 
 fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlError> {
-    if let Some(line) = tag_before_comma(input) {
-        return Err(YamlError::new(format!(
-            "yaml: line {line}: a tag directly followed by ',' is not supported (write a space before the ',')"
-        )));
-    }
     let mut bytes = input.as_bytes();
     let mut parser = Parser::new();
     parser.set_input_string(&mut bytes);
-    let mut next = || match quiet_catch(|| parser.parse()) {
+    let mut next = || {
+        match quiet_catch(|| parser.parse()) {
         Ok(r) => r.map_err(|e| lib_error(&e, gen)),
-        Err(_) => Err(YamlError::new("yaml: the YAML parser failed on this input")),
+        // libyaml-safer panics on a tag running into a `,` (go-yaml reads an empty
+        // tagged scalar there): say so when the text has one (looked for only now, as
+        // the look is textual and would also match inside quotes).
+        Err(_) => Err(YamlError::new(match tag_before_comma(input) {
+            Some(line) => format!(
+                "yaml: line {line}: a tag directly followed by ',' is not supported (write a space before the ',')"
+            ),
+            None => "yaml: the YAML parser failed on this input".to_string(),
+        })),
+    }
     };
 
     // Stream start, then a document start or the stream end.

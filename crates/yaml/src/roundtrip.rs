@@ -275,3 +275,15 @@ mod tests {
         assert!(set_annotation(&mut parse_stream("- a\n").unwrap()[0], "f", "x").is_err());
     }
 }
+
+#[cfg(test)]
+mod tagged_empty_tests {
+    use super::*;
+
+    #[test]
+    fn tagged_empty_scalars_in_flow_read_back() {
+        let docs = parse_stream(":[!@\tbbbE?z(Y,Y?z(bbb#:").expect("parse");
+        let text = emit_stream(&docs);
+        parse_stream(&text).expect("our own output reads back");
+    }
+}
