@@ -427,23 +427,35 @@ impl Renderer {
     /// Reads a file (a path relative to the working directory, as helmfile resolves
     /// values files against the state file's directory first).
     pub fn read(&self, path: &str) -> Result<String, String> {
+        self.read_bytes(path)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    /// A file's bytes, failing with Go's `open PATH: …` text.
+    fn read_bytes(&self, path: &str) -> Result<Vec<u8>, String> {
         let p = std::path::PathBuf::from(path);
         self.host
             .read_file(&p)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
             .map_err(|e| format!("open {}: {}", p.display(), go_io_reason(&e)))
     }
 
     /// `RenderToBytes`: a `.gotmpl` file is rendered, any other file read as is. `shown`
     /// is the path as helmfile names it in errors.
     pub fn render_file(&self, path: &str, shown: &str, data: &Value) -> Result<String, String> {
+        let gotmpl = path.ends_with(".gotmpl");
+        let bytes = self.read_bytes(path).map_err(|e| {
+            if gotmpl {
+                e
+            } else {
+                format!("failed to load [{shown}]: {e}")
+            }
+        })?;
         // Values files end in go-yaml, whose reader refuses invalid UTF-8 (a template
         // passes such bytes through unchanged).
-        if let Ok(bytes) = self.host.read_file(std::path::Path::new(path)) {
-            capstan_yaml::yaml_text(&bytes).map_err(|e| e.to_string())?;
-        }
-        if path.ends_with(".gotmpl") {
-            let text = self.read(path)?;
+        let text = capstan_yaml::yaml_text(&bytes)
+            .map_err(|e| e.to_string())?
+            .to_string();
+        if gotmpl {
             // helmfile's FileRenderer: `readFile`, `exec` and the rest resolve against the
             // directory of the file being rendered.
             let dir = std::path::Path::new(path)
@@ -464,8 +476,7 @@ impl Renderer {
                 .render(&text, data)
                 .map_err(|e| format!("failed to render [{shown}], because of {e}"))
         } else {
-            self.read(path)
-                .map_err(|e| format!("failed to load [{shown}]: {e}"))
+            Ok(text)
         }
     }
 }
