@@ -235,8 +235,9 @@ fn at_fragment(doc: &Value, fragment: &str, r: &str) -> Result<String, String> {
     }
 }
 
-/// vals' `ref+sops://FILE#/path`, `ref+file://FILE#/path` and `ref+envsubst://TEXT`.
-fn resolve_ref(host: &dyn Host, r: &str) -> Result<String, String> {
+/// vals' `ref+sops://FILE#/path`, `ref+file://FILE#/path`, `ref+envsubst://TEXT` and
+/// `ref+echo://TEXT` (the text itself).
+pub fn resolve_ref(host: &dyn Host, r: &str) -> Result<String, String> {
     let Some((backend, rest)) = r.strip_prefix("ref+").and_then(|x| x.split_once("://")) else {
         return Err(format!("expand {r}: not a ref+ expression"));
     };
@@ -266,8 +267,9 @@ fn resolve_ref(host: &dyn Host, r: &str) -> Result<String, String> {
             extract(String::from_utf8_lossy(&bytes).into_owned())
         }
         "envsubst" => Ok(envsubst(host, rest)),
+        "echo" => extract(target.to_string()),
         other => Err(format!(
-            "expand {r}: the {other} backend is not supported by capstan (supported: sops, file, envsubst)"
+            "expand {r}: the {other} backend is not supported by capstan (supported: sops, file, envsubst, echo)"
         )),
     }
 }

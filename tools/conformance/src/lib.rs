@@ -10,6 +10,7 @@ pub mod bench;
 mod e2e_suite;
 mod env_suite;
 mod gotemplate_suite;
+mod helmfile_helm_suite;
 pub(crate) mod helm_values_suite;
 pub mod real_charts;
 pub mod report;
@@ -31,6 +32,7 @@ pub const SUITES: &[&str] = &[
     "env-merge",
     "helmfile-e2e",
     "real-charts",
+    "helmfile-helm",
 ];
 
 /// Where each suite's data lives, relative to the `shared` folder.
@@ -44,6 +46,7 @@ pub fn default_path(suite: &str) -> Option<&'static str> {
         "env-merge" => "conformance/helmfile-env/merge",
         "helmfile-e2e" => "peer/helmfile-e2e",
         "real-charts" => "realworld",
+        "helmfile-helm" => "peer/helmfile-helm",
         _ => return None,
     })
 }
@@ -101,6 +104,7 @@ fn run_suite_here(suite: &str, path: &Path) -> Result<Report, String> {
         "env-merge" => env_suite::run_merge(path)?,
         "helmfile-e2e" => e2e_suite::run(path)?,
         "real-charts" => real_charts::run(path)?,
+        "helmfile-helm" => helmfile_helm_suite::run(path)?,
         other => {
             return Err(format!(
                 "unknown suite {other:?}; suites: {}",

@@ -1,0 +1,20 @@
+//! The `helm` binary as capstan drives it: which helm commands run, with which argv,
+//! environment and standard input, exactly as helmfile v1.7 builds them.
+//!
+//! - [`version`]: the helm version helmfile detects, and the gates it puts on flags.
+//! - [`exec`]: one method per helm command helmfile's `helmexec` runs (`upgrade --install`,
+//!   `diff upgrade`, `repo add`, `dependency build`, ...), each returning a typed
+//!   [`exec::HelmCall`] (argv from one place, passwords on stdin, never on argv) and the
+//!   log lines helmfile prints for it.
+//! - [`flags`]: the flags a release's settings and `helmDefaults` become
+//!   (`flagsForUpgrade`, `flagsForTemplate`, `--set`/`--set-string`, repositories).
+//!
+//! Running the calls (process groups, concurrency, output prefixed by release) is the
+//! runner's job ([`exec::Runner`]); nothing here starts a process by itself.
+
+pub mod exec;
+pub mod flags;
+pub mod version;
+
+pub use exec::{Execer, HelmCall, LogLevel};
+pub use version::HelmVersion;
