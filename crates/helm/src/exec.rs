@@ -57,6 +57,8 @@ pub enum OutputUse {
     Stdout,
     /// Logged at debug level after `PREFIX: ` (helmfile's `az` call).
     DebugAfter(String),
+    /// Kept by the caller only (`helm list`, a suppressed diff).
+    Discard,
 }
 
 /// One command to run: program, argv, environment, standard input, and the lines logged
@@ -83,7 +85,7 @@ impl HelmCall {
                 OutputUse::DebugAfter(prefix) => {
                     lines.push(LogLine::new(LogLevel::Debug, format!("{prefix}: {stdout}")))
                 }
-                OutputUse::Stdout => {}
+                OutputUse::Stdout | OutputUse::Discard => {}
             }
         } else if let OutputUse::DebugAfter(prefix) = &self.output {
             lines.push(LogLine::new(LogLevel::Debug, format!("{prefix}:")));

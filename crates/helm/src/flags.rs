@@ -62,6 +62,15 @@ pub struct UpgradeOptions {
     pub description: String,
 }
 
+/// `helmfile diff/apply` options that reach a release's `helm diff upgrade` flags.
+#[derive(Clone, Debug, Default)]
+pub struct DiffOptions {
+    pub post_renderer: String,
+    pub post_renderer_args: Vec<String>,
+    pub skip_schema_validation: bool,
+    pub suppress_output_line_regex: Vec<String>,
+}
+
 /// `helmfile template` options that reach `helm template` (Go's `TemplateOpts`).
 #[derive(Clone, Debug, Default)]
 pub struct TemplateOptions {
@@ -356,6 +365,55 @@ impl FlagSource<'_> {
             }
         }
         flags.extend(self.namespace_and_values()?);
+        Ok(flags)
+    }
+
+    /// A release's `helm diff upgrade` flags (helmfile's `flagsForDiff`), before the flags
+    /// every release shares. `disable_validation`: `disableValidationOnInstall` on a
+    /// release not installed yet (a release's or `helmDefaults`' `disableValidation` wins).
+    pub fn diff_flags(&self, opt: &DiffOptions, disable_validation: bool) -> Result<Vec<String>, FlagError> {
+        let mut flags = Vec::new();
+        self.chart_version(&mut flags);
+        let no_openapi = bool_of(self.release, "disableOpenAPIValidation")
+            .or_else(|| bool_of(self.defaults, "disableOpenAPIValidation"))
+            .unwrap_or(false);
+        if no_openapi {
+            flags.push("--disable-openapi-validation".into());
+        }
+        let disable_validation = bool_of(self.release, "disableValidation")
+            .or_else(|| bool_of(self.defaults, "disableValidation"))
+            .unwrap_or(disable_validation);
+        if disable_validation {
+            flags.push("--disable-validation".into());
+        }
+        self.api_versions(&mut flags, "");
+        self.kube_context(&mut flags);
+        self.chart_download(&mut flags);
+        // helm-diff has no --plain-http.
+        flags.retain(|f| f != "--plain-http");
+        self.adopt(&mut flags);
+        self.post_renderer(&mut flags, &opt.post_renderer);
+        self.post_renderer_args(&mut flags, &opt.post_renderer_args)?;
+        self.skip_schema_validation(&mut flags, opt.skip_schema_validation);
+        let regexes = [
+            strings_of(self.release, "suppressOutputLineRegex"),
+            opt.suppress_output_line_regex.clone(),
+            strings_of(self.defaults, "suppressOutputLineRegex"),
+        ]
+        .into_iter()
+        .find(|r| !r.is_empty())
+        .unwrap_or_default();
+        for r in regexes.into_iter().filter(|r| !r.is_empty()) {
+            flags.extend(["--suppress-output-line-regex".into(), r]);
+        }
+        flags.extend(self.namespace_and_values()?);
+        Ok(flags)
+    }
+
+    /// `helm lint` flags (helmfile's `flagsForLint`).
+    pub fn lint_flags(&self) -> Result<Vec<String>, FlagError> {
+        let mut flags = self.namespace_and_values()?;
+        self.adopt(&mut flags);
         Ok(flags)
     }
 

@@ -12,8 +12,11 @@
 //! Running the calls (process groups, concurrency, output prefixed by release) is the
 //! runner's job ([`exec::Runner`]); nothing here starts a process by itself.
 
+pub mod deploy;
 pub mod exec;
 pub mod flags;
+pub mod ops;
+pub mod plan;
 pub mod version;
 
 pub use exec::{Execer, HelmCall, LogLevel};

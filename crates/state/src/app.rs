@@ -396,26 +396,15 @@ impl Visit<'_> {
         let picked: Vec<usize> = (0..releases.len())
             .filter(|&i| selected(&releases[i], &parsed))
             .collect();
-        let mut counts = std::collections::BTreeMap::new();
+        // helmfile's `getSelectedReleases`: two selected releases with one ID.
+        let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
         for &i in &picked {
-            let r = &releases[i];
-            *counts
-                .entry((r.namespace.clone(), r.name.clone(), r.kube_context.clone()))
-                .or_insert(0) += 1;
-        }
-        for ((ns, name, kc), c) in counts {
-            if c > 1 {
-                let mut msg = String::new();
-                if !ns.is_empty() {
-                    msg += &format!(" in namespace {ns:?}");
-                }
-                if !kc.is_empty() {
-                    msg += &format!(" in kubecontext {kc:?}");
-                }
-                return Err(format!(
-                    "duplicate release {name:?} found{msg}: there were {c} releases named \"{name}\" matching specified selector"
-                )
-                .into());
+            let id = releases[i].id();
+            let c = counts.entry(id.clone()).or_insert(0);
+            *c += 1;
+            if *c > 1 {
+                let n = picked.iter().filter(|&&j| releases[j].id() == id).count();
+                return Err(format!("in ./{file}: found {n} duplicate releases with ID {id:?}").into());
             }
         }
         if !picked.is_empty() {

@@ -78,8 +78,10 @@ pub fn condition_enabled(r: &Release, values: &Tree) -> Result<bool, String> {
 
 /// The full ID a `needs:` entry names, completed with the needing release's namespace
 /// and kube context.
-fn need_id(r: &Release, need: &str) -> String {
+pub fn need_id(r: &Release, need: &str) -> String {
     let parts: Vec<&str> = need.split('/').collect();
+    // The ID as `ReleaseToID` spells it: `kc//name` when there is a context but no
+    // namespace.
     let with = |kc: &str, ns: &str, name: &str| {
         let mut id = String::new();
         if !kc.is_empty() {
@@ -88,6 +90,8 @@ fn need_id(r: &Release, need: &str) -> String {
         }
         if !ns.is_empty() {
             id.push_str(ns);
+            id.push('/');
+        } else if !kc.is_empty() {
             id.push('/');
         }
         id.push_str(name);

@@ -107,6 +107,10 @@ pub const RELEASE_KEYS: &[&str] = &[
     "enableDNS",
     "plainHttp",
     "insecureSkipTLSVerify",
+    "updateStrategy",
+    "forceConflicts",
+    "rollbackOnFailure",
+    "description",
     "inherit",
     "trackMode",
     "trackTimeout",
@@ -203,6 +207,8 @@ pub const RELEASE_BOOL_KEYS: &[&str] = &[
     "takeOwnership",
     "syncReleaseLabels",
     "deleteWait",
+    "forceConflicts",
+    "rollbackOnFailure",
 ];
 
 /// The `bool` fields of helmfile's `HelmSpec` (`helmDefaults:`).
@@ -230,6 +236,8 @@ pub const HELM_DEFAULTS_BOOL_KEYS: &[&str] = &[
     "deleteWait",
     "insecureSkipTLSVerify",
     "plainHttp",
+    "forceConflicts",
+    "rollbackOnFailure",
 ];
 
 /// A value yaml.v3 refuses for a `bool` field, as its error says it (`cannot unmarshal

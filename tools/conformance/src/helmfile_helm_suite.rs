@@ -7,8 +7,11 @@
 //! - `state-flags.jsonl`: the flags a release and `helmDefaults` become
 //!   (`flagsForUpgrade`, `flagsForTemplate`), `repo add` arguments from `repositories:`
 //!   (`SyncRepos`) and `--set-string` flags, or the exact error.
-//! - `app/<command>/<case>/`: whole commands against a recording helm. Not built yet:
-//!   each case is reported as failed with that reason.
+//! - `app/<command>/<case>/`: whole commands (sync, apply, diff, destroy, lint) run on
+//!   the case's files against a recording helm (helmfile's mock: canned `helm list` and
+//!   `helm diff` answers), the recorded calls and the error compared as helmfile's test
+//!   compares them. `template` (capstan renders natively) and `unittest` are reported as
+//!   failed with that reason.
 
 use crate::report::CaseResult;
 use capstan_helm::exec::{render_log, RegistryLogin, RepoAdd};
@@ -35,11 +38,8 @@ pub fn run(path: &Path) -> Result<Vec<CaseResult>, String> {
     let app = path.join("app");
     for command in crate::dir_ids(&app)? {
         for case in crate::dir_ids(&app.join(&command))? {
-            out.push(CaseResult::fail(
-                format!("app/{command}/{case}"),
-                "whole-command cases (sync/apply/diff/destroy/lint/template/unittest/deps against a recording helm) are not built yet",
-                "",
-            ));
+            let dir = app.join(&command).join(&case);
+            out.push(app_case(&dir, format!("app/{command}/{case}")));
         }
     }
     Ok(out)
@@ -342,4 +342,323 @@ fn state_flags_case(case: &J) -> CaseResult {
         }
         Ok(flags) => CaseResult::fail(id, format!("want error {want_err:?}"), format!("got {flags:?}")),
     }
+}
+
+/// One recorded helm call: the release and the flags after `NAME CHART`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Call {
+    name: String,
+    flags: Vec<String>,
+}
+
+/// helmfile's mock helm (`pkg/exectest/helm.go`): canned `helm list` and `helm diff`
+/// answers, every upgrade, delete, diff and lint recorded.
+struct RecordingHelm {
+    lists: Option<Vec<J>>,
+    diffs: Option<Vec<J>>,
+    fail_on_unexpected_list: bool,
+    fail_on_unexpected_diff: bool,
+    calls: std::sync::Mutex<BTreeMap<&'static str, Vec<Call>>>,
+}
+
+impl RecordingHelm {
+    fn record(&self, kind: &'static str, name: &str, flags: &[String]) {
+        self.calls
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(kind)
+            .or_default()
+            .push(Call {
+                name: name.to_string(),
+                flags: flags.to_vec(),
+            });
+    }
+
+    fn fails(name: &str) -> Result<(), HelmError> {
+        if name.contains("error") {
+            return Err(HelmError::new(format!("error: release {name} failed on purpose")));
+        }
+        Ok(())
+    }
+}
+
+use capstan_helm::ops::{Helm, HelmContext, HelmError};
+
+impl Helm for RecordingHelm {
+    fn version(&self) -> HelmVersion {
+        HelmVersion::UNKNOWN
+    }
+
+    fn set_extra_args(&self, _args: Vec<String>) {}
+
+    fn sync_release(
+        &self,
+        _ctx: &HelmContext,
+        name: &str,
+        _chart: &str,
+        _namespace: &str,
+        flags: &[String],
+    ) -> Result<(), HelmError> {
+        Self::fails(name)?;
+        let exists = self
+            .calls
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get("upgraded")
+            .is_some_and(|u| u.iter().any(|c| c.name == name));
+        if name.contains("forbidden") && exists {
+            return Err(HelmError::new(format!("cannot upgrade {name}: forbidden")));
+        }
+        self.record("upgraded", name, flags);
+        Ok(())
+    }
+
+    fn diff_release(
+        &self,
+        _ctx: &HelmContext,
+        name: &str,
+        chart: &str,
+        _namespace: &str,
+        _suppress: bool,
+        flags: &[String],
+    ) -> Result<String, HelmError> {
+        self.record("diffed", name, flags);
+        Self::fails(name)?;
+        let Some(diffs) = &self.diffs else {
+            return Ok(String::new());
+        };
+        let key = flags.join(" ");
+        match diffs
+            .iter()
+            .find(|d| s(d, "name") == name && s(d, "chart") == chart && s(d, "flags") == key)
+        {
+            Some(d) => match d["result"]["exitCode"].as_i64() {
+                Some(code) => Err(HelmError {
+                    message: format!("exit status {code}"),
+                    exit_code: Some(code as i32),
+                }),
+                None => Ok(String::new()),
+            },
+            None if self.fail_on_unexpected_diff => Err(HelmError::new(format!(
+                "unexpected diff with key: {name} {chart} {key}"
+            ))),
+            None => Ok(String::new()),
+        }
+    }
+
+    fn delete_release(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError> {
+        Self::fails(name)?;
+        self.record("deleted", name, flags);
+        Ok(())
+    }
+
+    fn list(&self, _ctx: &HelmContext, filter: &str, flags: &[String]) -> Result<String, HelmError> {
+        let Some(lists) = &self.lists else {
+            return Ok("dummy non-empty helm-list output".into());
+        };
+        let key = flags.join(" ");
+        match lists.iter().find(|l| s(l, "filter") == filter && s(l, "flags") == key) {
+            Some(l) => Ok(s(l, "output").to_string()),
+            None if self.fail_on_unexpected_list => Err(HelmError::new(format!(
+                "unexpected list key: {filter} {key}"
+            ))),
+            None => Ok(String::new()),
+        }
+    }
+
+    fn release_status(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError> {
+        if name.contains("notFound") {
+            return Err(HelmError::new("Error: release: not found"));
+        }
+        self.record("upgraded", name, flags);
+        Ok(())
+    }
+
+    fn test_release(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError> {
+        self.record("upgraded", name, flags);
+        Ok(())
+    }
+
+    fn lint(&self, name: &str, _chart: &str, flags: &[String]) -> Result<(), HelmError> {
+        self.record("linted", name, flags);
+        Self::fails(name)
+    }
+}
+
+fn opt_bool(o: &J, k: &str) -> bool {
+    o.get(k).and_then(J::as_bool).unwrap_or(false)
+}
+
+/// A whole-command case: the case's files in memory, the command run against the
+/// recording helm, then the recorded calls and the error compared as helmfile's test does.
+fn app_case(dir: &Path, id: String) -> CaseResult {
+    let case: J = match std::fs::read_to_string(dir.join("case.json"))
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+    {
+        Ok(c) => c,
+        Err(e) => return CaseResult::fail(id, e, ""),
+    };
+    let command = match s(&case, "command") {
+        "sync" => capstan_helm::deploy::Command::Sync,
+        "apply" => capstan_helm::deploy::Command::Apply,
+        "diff" => capstan_helm::deploy::Command::Diff,
+        "destroy" => capstan_helm::deploy::Command::Destroy,
+        "lint" => capstan_helm::deploy::Command::Lint,
+        other => {
+            return CaseResult::fail(
+                id,
+                format!("`{other}` through helm is not built: capstan renders templates natively and has no unittest command yet"),
+                "",
+            )
+        }
+    };
+    let cwd = s(&case, "cwd").to_string();
+    let mut host = capstan_state::host::MemHost::default();
+    let files_root = dir.join("files");
+    let mut stack = vec![files_root.clone()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let (Ok(rel), Ok(bytes)) = (p.strip_prefix(&files_root), std::fs::read(&p)) {
+                let abs = format!("/{}", rel.display());
+                let key = abs
+                    .strip_prefix(&format!("{cwd}/"))
+                    .map(String::from)
+                    .unwrap_or(abs);
+                host.files.insert(key.into(), bytes);
+            }
+        }
+    }
+    if let Some(env) = case["env"].as_object() {
+        for (k, v) in env {
+            host.env.insert(k.clone(), v.as_str().unwrap_or("").to_string());
+        }
+    }
+    let env_vars = host.env.clone();
+    let app = &case["app"];
+    let settings = capstan_state::load::Settings {
+        host: std::sync::Arc::new(host),
+        root: ".".into(),
+        env: match s(app, "Env") {
+            "" => "default".into(),
+            e => e.into(),
+        },
+        namespace: s(app, "Namespace").into(),
+        kube_context: s(app, "OverrideKubeContext").into(),
+        hcl: capstan_state::hcl_evaluator(),
+        secrets: capstan_state::load::secrets_unsupported,
+        limits: None,
+        chart: String::new(),
+        helm_binary: "helm".into(),
+    };
+    let run_opts = capstan_state::app::RunOptions {
+        file: String::new(),
+        selectors: list(app, "Selectors"),
+        cli: capstan_state::load::Overrides {
+            entries: Vec::new(),
+            set: Vec::new(),
+            set_string: Vec::new(),
+            base: ".".into(),
+        },
+    };
+    let o = &case["options"];
+    let options = capstan_helm::deploy::ClusterOptions {
+        concurrency: o["concurrency"].as_u64().unwrap_or(0) as usize,
+        skip_needs: opt_bool(o, "skipNeeds"),
+        include_needs: opt_bool(o, "includeNeeds"),
+        include_transitive_needs: opt_bool(o, "includeTransitiveNeeds"),
+        detailed_exitcode: opt_bool(o, "detailedExitcode"),
+        no_hooks: opt_bool(o, "noHooks"),
+        skip_diff_on_install: opt_bool(o, "skipDiffOnInstall"),
+        delete_wait: opt_bool(o, "deleteWait"),
+        delete_timeout: o["deleteTimeout"].as_i64().unwrap_or(0),
+        upgrade: UpgradeOptions {
+            timeout: o["timeout"].as_i64().unwrap_or(0),
+            ..UpgradeOptions::default()
+        },
+        ..Default::default()
+    };
+    let mock = &case["mock"];
+    let helm = RecordingHelm {
+        lists: mock["lists"].as_array().cloned(),
+        diffs: mock["diffs"].as_array().cloned(),
+        fail_on_unexpected_list: opt_bool(mock, "FailOnUnexpectedList"),
+        fail_on_unexpected_diff: opt_bool(mock, "FailOnUnexpectedDiff"),
+        calls: Default::default(),
+    };
+    let no_values = |_: &capstan_state::app::PreparedState, _: &capstan_state::release::Release| Ok(Vec::new());
+    let getenv = |k: &str| env_vars.get(k).cloned();
+    let log = |_: &str| {};
+    let result = match capstan_state::app::load_run(&settings, &run_opts) {
+        Err(e) => Err((e.to_string(), 1)),
+        Ok((states, _)) => {
+            let cluster = capstan_helm::deploy::Cluster {
+                settings: &settings,
+                helm: &helm,
+                options: &options,
+                values_files: &no_values,
+                getenv: &getenv,
+                log: &log,
+            };
+            capstan_helm::deploy::run(&cluster, &states, command)
+                .map(|_| ())
+                .map_err(|e| (e.message, e.code))
+        }
+    };
+    let expected = &case["expected"];
+    let want_error = s(expected, "error");
+    let (got_error, got_code) = match &result {
+        Ok(()) => (String::new(), 0),
+        Err((m, c)) => (m.clone(), *c),
+    };
+    if got_error != want_error {
+        return CaseResult::fail(
+            id,
+            "error differs",
+            format!("want {want_error:?}\ngot  {got_error:?}"),
+        );
+    }
+    if let Some(code) = expected["errorCode"].as_i64() {
+        if code as i32 != got_code {
+            return CaseResult::fail(id, format!("exit code {got_code}, want {code}"), "");
+        }
+    }
+    let calls = helm.calls.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let exact = s(&case, "comparison") == "exact";
+    for kind in ["upgraded", "deleted", "diffed", "linted"] {
+        let got = calls.get(kind).cloned().unwrap_or_default();
+        let want: Vec<Call> = expected[kind]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|c| Call {
+                        name: s(c, "name").into(),
+                        flags: list(c, "flags"),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let ok = if exact {
+            expected.get(kind).is_none() && kind != "diffed" && kind != "linted" || got == want
+        } else {
+            want.iter().enumerate().all(|(i, w)| {
+                got.get(i).is_some_and(|g| {
+                    g.name == w.name
+                        && w.flags.iter().enumerate().all(|(j, f)| g.flags.get(j) == Some(f))
+                })
+            })
+        };
+        if !ok {
+            return CaseResult::fail(
+                id,
+                format!("{kind} calls differ"),
+                format!("want {want:?}\ngot  {got:?}"),
+            );
+        }
+    }
+    CaseResult::pass(id)
 }

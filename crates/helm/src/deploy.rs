@@ -1,0 +1,1148 @@
+//! helmfile's cluster commands over loaded states: `sync`, `apply`, `diff` (through the
+//! helm-diff plugin), `destroy`, `lint`, `status` and `test`, in helmfile's order of work:
+//! which releases are selected (and which needs come along), which exist (`helm list`),
+//! which changed (`helm diff`), then deletions in reverse `needs:` order and upgrades in
+//! `needs:` order, a group at a time, with helmfile's errors and exit codes.
+//!
+//! The helm side is a [`Helm`]; the values files of a release come from the caller
+//! (`values_files`), so this module neither renders nor writes files.
+
+use crate::flags::{collect_args, DiffOptions, FlagSource, UpgradeOptions};
+use crate::ops::{Helm, HelmContext, HelmError};
+use crate::plan::{plan, PlanOptions};
+use capstan_state::app::PreparedState;
+use capstan_state::merge::Tree;
+use capstan_state::release::Release;
+use capstan_state::select::condition_enabled;
+use capstan_state::spec::{bool_of, map_of, str_of, strings_of};
+use capstan_value::{Str, Value};
+use std::collections::BTreeSet;
+
+/// The options of the cluster commands (helmfile's `*ConfigProvider`s), one struct for all.
+#[derive(Clone, Debug, Default)]
+pub struct ClusterOptions {
+    /// Releases handled at once within a group (0: all of the group).
+    pub concurrency: usize,
+    pub skip_needs: bool,
+    pub include_needs: bool,
+    pub include_transitive_needs: bool,
+    pub detailed_exitcode: bool,
+    /// `--args`: extra helm arguments.
+    pub args: String,
+    /// `--set` and `--values` for every release.
+    pub set: Vec<String>,
+    pub values: Vec<String>,
+    pub upgrade: UpgradeOptions,
+    pub skip_crds: bool,
+    pub reuse_values: bool,
+    pub reset_values: bool,
+    // diff
+    pub context: usize,
+    pub diff_output: String,
+    pub color: bool,
+    pub no_color: bool,
+    pub diff_args: String,
+    pub skip_diff_on_install: bool,
+    pub strip_trailing_cr: bool,
+    pub include_tests: bool,
+    pub suppress: Vec<String>,
+    pub suppress_secrets: bool,
+    pub show_secrets: bool,
+    pub no_hooks: bool,
+    pub suppress_diff: bool,
+    pub suppress_output_line_regex: Vec<String>,
+    // delete
+    pub cascade: String,
+    pub delete_wait: bool,
+    pub delete_timeout: i64,
+    // test
+    pub cleanup: bool,
+    pub logs: bool,
+    /// `helmfile test --timeout` (seconds); `None`: the releases' own.
+    pub test_timeout: Option<i64>,
+}
+
+/// A release that was upgraded, deleted or failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AffectedRelease {
+    pub name: String,
+    pub namespace: String,
+    pub chart: String,
+    pub version: String,
+    pub seconds: u64,
+}
+
+/// What a command did (helmfile's `AffectedReleases`).
+#[derive(Clone, Debug, Default)]
+pub struct Affected {
+    pub upgraded: Vec<AffectedRelease>,
+    pub deleted: Vec<AffectedRelease>,
+    pub failed: Vec<AffectedRelease>,
+    pub delete_failed: Vec<AffectedRelease>,
+}
+
+impl Affected {
+    /// helmfile's summary tables (`UPDATED RELEASES:` ...), empty when nothing happened.
+    pub fn summary(&self) -> String {
+        let mut out = String::new();
+        let mut table = |title: &str, rows: &[AffectedRelease], with_chart: bool| {
+            if rows.is_empty() {
+                return;
+            }
+            out.push_str(&format!("\n{title}\n"));
+            let mut lines: Vec<Vec<String>> = Vec::new();
+            let mut header = vec!["NAME", "NAMESPACE"];
+            if with_chart {
+                header.extend(["CHART", "VERSION"]);
+            }
+            header.push("DURATION");
+            lines.push(header.iter().map(|s| s.to_string()).collect());
+            for r in rows {
+                let mut l = vec![r.name.clone(), r.namespace.clone()];
+                if with_chart {
+                    l.extend([redact_chart(&r.chart), r.version.clone()]);
+                }
+                l.push(go_seconds(r.seconds));
+                lines.push(l);
+            }
+            let cols = lines[0].len();
+            let width: Vec<usize> = (0..cols)
+                .map(|c| {
+                    let min = if c == 0 || c == cols - 1 { 0 } else { 6 };
+                    lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0).max(min)
+                })
+                .collect();
+            for l in &lines {
+                let mut cells = Vec::new();
+                for (c, cell) in l.iter().enumerate() {
+                    if c == cols - 1 {
+                        cells.push(format!("{cell:>w$}", w = width[c]));
+                    } else {
+                        cells.push(format!("{cell:<w$}", w = width[c]));
+                    }
+                }
+                out.push_str(cells.join("   ").trim_end());
+                out.push('\n');
+            }
+        };
+        table("UPDATED RELEASES:", &self.upgraded, true);
+        table("DELETED RELEASES:", &self.deleted, false);
+        table("FAILED RELEASES:", &self.failed, true);
+        table("FAILED TO DELETE RELEASES:", &self.delete_failed, false);
+        out
+    }
+}
+
+/// Go's `time.Duration` text for whole seconds (`0s`, `5s`, `1m5s`, `1h0m0s`).
+fn go_seconds(s: u64) -> String {
+    let (h, m, sec) = (s / 3600, (s / 60) % 60, s % 60);
+    if h > 0 {
+        format!("{h}h{m}m{sec}s")
+    } else if m > 0 {
+        format!("{m}m{sec}s")
+    } else {
+        format!("{sec}s")
+    }
+}
+
+fn redact_chart(chart: &str) -> String {
+    crate::exec::redact_url(chart).replace(":xxxxx@", ":---@")
+}
+
+/// A failure of a cluster command, as helmfile words it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ClusterError {
+    pub message: String,
+    /// The process exit code helmfile uses (1, or 2 for "changes found").
+    pub code: i32,
+}
+
+/// One error of a state: plain, or of a release (with helm's exit code when it ran).
+#[derive(Clone, Debug)]
+enum StateError {
+    Plain(String),
+    Release { name: String, message: String, code: i32 },
+}
+
+impl StateError {
+    fn text(&self) -> String {
+        match self {
+            StateError::Plain(m) => m.clone(),
+            StateError::Release { name, message, .. } => {
+                format!("failed processing release {name}: {message}")
+            }
+        }
+    }
+
+    fn release(r: &Release, e: HelmError) -> StateError {
+        StateError::Release {
+            name: r.name.clone(),
+            message: e.message,
+            code: e.exit_code.unwrap_or(0),
+        }
+    }
+}
+
+/// helmfile's `Error` over several errors: the one, or `N errors:` and each.
+fn joined(errs: &[StateError]) -> String {
+    if errs.len() == 1 {
+        return errs[0].text();
+    }
+    let lines: Vec<String> = errs
+        .iter()
+        .enumerate()
+        .map(|(i, e)| format!("err {i}: {}", e.text()))
+        .collect();
+    format!("{} errors:\n{}", errs.len(), lines.join("\n"))
+}
+
+/// `in ./helmfile.yaml` for a state file.
+fn state_label(file: &str) -> String {
+    match file.rsplit_once('/') {
+        Some((dir, base)) => format!("in {dir}/{base}"),
+        None => format!("in ./{file}"),
+    }
+}
+
+/// The values files of a release, written by the caller for helm (`--values`), in order.
+pub type ValuesFiles<'a> = dyn Fn(&PreparedState, &Release) -> Result<Vec<String>, String> + Sync + 'a;
+
+/// Everything a command needs besides the states.
+pub struct Cluster<'a> {
+    pub settings: &'a capstan_state::load::Settings,
+    pub helm: &'a dyn Helm,
+    pub options: &'a ClusterOptions,
+    pub values_files: &'a ValuesFiles<'a>,
+    /// The process environment (`HELMFILE_USE_HELM_STATUS_TO_CHECK_RELEASE_EXISTENCE`,
+    /// repository credentials, the old release `env:` section).
+    pub getenv: &'a (dyn Fn(&str) -> Option<String> + Sync),
+    /// Info-level log lines (the summary tables, "Affected releases are").
+    pub log: &'a (dyn Fn(&str) + Sync),
+}
+
+/// The releases of a state a command sees: duplicates of one ID reduced to the selected
+/// one, and which of them the selectors (and conditions) pick.
+struct Releases {
+    all: Vec<Release>,
+    selected: Vec<usize>,
+}
+
+fn releases_of(ps: &PreparedState) -> Result<Releases, String> {
+    let enabled = |i: usize| -> Result<bool, String> {
+        condition_enabled(&ps.releases[i], &ps.state.values)
+    };
+    let mut selected_ids: Vec<String> = Vec::new();
+    for &i in &ps.selected {
+        if !enabled(i)? {
+            continue;
+        }
+        let id = ps.releases[i].id();
+        let n = ps
+            .selected
+            .iter()
+            .filter(|&&j| ps.releases[j].id() == id)
+            .count();
+        if n > 1 {
+            return Err(format!("found {n} duplicate releases with ID {id:?}"));
+        }
+        selected_ids.push(id);
+    }
+    let mut all = Vec::new();
+    let mut selected = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    for (i, r) in ps.releases.iter().enumerate() {
+        let id = r.id();
+        let dups = ps.releases.iter().filter(|o| o.id() == id).count();
+        let is_selected = ps.selected.contains(&i) && selected_ids.contains(&id);
+        if dups > 1 && (!is_selected || !seen.insert(id)) {
+            continue;
+        }
+        if is_selected {
+            selected.push(all.len());
+        }
+        all.push(r.clone());
+    }
+    Ok(Releases { all, selected })
+}
+
+/// The release's settings as written, with the name, namespace, context and chart it
+/// ended up with.
+fn release_tree(r: &Release) -> Tree {
+    let mut t = r.raw.clone();
+    for (k, v) in [
+        ("name", &r.name),
+        ("namespace", &r.namespace),
+        ("kubeContext", &r.kube_context),
+        ("chart", &r.chart),
+        ("version", &r.version),
+    ] {
+        if v.is_empty() {
+            t.remove(k);
+        } else {
+            t.insert(Str::from(k), Value::from(v.as_str()));
+        }
+    }
+    t
+}
+
+/// helmfile's `normalizeChart`: a local chart path joined to the state's directory.
+fn chart_for_helm(base: &str, chart: &str) -> String {
+    let local = chart.starts_with("./")
+        || chart.starts_with("../")
+        || chart.starts_with('/')
+        || (!chart.is_empty()
+            && !chart.contains("://")
+            && chart.split('@').next().unwrap_or(chart).split('/').count() != 2);
+    if !local || chart.starts_with('/') {
+        chart.to_string()
+    } else {
+        capstan_state::envvals::join_shown(base, chart)
+    }
+}
+
+struct StateRun<'a, 'b> {
+    c: &'b Cluster<'a>,
+    ps: &'b PreparedState,
+    rs: Releases,
+    defaults: Tree,
+}
+
+impl<'a, 'b> StateRun<'a, 'b> {
+    fn new(c: &'b Cluster<'a>, ps: &'b PreparedState) -> Result<Self, String> {
+        Ok(StateRun {
+            c,
+            ps,
+            rs: releases_of(ps)?,
+            defaults: map_of(&ps.state.doc, "helmDefaults"),
+        })
+    }
+
+    fn o(&self) -> &ClusterOptions {
+        self.c.options
+    }
+
+    fn r(&self, i: usize) -> &Release {
+        &self.rs.all[i]
+    }
+
+    fn desired(&self, i: usize) -> bool {
+        self.r(i).desired()
+    }
+
+    fn context(&self, i: usize) -> HelmContext {
+        let t = &self.r(i).raw;
+        let int = |t: &Tree, k: &str| match t.get(k) {
+            Some(Value::Int(n)) | Some(Value::Int64(n)) => Some(*n),
+            _ => None,
+        };
+        HelmContext {
+            history_max: int(t, "historyMax")
+                .or_else(|| int(&self.defaults, "historyMax"))
+                .unwrap_or(10),
+        }
+    }
+
+    fn plan(&self, selected: Vec<usize>, reverse: bool, skip_needs: bool, include_needs: bool) -> Result<Vec<Vec<usize>>, String> {
+        plan(
+            &self.rs.all,
+            &PlanOptions {
+                selected,
+                reverse,
+                skip_needs,
+                include_needs,
+            },
+        )
+    }
+
+    /// helmfile's `GetArgs`: `helmDefaults.args` then `--args`.
+    fn extra_args(&self) -> Vec<String> {
+        let mut a = strings_of(&self.defaults, "args")
+            .iter()
+            .flat_map(|s| collect_args(s))
+            .collect::<Vec<_>>();
+        a.extend(collect_args(&self.o().args));
+        a
+    }
+
+    fn with_flags<T>(&self, i: usize, values_files: &[String], f: impl FnOnce(&FlagSource) -> T) -> T {
+        let r = self.r(i);
+        let tree = release_tree(r);
+        let repo = self.repo_of(&r.chart);
+        let settings = self.c.settings;
+        let data = capstan_state::release::release_template_data(
+            &self.ps.state.env,
+            &self.ps.state.values,
+            &tree,
+            &self.ps.overrides,
+        );
+        let renderer = self.ps.renderer(settings);
+        let render = |a: &str| -> Result<String, String> { renderer.render(a, &data) };
+        let host = settings.host.clone();
+        let resolve = |s: &str| capstan_state::render::resolve_ref(host.as_ref(), s);
+        let src = FlagSource {
+            helm: self.c.helm.version(),
+            file: &self.ps.state.file,
+            defaults: &self.defaults,
+            release: &tree,
+            env_kube_context: &self.ps.state.env.kube_context,
+            repo: repo.as_ref(),
+            values_files,
+            render: &render,
+            resolve_ref: &resolve,
+            getenv: self.c.getenv,
+        };
+        f(&src)
+    }
+
+    fn repo_of(&self, chart: &str) -> Option<Tree> {
+        let (name, _) = chart.split_once('/')?;
+        capstan_state::spec::list_of(&self.ps.state.doc, "repositories")
+            .iter()
+            .filter_map(|r| r.as_map().map(|m| m.snapshot()))
+            .find(|r| str_of(r, "name") == name)
+    }
+
+    /// `--kube-context` of a release (release, environment, `helmDefaults`).
+    fn connection_flags(&self, i: usize) -> Vec<String> {
+        let r = self.r(i);
+        let kc = [
+            r.kube_context.clone(),
+            self.ps.state.env.kube_context.clone(),
+            str_of(&self.defaults, "kubeContext"),
+        ]
+        .into_iter()
+        .find(|k| !k.is_empty());
+        match kc {
+            Some(k) => vec!["--kube-context".into(), k],
+            None => Vec::new(),
+        }
+    }
+
+    /// helmfile's `isReleaseInstalled`: `helm list --filter ^NAME$` (or `helm status`
+    /// with `HELMFILE_USE_HELM_STATUS_TO_CHECK_RELEASE_EXISTENCE`).
+    fn installed(&self, i: usize) -> Result<bool, StateError> {
+        let r = self.r(i);
+        let mut flags = self.connection_flags(i);
+        if !r.namespace.is_empty() {
+            flags.extend(["--namespace".into(), r.namespace.clone()]);
+        }
+        let ctx = self.context(i);
+        if (self.c.getenv)("HELMFILE_USE_HELM_STATUS_TO_CHECK_RELEASE_EXISTENCE")
+            .is_some_and(|v| !v.is_empty())
+        {
+            return match self.c.helm.release_status(&ctx, &r.name, &flags) {
+                Ok(()) => Ok(true),
+                Err(e) if e.message.contains("Error: release: not found") => Ok(false),
+                Err(e) => Err(StateError::release(r, e)),
+            };
+        }
+        flags.extend(
+            ["--uninstalling", "--deployed", "--failed", "--pending"]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        self.c
+            .helm
+            .list(&ctx, &format!("^{}$", r.name), &flags)
+            .map(|out| !out.is_empty())
+            .map_err(|e| StateError::Plain(e.message))
+    }
+
+    fn values_files(&self, i: usize) -> Result<Vec<String>, StateError> {
+        (self.c.values_files)(self.ps, self.r(i)).map_err(StateError::Plain)
+    }
+
+    fn extra_values_and_set(&self, flags: &mut Vec<String>) {
+        for v in &self.o().values {
+            flags.extend(["--values".into(), v.clone()]);
+        }
+        for s in &self.o().set {
+            flags.extend(["--set".into(), s.clone()]);
+        }
+    }
+
+    fn values_control(&self, flags: &mut Vec<String>) {
+        let o = self.o();
+        if !o.reset_values && (bool_of(&self.defaults, "reuseValues") == Some(true) || o.reuse_values) {
+            flags.push("--reuse-values".into());
+        } else {
+            flags.push("--reset-values".into());
+        }
+    }
+
+    fn cascade_flags(&self, i: usize, flags: &mut Vec<String>) {
+        if !self.c.helm.version().at_least(3, 12, 1) && !self.c.helm.version().is_helm4() {
+            return;
+        }
+        let cascade = [
+            str_of(&self.r(i).raw, "cascade"),
+            self.o().cascade.clone(),
+            str_of(&self.defaults, "cascade"),
+        ]
+        .into_iter()
+        .find(|c| !c.is_empty());
+        if let Some(c) = cascade {
+            flags.extend(["--cascade".into(), c]);
+        }
+    }
+
+    fn delete_wait_flags(&self, i: usize, flags: &mut Vec<String>) {
+        let raw = &self.r(i).raw;
+        let wait = bool_of(raw, "deleteWait")
+            .unwrap_or_else(|| bool_of(&self.defaults, "deleteWait").unwrap_or(false) || self.o().delete_wait);
+        if wait {
+            flags.push("--wait".into());
+            let int = |t: &Tree, k: &str| match t.get(k) {
+                Some(Value::Int(n)) | Some(Value::Int64(n)) => Some(*n),
+                _ => None,
+            };
+            let mut timeout = int(&self.defaults, "deleteTimeout").unwrap_or(self.o().delete_timeout);
+            if let Some(t) = int(raw, "deleteTimeout") {
+                timeout = t;
+            }
+            if timeout != 0 {
+                flags.extend(["--timeout".into(), format!("{timeout}s")]);
+            }
+        }
+    }
+
+    fn affected(&self, i: usize, started: std::time::Instant) -> AffectedRelease {
+        let r = self.r(i);
+        AffectedRelease {
+            name: r.name.clone(),
+            namespace: r.namespace.clone(),
+            chart: r.chart.clone(),
+            version: r.version.clone(),
+            seconds: started.elapsed().as_secs_f64().round() as u64,
+        }
+    }
+
+    /// `DeleteReleasesForSync` of one release.
+    fn delete_for_sync(&self, i: usize, affected: &mut Affected) -> Result<(), StateError> {
+        let r = self.r(i);
+        let mut flags = Vec::new();
+        if !r.namespace.is_empty() {
+            flags.extend(["--namespace".into(), r.namespace.clone()]);
+        }
+        self.delete_wait_flags(i, &mut flags);
+        flags.extend(self.connection_flags(i));
+        self.cascade_flags(i, &mut flags);
+        let started = std::time::Instant::now();
+        match self.c.helm.delete_release(&self.context(i), &r.name, &flags) {
+            Ok(()) => {
+                affected.deleted.push(self.affected(i, started));
+                Ok(())
+            }
+            Err(e) => {
+                affected.delete_failed.push(self.affected(i, started));
+                Err(StateError::release(r, e))
+            }
+        }
+    }
+
+    /// `DeleteReleases` (destroy) of one release.
+    fn delete(&self, i: usize, affected: &mut Affected) -> Result<(), StateError> {
+        let r = self.r(i);
+        let mut flags = self.connection_flags(i);
+        self.cascade_flags(i, &mut flags);
+        self.delete_wait_flags(i, &mut flags);
+        if !r.namespace.is_empty() {
+            flags.extend(["--namespace".into(), r.namespace.clone()]);
+        }
+        let started = std::time::Instant::now();
+        match self.c.helm.delete_release(&self.context(i), &r.name, &flags) {
+            Ok(()) => {
+                affected.deleted.push(self.affected(i, started));
+                Ok(())
+            }
+            Err(e) => {
+                affected.delete_failed.push(self.affected(i, started));
+                Err(StateError::release(r, e))
+            }
+        }
+    }
+
+    /// The `helm upgrade` flags of a release (`prepareSyncReleases`).
+    fn upgrade_flags(&self, i: usize) -> Result<Vec<String>, StateError> {
+        let files = self.values_files(i)?;
+        let mut flags = self
+            .with_flags(i, &files, |src| src.upgrade_flags(&self.o().upgrade))
+            .map_err(|e| StateError::Release {
+                name: self.r(i).name.clone(),
+                message: e.0,
+                code: 0,
+            })?;
+        self.extra_values_and_set(&mut flags);
+        if self.o().skip_crds {
+            flags.push("--skip-crds".into());
+        }
+        self.values_control(&mut flags);
+        Ok(flags)
+    }
+
+    /// `SyncReleases` over one group: flags for all first, then `helm upgrade` each.
+    fn sync_group(&self, group: &[usize], affected: &mut Affected) -> Vec<StateError> {
+        let mut prepared = Vec::new();
+        let mut errs = Vec::new();
+        for &i in group {
+            match self.upgrade_flags(i) {
+                Ok(f) => prepared.push((i, f)),
+                Err(e) => errs.push(e),
+            }
+        }
+        if !errs.is_empty() {
+            return errs;
+        }
+        for (i, flags) in prepared {
+            let r = self.r(i);
+            let chart = chart_for_helm(&self.ps.state.base, &r.chart);
+            let started = std::time::Instant::now();
+            match self
+                .c
+                .helm
+                .sync_release(&self.context(i), &r.name, &chart, &r.namespace, &flags)
+            {
+                Ok(()) => affected.upgraded.push(self.affected(i, started)),
+                Err(e) => {
+                    affected.failed.push(self.affected(i, started));
+                    errs.push(StateError::release(r, e));
+                }
+            }
+        }
+        errs
+    }
+
+    /// helm-diff's flags shared by every release (`commonDiffFlags`).
+    fn common_diff_flags(&self, detailed: bool) -> Vec<String> {
+        let o = self.o();
+        let mut flags = Vec::new();
+        self.values_control(&mut flags);
+        if detailed {
+            flags.push("--detailed-exitcode".into());
+        }
+        if o.strip_trailing_cr {
+            flags.push("--strip-trailing-cr".into());
+        }
+        if o.include_tests {
+            flags.push("--include-tests".into());
+        }
+        for s in &o.suppress {
+            flags.extend(["--suppress".into(), s.clone()]);
+        }
+        if o.suppress_secrets {
+            flags.push("--suppress-secrets".into());
+        }
+        if o.show_secrets {
+            flags.push("--show-secrets".into());
+        }
+        if o.no_hooks {
+            flags.push("--no-hooks".into());
+        }
+        if o.no_color {
+            flags.push("--no-color".into());
+        } else if o.color {
+            flags.push("--color".into());
+        }
+        if o.context > 0 {
+            flags.extend(["--context".into(), o.context.to_string()]);
+        }
+        if !o.diff_output.is_empty() {
+            flags.extend(["--output".into(), o.diff_output.clone()]);
+        }
+        for s in &o.set {
+            flags.extend(["--set".into(), s.clone()]);
+        }
+        if !o.diff_args.is_empty() {
+            flags.extend(collect_args(&o.diff_args));
+        } else if self.defaults.contains_key("diffArgs") {
+            flags.extend(collect_args(&strings_of(&self.defaults, "diffArgs").join(" ")));
+        }
+        flags
+    }
+
+    /// `flagsForDiff`: the release's own helm-diff flags.
+    fn diff_flags(&self, i: usize, disable_validation: bool) -> Result<Vec<String>, StateError> {
+        let files = self.values_files(i)?;
+        let u = &self.o().upgrade;
+        let opt = DiffOptions {
+            post_renderer: u.post_renderer.clone(),
+            post_renderer_args: u.post_renderer_args.clone(),
+            skip_schema_validation: u.skip_schema_validation,
+            suppress_output_line_regex: self.o().suppress_output_line_regex.clone(),
+        };
+        self.with_flags(i, &files, |src| src.diff_flags(&opt, disable_validation))
+            .map_err(|e| StateError::Release {
+                name: self.r(i).name.clone(),
+                message: e.0,
+                code: 0,
+            })
+    }
+
+    /// `DiffReleases`: the releases among `which` helm-diff finds changed, and errors.
+    fn diff_releases(&self, which: &[usize], detailed: bool) -> (Vec<usize>, Vec<StateError>) {
+        let common = self.common_diff_flags(detailed);
+        let mut changed = Vec::new();
+        let mut errs = Vec::new();
+        let mut installed_cache: std::collections::BTreeMap<usize, bool> = Default::default();
+        let mut installed = |i: usize| -> bool {
+            if let Some(v) = installed_cache.get(&i) {
+                return *v;
+            }
+            match self.installed(i) {
+                Ok(v) => {
+                    installed_cache.insert(i, v);
+                    v
+                }
+                Err(e) => {
+                    (self.c.log)(&format!(
+                        "confirming if the release is already installed or not: {}",
+                        e.text()
+                    ));
+                    false
+                }
+            }
+        };
+        let mut outputs = String::new();
+        for &i in which.iter().filter(|&&i| self.desired(i)) {
+            let r = self.r(i);
+            let suppress = bool_of(&r.raw, "suppressDiff") == Some(true) || self.o().suppress_diff;
+            if self.o().skip_diff_on_install && !installed(i) {
+                changed.push(i);
+                continue;
+            }
+            let disable_validation =
+                bool_of(&r.raw, "disableValidationOnInstall") == Some(true) && !installed(i);
+            let mut flags = match self.diff_flags(i, disable_validation) {
+                Ok(f) => f,
+                Err(e) => {
+                    errs.push(e);
+                    continue;
+                }
+            };
+            for v in &self.o().values {
+                flags.extend(["--values".into(), v.clone()]);
+            }
+            flags.extend(common.iter().cloned());
+            let chart = chart_for_helm(&self.ps.state.base, &r.chart);
+            match self
+                .c
+                .helm
+                .diff_release(&self.context(i), &r.name, &chart, &r.namespace, suppress, &flags)
+            {
+                Ok(out) => outputs.push_str(&out),
+                Err(e) => {
+                    if e.exit_code == Some(2) {
+                        changed.push(i);
+                    }
+                    errs.push(StateError::release(r, e));
+                }
+            }
+        }
+        (changed, errs)
+    }
+
+    /// `Run.diff`: changed releases to upgrade and existing disabled ones to delete, or
+    /// the errors that are not "changes found".
+    fn diff_plan(&self, which: &[usize], detailed: bool) -> Result<(Vec<usize>, Vec<usize>), Vec<StateError>> {
+        let (changed, mut errs) = self.diff_releases(which, detailed);
+        let mut deleting = Vec::new();
+        for &i in which {
+            if self.desired(i) {
+                continue;
+            }
+            match self.installed(i) {
+                Ok(true) => deleting.push(i),
+                Ok(false) => {}
+                Err(e) => errs.push(e),
+            }
+        }
+        let fatal: Vec<StateError> = errs
+            .into_iter()
+            .filter(|e| !matches!(e, StateError::Release { code: 2, .. }))
+            .collect();
+        if !fatal.is_empty() {
+            return Err(fatal);
+        }
+        let updated: Vec<usize> = changed.into_iter().filter(|i| !deleting.contains(i)).collect();
+        Ok((updated, deleting))
+    }
+
+    fn info_affected(&self, updated: &[usize], deleted: &[usize]) {
+        let mut names: Vec<String> = updated
+            .iter()
+            .map(|&i| format!("  {} ({}) UPDATED", self.r(i).name, self.r(i).chart))
+            .chain(
+                deleted
+                    .iter()
+                    .map(|&i| format!("  {} ({}) DELETED", self.r(i).name, self.r(i).chart)),
+            )
+            .collect();
+        names.sort();
+        (self.c.log)(&format!("Affected releases are:\n{}\n", names.join("\n")));
+    }
+
+    fn include(&self) -> bool {
+        self.o().include_needs || self.o().include_transitive_needs
+    }
+
+    /// Deletions in reverse needs order, then upgrades in needs order.
+    fn converge(&self, to_delete: &[usize], to_update: &[usize], affected: &mut Affected) -> Vec<StateError> {
+        let mut errs = Vec::new();
+        if !to_delete.is_empty() {
+            match self.plan(to_delete.to_vec(), true, true, false) {
+                Err(e) => return vec![StateError::Plain(e)],
+                Ok(groups) => {
+                    for g in groups {
+                        let ge: Vec<StateError> = g
+                            .iter()
+                            .filter_map(|&i| self.delete_for_sync(i, affected).err())
+                            .collect();
+                        if !ge.is_empty() {
+                            errs.extend(ge);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        if !to_update.is_empty() {
+            match self.plan(to_update.to_vec(), false, true, false) {
+                Err(e) => errs.push(StateError::Plain(e)),
+                Ok(groups) => {
+                    for g in groups {
+                        let g: Vec<usize> = g.into_iter().filter(|i| !to_delete.contains(i)).collect();
+                        let ge = self.sync_group(&g, affected);
+                        if !ge.is_empty() {
+                            errs.extend(ge);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        errs
+    }
+
+    /// `a.sync`: whether anything was selected, and the errors.
+    fn sync(&self, affected: &mut Affected) -> Result<bool, Vec<StateError>> {
+        if self.rs.selected.is_empty() {
+            return Ok(false);
+        }
+        let groups = self
+            .plan(self.rs.selected.clone(), false, self.o().skip_needs, self.include())
+            .map_err(|e| vec![StateError::Plain(e)])?;
+        let with_needs: Vec<usize> = groups.concat();
+        let mut to_delete = Vec::new();
+        for &i in &with_needs {
+            if !self.desired(i) && self.installed(i).map_err(|e| vec![e])? {
+                to_delete.push(i);
+            }
+        }
+        let to_update: Vec<usize> = with_needs
+            .iter()
+            .copied()
+            .filter(|i| !to_delete.contains(i) && self.desired(*i))
+            .collect();
+        self.info_affected(&to_update, &to_delete);
+        self.c.helm.set_extra_args(self.extra_args());
+        let errs = self.converge(&to_delete, &to_update, affected);
+        if errs.is_empty() {
+            Ok(true)
+        } else {
+            Err(errs)
+        }
+    }
+
+    /// `a.apply`: (selected anything, changed anything), or the errors.
+    fn apply(&self, affected: &mut Affected) -> Result<(bool, bool), Vec<StateError>> {
+        if self.rs.selected.is_empty() {
+            return Ok((false, false));
+        }
+        let groups = self
+            .plan(self.rs.selected.clone(), false, self.o().skip_needs, self.include())
+            .map_err(|e| vec![StateError::Plain(e)])?;
+        let with_needs: Vec<usize> = groups.concat();
+        self.c.helm.set_extra_args(self.extra_args());
+        let (to_update, to_delete) = self.diff_plan(&with_needs, true)?;
+        if to_update.is_empty() && to_delete.is_empty() {
+            return Ok((true, false));
+        }
+        self.info_affected(&to_update, &to_delete);
+        let errs = self.converge(&to_delete, &to_update, affected);
+        if errs.is_empty() {
+            Ok((true, true))
+        } else {
+            Err(errs)
+        }
+    }
+
+    /// helmfile's `withNeeds`: the releases a diff/lint/template acts on, in order.
+    fn with_needs(&self, include_disabled: bool) -> Result<Vec<usize>, Vec<StateError>> {
+        let include = self.include();
+        let groups = self
+            .plan(self.rs.selected.clone(), false, self.o().skip_needs, include)
+            .map_err(|e| vec![StateError::Plain(e)])?;
+        let with_needs: Vec<usize> = groups.concat();
+        let to_render: Vec<usize> = with_needs.iter().copied().filter(|&i| self.desired(i)).collect();
+        let mut rels = Vec::new();
+        if !to_render.is_empty() {
+            let groups = self
+                .plan(to_render, false, self.o().skip_needs, include)
+                .map_err(|e| vec![StateError::Plain(e)])?;
+            rels = groups.concat();
+        }
+        if include_disabled {
+            for i in with_needs.into_iter().filter(|&i| !self.desired(i)) {
+                if !rels.contains(&i) {
+                    rels.push(i);
+                }
+            }
+        }
+        Ok(rels)
+    }
+
+    /// `a.diff`: whether anything changed, or the errors.
+    fn diff(&self) -> Result<(bool, bool), Vec<StateError>> {
+        if self.rs.selected.is_empty() {
+            return Ok((false, false));
+        }
+        let rels = self.with_needs(true)?;
+        self.c.helm.set_extra_args(self.extra_args());
+        let (updated, deleted) = self.diff_plan(&rels, self.o().detailed_exitcode)?;
+        if updated.is_empty() && deleted.is_empty() {
+            if self.o().detailed_exitcode {
+                (self.c.log)("No affected releases");
+            }
+            return Ok((true, false));
+        }
+        self.info_affected(&updated, &deleted);
+        Ok((true, true))
+    }
+
+    /// `a.lint`: lint errors (deferred) and other errors.
+    fn lint(&self) -> Result<(bool, Vec<String>), Vec<StateError>> {
+        if self.rs.selected.is_empty() {
+            return Ok((false, Vec::new()));
+        }
+        let rels = self.with_needs(false)?;
+        self.c.helm.set_extra_args(self.extra_args());
+        let mut errs = Vec::new();
+        let mut deferred = Vec::new();
+        for i in rels.into_iter().filter(|&i| self.desired(i)) {
+            let files = match self.values_files(i) {
+                Ok(f) => f,
+                Err(e) => {
+                    errs.push(e);
+                    continue;
+                }
+            };
+            let mut flags = match self.with_flags(i, &files, |src| src.lint_flags()) {
+                Ok(f) => f,
+                Err(e) => {
+                    errs.push(StateError::Plain(e.0));
+                    continue;
+                }
+            };
+            self.extra_values_and_set(&mut flags);
+            if errs.is_empty() {
+                let r = self.r(i);
+                if let Err(e) = self.c.helm.lint(&r.name, &r.chart, &flags) {
+                    match e.exit_code {
+                        Some(c) if c > 0 => deferred.push(e.message),
+                        _ => errs.push(StateError::Plain(e.message)),
+                    }
+                }
+            }
+        }
+        if errs.is_empty() {
+            Ok((true, deferred))
+        } else {
+            Err(errs)
+        }
+    }
+
+    /// `a.delete` (destroy).
+    fn destroy(&self, affected: &mut Affected) -> Result<bool, Vec<StateError>> {
+        if self.rs.selected.is_empty() {
+            return Ok(false);
+        }
+        let mut to_delete = Vec::new();
+        for &i in &self.rs.selected {
+            if self.installed(i).map_err(|e| vec![e])? {
+                to_delete.push(i);
+            }
+        }
+        self.c.helm.set_extra_args(self.extra_args());
+        if to_delete.is_empty() {
+            return Ok(true);
+        }
+        let groups = self
+            .plan(to_delete, true, true, false)
+            .map_err(|e| vec![StateError::Plain(e)])?;
+        for g in groups {
+            let errs: Vec<StateError> = g.iter().filter_map(|&i| self.delete(i, affected).err()).collect();
+            if !errs.is_empty() {
+                return Err(errs);
+            }
+        }
+        Ok(true)
+    }
+
+    /// `a.status`.
+    fn status(&self) -> Result<bool, Vec<StateError>> {
+        if self.rs.selected.is_empty() {
+            return Ok(false);
+        }
+        let to_status: Vec<usize> = self.rs.selected.iter().copied().filter(|&i| self.desired(i)).collect();
+        self.c.helm.set_extra_args(self.extra_args());
+        let groups = self
+            .plan(to_status, false, true, false)
+            .map_err(|e| vec![StateError::Plain(e)])?;
+        for g in groups {
+            let mut errs = Vec::new();
+            for i in g {
+                let r = self.r(i);
+                let mut flags = Vec::new();
+                if !r.namespace.is_empty() {
+                    flags.extend(["--namespace".into(), r.namespace.clone()]);
+                }
+                flags.extend(self.connection_flags(i));
+                if let Err(e) = self.c.helm.release_status(&self.context(i), &r.name, &flags) {
+                    errs.push(StateError::Plain(e.message));
+                }
+            }
+            if !errs.is_empty() {
+                return Err(errs);
+            }
+        }
+        Ok(true)
+    }
+
+    /// `a.test`.
+    fn test(&self) -> Result<bool, Vec<StateError>> {
+        if self.rs.selected.is_empty() {
+            return Ok(false);
+        }
+        self.c.helm.set_extra_args(self.extra_args());
+        let mut errs = Vec::new();
+        for &i in &self.rs.selected {
+            if !self.desired(i) {
+                continue;
+            }
+            let r = self.r(i);
+            let mut flags = Vec::new();
+            if !r.namespace.is_empty() {
+                flags.extend(["--namespace".into(), r.namespace.clone()]);
+            }
+            if self.o().logs {
+                flags.push("--logs".into());
+            }
+            let timeout = match self.o().test_timeout {
+                Some(t) => t,
+                None => {
+                    let int = |t: &Tree, k: &str| match t.get(k) {
+                        Some(Value::Int(n)) | Some(Value::Int64(n)) => Some(*n),
+                        _ => None,
+                    };
+                    int(&r.raw, "timeout").or_else(|| int(&self.defaults, "timeout")).unwrap_or(0)
+                }
+            };
+            if timeout != 0 {
+                flags.extend(["--timeout".into(), format!("{timeout}s")]);
+            }
+            flags.extend(self.connection_flags(i));
+            if let Err(e) = self.c.helm.test_release(&self.context(i), &r.name, &flags) {
+                errs.push(StateError::Plain(e.message));
+            }
+        }
+        if errs.is_empty() {
+            Ok(true)
+        } else {
+            Err(errs)
+        }
+    }
+}
+
+/// A cluster command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    Sync,
+    Apply,
+    Diff,
+    Destroy,
+    Lint,
+    Status,
+    Test,
+}
+
+/// Runs a command over every state (helmfile's `ForEachState`): the first state that
+/// fails ends the run with `in ./FILE: ...`. Returns the summary of what changed.
+pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Affected, ClusterError> {
+    let mut affected = Affected::default();
+    let mut changed_any = false;
+    let mut deferred_lint: Vec<String> = Vec::new();
+    let order: Vec<&PreparedState> = if command == Command::Destroy {
+        states.iter().rev().collect()
+    } else {
+        states.iter().collect()
+    };
+    for ps in order {
+        let fail = |errs: Vec<StateError>| ClusterError {
+            message: format!("{}: {}", state_label(&ps.state.file), joined(&errs)),
+            code: 1,
+        };
+        let run = StateRun::new(c, ps).map_err(|e| fail(vec![StateError::Plain(e)]))?;
+        let mut here = Affected::default();
+        let result = match command {
+            Command::Sync => run.sync(&mut here).map(|_| ()),
+            Command::Apply => run.apply(&mut here).map(|(_, changed)| changed_any |= changed),
+            Command::Diff => run.diff().map(|(_, changed)| changed_any |= changed),
+            Command::Destroy => run.destroy(&mut here).map(|_| ()),
+            Command::Lint => run.lint().map(|(_, d)| deferred_lint.extend(d)),
+            Command::Status => run.status().map(|_| ()),
+            Command::Test => run.test().map(|_| ()),
+        };
+        let summary = here.summary();
+        if !summary.is_empty() {
+            (c.log)(&summary);
+        }
+        affected.upgraded.extend(here.upgraded);
+        affected.deleted.extend(here.deleted);
+        affected.failed.extend(here.failed);
+        affected.delete_failed.extend(here.delete_failed);
+        result.map_err(fail)?;
+    }
+    if !deferred_lint.is_empty() {
+        let parts: Vec<String> = deferred_lint
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let indented: String = e.split('\n').map(|l| format!("  {l}\n")).collect();
+                format!("Error {}:\n\n{indented}", i + 1)
+            })
+            .collect();
+        return Err(ClusterError {
+            message: format!("Failed with {} errors:\n\n{}", deferred_lint.len(), parts.join("\n\n")),
+            code: 1,
+        });
+    }
+    let detailed = c.options.detailed_exitcode;
+    match command {
+        Command::Diff if detailed && changed_any => Err(ClusterError {
+            message: "Identified at least one change".into(),
+            code: 2,
+        }),
+        Command::Apply if detailed && changed_any => Err(ClusterError {
+            message: String::new(),
+            code: 2,
+        }),
+        Command::Sync if detailed && !(affected.upgraded.is_empty() && affected.deleted.is_empty()) => {
+            Err(ClusterError {
+                message: String::new(),
+                code: 2,
+            })
+        }
+        _ => Ok(affected),
+    }
+}

@@ -1,0 +1,200 @@
+//! What the cluster commands ask of helm (helmfile's `helmexec.Interface`): one method
+//! per helm operation, with the flags the release settings became. [`ProcessHelm`] runs
+//! the real `helm` binary through [`crate::exec::Execer`] and a [`Runner`]; tests use a
+//! recording stand-in.
+
+use crate::exec::{Execer, HelmCall, LogLevel, RunFailure, Runner};
+use crate::version::HelmVersion;
+use std::sync::Mutex;
+
+/// Per-call settings (helmfile's `HelmContext`).
+#[derive(Clone, Debug, Default)]
+pub struct HelmContext {
+    /// `--history-max` for `helm upgrade` (helmfile's default: 10).
+    pub history_max: i64,
+}
+
+/// A helm operation that failed: its message and, when helm ran and exited, its code.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct HelmError {
+    pub message: String,
+    pub exit_code: Option<i32>,
+}
+
+impl HelmError {
+    pub fn new(message: impl Into<String>) -> HelmError {
+        HelmError {
+            message: message.into(),
+            exit_code: None,
+        }
+    }
+}
+
+impl From<Box<RunFailure>> for HelmError {
+    fn from(f: Box<RunFailure>) -> HelmError {
+        HelmError {
+            message: f.to_string(),
+            exit_code: Some(f.code),
+        }
+    }
+}
+
+/// The helm operations of helmfile's cluster commands.
+pub trait Helm: Send + Sync {
+    fn version(&self) -> HelmVersion;
+    /// helmfile's `--args`, appended to every later command.
+    fn set_extra_args(&self, args: Vec<String>);
+    /// `helm upgrade --install NAME CHART FLAGS`.
+    fn sync_release(
+        &self,
+        ctx: &HelmContext,
+        name: &str,
+        chart: &str,
+        namespace: &str,
+        flags: &[String],
+    ) -> Result<(), HelmError>;
+    /// `helm diff upgrade` (the helm-diff plugin): `Err` with exit code 2 when it found
+    /// changes under `--detailed-exitcode`. Returns what it printed.
+    fn diff_release(
+        &self,
+        ctx: &HelmContext,
+        name: &str,
+        chart: &str,
+        namespace: &str,
+        suppress_diff: bool,
+        flags: &[String],
+    ) -> Result<String, HelmError>;
+    /// `helm delete NAME FLAGS`.
+    fn delete_release(&self, ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError>;
+    /// `helm list --filter FILTER FLAGS`, its header line removed: empty when no release
+    /// matched.
+    fn list(&self, ctx: &HelmContext, filter: &str, flags: &[String]) -> Result<String, HelmError>;
+    /// `helm status NAME FLAGS`.
+    fn release_status(&self, ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError>;
+    /// `helm test NAME FLAGS`.
+    fn test_release(&self, ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError>;
+    /// `helm lint CHART FLAGS`.
+    fn lint(&self, name: &str, chart: &str, flags: &[String]) -> Result<(), HelmError>;
+}
+
+/// Where [`ProcessHelm`] writes: log lines (stderr) and command output (stdout).
+pub trait Output: Send + Sync {
+    fn log(&self, text: &str);
+    fn stdout(&self, text: &str);
+}
+
+/// The real helm: argv from [`Execer`], run by a [`Runner`].
+pub struct ProcessHelm {
+    execer: Mutex<Execer>,
+    runner: Box<dyn Runner>,
+    level: LogLevel,
+    out: Box<dyn Output>,
+}
+
+impl ProcessHelm {
+    pub fn new(execer: Execer, runner: Box<dyn Runner>, level: LogLevel, out: Box<dyn Output>) -> ProcessHelm {
+        ProcessHelm {
+            execer: Mutex::new(execer),
+            runner,
+            level,
+            out,
+        }
+    }
+
+    fn execer(&self) -> Execer {
+        self.execer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Runs a call, logging it as helmfile does; returns its standard output.
+    fn run(&self, call: HelmCall) -> Result<String, HelmError> {
+        let before = crate::exec::render_log(&call.before, self.level);
+        if !before.is_empty() {
+            self.out.log(&before);
+        }
+        let result = self.runner.run(&call);
+        let stdout = match &result {
+            Ok(s) => s.clone(),
+            Err(f) => f.stdout.clone(),
+        };
+        let after = call.log(&stdout, self.level);
+        if after.len() > before.len() {
+            self.out.log(&after[before.len()..]);
+        }
+        if call.output == crate::exec::OutputUse::Stdout && !stdout.is_empty() {
+            self.out.stdout(&format!("{stdout}\n"));
+        }
+        result.map_err(HelmError::from)
+    }
+}
+
+impl Helm for ProcessHelm {
+    fn version(&self) -> HelmVersion {
+        self.execer().version
+    }
+
+    fn set_extra_args(&self, args: Vec<String>) {
+        self.execer.lock().unwrap_or_else(|e| e.into_inner()).extra = args;
+    }
+
+    fn sync_release(
+        &self,
+        ctx: &HelmContext,
+        name: &str,
+        chart: &str,
+        namespace: &str,
+        flags: &[String],
+    ) -> Result<(), HelmError> {
+        let call = self
+            .execer()
+            .sync_release(name, chart, namespace, flags, ctx.history_max);
+        self.run(call).map(|_| ())
+    }
+
+    fn diff_release(
+        &self,
+        _ctx: &HelmContext,
+        name: &str,
+        chart: &str,
+        namespace: &str,
+        suppress_diff: bool,
+        flags: &[String],
+    ) -> Result<String, HelmError> {
+        let mut call = self.execer().diff_release(name, chart, namespace, flags);
+        if suppress_diff {
+            call.output = crate::exec::OutputUse::Discard;
+        }
+        self.run(call)
+    }
+
+    fn delete_release(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError> {
+        let call = self.execer().delete_release(name, flags);
+        self.run(call).map(|_| ())
+    }
+
+    fn list(&self, _ctx: &HelmContext, filter: &str, flags: &[String]) -> Result<String, HelmError> {
+        let mut call = self.execer().list(filter, flags);
+        // The output decides whether the release exists: not printed.
+        call.output = crate::exec::OutputUse::Discard;
+        let out = self.run(call)?;
+        Ok(out.split('\n').skip(1).collect::<Vec<_>>().join("\n"))
+    }
+
+    fn release_status(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError> {
+        let call = self.execer().release_status(name, flags);
+        self.run(call).map(|_| ())
+    }
+
+    fn test_release(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError> {
+        let call = self.execer().test_release(name, flags);
+        self.run(call).map(|_| ())
+    }
+
+    fn lint(&self, name: &str, chart: &str, flags: &[String]) -> Result<(), HelmError> {
+        let call = self.execer().lint(name, chart, flags);
+        self.run(call).map(|_| ())
+    }
+}
