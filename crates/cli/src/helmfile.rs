@@ -18,7 +18,7 @@ fn env_true(name: &str) -> bool {
 }
 
 /// Go's `strconv.ParseBool`, as pflag reads a boolean flag's value (`--flag=false`).
-fn go_bool(s: &str) -> Result<bool, String> {
+pub(crate) fn go_bool(s: &str) -> Result<bool, String> {
     match s {
         "1" | "t" | "T" | "TRUE" | "true" | "True" => Ok(true),
         "0" | "f" | "F" | "FALSE" | "false" | "False" => Ok(false),
@@ -310,6 +310,23 @@ pub enum StateCommand {
     /// The cache of remote files (`git::`, `http(s)://`, `s3://`), as `helmfile cache`.
     #[command(subcommand)]
     Cache(CacheCommand),
+    /// Install or upgrade every release, uninstall those marked `installed: false`, as
+    /// `helmfile sync` (through the real helm).
+    Sync(With<crate::cluster::SyncArgs>),
+    /// Diff every release, then sync only the ones that changed, as `helmfile apply`.
+    Apply(With<crate::cluster::ApplyArgs>),
+    /// Show what `apply` would change, through the helm-diff plugin as `helmfile diff`.
+    Diff(With<crate::cluster::DiffCommandArgs>),
+    /// Uninstall every release, in reverse `needs:` order, as `helmfile destroy`.
+    Destroy(With<crate::cluster::DestroyArgs>),
+    /// The old name of `destroy` (`helmfile delete`).
+    Delete(With<crate::cluster::DestroyArgs>),
+    /// `helm status` of every release, as `helmfile status`.
+    Status(With<crate::cluster::StatusArgs>),
+    /// `helm test` of every release, as `helmfile test`.
+    Test(With<crate::cluster::TestArgs>),
+    /// `helm lint` of every release's chart with its values, as `helmfile lint`.
+    Lint(With<crate::cluster::LintArgs>),
 }
 
 #[derive(Subcommand, Clone, Debug)]
@@ -331,6 +348,13 @@ impl StateCommand {
             StateCommand::Fetch(w) => &w.global,
             StateCommand::Values(w) => &w.global,
             StateCommand::ShowDag(w) => &w.global,
+            StateCommand::Sync(w) => &w.global,
+            StateCommand::Apply(w) => &w.global,
+            StateCommand::Diff(w) => &w.global,
+            StateCommand::Destroy(w) | StateCommand::Delete(w) => &w.global,
+            StateCommand::Status(w) => &w.global,
+            StateCommand::Test(w) => &w.global,
+            StateCommand::Lint(w) => &w.global,
             StateCommand::Cache(_) => {
                 static NONE: std::sync::OnceLock<Global> = std::sync::OnceLock::new();
                 NONE.get_or_init(Global::default)
@@ -1108,6 +1132,15 @@ fn run_with(
                 },
             }
         }
+        StateCommand::Sync(w) => cluster(g, &s, crate::cluster::ClusterCommand::Sync(w.args), cwd, log),
+        StateCommand::Apply(w) => cluster(g, &s, crate::cluster::ClusterCommand::Apply(w.args), cwd, log),
+        StateCommand::Diff(w) => cluster(g, &s, crate::cluster::ClusterCommand::Diff(w.args), cwd, log),
+        StateCommand::Destroy(w) | StateCommand::Delete(w) => {
+            cluster(g, &s, crate::cluster::ClusterCommand::Destroy(w.args), cwd, log)
+        }
+        StateCommand::Status(w) => cluster(g, &s, crate::cluster::ClusterCommand::Status(w.args), cwd, log),
+        StateCommand::Test(w) => cluster(g, &s, crate::cluster::ClusterCommand::Test(w.args), cwd, log),
+        StateCommand::Lint(w) => cluster(g, &s, crate::cluster::ClusterCommand::Lint(w.args), cwd, log),
         StateCommand::ShowDag(_) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,
@@ -1116,6 +1149,21 @@ fn run_with(
             Ok(commands::show_dag(&states).map_err(|e| describe_needs(e, &states, cwd))?)
         }
     }
+}
+
+/// A cluster command over the loaded states (see [`crate::cluster`]).
+fn cluster(
+    g: &Global,
+    s: &Settings,
+    cmd: crate::cluster::ClusterCommand,
+    cwd: &Path,
+    log: &mut String,
+) -> Result<String, crate::chart::Failure> {
+    let states = match load(g, s, log) {
+        Ok(st) => st,
+        Err(e) => return no_match(e, g, cwd),
+    };
+    crate::cluster::run(g, s, &states, &cmd, cwd, log)
 }
 
 fn describe_release_error(e: &commands::ReleaseError) -> String {

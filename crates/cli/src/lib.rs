@@ -20,6 +20,7 @@ macro_rules! logln {
 pub static LIVE_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 mod chart;
+mod cluster;
 mod helm_args;
 mod helmfile;
 
@@ -227,7 +228,9 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
             message,
             code,
         }) => {
-            logln!(log, "Error: {message}");
+            if !message.is_empty() {
+                logln!(log, "Error: {message}");
+            }
             Outcome {
                 stdout,
                 stderr: log,

@@ -7,6 +7,7 @@
 //! The helm side is a [`Helm`]; the values files of a release come from the caller
 //! (`values_files`), so this module neither renders nor writes files.
 
+use crate::exec::LogLevel;
 use crate::flags::{collect_args, DiffOptions, FlagSource, UpgradeOptions};
 use crate::ops::{Helm, HelmContext, HelmError};
 use crate::plan::{plan, PlanOptions};
@@ -197,6 +198,36 @@ fn joined(errs: &[StateError]) -> String {
     format!("{} errors:\n{}", errs.len(), lines.join("\n"))
 }
 
+/// `f(0..n)` on up to `limit` threads (0: `n`), results in index order. Calls start in
+/// index order; with a limit of 1 they run one after the other.
+fn parallel<T: Send>(n: usize, limit: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let workers = if limit == 0 { n } else { limit.min(n) };
+    if workers <= 1 {
+        return (0..n).map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: std::sync::Mutex<Vec<Option<T>>> =
+        std::sync::Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                if i >= n {
+                    break;
+                }
+                let r = f(i);
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
 /// `in ./helmfile.yaml` for a state file.
 fn state_label(file: &str) -> String {
     match file.rsplit_once('/') {
@@ -217,8 +248,11 @@ pub struct Cluster<'a> {
     /// The process environment (`HELMFILE_USE_HELM_STATUS_TO_CHECK_RELEASE_EXISTENCE`,
     /// repository credentials, the old release `env:` section).
     pub getenv: &'a (dyn Fn(&str) -> Option<String> + Sync),
-    /// Info-level log lines (the summary tables, "Affected releases are").
-    pub log: &'a (dyn Fn(&str) + Sync),
+    /// Log lines at their level (the summary tables at info, "Affected releases are"
+    /// at debug for sync/apply and info for diff, as helmfile).
+    pub log: &'a (dyn Fn(LogLevel, &str) + Sync),
+    /// capstan's standard output (the diffs, in release order).
+    pub print: &'a (dyn Fn(&str) + Sync),
 }
 
 /// The releases of a state a command sees: duplicates of one ID reduced to the selected
@@ -518,6 +552,28 @@ impl<'a, 'b> StateRun<'a, 'b> {
         }
     }
 
+    /// Deletes a group's releases (up to `--concurrency` at once), recording the outcome.
+    fn delete_group(&self, group: &[usize], for_sync: bool, affected: &mut Affected) -> Vec<StateError> {
+        let outcomes = parallel(group.len(), self.o().concurrency, |k| {
+            let mut one = Affected::default();
+            let r = if for_sync {
+                self.delete_for_sync(group[k], &mut one)
+            } else {
+                self.delete(group[k], &mut one)
+            };
+            (one, r)
+        });
+        let mut errs = Vec::new();
+        for (one, r) in outcomes {
+            affected.deleted.extend(one.deleted);
+            affected.delete_failed.extend(one.delete_failed);
+            if let Err(e) = r {
+                errs.push(e);
+            }
+        }
+        errs
+    }
+
     /// `DeleteReleasesForSync` of one release.
     fn delete_for_sync(&self, i: usize, affected: &mut Affected) -> Result<(), StateError> {
         let r = self.r(i);
@@ -594,19 +650,23 @@ impl<'a, 'b> StateRun<'a, 'b> {
         if !errs.is_empty() {
             return errs;
         }
-        for (i, flags) in prepared {
-            let r = self.r(i);
+        let outcomes = parallel(prepared.len(), self.o().concurrency, |k| {
+            let (i, flags) = &prepared[k];
+            let r = self.r(*i);
             let chart = chart_for_helm(&self.ps.state.base, &r.chart);
             let started = std::time::Instant::now();
-            match self
+            let result = self
                 .c
                 .helm
-                .sync_release(&self.context(i), &r.name, &chart, &r.namespace, &flags)
-            {
-                Ok(()) => affected.upgraded.push(self.affected(i, started)),
+                .sync_release(&self.context(*i), &r.name, &chart, &r.namespace, flags);
+            (self.affected(*i, started), result.map_err(|e| StateError::release(r, e)))
+        });
+        for (done, result) in outcomes {
+            match result {
+                Ok(()) => affected.upgraded.push(done),
                 Err(e) => {
-                    affected.failed.push(self.affected(i, started));
-                    errs.push(StateError::release(r, e));
+                    affected.failed.push(done);
+                    errs.push(e);
                 }
             }
         }
@@ -680,63 +740,81 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// `DiffReleases`: the releases among `which` helm-diff finds changed, and errors.
+    /// Up to `--concurrency` diffs run at once; their output is printed in release order.
     fn diff_releases(&self, which: &[usize], detailed: bool) -> (Vec<usize>, Vec<StateError>) {
         let common = self.common_diff_flags(detailed);
-        let mut changed = Vec::new();
-        let mut errs = Vec::new();
-        let mut installed_cache: std::collections::BTreeMap<usize, bool> = Default::default();
-        let mut installed = |i: usize| -> bool {
-            if let Some(v) = installed_cache.get(&i) {
+        let cache: std::sync::Mutex<std::collections::BTreeMap<usize, bool>> = Default::default();
+        let installed = |i: usize| -> bool {
+            if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&i) {
                 return *v;
             }
             match self.installed(i) {
                 Ok(v) => {
-                    installed_cache.insert(i, v);
+                    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(i, v);
                     v
                 }
                 Err(e) => {
-                    (self.c.log)(&format!(
-                        "confirming if the release is already installed or not: {}",
-                        e.text()
-                    ));
+                    (self.c.log)(
+                        LogLevel::Warn,
+                        &format!(
+                            "confirming if the release is already installed or not: {}",
+                            e.text()
+                        ),
+                    );
                     false
                 }
             }
         };
-        let mut outputs = String::new();
-        for &i in which.iter().filter(|&&i| self.desired(i)) {
+        let desired: Vec<usize> = which.iter().copied().filter(|&i| self.desired(i)).collect();
+        // (changed, error, output to print) per release.
+        let outcomes = parallel(desired.len(), self.o().concurrency, |k| -> (bool, Option<StateError>, String) {
+            let i = desired[k];
             let r = self.r(i);
             let suppress = bool_of(&r.raw, "suppressDiff") == Some(true) || self.o().suppress_diff;
             if self.o().skip_diff_on_install && !installed(i) {
-                changed.push(i);
-                continue;
+                return (true, None, String::new());
             }
             let disable_validation =
                 bool_of(&r.raw, "disableValidationOnInstall") == Some(true) && !installed(i);
             let mut flags = match self.diff_flags(i, disable_validation) {
                 Ok(f) => f,
-                Err(e) => {
-                    errs.push(e);
-                    continue;
-                }
+                Err(e) => return (false, Some(e), String::new()),
             };
             for v in &self.o().values {
                 flags.extend(["--values".into(), v.clone()]);
             }
             flags.extend(common.iter().cloned());
             let chart = chart_for_helm(&self.ps.state.base, &r.chart);
+            let shown = |out: &str| {
+                if suppress || out.is_empty() {
+                    String::new()
+                } else {
+                    format!("{out}\n")
+                }
+            };
             match self
                 .c
                 .helm
                 .diff_release(&self.context(i), &r.name, &chart, &r.namespace, suppress, &flags)
             {
-                Ok(out) => outputs.push_str(&out),
+                // With --detailed-exitcode helmfile prints only diffs that found changes.
+                Ok(out) => (false, None, if detailed { String::new() } else { shown(&out) }),
                 Err(e) => {
-                    if e.exit_code == Some(2) {
-                        changed.push(i);
-                    }
-                    errs.push(StateError::release(r, e));
+                    let changed = e.exit_code == Some(2);
+                    let out = if changed { shown(&e.stdout) } else { String::new() };
+                    (changed, Some(StateError::release(r, e)), out)
                 }
+            }
+        });
+        let mut changed = Vec::new();
+        let mut errs = Vec::new();
+        for (k, (c, e, out)) in outcomes.into_iter().enumerate() {
+            if c {
+                changed.push(desired[k]);
+            }
+            errs.extend(e);
+            if !out.is_empty() {
+                (self.c.print)(&out);
             }
         }
         (changed, errs)
@@ -768,7 +846,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
         Ok((updated, deleting))
     }
 
-    fn info_affected(&self, updated: &[usize], deleted: &[usize]) {
+    fn info_affected(&self, level: LogLevel, updated: &[usize], deleted: &[usize]) {
         let mut names: Vec<String> = updated
             .iter()
             .map(|&i| format!("  {} ({}) UPDATED", self.r(i).name, self.r(i).chart))
@@ -779,7 +857,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
             )
             .collect();
         names.sort();
-        (self.c.log)(&format!("Affected releases are:\n{}\n", names.join("\n")));
+        (self.c.log)(level, &format!("Affected releases are:\n{}\n", names.join("\n")));
     }
 
     fn include(&self) -> bool {
@@ -794,10 +872,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 Err(e) => return vec![StateError::Plain(e)],
                 Ok(groups) => {
                     for g in groups {
-                        let ge: Vec<StateError> = g
-                            .iter()
-                            .filter_map(|&i| self.delete_for_sync(i, affected).err())
-                            .collect();
+                        let ge = self.delete_group(&g, true, affected);
                         if !ge.is_empty() {
                             errs.extend(ge);
                             break;
@@ -844,7 +919,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
             .copied()
             .filter(|i| !to_delete.contains(i) && self.desired(*i))
             .collect();
-        self.info_affected(&to_update, &to_delete);
+        self.info_affected(LogLevel::Debug, &to_update, &to_delete);
         self.c.helm.set_extra_args(self.extra_args());
         let errs = self.converge(&to_delete, &to_update, affected);
         if errs.is_empty() {
@@ -868,7 +943,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
         if to_update.is_empty() && to_delete.is_empty() {
             return Ok((true, false));
         }
-        self.info_affected(&to_update, &to_delete);
+        self.info_affected(LogLevel::Debug, &to_update, &to_delete);
         let errs = self.converge(&to_delete, &to_update, affected);
         if errs.is_empty() {
             Ok((true, true))
@@ -912,11 +987,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
         let (updated, deleted) = self.diff_plan(&rels, self.o().detailed_exitcode)?;
         if updated.is_empty() && deleted.is_empty() {
             if self.o().detailed_exitcode {
-                (self.c.log)("No affected releases");
+                (self.c.log)(LogLevel::Info, "No affected releases");
             }
             return Ok((true, false));
         }
-        self.info_affected(&updated, &deleted);
+        self.info_affected(LogLevel::Info, &updated, &deleted);
         Ok((true, true))
     }
 
@@ -981,7 +1056,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
             .plan(to_delete, true, true, false)
             .map_err(|e| vec![StateError::Plain(e)])?;
         for g in groups {
-            let errs: Vec<StateError> = g.iter().filter_map(|&i| self.delete(i, affected).err()).collect();
+            let errs = self.delete_group(&g, false, affected);
             if !errs.is_empty() {
                 return Err(errs);
             }
@@ -1105,7 +1180,7 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
         };
         let summary = here.summary();
         if !summary.is_empty() {
-            (c.log)(&summary);
+            (c.log)(LogLevel::Info, &summary);
         }
         affected.upgraded.extend(here.upgraded);
         affected.deleted.extend(here.deleted);

@@ -120,7 +120,7 @@ pub trait Runner: Send + Sync {
 
 /// A command that failed: its exit code (when it exited) and what it printed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{program} {args}: exit status {code}: {stderr}")]
+#[error("command \"{program}\" exited with non-zero status {code}:\n  {program} {args}\n{}", stderr.trim_end())]
 pub struct RunFailure {
     pub program: String,
     pub args: String,

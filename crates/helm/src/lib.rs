@@ -17,6 +17,7 @@ pub mod exec;
 pub mod flags;
 pub mod ops;
 pub mod plan;
+pub mod runner;
 pub mod version;
 
 pub use exec::{Execer, HelmCall, LogLevel};

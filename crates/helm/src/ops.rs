@@ -20,6 +20,9 @@ pub struct HelmContext {
 pub struct HelmError {
     pub message: String,
     pub exit_code: Option<i32>,
+    /// What the command printed on stdout before failing (helm-diff prints the diff and
+    /// exits with 2).
+    pub stdout: String,
 }
 
 impl HelmError {
@@ -27,6 +30,7 @@ impl HelmError {
         HelmError {
             message: message.into(),
             exit_code: None,
+            stdout: String::new(),
         }
     }
 }
@@ -36,6 +40,7 @@ impl From<Box<RunFailure>> for HelmError {
         HelmError {
             message: f.to_string(),
             exit_code: Some(f.code),
+            stdout: f.stdout.clone(),
         }
     }
 }
@@ -164,9 +169,9 @@ impl Helm for ProcessHelm {
         flags: &[String],
     ) -> Result<String, HelmError> {
         let mut call = self.execer().diff_release(name, chart, namespace, flags);
-        if suppress_diff {
-            call.output = crate::exec::OutputUse::Discard;
-        }
+        // The caller prints diffs in release order (or not at all when suppressed).
+        let _ = suppress_diff;
+        call.output = crate::exec::OutputUse::Discard;
         self.run(call)
     }
 

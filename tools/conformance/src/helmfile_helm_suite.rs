@@ -436,6 +436,7 @@ impl Helm for RecordingHelm {
                 Some(code) => Err(HelmError {
                     message: format!("exit status {code}"),
                     exit_code: Some(code as i32),
+                    stdout: String::new(),
                 }),
                 None => Ok(String::new()),
             },
@@ -567,7 +568,10 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
     };
     let o = &case["options"];
     let options = capstan_helm::deploy::ClusterOptions {
-        concurrency: o["concurrency"].as_u64().unwrap_or(0) as usize,
+        // helmfile's mock records calls in the order they happen; with helm calls in
+        // parallel that order would vary from run to run, so the stand-in gets them one
+        // at a time (the order helmfile starts them in).
+        concurrency: 1,
         skip_needs: opt_bool(o, "skipNeeds"),
         include_needs: opt_bool(o, "includeNeeds"),
         include_transitive_needs: opt_bool(o, "includeTransitiveNeeds"),
@@ -592,7 +596,7 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
     };
     let no_values = |_: &capstan_state::app::PreparedState, _: &capstan_state::release::Release| Ok(Vec::new());
     let getenv = |k: &str| env_vars.get(k).cloned();
-    let log = |_: &str| {};
+    let log = |_: capstan_helm::LogLevel, _: &str| {};
     let result = match capstan_state::app::load_run(&settings, &run_opts) {
         Err(e) => Err((e.to_string(), 1)),
         Ok((states, _)) => {
@@ -603,6 +607,7 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
                 values_files: &no_values,
                 getenv: &getenv,
                 log: &log,
+                print: &|_: &str| {},
             };
             capstan_helm::deploy::run(&cluster, &states, command)
                 .map(|_| ())

@@ -1,0 +1,581 @@
+//! helmfile's cluster commands on the command line (`sync`, `apply`, `diff`, `destroy`,
+//! `delete`, `status`, `test`, `lint`): their flags, each defined once and shared through
+//! flattened groups, turned into a [`ClusterOptions`] and handed to
+//! `capstan_helm::deploy` with the real helm. The values files helm gets are written to a
+//! private directory (0700, files 0600) removed when the command ends, also on a signal.
+
+use crate::helmfile::{go_bool, Global};
+use capstan_helm::deploy::{Cluster, ClusterOptions, Command as Deploy};
+use capstan_helm::exec::{Execer, LogLevel};
+use capstan_helm::flags::UpgradeOptions;
+use capstan_helm::ops::{Output, ProcessHelm};
+use capstan_helm::runner::ProcessRunner;
+use capstan_helm::HelmVersion;
+use capstan_state::app::PreparedState;
+use capstan_state::load::Settings;
+use capstan_state::release::Release;
+use capstan_state::release_values::{chart_input_with, Charts, HelmFlags};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Flags every cluster command has.
+#[derive(Args, Clone, Debug, Default)]
+pub struct CommonArgs {
+    /// Releases handled at once within a group of the `needs:` graph (0: no limit).
+    #[arg(long = "concurrency", default_value_t = 0)]
+    concurrency: usize,
+    /// Extra arguments for every helm command.
+    #[arg(long = "args", default_value = "", allow_hyphen_values = true)]
+    args: String,
+}
+
+/// Which `needs:` come along with the selected releases.
+#[derive(Args, Clone, Debug, Default)]
+pub struct NeedsArgs {
+    /// Leave the releases the selected ones need alone (default unless `--include-needs`).
+    #[arg(long = "skip-needs", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "true", value_parser = go_bool)]
+    skip_needs: bool,
+    /// Also act on the releases the selected ones need.
+    #[arg(long = "include-needs", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    include_needs: bool,
+    /// Also act on what those need, and so on.
+    #[arg(long = "include-transitive-needs", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    include_transitive_needs: bool,
+}
+
+/// Values given to helmfile for every release.
+#[derive(Args, Clone, Debug, Default)]
+pub struct ValuesArgs {
+    /// Extra `--set` for every release.
+    #[arg(long = "set")]
+    set: Vec<String>,
+    /// Extra values files for every release.
+    #[arg(long = "values")]
+    values: Vec<String>,
+}
+
+/// How helm renders (shared by upgrades and diffs).
+#[derive(Args, Clone, Debug, Default)]
+pub struct RenderArgs {
+    /// A post-renderer for every release (over `postRenderer` in the state file).
+    #[arg(long = "post-renderer", default_value = "")]
+    post_renderer: String,
+    /// Arguments for the post-renderer.
+    #[arg(long = "post-renderer-args")]
+    post_renderer_args: Vec<String>,
+    #[arg(long = "skip-schema-validation", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    skip_schema_validation: bool,
+    /// `--reuse-values` instead of `--reset-values`.
+    #[arg(long = "reuse-values", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    reuse_values: bool,
+    /// `--reset-values` even when `helmDefaults.reuseValues` says otherwise.
+    #[arg(long = "reset-values", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    reset_values: bool,
+}
+
+/// `helm upgrade` settings.
+#[derive(Args, Clone, Debug, Default)]
+pub struct UpgradeArgs {
+    #[arg(long = "wait", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    wait: bool,
+    #[arg(long = "wait-retries", default_value_t = 0)]
+    wait_retries: i64,
+    #[arg(long = "wait-for-jobs", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    wait_for_jobs: bool,
+    /// `--timeout` seconds for every release (over the state's).
+    #[arg(long = "timeout", default_value_t = 0)]
+    timeout: i64,
+    #[arg(long = "skip-crds", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    skip_crds: bool,
+    /// Extra arguments for `helm upgrade`.
+    #[arg(long = "sync-args", default_value = "", allow_hyphen_values = true)]
+    sync_args: String,
+    #[arg(long = "hide-notes", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    hide_notes: bool,
+    #[arg(long = "take-ownership", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    take_ownership: bool,
+    /// The release description (`helm upgrade --description`).
+    #[arg(long = "description", default_value = "")]
+    description: String,
+    /// `helm uninstall --cascade` for releases removed with `installed: false`.
+    #[arg(long = "cascade", default_value = "")]
+    cascade: String,
+}
+
+/// helm-diff settings.
+#[derive(Args, Clone, Debug, Default)]
+pub struct DiffArgs {
+    /// Lines of context around each change.
+    #[arg(long = "context", default_value_t = 0)]
+    context: usize,
+    /// helm-diff's output format (`diff`, `simple`, `template`, `dyff`).
+    #[arg(long = "output", default_value = "")]
+    output: String,
+    #[arg(long = "suppress-secrets", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    suppress_secrets: bool,
+    #[arg(long = "show-secrets", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    show_secrets: bool,
+    /// Kinds of resources left out of the diff.
+    #[arg(long = "suppress")]
+    suppress: Vec<String>,
+    #[arg(long = "suppress-output-line-regex")]
+    suppress_output_line_regex: Vec<String>,
+    #[arg(long = "no-hooks", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    no_hooks: bool,
+    /// Releases not installed yet count as changed without running a diff.
+    #[arg(long = "skip-diff-on-install", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    skip_diff_on_install: bool,
+    #[arg(long = "strip-trailing-cr", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    strip_trailing_cr: bool,
+    #[arg(long = "include-tests", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    include_tests: bool,
+    /// Extra arguments for `helm diff`.
+    #[arg(long = "diff-args", default_value = "", allow_hyphen_values = true)]
+    diff_args: String,
+    /// Do not print the diff.
+    #[arg(long = "suppress-diff", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    suppress_diff: bool,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct DetailedExitcode {
+    /// Exit with 2 when something changed.
+    #[arg(long = "detailed-exitcode", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    detailed_exitcode: bool,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct SyncArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    needs: NeedsArgs,
+    #[command(flatten)]
+    values: ValuesArgs,
+    #[command(flatten)]
+    render: RenderArgs,
+    #[command(flatten)]
+    upgrade: UpgradeArgs,
+    #[command(flatten)]
+    detailed: DetailedExitcode,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct ApplyArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    needs: NeedsArgs,
+    #[command(flatten)]
+    values: ValuesArgs,
+    #[command(flatten)]
+    render: RenderArgs,
+    #[command(flatten)]
+    upgrade: UpgradeArgs,
+    #[command(flatten)]
+    diff: DiffArgs,
+    #[command(flatten)]
+    detailed: DetailedExitcode,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct DiffCommandArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    needs: NeedsArgs,
+    #[command(flatten)]
+    values: ValuesArgs,
+    #[command(flatten)]
+    render: RenderArgs,
+    #[command(flatten)]
+    diff: DiffArgs,
+    #[command(flatten)]
+    detailed: DetailedExitcode,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct DestroyArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// `helm uninstall --cascade`.
+    #[arg(long = "cascade", default_value = "")]
+    cascade: String,
+    /// Wait until everything the releases made is gone.
+    #[arg(long = "delete-wait", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    delete_wait: bool,
+    /// Seconds `--delete-wait` waits.
+    #[arg(long = "delete-timeout", default_value_t = 300)]
+    delete_timeout: i64,
+    /// Do not prepare charts first (capstan never needs them to delete).
+    #[arg(long = "skip-charts", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    skip_charts: bool,
+    /// Helm 2's purge (Helm 3 and 4 always purge; accepted for old scripts).
+    #[arg(long = "purge", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    purge: bool,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct TestArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Helm 2's cleanup (warned about and ignored, as helmfile does).
+    #[arg(long = "cleanup", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    cleanup: bool,
+    /// Print the test pods' logs.
+    #[arg(long = "logs", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    logs: bool,
+    /// Seconds each test may take (default: the releases' own `timeout`).
+    #[arg(long = "timeout")]
+    timeout: Option<i64>,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct LintArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    needs: NeedsArgs,
+    #[command(flatten)]
+    values: ValuesArgs,
+}
+
+/// One cluster command with its flags.
+#[derive(Clone, Debug)]
+pub enum ClusterCommand {
+    Sync(SyncArgs),
+    Apply(ApplyArgs),
+    Diff(DiffCommandArgs),
+    Destroy(DestroyArgs),
+    Status(StatusArgs),
+    Test(TestArgs),
+    Lint(LintArgs),
+}
+
+fn apply_common(o: &mut ClusterOptions, c: &CommonArgs) {
+    o.concurrency = c.concurrency;
+    o.args = c.args.clone();
+}
+
+fn apply_needs(o: &mut ClusterOptions, n: &NeedsArgs) {
+    o.include_needs = n.include_needs;
+    o.include_transitive_needs = n.include_transitive_needs;
+    o.skip_needs = n.skip_needs && !n.include_needs && !n.include_transitive_needs;
+}
+
+fn apply_values(o: &mut ClusterOptions, v: &ValuesArgs, cwd: &Path) -> Result<(), String> {
+    o.set = v.set.clone();
+    for f in &v.values {
+        let abs = cwd.join(f);
+        if !abs.is_file() {
+            return Err(format!("file does not exist: {}", abs.display()));
+        }
+        o.values.push(abs.display().to_string());
+    }
+    Ok(())
+}
+
+fn apply_render(o: &mut ClusterOptions, r: &RenderArgs) {
+    o.upgrade.post_renderer = r.post_renderer.clone();
+    o.upgrade.post_renderer_args = r.post_renderer_args.clone();
+    o.upgrade.skip_schema_validation = r.skip_schema_validation;
+    o.reuse_values = r.reuse_values;
+    o.reset_values = r.reset_values;
+}
+
+fn apply_upgrade(o: &mut ClusterOptions, u: &UpgradeArgs) {
+    let keep = std::mem::take(&mut o.upgrade);
+    o.upgrade = UpgradeOptions {
+        wait: u.wait,
+        wait_for_jobs: u.wait_for_jobs,
+        wait_retries: u.wait_retries,
+        timeout: u.timeout,
+        sync_args: u.sync_args.clone(),
+        hide_notes: u.hide_notes,
+        take_ownership: u.take_ownership,
+        description: u.description.clone(),
+        ..keep
+    };
+    o.skip_crds = u.skip_crds;
+    o.cascade = u.cascade.clone();
+}
+
+fn apply_diff(o: &mut ClusterOptions, d: &DiffArgs, g: &Global) {
+    o.context = d.context;
+    o.diff_output = d.output.clone();
+    o.suppress_secrets = d.suppress_secrets;
+    o.show_secrets = d.show_secrets;
+    o.suppress = d.suppress.clone();
+    o.suppress_output_line_regex = d.suppress_output_line_regex.clone();
+    o.no_hooks = d.no_hooks;
+    o.skip_diff_on_install = d.skip_diff_on_install;
+    o.strip_trailing_cr = d.strip_trailing_cr;
+    o.include_tests = d.include_tests;
+    o.diff_args = d.diff_args.clone();
+    o.suppress_diff = d.suppress_diff;
+    o.color = g.color;
+    o.no_color = g.no_color || std::env::var("NO_COLOR").is_ok_and(|v| !v.is_empty());
+}
+
+impl ClusterCommand {
+    /// The deploy command and its options.
+    fn plan(&self, g: &Global, cwd: &Path) -> Result<(Deploy, ClusterOptions), String> {
+        let mut o = ClusterOptions::default();
+        let command = match self {
+            ClusterCommand::Sync(a) => {
+                apply_common(&mut o, &a.common);
+                apply_needs(&mut o, &a.needs);
+                apply_values(&mut o, &a.values, cwd)?;
+                apply_render(&mut o, &a.render);
+                apply_upgrade(&mut o, &a.upgrade);
+                o.detailed_exitcode = a.detailed.detailed_exitcode;
+                Deploy::Sync
+            }
+            ClusterCommand::Apply(a) => {
+                apply_common(&mut o, &a.common);
+                apply_needs(&mut o, &a.needs);
+                apply_values(&mut o, &a.values, cwd)?;
+                apply_render(&mut o, &a.render);
+                apply_upgrade(&mut o, &a.upgrade);
+                apply_diff(&mut o, &a.diff, g);
+                o.detailed_exitcode = a.detailed.detailed_exitcode;
+                Deploy::Apply
+            }
+            ClusterCommand::Diff(a) => {
+                apply_common(&mut o, &a.common);
+                apply_needs(&mut o, &a.needs);
+                apply_values(&mut o, &a.values, cwd)?;
+                apply_render(&mut o, &a.render);
+                apply_diff(&mut o, &a.diff, g);
+                o.detailed_exitcode = a.detailed.detailed_exitcode;
+                Deploy::Diff
+            }
+            ClusterCommand::Destroy(a) => {
+                apply_common(&mut o, &a.common);
+                o.cascade = a.cascade.clone();
+                o.delete_wait = a.delete_wait;
+                o.delete_timeout = a.delete_timeout;
+                Deploy::Destroy
+            }
+            ClusterCommand::Status(a) => {
+                apply_common(&mut o, &a.common);
+                Deploy::Status
+            }
+            ClusterCommand::Test(a) => {
+                apply_common(&mut o, &a.common);
+                o.cleanup = a.cleanup;
+                o.logs = a.logs;
+                o.test_timeout = a.timeout;
+                Deploy::Test
+            }
+            ClusterCommand::Lint(a) => {
+                apply_common(&mut o, &a.common);
+                apply_needs(&mut o, &a.needs);
+                apply_values(&mut o, &a.values, cwd)?;
+                Deploy::Lint
+            }
+        };
+        Ok((command, o))
+    }
+}
+
+/// Where helm's output goes: log lines to stderr (live) or the log buffer, helm's
+/// standard output to capstan's.
+struct Sink {
+    log: Arc<Mutex<String>>,
+    stdout: Arc<Mutex<String>>,
+}
+
+impl Output for Sink {
+    fn log(&self, text: &str) {
+        if crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+            eprint!("{text}");
+        } else {
+            self.log.lock().unwrap_or_else(|e| e.into_inner()).push_str(text);
+        }
+    }
+
+    fn stdout(&self, text: &str) {
+        if crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            return;
+        }
+        self.stdout
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push_str(text);
+    }
+}
+
+/// The helm binary: `--helm-binary`, else the state's `helmBinary`, else `helm`.
+fn helm_binary(g: &Global, states: &[PreparedState]) -> String {
+    if !g.helm_binary.is_empty() {
+        return g.helm_binary.clone();
+    }
+    states
+        .iter()
+        .map(|ps| capstan_state::spec::str_of(&ps.state.doc, "helmBinary"))
+        .find(|b| !b.is_empty())
+        .unwrap_or_else(|| "helm".into())
+}
+
+/// `helm version --client --short`, parsed as helmfile parses it.
+fn helm_version(binary: &str, cwd: &Path) -> Result<HelmVersion, String> {
+    let out = std::process::Command::new(binary)
+        .args(["version", "--client", "--short"])
+        .current_dir(cwd)
+        .output()
+        .map_err(|e| format!("error determining helm version: exec: {binary:?}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "error determining helm version: {}",
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        ));
+    }
+    HelmVersion::parse(&String::from_utf8_lossy(&out.stdout))
+        .map_err(|e| format!("error determining helm version: {e}"))
+}
+
+/// Runs a cluster command over loaded states; returns what helm printed on stdout.
+pub fn run(
+    g: &Global,
+    s: &Settings,
+    states: &[PreparedState],
+    cmd: &ClusterCommand,
+    cwd: &Path,
+    log: &mut String,
+) -> Result<String, crate::chart::Failure> {
+    let (command, options) = cmd.plan(g, cwd)?;
+    if let ClusterCommand::Test(a) = cmd {
+        if a.cleanup {
+            logln!(log, "warn: requested cleanup will not be applied. To clean up test resources with Helm 3, you have to remove them manually or set helm.sh/hook-delete-policy");
+        }
+    }
+    let binary = helm_binary(g, states);
+    let version = helm_version(&binary, cwd)?;
+    let level = match g.log_level()? {
+        0 => LogLevel::Debug,
+        1 => LogLevel::Info,
+        2 => LogLevel::Warn,
+        _ => LogLevel::Error,
+    };
+    let log_buf = Arc::new(Mutex::new(String::new()));
+    let stdout = Arc::new(Mutex::new(String::new()));
+    let helm = ProcessHelm::new(
+        Execer {
+            binary,
+            kubeconfig: g.kubeconfig.clone(),
+            kube_context: String::new(),
+            extra: Vec::new(),
+            version,
+            disable_force_update: g.disable_force_update,
+        },
+        Box::new(ProcessRunner {
+            cwd: cwd.to_path_buf(),
+        }),
+        level,
+        Box::new(Sink {
+            log: log_buf.clone(),
+            stdout: stdout.clone(),
+        }),
+    );
+    let dirs: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    let values_files = |ps: &PreparedState, r: &Release| -> Result<Vec<String>, String> {
+        values_files_for(s, ps, r, &dirs)
+    };
+    let getenv = |k: &str| std::env::var(k).ok();
+    let info = |at: LogLevel, text: &str| {
+        if at >= level {
+            let mut line = text.to_string();
+            if !line.ends_with('\n') {
+                line.push('\n');
+            }
+            if crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+                eprint!("{line}");
+            } else {
+                log_buf.lock().unwrap_or_else(|e| e.into_inner()).push_str(&line);
+            }
+        }
+    };
+    let sink = Sink {
+        log: log_buf.clone(),
+        stdout: stdout.clone(),
+    };
+    let print = |text: &str| sink.stdout(text);
+    let cluster = Cluster {
+        print: &print,
+        settings: s,
+        helm: &helm,
+        options: &options,
+        values_files: &values_files,
+        getenv: &getenv,
+        log: &info,
+    };
+    let result = capstan_helm::deploy::run(&cluster, states, command);
+    for d in dirs.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+        let _ = s.host.remove_private(&d);
+    }
+    log.push_str(&log_buf.lock().unwrap_or_else(|e| e.into_inner()));
+    let out = std::mem::take(&mut *stdout.lock().unwrap_or_else(|e| e.into_inner()));
+    match result {
+        Ok(_) => Ok(out),
+        Err(e) => Err(crate::chart::Failure {
+            stdout: out,
+            message: e.message,
+            code: e.code,
+        }),
+    }
+}
+
+/// A release's values files for helm, in helmfile's order: files from the release's
+/// `values:`/`secrets:` (rendered, decrypted) written to a private directory, files on
+/// disk passed as they are.
+fn values_files_for(
+    s: &Settings,
+    ps: &PreparedState,
+    r: &Release,
+    dirs: &Mutex<Vec<PathBuf>>,
+) -> Result<Vec<String>, String> {
+    let input = chart_input_with(s, ps, r, &HelmFlags::default(), Charts::Offline)?;
+    let overlay: Vec<(String, String)> = input
+        .options
+        .overlay
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let named: Vec<(String, String)> = overlay
+        .iter()
+        .enumerate()
+        .map(|(i, (_, text))| (format!("values-{i}.yaml"), text.clone()))
+        .collect();
+    let dir = if named.is_empty() {
+        None
+    } else {
+        let d = s
+            .host
+            .write_private(&named)
+            .map_err(|e| format!("writing the values of release {:?} for helm: {e}", r.name))?;
+        dirs.lock().unwrap_or_else(|e| e.into_inner()).push(d.clone());
+        Some(d)
+    };
+    Ok(input
+        .options
+        .values
+        .files
+        .iter()
+        .map(|f| match (overlay.iter().position(|(name, _)| name == f), &dir) {
+            (Some(i), Some(d)) => d.join(format!("values-{i}.yaml")).display().to_string(),
+            _ => s.root.join(f).display().to_string(),
+        })
+        .collect())
+}

@@ -1,0 +1,206 @@
+//! Cluster commands against a real Kubernetes API server with the real helm: the server,
+//! etcd, helm and kubectl come from `../shared/kube` (installed by `scripts/test`); each
+//! run starts its own server in a private directory and stops it at the end, and helm
+//! gets private config, cache and data directories.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A running API server and the environment helm needs to reach it.
+struct Kube {
+    run_dir: PathBuf,
+    scripts: PathBuf,
+    env: Vec<(String, String)>,
+    bin: PathBuf,
+}
+
+impl Kube {
+    fn start(dir: &Path) -> Kube {
+        let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kube");
+        let prefix = std::env::var("KUBE_PREFIX").map(PathBuf::from).unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/capstan-test/kube")
+        });
+        let bin = prefix.join("bin");
+        assert!(
+            bin.join("kube-apiserver").is_file() && bin.join("helm").is_file(),
+            "the test API server or helm is not installed in {}: run scripts/test (it runs ../shared/kube/install.sh and install-helm.sh)",
+            bin.display()
+        );
+        let run_dir = dir.join("kube");
+        let out = Command::new("bash")
+            .arg(scripts.join("start.sh"))
+            .env("KUBE_RUN_DIR", &run_dir)
+            .env("KUBE_PREFIX", &prefix)
+            .output()
+            .expect("start.sh");
+        assert!(
+            out.status.success(),
+            "start.sh failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let kubeconfig = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let env = vec![
+            ("KUBECONFIG".to_string(), kubeconfig),
+            ("PATH".to_string(), path),
+            ("HELM_CONFIG_HOME".to_string(), dir.join("helm/config").display().to_string()),
+            ("HELM_CACHE_HOME".to_string(), dir.join("helm/cache").display().to_string()),
+            ("HELM_DATA_HOME".to_string(), dir.join("helm/data").display().to_string()),
+        ];
+        Kube {
+            run_dir,
+            scripts,
+            env,
+            bin,
+        }
+    }
+
+    fn capstan(&self, dir: &Path, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_capstan"))
+            .args(args)
+            .current_dir(dir)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .output()
+            .expect("capstan runs")
+    }
+
+    fn helm(&self, args: &[&str]) -> String {
+        let out = Command::new(self.bin.join("helm"))
+            .args(args)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .output()
+            .expect("helm runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn kubectl(&self, args: &[&str]) -> String {
+        let out = Command::new(self.bin.join("kubectl"))
+            .args(args)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .output()
+            .expect("kubectl runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+impl Drop for Kube {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(self.scripts.join("stop.sh"))
+            .env("KUBE_RUN_DIR", &self.run_dir)
+            .output();
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn write(dir: &Path, name: &str, content: &str) {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, content).expect("write");
+}
+
+/// One chart (a ConfigMap carrying a value) and a helmfile with two releases, the second
+/// needing the first; `installed` of the second and the value come from state values.
+fn project(dir: &Path) {
+    write(dir, "charts/note/Chart.yaml", "apiVersion: v2\nname: note\nversion: 0.1.0\n");
+    write(dir, "charts/note/values.yaml", "greeting: hello\n");
+    write(
+        dir,
+        "charts/note/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-note\ndata:\n  greeting: {{ .Values.greeting | quote }}\n",
+    );
+    write(
+        dir,
+        "helmfile.yaml.gotmpl",
+        r#"values:
+- greeting: hi
+  withB: true
+---
+releases:
+- name: a
+  namespace: apps
+  chart: ./charts/note
+  values:
+  - greeting: {{ .Values.greeting }}
+- name: b
+  namespace: apps
+  chart: ./charts/note
+  installed: {{ .Values.withB }}
+  needs:
+  - apps/a
+"#,
+    );
+}
+
+#[test]
+fn sync_status_lint_upgrade_uninstall_and_destroy_against_a_real_api_server() {
+    let dir = common::tempdir("cluster");
+    let kube = Kube::start(&dir);
+    project(&dir);
+
+    // Install: both releases, the namespace created.
+    let out = kube.capstan(&dir, &["sync"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let listed = kube.helm(&["list", "-n", "apps", "-q"]);
+    assert_eq!(listed.lines().collect::<Vec<_>>(), ["a", "b"], "{listed}");
+    let greeting = kube.kubectl(&["get", "configmap", "a-note", "-n", "apps", "-o", "jsonpath={.data.greeting}"]);
+    assert_eq!(greeting, "hi");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("UPDATED RELEASES:"), "{err}");
+
+    // status and lint go through helm and succeed.
+    let out = kube.capstan(&dir, &["status"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("STATUS: deployed"), "{}", text(&out));
+    let out = kube.capstan(&dir, &["lint"]);
+    assert!(out.status.success(), "{}", text(&out));
+
+    // Upgrade with a changed value: a new revision with the new value.
+    let out = kube.capstan(&dir, &["--state-values-set", "greeting=bonjour", "sync", "-l", "name=a"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let greeting = kube.kubectl(&["get", "configmap", "a-note", "-n", "apps", "-o", "jsonpath={.data.greeting}"]);
+    assert_eq!(greeting, "bonjour");
+    assert!(kube.helm(&["history", "a", "-n", "apps", "-o", "json"]).contains("\"revision\":2"));
+
+    // `installed: false` uninstalls a release that exists.
+    let out = kube.capstan(&dir, &["--state-values-set", "withB=false", "sync"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(kube.helm(&["list", "-n", "apps", "-q"]).trim(), "a");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("DELETED RELEASES:"), "{}", text(&out));
+
+    // A release helm refuses: the error names it, the exit code is non-zero, the other
+    // release's result stands.
+    write(&dir, "charts/broken/Chart.yaml", "apiVersion: v2\nname: broken\nversion: 0.1.0\n");
+    write(&dir, "charts/broken/templates/bad.yaml", "apiVersion: v1\nkind: NoSuchKind\nmetadata:\n  name: x\n");
+    write(
+        &dir,
+        "broken.yaml",
+        "releases:\n- name: broken\n  namespace: apps\n  chart: ./charts/broken\n",
+    );
+    let out = kube.capstan(&dir, &["-f", "broken.yaml", "sync"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("failed processing release broken"), "{err}");
+
+    // destroy: everything the state names is uninstalled.
+    let out = kube.capstan(&dir, &["-f", "broken.yaml", "destroy"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = kube.capstan(&dir, &["destroy"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(kube.helm(&["list", "-n", "apps", "-q"]).trim(), "");
+    let _ = std::fs::remove_dir_all(&dir);
+}
