@@ -133,6 +133,10 @@ pub struct DiffArgs {
     /// Extra arguments for `helm diff`.
     #[arg(long = "diff-args", default_value = "", allow_hyphen_values = true)]
     diff_args: String,
+    /// Diff through the helm-diff plugin (`helm diff upgrade`, which must be installed)
+    /// as helmfile does, instead of capstan's own diff of the deployed manifest.
+    #[arg(long = "diff-plugin", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    diff_plugin: bool,
     /// Do not print the diff.
     #[arg(long = "suppress-diff", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     suppress_diff: bool,
@@ -320,6 +324,7 @@ fn apply_diff(o: &mut ClusterOptions, d: &DiffArgs, g: &Global) {
     o.include_tests = d.include_tests;
     o.diff_args = d.diff_args.clone();
     o.suppress_diff = d.suppress_diff;
+    o.diff_plugin = d.diff_plugin;
     o.color = g.color;
     o.no_color = g.no_color || std::env::var("NO_COLOR").is_ok_and(|v| !v.is_empty());
 }
@@ -429,10 +434,10 @@ fn helm_binary(g: &Global, states: &[PreparedState]) -> String {
         .unwrap_or_else(|| "helm".into())
 }
 
-/// `helm version --client --short`, parsed as helmfile parses it.
+/// `helm version --short` (Helm 4 has no `--client`), parsed as helmfile parses it.
 fn helm_version(binary: &str, cwd: &Path) -> Result<HelmVersion, String> {
     let out = std::process::Command::new(binary)
-        .args(["version", "--client", "--short"])
+        .args(["version", "--short"])
         .current_dir(cwd)
         .output()
         .map_err(|e| format!("error determining helm version: exec: {binary:?}: {e}"))?;
@@ -512,7 +517,20 @@ pub fn run(
         stdout: stdout.clone(),
     };
     let print = |text: &str| sink.stdout(text);
+    let skip_deps = g.skip_deps;
+    let render = |ps: &PreparedState, r: &Release, is_upgrade: bool| -> Result<String, String> {
+        let flags = HelmFlags {
+            no_hooks: true,
+            is_upgrade,
+            skip_deps,
+            ..HelmFlags::default()
+        };
+        capstan_state::commands::render_one(s, ps, r, &flags)
+            .map(|rendered| rendered.manifest)
+            .map_err(|e| e.message)
+    };
     let cluster = Cluster {
+        render: &render,
         print: &print,
         settings: s,
         helm: &helm,

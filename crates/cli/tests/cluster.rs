@@ -204,3 +204,53 @@ fn sync_status_lint_upgrade_uninstall_and_destroy_against_a_real_api_server() {
     assert_eq!(kube.helm(&["list", "-n", "apps", "-q"]).trim(), "");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn diff_and_apply_compare_the_deployed_manifest_without_the_plugin() {
+    let dir = common::tempdir("cluster-diff");
+    let kube = Kube::start(&dir);
+    project(&dir);
+    let revision = |name: &str| {
+        let h = kube.helm(&["history", name, "-n", "apps", "-o", "json"]);
+        h.matches("\"revision\":").count()
+    };
+
+    // Nothing deployed: apply installs both (in needs order), exit 0.
+    let out = kube.capstan(&dir, &["apply"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(kube.helm(&["list", "-n", "apps", "-q"]).lines().count(), 2);
+
+    // Nothing changed: diff says so with exit 0; apply runs no upgrade.
+    let out = kube.capstan(&dir, &["diff", "--detailed-exitcode"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{}", text(&out));
+    let out = kube.capstan(&dir, &["apply"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!((revision("a"), revision("b")), (1, 1), "{}", text(&out));
+
+    // A changed value: the diff shows the resource and the line, exit 2 with
+    // --detailed-exitcode; apply upgrades only the release that changed.
+    let changed = ["--state-values-set", "greeting=bonjour"];
+    let out = kube.capstan(&dir, &[&changed[..], &["diff", "--detailed-exitcode", "-l", "name=a"]].concat());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("apps, a-note, ConfigMap (v1) has changed:"), "{shown}");
+    assert!(shown.contains("-   greeting: \"hi\"\n+   greeting: \"bonjour\"\n"), "{shown}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Identified at least one change"), "{err}");
+    let out = kube.capstan(&dir, &[&changed[..], &["apply", "-l", "name=a"]].concat());
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!((revision("a"), revision("b")), (2, 1));
+    let greeting = kube.kubectl(&["get", "configmap", "a-note", "-n", "apps", "-o", "jsonpath={.data.greeting}"]);
+    assert_eq!(greeting, "bonjour");
+
+    // installed: false on an existing release: apply uninstalls it (diff lists it).
+    let off = ["--state-values-set", "greeting=bonjour,withB=false"];
+    let out = kube.capstan(&dir, &[&off[..], &["apply"]].concat());
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(kube.helm(&["list", "-n", "apps", "-q"]).trim(), "a");
+
+    let out = kube.capstan(&dir, &["destroy"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

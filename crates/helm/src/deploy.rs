@@ -52,6 +52,9 @@ pub struct ClusterOptions {
     pub no_hooks: bool,
     pub suppress_diff: bool,
     pub suppress_output_line_regex: Vec<String>,
+    /// Diff through the helm-diff plugin (`helm diff upgrade`), as helmfile does, instead
+    /// of capstan's own diff of the deployed manifest against its rendering.
+    pub diff_plugin: bool,
     // delete
     pub cascade: String,
     pub delete_wait: bool,
@@ -253,7 +256,13 @@ pub struct Cluster<'a> {
     pub log: &'a (dyn Fn(LogLevel, &str) + Sync),
     /// capstan's standard output (the diffs, in release order).
     pub print: &'a (dyn Fn(&str) + Sync),
+    /// Renders a release's manifest as helm would install it (no hooks); the flag says
+    /// whether it is an upgrade. capstan's own diff compares this with the deployed one.
+    pub render: &'a Render<'a>,
 }
+
+/// The release manifest renderer of [`Cluster::render`].
+pub type Render<'a> = dyn Fn(&PreparedState, &Release, bool) -> Result<String, String> + Sync + 'a;
 
 /// The releases of a state a command sees: duplicates of one ID reduced to the selected
 /// one, and which of them the selectors (and conditions) pick.
@@ -774,6 +783,9 @@ impl<'a, 'b> StateRun<'a, 'b> {
             if self.o().skip_diff_on_install && !installed(i) {
                 return (true, None, String::new());
             }
+            if !self.o().diff_plugin {
+                return self.native_diff(i, suppress);
+            }
             let disable_validation =
                 bool_of(&r.raw, "disableValidationOnInstall") == Some(true) && !installed(i);
             let mut flags = match self.diff_flags(i, disable_validation) {
@@ -818,6 +830,57 @@ impl<'a, 'b> StateRun<'a, 'b> {
             }
         }
         (changed, errs)
+    }
+
+    /// capstan's own diff of one release: `helm get manifest` against the rendering.
+    fn native_diff(&self, i: usize, suppress: bool) -> (bool, Option<StateError>, String) {
+        let r = self.r(i);
+        let mut flags = self.connection_flags(i);
+        if !r.namespace.is_empty() {
+            flags.extend(["--namespace".into(), r.namespace.clone()]);
+        }
+        let old = match self.c.helm.get_manifest(&self.context(i), &r.name, &flags) {
+            Ok(m) => m,
+            Err(e) => return (false, Some(StateError::release(r, e)), String::new()),
+        };
+        let new = match (self.c.render)(self.ps, r, old.is_some()) {
+            Ok(m) => m,
+            Err(e) => {
+                return (
+                    false,
+                    Some(StateError::Release {
+                        name: r.name.clone(),
+                        message: e,
+                        code: 1,
+                    }),
+                    String::new(),
+                )
+            }
+        };
+        let o = self.o();
+        let style = crate::manifest_diff::DiffStyle {
+            context: (o.context > 0).then_some(o.context),
+            show_secrets: o.show_secrets,
+            suppress_kinds: o.suppress.clone(),
+            color: o.color && !o.no_color,
+        };
+        let ns = if r.namespace.is_empty() { "default" } else { &r.namespace };
+        let (text, changed) = crate::manifest_diff::diff(
+            &crate::manifest_diff::parse(old.as_deref().unwrap_or(""), ns),
+            &crate::manifest_diff::parse(&new, ns),
+            &style,
+        );
+        let out = if suppress || text.is_empty() { String::new() } else { text };
+        if changed {
+            let e = StateError::Release {
+                name: r.name.clone(),
+                message: "changes found".into(),
+                code: 2,
+            };
+            (true, Some(e), out)
+        } else {
+            (false, None, out)
+        }
     }
 
     /// `Run.diff`: changed releases to upgrade and existing disabled ones to delete, or

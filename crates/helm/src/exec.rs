@@ -532,6 +532,14 @@ impl Execer {
         )
     }
 
+    /// `helm get manifest NAME FLAGS`: the manifest helm recorded for the deployed release
+    /// (capstan's own diff compares it with its rendering).
+    pub fn get_manifest(&self, name: &str, flags: &[String]) -> HelmCall {
+        let mut args = strings(&["get", "manifest", name]);
+        args.extend(flags.iter().cloned());
+        self.call(Vec::new(), args, Vec::new(), None, OutputUse::Discard, false)
+    }
+
     /// `helm test NAME FLAGS`.
     pub fn test_release(&self, name: &str, flags: &[String]) -> HelmCall {
         let mut args = strings(&["test", name]);

@@ -81,6 +81,12 @@ pub trait Helm: Send + Sync {
     fn test_release(&self, ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError>;
     /// `helm lint CHART FLAGS`.
     fn lint(&self, name: &str, chart: &str, flags: &[String]) -> Result<(), HelmError>;
+    /// `helm get manifest NAME FLAGS`: `None` when the release does not exist.
+    fn get_manifest(&self, _ctx: &HelmContext, name: &str, _flags: &[String]) -> Result<Option<String>, HelmError> {
+        Err(HelmError::new(format!(
+            "cannot read the deployed manifest of release {name:?}: this helm has no `get manifest`"
+        )))
+    }
 }
 
 /// Where [`ProcessHelm`] writes: log lines (stderr) and command output (stdout).
@@ -201,5 +207,14 @@ impl Helm for ProcessHelm {
     fn lint(&self, name: &str, chart: &str, flags: &[String]) -> Result<(), HelmError> {
         let call = self.execer().lint(name, chart, flags);
         self.run(call).map(|_| ())
+    }
+
+    fn get_manifest(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<Option<String>, HelmError> {
+        let call = self.execer().get_manifest(name, flags);
+        match self.run(call) {
+            Ok(m) => Ok(Some(m)),
+            Err(e) if e.message.contains("release: not found") => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 }

@@ -138,7 +138,8 @@ pub fn template_reporting(
     Ok(out)
 }
 
-fn render_one(
+/// Renders one release of a state (its values computed, its chart loaded and rendered).
+pub fn render_one(
     s: &Settings,
     ps: &PreparedState,
     r: &Release,

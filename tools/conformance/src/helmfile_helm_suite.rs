@@ -572,6 +572,8 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
         // parallel that order would vary from run to run, so the stand-in gets them one
         // at a time (the order helmfile starts them in).
         concurrency: 1,
+        // helmfile's tests exercise its helm-diff plugin calls.
+        diff_plugin: true,
         skip_needs: opt_bool(o, "skipNeeds"),
         include_needs: opt_bool(o, "includeNeeds"),
         include_transitive_needs: opt_bool(o, "includeTransitiveNeeds"),
@@ -608,6 +610,9 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
                 getenv: &getenv,
                 log: &log,
                 print: &|_: &str| {},
+                render: &|_: &capstan_state::app::PreparedState, r: &capstan_state::release::Release, _: bool| {
+                    Err(format!("release {}: the recording helm has no renderer", r.name))
+                },
             };
             capstan_helm::deploy::run(&cluster, &states, command)
                 .map(|_| ())
