@@ -9,15 +9,27 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::io::Write;
 use std::process::ExitCode;
 
+/// Set by the signal handler.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn main() -> ExitCode {
-    // SIGINT, SIGTERM, SIGHUP: remove the private directories holding values for helm
-    // and any staged output file, then stop (exit code 130).
+    // SIGINT, SIGTERM, SIGHUP: stop the helm commands running, remove the private
+    // directories holding values for helm and any staged output file, then stop (exit
+    // code 130).
     let _ = ctrlc::set_handler(|| {
+        INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+        capstan_helm::runner::stop_children();
         capstan_state::host::remove_private_dirs();
         std::process::exit(130);
     });
     capstan_cli::LIVE_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
     let out = capstan_cli::run(std::env::args_os(), std::path::Path::new("."));
+    // A signal stopped helm under the command: the command's own failure is not the
+    // outcome, the signal is (the handler may still be finishing).
+    if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        capstan_state::host::remove_private_dirs();
+        return ExitCode::from(130);
+    }
     let _ = std::io::stderr().write_all(out.stderr.as_bytes());
     let _ = std::io::stdout().write_all(out.stdout.as_bytes());
     ExitCode::from(out.code.clamp(0, 255) as u8)

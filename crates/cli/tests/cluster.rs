@@ -254,3 +254,57 @@ fn diff_and_apply_compare_the_deployed_manifest_without_the_plugin() {
     assert!(out.status.success(), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// SIGTERM (and Ctrl-C's SIGINT) while helm runs: capstan stops helm, removes the values
+/// it wrote for helm, and exits with 130. Helm here is a stand-in that records its pid
+/// and waits.
+#[test]
+fn a_signal_during_sync_stops_helm_and_leaves_no_values_behind() {
+    for signal in ["TERM", "INT"] {
+        let dir = common::tempdir(&format!("signal-{signal}"));
+        let tmp = dir.join("tmp");
+        std::fs::create_dir_all(&tmp).expect("tmp");
+        write(
+            &dir,
+            "fake-helm",
+            "#!/bin/sh\ncase \"$1\" in\n  version) echo v4.1.4+g0; exit 0;;\n  list) printf 'NAME\\n'; exit 0;;\n  upgrade) echo $$ > \"$PIDFILE\"; sleep 60; exit 0;;\nesac\n",
+        );
+        let helm = dir.join("fake-helm");
+        let mut perms = std::fs::metadata(&helm).expect("meta").permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&helm, perms).expect("chmod");
+        project(&dir);
+        let pidfile = dir.join("helm.pid");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_capstan"))
+            .args(["--helm-binary", helm.to_str().expect("utf-8"), "sync"])
+            .current_dir(&dir)
+            .env("TMPDIR", &tmp)
+            .env("PIDFILE", &pidfile)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("capstan starts");
+        let started = std::time::Instant::now();
+        while !pidfile.is_file() {
+            assert!(started.elapsed().as_secs() < 60, "helm never started");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        // The values helm was given exist while it runs.
+        let written = std::fs::read_dir(&tmp).expect("tmp").count();
+        assert!(written > 0, "no values directory while helm runs");
+        let _ = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status();
+        let status = child.wait().expect("capstan exits");
+        assert_eq!(status.code(), Some(130), "{signal}");
+        let helm_pid = std::fs::read_to_string(&pidfile).expect("pid").trim().to_string();
+        let started = std::time::Instant::now();
+        while Path::new(&format!("/proc/{helm_pid}")).exists() {
+            assert!(started.elapsed().as_secs() < 10, "helm still runs after {signal}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let left: Vec<_> = std::fs::read_dir(&tmp).expect("tmp").flatten().map(|e| e.path()).collect();
+        assert!(left.is_empty(), "left behind after {signal}: {left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -6,8 +6,36 @@
 
 use crate::exec::{HelmCall, RunFailure, Runner};
 use std::io::Write;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+/// Process groups of the commands running now (each child leads its own group).
+static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Stops every command still running (SIGTERM to its process group), for the handler of
+/// SIGINT, SIGTERM and SIGHUP: helm does not outlive capstan.
+pub fn stop_children() {
+    let groups: Vec<u32> = RUNNING
+        .lock()
+        .map(|mut r| r.drain(..).collect())
+        .unwrap_or_default();
+    for g in groups {
+        // `kill` keeps capstan free of unsafe code; a group already gone is no error.
+        let _ = Command::new("kill")
+            .args(["-TERM", "--", &format!("-{g}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+fn forget(pid: u32) {
+    if let Ok(mut r) = RUNNING.lock() {
+        r.retain(|p| *p != pid);
+    }
+}
 
 /// The real runner, in a working directory.
 pub struct ProcessRunner {
@@ -70,7 +98,10 @@ impl Runner for ProcessRunner {
                 Stdio::null()
             })
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stderr(Stdio::piped())
+            // Its own process group: a signal to capstan stops it through
+            // [`stop_children`], and helm's own children with it.
+            .process_group(0);
         for (k, v) in &call.env {
             cmd.env(k, v);
         }
@@ -81,13 +112,17 @@ impl Runner for ProcessRunner {
                 format!("exec: {:?}: {e}", call.program),
             )
         })?;
+        let pid = child.id();
+        if let Ok(mut r) = RUNNING.lock() {
+            r.push(pid);
+        }
         if let (Some(input), Some(mut stdin)) = (&call.stdin, child.stdin.take()) {
             // A helm that exits before reading its password is reported by its status.
             let _ = stdin.write_all(input.as_bytes());
         }
-        let out = child
-            .wait_with_output()
-            .map_err(|e| failure(1, String::new(), e.to_string()))?;
+        let out = child.wait_with_output();
+        forget(pid);
+        let out = out.map_err(|e| failure(1, String::new(), e.to_string()))?;
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         if out.status.success() {
