@@ -252,6 +252,17 @@ fn diff_and_apply_compare_the_deployed_manifest_without_the_plugin() {
 
     let out = kube.capstan(&dir, &["destroy"]);
     assert!(out.status.success(), "{}", text(&out));
+
+    // The README's walk-through example deploys and goes away again.
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/cluster/helmfile.yaml.gotmpl");
+    let example = example.to_str().expect("utf-8");
+    let out = kube.capstan(&dir, &["-f", example, "apply"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(kube.helm(&["list", "-n", "demo", "-q"]).lines().count(), 2);
+    let out = kube.capstan(&dir, &["-f", example, "diff", "--detailed-exitcode"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = kube.capstan(&dir, &["-f", example, "destroy"]);
+    assert!(out.status.success(), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
