@@ -529,7 +529,13 @@ pub fn run(
             .map(|rendered| rendered.manifest)
             .map_err(|e| e.message)
     };
+    let host = s.host.clone();
+    let root = s.root.clone();
+    let exec = |program: &str, args: &[String], dir: &str| -> Result<String, String> {
+        host.exec(program, args, &[], None, &root.join(dir))
+    };
     let cluster = Cluster {
+        exec: &exec,
         render: &render,
         print: &print,
         settings: s,

@@ -319,3 +319,59 @@ fn a_signal_during_sync_stops_helm_and_leaves_no_values_behind() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// helmfile's hooks around the helm calls, against the real API server: `prepare`,
+/// `preapply`, `presync`, `postsync`, `cleanup` on apply; `preuninstall`/`postuninstall`
+/// on destroy; the command and its arguments rendered with `.Release`, `.Event` and
+/// `.HelmfileCommand`; a failing hook stops the release with its message.
+#[test]
+fn hooks_run_around_the_helm_calls() {
+    let dir = common::tempdir("cluster-hooks");
+    let kube = Kube::start(&dir);
+    project(&dir);
+    let hook = |events: &str| {
+        format!(
+            "  - events: [{events}]\n    command: sh\n    args: [\"-c\", \"echo {{{{ .HelmfileCommand }}}} {{{{ .Event.Name }}}} {{{{ .Release.Name }}}} >> hooks.log\"]\n"
+        )
+    };
+    write(
+        &dir,
+        "hooks.yaml",
+        &format!(
+            "releases:\n- name: h\n  namespace: hooks\n  chart: ./charts/note\n  hooks:\n{}",
+            hook("prepare, preapply, presync, postsync, cleanup, preuninstall, postuninstall")
+        ),
+    );
+    let out = kube.capstan(&dir, &["-f", "hooks.yaml", "apply"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = kube.capstan(&dir, &["-f", "hooks.yaml", "destroy"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let log = std::fs::read_to_string(dir.join("hooks.log")).expect("hooks ran");
+    assert_eq!(
+        log.lines().collect::<Vec<_>>(),
+        [
+            "apply prepare h",
+            "apply preapply h",
+            "sync presync h",
+            "sync postsync h",
+            "sync cleanup h",
+            "destroy prepare h",
+            "destroy preuninstall h",
+            "destroy postuninstall h",
+        ],
+        "{log}"
+    );
+
+    // A presync hook that fails: helm is not run for the release, the error names it.
+    write(
+        &dir,
+        "failing.yaml",
+        "releases:\n- name: f\n  namespace: hooks\n  chart: ./charts/note\n  hooks:\n  - events: [presync]\n    command: sh\n    args: [\"-c\", \"exit 3\"]\n",
+    );
+    let out = kube.capstan(&dir, &["-f", "failing.yaml", "sync"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("failed processing release f: hook[sh]: command `sh` failed"), "{err}");
+    assert_eq!(kube.helm(&["list", "-n", "hooks", "-q"]).trim(), "");
+    let _ = std::fs::remove_dir_all(&dir);
+}

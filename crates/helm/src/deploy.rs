@@ -256,6 +256,9 @@ pub struct Cluster<'a> {
     pub log: &'a (dyn Fn(LogLevel, &str) + Sync),
     /// capstan's standard output (the diffs, in release order).
     pub print: &'a (dyn Fn(&str) + Sync),
+    /// Runs a hook command (`program`, `args`, in the state file's directory) and returns
+    /// what it printed.
+    pub exec: &'a (dyn Fn(&str, &[String], &str) -> Result<String, String> + Sync),
     /// Renders a release's manifest as helm would install it (no hooks); the flag says
     /// whether it is an upgrade. capstan's own diff compares this with the deployed one.
     pub render: &'a Render<'a>,
@@ -349,15 +352,18 @@ struct StateRun<'a, 'b> {
     ps: &'b PreparedState,
     rs: Releases,
     defaults: Tree,
+    /// helmfile's command name (`.HelmfileCommand` in hooks).
+    command: &'static str,
 }
 
 impl<'a, 'b> StateRun<'a, 'b> {
-    fn new(c: &'b Cluster<'a>, ps: &'b PreparedState) -> Result<Self, String> {
+    fn new(c: &'b Cluster<'a>, ps: &'b PreparedState, command: &'static str) -> Result<Self, String> {
         Ok(StateRun {
             c,
             ps,
             rs: releases_of(ps)?,
             defaults: map_of(&ps.state.doc, "helmDefaults"),
+            command,
         })
     }
 
@@ -561,6 +567,118 @@ impl<'a, 'b> StateRun<'a, 'b> {
         }
     }
 
+    /// helmfile's hooks for `event`: the release's `hooks:` (or the state's, for `i` None),
+    /// each whose `events` name it, its `command` and `args` rendered with the release's
+    /// template data, `.Event` and `.HelmfileCommand`, then run. Returns whether one ran.
+    fn trigger(&self, event: &str, i: Option<usize>, error: Option<&str>, command: &str) -> Result<bool, String> {
+        let hooks = match i {
+            Some(i) => capstan_state::spec::list_of(&self.r(i).raw, "hooks"),
+            None => capstan_state::spec::list_of(&self.ps.state.doc, "hooks"),
+        };
+        let mut ran = false;
+        for h in hooks {
+            let Some(hook) = h.as_map().map(|m| m.snapshot()) else { continue };
+            if !strings_of(&hook, "events").iter().any(|e| e == event) {
+                continue;
+            }
+            let program = str_of(&hook, "command");
+            let name = match str_of(&hook, "name") {
+                n if !n.is_empty() => n,
+                _ => program.clone(),
+            };
+            (self.c.log)(
+                LogLevel::Debug,
+                &format!(
+                    "hook[{name}]: stateFilePath={}, basePath={}\n",
+                    self.ps.state.file, self.ps.state.base
+                ),
+            );
+            let mut data = match i {
+                Some(i) => capstan_state::release::release_template_data(
+                    &self.ps.state.env,
+                    &self.ps.state.values,
+                    &release_tree(self.r(i)),
+                    &self.ps.overrides,
+                ),
+                None => Value::map_from(
+                    [(Str::from("Values"), Value::map_from(self.ps.state.values.clone()))]
+                        .into_iter()
+                        .collect(),
+                ),
+            };
+            if let Value::Map(m) = &mut data {
+                let mut t = m.snapshot();
+                t.insert(Str::from("HelmfileCommand"), Value::from(command));
+                t.insert(
+                    Str::from("Event"),
+                    Value::map_from(
+                        [
+                            (Str::from("Name"), Value::from(event)),
+                            (
+                                Str::from("Error"),
+                                error.map(Value::from).unwrap_or(Value::Nil),
+                            ),
+                        ]
+                        .into_iter()
+                        .collect(),
+                    ),
+                );
+                data = Value::map_from(t);
+            }
+            (self.c.log)(
+                LogLevel::Debug,
+                &format!("hook[{name}]: triggered by event \"{event}\"\n"),
+            );
+            let renderer = self.ps.renderer(self.c.settings);
+            let program = renderer
+                .render(&program, &data)
+                .map_err(|e| format!("hook[{name}]: {e}"))?;
+            let args = strings_of(&hook, "args")
+                .iter()
+                .map(|a| renderer.render(a, &data))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("hook[{name}]: {e}"))?;
+            let result = (self.c.exec)(&program, &args, &self.ps.state.base);
+            let out = match &result {
+                Ok(o) => o.clone(),
+                Err(_) => String::new(),
+            };
+            (self.c.log)(LogLevel::Debug, &format!("hook[{name}]: {out}\n"));
+            if bool_of(&hook, "showlogs") == Some(true) {
+                let prefix = format!("\nhook[{event}] logs | ");
+                (self.c.log)(
+                    LogLevel::Info,
+                    &format!("{prefix}{}", out.replace('\n', &prefix)),
+                );
+            }
+            if let Err(e) = result {
+                return Err(format!("hook[{name}]: command `{program}` failed: {e}"));
+            }
+            ran = true;
+        }
+        Ok(ran)
+    }
+
+    /// `prepare` hooks of the releases a command acts on (and the state's).
+    fn prepare(&self, which: &[usize], command: &str) -> Result<(), Vec<StateError>> {
+        self.trigger("prepare", None, None, command)
+            .map_err(|e| vec![StateError::Plain(e)])?;
+        for &i in which.iter().filter(|&&i| self.desired(i)) {
+            self.trigger("prepare", Some(i), None, command)
+                .map_err(|e| vec![StateError::Plain(e)])?;
+        }
+        Ok(())
+    }
+
+    /// `cleanup` hooks: failures are warnings, as helmfile's.
+    fn cleanup(&self, which: &[usize], command: &str) {
+        for &i in which {
+            if let Err(e) = self.trigger("cleanup", Some(i), None, command) {
+                (self.c.log)(LogLevel::Warn, &format!("warn: {e}\n"));
+            }
+        }
+    }
+
     /// Deletes a group's releases (up to `--concurrency` at once), recording the outcome.
     fn delete_group(&self, group: &[usize], for_sync: bool, affected: &mut Affected) -> Vec<StateError> {
         let outcomes = parallel(group.len(), self.o().concurrency, |k| {
@@ -583,9 +701,15 @@ impl<'a, 'b> StateRun<'a, 'b> {
         errs
     }
 
-    /// `DeleteReleasesForSync` of one release.
+    /// `DeleteReleasesForSync` of one release: `presync`, `preuninstall`, `helm delete`,
+    /// `postuninstall`, then `postsync` and `cleanup` hooks.
     fn delete_for_sync(&self, i: usize, affected: &mut Affected) -> Result<(), StateError> {
         let r = self.r(i);
+        let hook_err = |e: String| StateError::Release {
+            name: r.name.clone(),
+            message: e,
+            code: 0,
+        };
         let mut flags = Vec::new();
         if !r.namespace.is_empty() {
             flags.extend(["--namespace".into(), r.namespace.clone()]);
@@ -594,21 +718,40 @@ impl<'a, 'b> StateRun<'a, 'b> {
         flags.extend(self.connection_flags(i));
         self.cascade_flags(i, &mut flags);
         let started = std::time::Instant::now();
-        match self.c.helm.delete_release(&self.context(i), &r.name, &flags) {
-            Ok(()) => {
-                affected.deleted.push(self.affected(i, started));
-                Ok(())
-            }
-            Err(e) => {
-                affected.delete_failed.push(self.affected(i, started));
-                Err(StateError::release(r, e))
-            }
+        let result = self
+            .trigger("presync", Some(i), None, "sync")
+            .map_err(hook_err)
+            .and_then(|_| {
+                self.trigger("preuninstall", Some(i), None, "sync")
+                    .map_err(hook_err)?;
+                self.c
+                    .helm
+                    .delete_release(&self.context(i), &r.name, &flags)
+                    .map_err(|e| StateError::release(r, e))?;
+                self.trigger("postuninstall", Some(i), None, "sync")
+                    .map_err(hook_err)
+            });
+        match &result {
+            Ok(_) => affected.deleted.push(self.affected(i, started)),
+            Err(_) => affected.delete_failed.push(self.affected(i, started)),
         }
+        let err_text = result.as_ref().err().map(|e| e.text());
+        if let Err(e) = self.trigger("postsync", Some(i), err_text.as_deref(), "sync") {
+            (self.c.log)(LogLevel::Warn, &format!("warn: {e}\n"));
+        }
+        self.cleanup(&[i], "sync");
+        result.map(|_| ())
     }
 
-    /// `DeleteReleases` (destroy) of one release.
+    /// `DeleteReleases` (destroy) of one release, between its `preuninstall` and
+    /// `postuninstall` hooks.
     fn delete(&self, i: usize, affected: &mut Affected) -> Result<(), StateError> {
         let r = self.r(i);
+        let hook_err = |e: String| StateError::Release {
+            name: r.name.clone(),
+            message: e,
+            code: 0,
+        };
         let mut flags = self.connection_flags(i);
         self.cascade_flags(i, &mut flags);
         self.delete_wait_flags(i, &mut flags);
@@ -616,14 +759,25 @@ impl<'a, 'b> StateRun<'a, 'b> {
             flags.extend(["--namespace".into(), r.namespace.clone()]);
         }
         let started = std::time::Instant::now();
-        match self.c.helm.delete_release(&self.context(i), &r.name, &flags) {
-            Ok(()) => {
+        let result = self
+            .trigger("preuninstall", Some(i), None, self.command)
+            .map_err(hook_err)
+            .and_then(|_| {
+                self.c
+                    .helm
+                    .delete_release(&self.context(i), &r.name, &flags)
+                    .map_err(|e| StateError::release(r, e))?;
+                self.trigger("postuninstall", Some(i), None, self.command)
+                    .map_err(hook_err)
+            });
+        match result {
+            Ok(_) => {
                 affected.deleted.push(self.affected(i, started));
                 Ok(())
             }
             Err(e) => {
                 affected.delete_failed.push(self.affected(i, started));
-                Err(StateError::release(r, e))
+                Err(e)
             }
         }
     }
@@ -662,13 +816,38 @@ impl<'a, 'b> StateRun<'a, 'b> {
         let outcomes = parallel(prepared.len(), self.o().concurrency, |k| {
             let (i, flags) = &prepared[k];
             let r = self.r(*i);
+            let hook_err = |e: String| StateError::Release {
+                name: r.name.clone(),
+                message: e,
+                code: 0,
+            };
             let chart = chart_for_helm(&self.ps.state.base, &r.chart);
             let started = std::time::Instant::now();
-            let result = self
-                .c
-                .helm
-                .sync_release(&self.context(*i), &r.name, &chart, &r.namespace, flags);
-            (self.affected(*i, started), result.map_err(|e| StateError::release(r, e)))
+            let mut result = self
+                .trigger("presync", Some(*i), None, "sync")
+                .map_err(hook_err)
+                .and_then(|_| {
+                    self.c
+                        .helm
+                        .sync_release(&self.context(*i), &r.name, &chart, &r.namespace, flags)
+                        .map_err(|e| StateError::release(r, e))
+                });
+            let err_text = result.as_ref().err().map(|e| e.text());
+            if let Err(e) = self.trigger("postsync", Some(*i), err_text.as_deref(), "sync") {
+                if result.is_ok() {
+                    result = Err(hook_err(e));
+                } else {
+                    (self.c.log)(LogLevel::Warn, &format!("warn: {e}\n"));
+                }
+            }
+            if let Err(e) = self.trigger("cleanup", Some(*i), None, "sync") {
+                if result.is_ok() {
+                    result = Err(hook_err(e));
+                } else {
+                    (self.c.log)(LogLevel::Warn, &format!("warn: {e}\n"));
+                }
+            }
+            (self.affected(*i, started), result)
         });
         for (done, result) in outcomes {
             match result {
@@ -971,6 +1150,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
             .plan(self.rs.selected.clone(), false, self.o().skip_needs, self.include())
             .map_err(|e| vec![StateError::Plain(e)])?;
         let with_needs: Vec<usize> = groups.concat();
+        self.prepare(&with_needs, "sync")?;
         let mut to_delete = Vec::new();
         for &i in &with_needs {
             if !self.desired(i) && self.installed(i).map_err(|e| vec![e])? {
@@ -982,6 +1162,12 @@ impl<'a, 'b> StateRun<'a, 'b> {
             .copied()
             .filter(|i| !to_delete.contains(i) && self.desired(*i))
             .collect();
+        let unchanged: Vec<usize> = with_needs
+            .iter()
+            .copied()
+            .filter(|i| !to_delete.contains(i) && !to_update.contains(i))
+            .collect();
+        self.cleanup(&unchanged, "sync");
         self.info_affected(LogLevel::Debug, &to_update, &to_delete);
         self.c.helm.set_extra_args(self.extra_args());
         let errs = self.converge(&to_delete, &to_update, affected);
@@ -1001,13 +1187,29 @@ impl<'a, 'b> StateRun<'a, 'b> {
             .plan(self.rs.selected.clone(), false, self.o().skip_needs, self.include())
             .map_err(|e| vec![StateError::Plain(e)])?;
         let with_needs: Vec<usize> = groups.concat();
+        self.prepare(&with_needs, "apply")?;
         self.c.helm.set_extra_args(self.extra_args());
         let (to_update, to_delete) = self.diff_plan(&with_needs, true)?;
+        let unchanged: Vec<usize> = with_needs
+            .iter()
+            .copied()
+            .filter(|i| !to_delete.contains(i) && !to_update.contains(i))
+            .collect();
         if to_update.is_empty() && to_delete.is_empty() {
+            self.cleanup(&unchanged, "apply");
             return Ok((true, false));
         }
         self.info_affected(LogLevel::Debug, &to_update, &to_delete);
+        // `preapply` hooks of every release applied, in reverse needs order.
+        let reversed = self
+            .plan(with_needs.clone(), true, true, false)
+            .map_err(|e| vec![StateError::Plain(e)])?;
+        for i in reversed.concat() {
+            self.trigger("preapply", Some(i), None, "apply")
+                .map_err(|e| vec![StateError::Plain(e)])?;
+        }
         let errs = self.converge(&to_delete, &to_update, affected);
+        self.cleanup(&unchanged, "apply");
         if errs.is_empty() {
             Ok((true, true))
         } else {
@@ -1046,8 +1248,12 @@ impl<'a, 'b> StateRun<'a, 'b> {
             return Ok((false, false));
         }
         let rels = self.with_needs(true)?;
+        self.prepare(&rels, "diff")?;
         self.c.helm.set_extra_args(self.extra_args());
-        let (updated, deleted) = self.diff_plan(&rels, self.o().detailed_exitcode)?;
+        let planned = self.diff_plan(&rels, self.o().detailed_exitcode);
+        let diffed: Vec<usize> = rels.iter().copied().filter(|&i| self.desired(i)).collect();
+        self.cleanup(&diffed, "diff");
+        let (updated, deleted) = planned?;
         if updated.is_empty() && deleted.is_empty() {
             if self.o().detailed_exitcode {
                 (self.c.log)(LogLevel::Info, "No affected releases");
@@ -1064,9 +1270,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
             return Ok((false, Vec::new()));
         }
         let rels = self.with_needs(false)?;
+        self.prepare(&rels, "lint")?;
         self.c.helm.set_extra_args(self.extra_args());
         let mut errs = Vec::new();
         let mut deferred = Vec::new();
+        let linted: Vec<usize> = rels.iter().copied().filter(|&i| self.desired(i)).collect();
         for i in rels.into_iter().filter(|&i| self.desired(i)) {
             let files = match self.values_files(i) {
                 Ok(f) => f,
@@ -1093,6 +1301,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 }
             }
         }
+        self.cleanup(&linted, "lint");
         if errs.is_empty() {
             Ok((true, deferred))
         } else {
@@ -1105,12 +1314,21 @@ impl<'a, 'b> StateRun<'a, 'b> {
         if self.rs.selected.is_empty() {
             return Ok(false);
         }
+        self.prepare(&self.rs.selected, self.command)?;
         let mut to_delete = Vec::new();
         for &i in &self.rs.selected {
             if self.installed(i).map_err(|e| vec![e])? {
                 to_delete.push(i);
             }
         }
+        let kept: Vec<usize> = self
+            .rs
+            .selected
+            .iter()
+            .copied()
+            .filter(|i| !to_delete.contains(i))
+            .collect();
+        self.cleanup(&kept, self.command);
         self.c.helm.set_extra_args(self.extra_args());
         if to_delete.is_empty() {
             return Ok(true);
@@ -1230,7 +1448,16 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
             message: format!("{}: {}", state_label(&ps.state.file), joined(&errs)),
             code: 1,
         };
-        let run = StateRun::new(c, ps).map_err(|e| fail(vec![StateError::Plain(e)]))?;
+        let name = match command {
+            Command::Sync => "sync",
+            Command::Apply => "apply",
+            Command::Diff => "diff",
+            Command::Destroy => "destroy",
+            Command::Lint => "lint",
+            Command::Status => "status",
+            Command::Test => "test",
+        };
+        let run = StateRun::new(c, ps, name).map_err(|e| fail(vec![StateError::Plain(e)]))?;
         let mut here = Affected::default();
         let result = match command {
             Command::Sync => run.sync(&mut here).map(|_| ()),
@@ -1241,6 +1468,9 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
             Command::Status => run.status().map(|_| ()),
             Command::Test => run.test().map(|_| ()),
         };
+        if let Err(e) = run.trigger("cleanup", None, None, name) {
+            (c.log)(LogLevel::Warn, &format!("warn: {e}\n"));
+        }
         let summary = here.summary();
         if !summary.is_empty() {
             (c.log)(LogLevel::Info, &summary);

@@ -610,6 +610,20 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
                 getenv: &getenv,
                 log: &log,
                 print: &|_: &str| {},
+                // Hooks run for real, as helmfile's tests run them (`echo`).
+                exec: &|program: &str, args: &[String], _dir: &str| {
+                    std::process::Command::new(program)
+                        .args(args)
+                        .output()
+                        .map_err(|e| e.to_string())
+                        .and_then(|o| {
+                            if o.status.success() {
+                                Ok(String::from_utf8_lossy(&o.stdout).into_owned())
+                            } else {
+                                Err(format!("exit status {}", o.status.code().unwrap_or(1)))
+                            }
+                        })
+                },
                 render: &|_: &capstan_state::app::PreparedState, r: &capstan_state::release::Release, _: bool| {
                     Err(format!("release {}: the recording helm has no renderer", r.name))
                 },
