@@ -15,6 +15,7 @@
 pub mod deploy;
 pub mod exec;
 pub mod flags;
+pub mod kube;
 pub mod manifest_diff;
 pub mod ops;
 pub mod plan;

@@ -5,7 +5,8 @@
 
 use crate::exec::{Execer, HelmCall, LogLevel, RunFailure, Runner};
 use crate::version::HelmVersion;
-use std::sync::Mutex;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 /// Per-call settings (helmfile's `HelmContext`).
 #[derive(Clone, Debug, Default)]
@@ -95,22 +96,72 @@ pub trait Output: Send + Sync {
     fn stdout(&self, text: &str);
 }
 
-/// The real helm: argv from [`Execer`], run by a [`Runner`].
+/// The real helm: argv from [`Execer`], run by a [`Runner`]. Deployed manifests are read
+/// from the API server directly when it can ([`crate::kube`]: one request per
+/// namespace), else with `helm get manifest`.
 pub struct ProcessHelm {
     execer: Mutex<Execer>,
     runner: Box<dyn Runner>,
     level: LogLevel,
     out: Box<dyn Output>,
+    /// The kubeconfig helm uses (empty: helm's default).
+    kubeconfig: std::path::PathBuf,
+    /// Per kube context: the API client (or why there is none), and per namespace the
+    /// deployed manifests (or why they could not be listed).
+    kube: Mutex<BTreeMap<String, KubeContextCache>>,
+}
+
+#[derive(Default)]
+struct KubeContextCache {
+    client: Option<Result<Arc<crate::kube::KubeClient>, String>>,
+    namespaces: BTreeMap<String, Result<Arc<BTreeMap<String, String>>, String>>,
 }
 
 impl ProcessHelm {
     pub fn new(execer: Execer, runner: Box<dyn Runner>, level: LogLevel, out: Box<dyn Output>) -> ProcessHelm {
+        let kubeconfig = if !execer.kubeconfig.is_empty() {
+            std::path::PathBuf::from(&execer.kubeconfig)
+        } else if let Some(first) = std::env::var_os("KUBECONFIG")
+            .and_then(|k| std::env::split_paths(&k).find(|p| !p.as_os_str().is_empty()))
+        {
+            first
+        } else {
+            std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".kube/config")
+        };
         ProcessHelm {
             execer: Mutex::new(execer),
             runner,
             level,
             out,
+            kubeconfig,
+            kube: Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// The deployed manifests of `namespace` in `context` from the API server, or why not.
+    fn deployed(&self, context: &str, namespace: &str) -> Result<Arc<BTreeMap<String, String>>, String> {
+        let driver = std::env::var("HELM_DRIVER").unwrap_or_default();
+        if !matches!(driver.as_str(), "" | "secret" | "secrets") {
+            return Err(format!("HELM_DRIVER={driver} is left to helm"));
+        }
+        let client = {
+            let mut cache = self.kube.lock().unwrap_or_else(|e| e.into_inner());
+            let entry = cache.entry(context.to_string()).or_default();
+            if let Some(Ok(ns)) = entry.namespaces.get(namespace) {
+                return Ok(ns.clone());
+            }
+            entry
+                .client
+                .get_or_insert_with(|| {
+                    crate::kube::KubeClient::from_kubeconfig(&self.kubeconfig, context).map(Arc::new)
+                })
+                .clone()?
+        };
+        let listed = client.deployed_manifests(namespace).map(Arc::new);
+        let mut cache = self.kube.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = cache.entry(context.to_string()).or_default();
+        entry.namespaces.insert(namespace.to_string(), listed.clone());
+        listed
     }
 
     fn execer(&self) -> Execer {
@@ -210,7 +261,26 @@ impl Helm for ProcessHelm {
     }
 
     fn get_manifest(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<Option<String>, HelmError> {
-        let call = self.execer().get_manifest(name, flags);
+        let flag = |f: &str| {
+            flags
+                .iter()
+                .position(|x| x == f)
+                .and_then(|i| flags.get(i + 1))
+                .cloned()
+        };
+        let execer = self.execer();
+        let context = flag("--kube-context").unwrap_or_else(|| execer.kube_context.clone());
+        let namespace = flag("--namespace").unwrap_or_else(|| "default".into());
+        match self.deployed(&context, &namespace) {
+            Ok(releases) => return Ok(releases.get(name).cloned()),
+            Err(why) => {
+                let line = format!("reading release {name:?} with helm: {why}\n");
+                if self.level <= LogLevel::Debug {
+                    self.out.log(&line);
+                }
+            }
+        }
+        let call = execer.get_manifest(name, flags);
         match self.run(call) {
             Ok(m) => Ok(Some(m)),
             Err(e) if e.message.contains("release: not found") => Ok(None),
