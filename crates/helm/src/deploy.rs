@@ -258,11 +258,14 @@ pub struct Cluster<'a> {
     pub print: &'a (dyn Fn(&str) + Sync),
     /// Runs a hook command (`program`, `args`, in the state file's directory) and returns
     /// what it printed.
-    pub exec: &'a (dyn Fn(&str, &[String], &str) -> Result<String, String> + Sync),
+    pub exec: &'a HookExec<'a>,
     /// Renders a release's manifest as helm would install it (no hooks); the flag says
     /// whether it is an upgrade. capstan's own diff compares this with the deployed one.
     pub render: &'a Render<'a>,
 }
+
+/// The hook runner of [`Cluster::exec`]: program, arguments, directory → its output.
+pub type HookExec<'a> = dyn Fn(&str, &[String], &str) -> Result<String, String> + Sync + 'a;
 
 /// The release manifest renderer of [`Cluster::render`].
 pub type Render<'a> = dyn Fn(&PreparedState, &Release, bool) -> Result<String, String> + Sync + 'a;

@@ -30,17 +30,16 @@ fn text(v: &Value, key: &str) -> String {
     }
 }
 
-fn named<'a>(list: &'a Value, key: &str, name: &str) -> Option<Value> {
-    match list.get(key)? {
+/// The `cluster`/`user`/`context` of the entry called `name` in the kubeconfig's list
+/// `key`.
+fn named(doc: &Value, key: &str, name: &str) -> Option<Value> {
+    match doc.get(key)? {
         Value::List(l) => l.items.iter().find(|e| text(e, "name") == name).and_then(|e| match key {
             "clusters" => e.get("cluster"),
             "users" => e.get("user"),
             _ => e.get("context"),
         }),
-        _ => {
-            let _ = list;
-            None
-        }
+        _ => None,
     }
 }
 
