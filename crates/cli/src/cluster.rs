@@ -242,6 +242,12 @@ pub struct TestArgs {
 }
 
 #[derive(Args, Clone, Debug, Default)]
+pub struct ReposArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Args, Clone, Debug, Default)]
 pub struct LintArgs {
     #[command(flatten)]
     common: CommonArgs,
@@ -261,6 +267,7 @@ pub enum ClusterCommand {
     Status(StatusArgs),
     Test(TestArgs),
     Lint(LintArgs),
+    Repos(ReposArgs),
 }
 
 fn apply_common(o: &mut ClusterOptions, c: &CommonArgs) {
@@ -386,7 +393,12 @@ impl ClusterCommand {
                 apply_values(&mut o, &a.values, cwd)?;
                 Deploy::Lint
             }
+            ClusterCommand::Repos(a) => {
+                apply_common(&mut o, &a.common);
+                Deploy::Repos
+            }
         };
+        o.skip_repos = g.skip_deps || g.skip_refresh;
         Ok((command, o))
     }
 }

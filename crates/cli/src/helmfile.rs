@@ -327,6 +327,9 @@ pub enum StateCommand {
     Test(With<crate::cluster::TestArgs>),
     /// `helm lint` of every release's chart with its values, as `helmfile lint`.
     Lint(With<crate::cluster::LintArgs>),
+    /// Add the state's chart repositories to helm (and log in to its OCI registries), as
+    /// `helmfile repos`.
+    Repos(With<crate::cluster::ReposArgs>),
 }
 
 #[derive(Subcommand, Clone, Debug)]
@@ -355,6 +358,7 @@ impl StateCommand {
             StateCommand::Status(w) => &w.global,
             StateCommand::Test(w) => &w.global,
             StateCommand::Lint(w) => &w.global,
+            StateCommand::Repos(w) => &w.global,
             StateCommand::Cache(_) => {
                 static NONE: std::sync::OnceLock<Global> = std::sync::OnceLock::new();
                 NONE.get_or_init(Global::default)
@@ -1141,6 +1145,7 @@ fn run_with(
         StateCommand::Status(w) => cluster(g, &s, crate::cluster::ClusterCommand::Status(w.args), cwd, log),
         StateCommand::Test(w) => cluster(g, &s, crate::cluster::ClusterCommand::Test(w.args), cwd, log),
         StateCommand::Lint(w) => cluster(g, &s, crate::cluster::ClusterCommand::Lint(w.args), cwd, log),
+        StateCommand::Repos(w) => cluster(g, &s, crate::cluster::ClusterCommand::Repos(w.args), cwd, log),
         StateCommand::ShowDag(_) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,

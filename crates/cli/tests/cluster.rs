@@ -375,3 +375,59 @@ fn hooks_run_around_the_helm_calls() {
     assert_eq!(kube.helm(&["list", "-n", "hooks", "-q"]).trim(), "");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `repos` adds the state's chart repository to helm; `sync` adds it itself before
+/// installing a release from it; capstan's own diff of that release (rendered natively
+/// from the repository) finds nothing to change. The repository is the real `helm
+/// package` + `helm repo index` output, served on a loopback port.
+#[test]
+fn repositories_are_added_for_helm_and_repository_charts_deploy() {
+    let dir = common::tempdir("cluster-repos");
+    let kube = Kube::start(&dir);
+    project(&dir);
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(&repo).expect("repo dir");
+    let helm_in = |args: &[&str]| {
+        let out = Command::new(kube.bin.join("helm"))
+            .args(args)
+            .current_dir(&dir)
+            .envs(kube.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .output()
+            .expect("helm");
+        assert!(out.status.success(), "{}", text(&out));
+    };
+    helm_in(&["package", "charts/note", "-d", "repo"]);
+    // The index names archives relative to the repository URL.
+    helm_in(&["repo", "index", "repo"]);
+    let files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&repo)
+        .expect("repo")
+        .flatten()
+        .map(|e| {
+            (
+                format!("/{}", e.file_name().to_string_lossy()),
+                std::fs::read(e.path()).expect("read"),
+            )
+        })
+        .collect();
+    let port = common::http_files(files);
+    write(
+        &dir,
+        "fromrepo.yaml",
+        &format!(
+            "repositories:\n- name: local\n  url: http://127.0.0.1:{port}\nreleases:\n- name: r\n  namespace: repo\n  chart: local/note\n  version: 0.1.0\n  values:\n  - greeting: from a repository\n"
+        ),
+    );
+    let out = kube.capstan(&dir, &["-f", "fromrepo.yaml", "repos"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(kube.helm(&["repo", "list"]).contains(&format!("http://127.0.0.1:{port}")));
+    helm_in(&["repo", "remove", "local"]);
+    let out = kube.capstan(&dir, &["-f", "fromrepo.yaml", "sync"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let greeting = kube.kubectl(&["get", "configmap", "r-note", "-n", "repo", "-o", "jsonpath={.data.greeting}"]);
+    assert_eq!(greeting, "from a repository");
+    let out = kube.capstan(&dir, &["-f", "fromrepo.yaml", "diff", "--detailed-exitcode"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = kube.capstan(&dir, &["-f", "fromrepo.yaml", "destroy"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

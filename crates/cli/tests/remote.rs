@@ -3,13 +3,13 @@
 //! and a local S3-compatible server (moto, installed by `scripts/test`) on a loopback
 //! port, fetched by `capstan print-env` and `template` into helmfile's cache layout.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 mod common;
-use common::tempdir;
+use common::{http_files, serve, tempdir, Reply};
 
 fn capstan(dir: &Path, args: &[&str], env: &[(&str, String)]) -> (String, String, bool) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
@@ -25,56 +25,6 @@ fn capstan(dir: &Path, args: &[&str], env: &[(&str, String)]) -> (String, String
         String::from_utf8_lossy(&out.stderr).into_owned(),
         out.status.success(),
     )
-}
-
-/// A response: status line text, extra header lines (each ending `\r\n`), body.
-type Reply = (&'static str, String, Vec<u8>);
-
-/// A one-thread HTTP server on a loopback port: `make(port)` gives the handler, which
-/// answers each request from its path and `Authorization` header. A TLS handshake (a
-/// client trying HTTPS first on loopback) is refused. Returns the port.
-fn serve<F>(make: impl FnOnce(u16) -> F) -> u16
-where
-    F: Fn(&str, &str) -> Reply + Send + 'static,
-{
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    let handle = make(port);
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut byte = [0u8; 1];
-            if matches!(stream.peek(&mut byte), Ok(1) if byte[0] == 0x16) {
-                continue;
-            }
-            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-            let mut first = String::new();
-            if reader.read_line(&mut first).is_err() {
-                continue;
-            }
-            let mut auth = String::new();
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some((k, v)) = line.split_once(':') {
-                    if k.eq_ignore_ascii_case("authorization") {
-                        auth = v.trim().to_string();
-                    }
-                }
-            }
-            let path = first.split_whitespace().nth(1).unwrap_or("");
-            let (status, extra, body) = handle(path, &auth);
-            let mut s = stream;
-            let _ = write!(
-                s,
-                "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = s.write_all(&body);
-        }
-    });
-    port
 }
 
 /// Serves `body` for `path` to requests carrying `auth` (a full `Authorization` header
@@ -448,18 +398,6 @@ fn remote_sub_helmfiles_and_bases() {
         out.contains("name: from-sub") && out.contains("team: platform"),
         "{out}"
     );
-}
-
-/// Serves fixed files on a loopback port; returns the port.
-fn http_files(files: Vec<(String, Vec<u8>)>) -> u16 {
-    serve(move |_| {
-        move |requested: &str, _: &str| -> Reply {
-            match files.iter().find(|(p, _)| *p == requested) {
-                Some((_, body)) => ("200 OK", String::new(), body.clone()),
-                None => ("404 Not Found", String::new(), Vec::new()),
-            }
-        }
-    })
 }
 
 /// A packaged chart `c` at `version` whose template prints its version.

