@@ -137,6 +137,10 @@ pub struct DiffArgs {
     /// as helmfile does, instead of capstan's own diff of the deployed manifest.
     #[arg(long = "diff-plugin", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     diff_plugin: bool,
+    /// Also show the release's values that change, old → new, with the file:line (or
+    /// flag) each new value comes from (capstan's own diff).
+    #[arg(long = "show-values", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    show_values: bool,
     /// Do not print the diff.
     #[arg(long = "suppress-diff", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     suppress_diff: bool,
@@ -332,6 +336,7 @@ fn apply_diff(o: &mut ClusterOptions, d: &DiffArgs, g: &Global) {
     o.diff_args = d.diff_args.clone();
     o.suppress_diff = d.suppress_diff;
     o.diff_plugin = d.diff_plugin;
+    o.show_values = d.show_values;
     o.color = g.color;
     o.no_color = g.no_color || std::env::var("NO_COLOR").is_ok_and(|v| !v.is_empty());
 }
@@ -546,7 +551,9 @@ pub fn run(
     let exec = |program: &str, args: &[String], dir: &str| -> Result<String, String> {
         host.exec(program, args, &[], None, &root.join(dir))
     };
+    let user_values = |ps: &PreparedState, r: &Release| capstan_state::commands::user_values_explained(s, ps, r);
     let cluster = Cluster {
+        user_values: &user_values,
         exec: &exec,
         render: &render,
         print: &print,

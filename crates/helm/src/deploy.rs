@@ -52,6 +52,9 @@ pub struct ClusterOptions {
     pub no_hooks: bool,
     pub suppress_diff: bool,
     pub suppress_output_line_regex: Vec<String>,
+    /// With capstan's own diff: also the release's values that change, each with where
+    /// its new value comes from.
+    pub show_values: bool,
     /// Leave `helm repo add`/`update` and registry logins out (`--skip-deps`,
     /// `--skip-refresh`).
     pub skip_repos: bool,
@@ -262,10 +265,18 @@ pub struct Cluster<'a> {
     /// Runs a hook command (`program`, `args`, in the state file's directory) and returns
     /// what it printed.
     pub exec: &'a HookExec<'a>,
+    /// A release's user-supplied values with their origins (`--show-values`).
+    pub user_values: &'a UserValues<'a>,
     /// Renders a release's manifest as helm would install it (no hooks); the flag says
     /// whether it is an upgrade. capstan's own diff compares this with the deployed one.
     pub render: &'a Render<'a>,
 }
+
+/// A release's user-supplied values and, per leaf path, where each comes from (for
+/// [`ClusterOptions::show_values`]).
+pub type UserValues<'a> = dyn Fn(&PreparedState, &Release) -> Result<(Tree, std::collections::BTreeMap<String, String>), String>
+    + Sync
+    + 'a;
 
 /// The hook runner of [`Cluster::exec`]: program, arguments, directory → its output.
 pub type HookExec<'a> = dyn Fn(&str, &[String], &str) -> Result<String, String> + Sync + 'a;
@@ -1091,11 +1102,25 @@ impl<'a, 'b> StateRun<'a, 'b> {
             color: o.color && !o.no_color,
         };
         let ns = if r.namespace.is_empty() { "default" } else { &r.namespace };
-        let (text, changed) = crate::manifest_diff::diff(
+        let (mut text, changed) = crate::manifest_diff::diff(
             &crate::manifest_diff::parse(old.as_deref().unwrap_or(""), ns),
             &crate::manifest_diff::parse(&new, ns),
             &style,
         );
+        if o.show_values {
+            match self.values_change(i, &flags) {
+                Ok(lines) if !lines.is_empty() => {
+                    text.push_str(&format!("{ns}, {}: values that change:\n", r.name));
+                    for l in lines {
+                        text.push_str(&l);
+                        text.push('\n');
+                    }
+                    text.push('\n');
+                }
+                Ok(_) => {}
+                Err(e) => return (false, Some(e), String::new()),
+            }
+        }
         let out = if suppress || text.is_empty() { String::new() } else { text };
         if changed {
             let e = StateError::Release {
@@ -1107,6 +1132,24 @@ impl<'a, 'b> StateRun<'a, 'b> {
         } else {
             (false, None, out)
         }
+    }
+
+    /// The release's values that change: deployed (`helm get values`) against computed.
+    fn values_change(&self, i: usize, flags: &[String]) -> Result<Vec<String>, StateError> {
+        let r = self.r(i);
+        let old = self
+            .c
+            .helm
+            .get_values(&self.context(i), &r.name, flags)
+            .map_err(|e| StateError::release(r, e))?
+            .unwrap_or(serde_json::Value::Object(Default::default()));
+        let (new, origins) = (self.c.user_values)(self.ps, r).map_err(|e| StateError::Release {
+            name: r.name.clone(),
+            message: e,
+            code: 1,
+        })?;
+        let new = crate::values_diff::to_json(&Value::map_from(new));
+        Ok(crate::values_diff::values_diff(&old, &new, &origins))
     }
 
     /// `Run.diff`: changed releases to upgrade and existing disabled ones to delete, or

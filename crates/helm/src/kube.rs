@@ -140,9 +140,9 @@ impl KubeClient {
         })
     }
 
-    /// The manifests of the deployed releases of a namespace, by release name (the
-    /// newest deployed revision of each).
-    pub fn deployed_manifests(&self, namespace: &str) -> Result<BTreeMap<String, String>, String> {
+    /// The deployed releases of a namespace, by release name (the newest deployed
+    /// revision of each): its manifest and user-supplied values.
+    pub fn deployed_releases(&self, namespace: &str) -> Result<BTreeMap<String, Deployed>, String> {
         let url = format!(
             "{}/api/v1/namespaces/{namespace}/secrets?labelSelector=owner%3Dhelm%2Cstatus%3Ddeployed",
             self.server
@@ -158,19 +158,33 @@ impl KubeClient {
             .read_to_string(&mut body)
             .map_err(|e| e.to_string())?;
         let list: serde_json::Value = serde_json::from_str(&body).map_err(|e| e.to_string())?;
-        let mut newest: BTreeMap<String, (i64, String)> = BTreeMap::new();
+        let mut newest: BTreeMap<String, (i64, Deployed)> = BTreeMap::new();
         for item in list["items"].as_array().into_iter().flatten() {
             let Some(data) = item["data"]["release"].as_str() else { continue };
             let rel = decode_release(data)?;
             let name = rel["name"].as_str().unwrap_or("").to_string();
             let version = rel["version"].as_i64().unwrap_or(0);
-            let manifest = rel["manifest"].as_str().unwrap_or("").to_string();
+            let deployed = Deployed {
+                manifest: rel["manifest"].as_str().unwrap_or("").to_string(),
+                values: match &rel["config"] {
+                    serde_json::Value::Null => serde_json::Value::Object(Default::default()),
+                    v => v.clone(),
+                },
+            };
             if newest.get(&name).is_none_or(|(v, _)| version > *v) {
-                newest.insert(name, (version, manifest));
+                newest.insert(name, (version, deployed));
             }
         }
-        Ok(newest.into_iter().map(|(k, (_, m))| (k, m)).collect())
+        Ok(newest.into_iter().map(|(k, (_, d))| (k, d)).collect())
     }
+}
+
+/// A deployed release as helm recorded it.
+#[derive(Clone, Debug)]
+pub struct Deployed {
+    pub manifest: String,
+    /// The user-supplied values (`helm get values`).
+    pub values: serde_json::Value,
 }
 
 /// A release record as helm stores it in a Secret: base64 (the API's) of base64 of gzip

@@ -20,6 +20,7 @@ pub mod manifest_diff;
 pub mod ops;
 pub mod plan;
 pub mod runner;
+pub mod values_diff;
 pub mod version;
 
 pub use exec::{Execer, HelmCall, LogLevel};

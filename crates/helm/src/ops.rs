@@ -82,6 +82,11 @@ pub trait Helm: Send + Sync {
     fn test_release(&self, ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError>;
     /// `helm lint CHART FLAGS`.
     fn lint(&self, name: &str, chart: &str, flags: &[String]) -> Result<(), HelmError>;
+    /// The user-supplied values of the deployed release (`helm get values -o json`);
+    /// `None` when it does not exist.
+    fn get_values(&self, _ctx: &HelmContext, name: &str, _flags: &[String]) -> Result<Option<serde_json::Value>, HelmError> {
+        Err(HelmError::new(format!("cannot read the values of release {name:?} here")))
+    }
     /// `helm repo add` (or `az acr helm repo add`).
     fn add_repo(&self, r: &crate::exec::RepoAdd) -> Result<(), HelmError> {
         Err(HelmError::new(format!("cannot add repository {:?} here", r.name)))
@@ -126,7 +131,7 @@ pub struct ProcessHelm {
 #[derive(Default)]
 struct KubeContextCache {
     client: Option<Result<Arc<crate::kube::KubeClient>, String>>,
-    namespaces: BTreeMap<String, Result<Arc<BTreeMap<String, String>>, String>>,
+    namespaces: BTreeMap<String, Result<Arc<BTreeMap<String, crate::kube::Deployed>>, String>>,
 }
 
 impl ProcessHelm {
@@ -151,7 +156,7 @@ impl ProcessHelm {
     }
 
     /// The deployed manifests of `namespace` in `context` from the API server, or why not.
-    fn deployed(&self, context: &str, namespace: &str) -> Result<Arc<BTreeMap<String, String>>, String> {
+    fn deployed(&self, context: &str, namespace: &str) -> Result<Arc<BTreeMap<String, crate::kube::Deployed>>, String> {
         let driver = std::env::var("HELM_DRIVER").unwrap_or_default();
         if !matches!(driver.as_str(), "" | "secret" | "secrets") {
             return Err(format!("HELM_DRIVER={driver} is left to helm"));
@@ -169,7 +174,7 @@ impl ProcessHelm {
                 })
                 .clone()?
         };
-        let listed = client.deployed_manifests(namespace).map(Arc::new);
+        let listed = client.deployed_releases(namespace).map(Arc::new);
         let mut cache = self.kube.lock().unwrap_or_else(|e| e.into_inner());
         let entry = cache.entry(context.to_string()).or_default();
         entry.namespaces.insert(namespace.to_string(), listed.clone());
@@ -272,6 +277,31 @@ impl Helm for ProcessHelm {
         self.run(call).map(|_| ())
     }
 
+    fn get_values(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<Option<serde_json::Value>, HelmError> {
+        let flag = |f: &str| {
+            flags
+                .iter()
+                .position(|x| x == f)
+                .and_then(|i| flags.get(i + 1))
+                .cloned()
+        };
+        let execer = self.execer();
+        let context = flag("--kube-context").unwrap_or_else(|| execer.kube_context.clone());
+        let namespace = flag("--namespace").unwrap_or_else(|| "default".into());
+        if let Ok(releases) = self.deployed(&context, &namespace) {
+            return Ok(releases.get(name).map(|d| d.values.clone()));
+        }
+        let mut args = vec!["get".to_string(), "values".into(), name.to_string(), "-o".into(), "json".into()];
+        args.extend(flags.iter().cloned());
+        match self.run(execer.raw(args, Vec::new())) {
+            Ok(text) => serde_json::from_str(&text)
+                .map(|v: serde_json::Value| Some(if v.is_null() { serde_json::json!({}) } else { v }))
+                .map_err(|e| HelmError::new(format!("helm get values {name}: {e}"))),
+            Err(e) if e.message.contains("release: not found") => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     fn add_repo(&self, r: &crate::exec::RepoAdd) -> Result<(), HelmError> {
         let call = self.execer().add_repo(r).map_err(|e| HelmError::new(e.message))?;
         self.run(call).map(|_| ())
@@ -301,7 +331,7 @@ impl Helm for ProcessHelm {
         let context = flag("--kube-context").unwrap_or_else(|| execer.kube_context.clone());
         let namespace = flag("--namespace").unwrap_or_else(|| "default".into());
         match self.deployed(&context, &namespace) {
-            Ok(releases) => return Ok(releases.get(name).cloned()),
+            Ok(releases) => return Ok(releases.get(name).map(|d| d.manifest.clone())),
             Err(why) => {
                 let line = format!("reading release {name:?} with helm: {why}\n");
                 if self.level <= LogLevel::Debug {

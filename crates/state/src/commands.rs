@@ -1021,3 +1021,39 @@ pub fn explain_values(
     }
     Ok(out)
 }
+
+/// A release's user-supplied values (what helm records as the release's values: the
+/// release's values files, inline values, secrets and `set:` merged, chart defaults
+/// left out) and, for each leaf (`a.b[0]`), where it came from (`file:line:col` or the
+/// flag).
+pub fn user_values_explained(
+    s: &Settings,
+    ps: &PreparedState,
+    r: &Release,
+) -> Result<(Tree, BTreeMap<String, String>), String> {
+    let input = chart_input(s, ps, r, &HelmFlags::default())?;
+    let fs = crate::host::HostFs(s.host.as_ref());
+    let read = |p: &str| match input.options.overlay.get(p) {
+        Some(text) => Ok(text.clone().into_bytes()),
+        None => s
+            .host
+            .read_file(Path::new(p))
+            .map_err(|e| format!("open {p}: {e}")),
+    };
+    let user = input.options.values.merge(&read).map_err(|e| e.message)?;
+    let origins = if input.local {
+        let layers = capstan_chart::explain::layers_in(
+            &fs,
+            Path::new(&input.chart),
+            Path::new(""),
+            &input.options,
+        )?;
+        capstan_values::provenance::explain(&user, &layers.layers[layers.user_from..])
+            .into_iter()
+            .filter_map(|e| e.winner.map(|w| (e.path.to_string(), format!("{} ({})", w.origin, w.kind))))
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
+    Ok((user, origins))
+}

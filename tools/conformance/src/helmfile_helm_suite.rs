@@ -618,6 +618,9 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
                 getenv: &getenv,
                 log: &log,
                 print: &|_: &str| {},
+                user_values: &|_: &capstan_state::app::PreparedState, r: &capstan_state::release::Release| {
+                    Err(format!("release {}: the recording helm computes no values", r.name))
+                },
                 // Hooks run for real, as helmfile's tests run them (`echo`).
                 exec: &|program: &str, args: &[String], _dir: &str| {
                     std::process::Command::new(program)
