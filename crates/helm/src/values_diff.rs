@@ -28,7 +28,7 @@ pub fn to_json(v: &Value) -> J {
                 .map(|(k, x)| (k.to_string(), to_json(x)))
                 .collect(),
         ),
-        other => J::String(capstan_value::printf::sprint(&[other.clone()])),
+        other => J::String(capstan_value::printf::sprint(std::slice::from_ref(other))),
     }
 }
 
