@@ -622,3 +622,62 @@ fn values_files_for(
         })
         .collect())
 }
+
+/// helmfile's `prepare` or `cleanup` hooks for a command that does not reach the cluster
+/// (`template`): the state's hooks, then each active release's. A failing `prepare`
+/// hook is an error; a failing `cleanup` hook a warning.
+pub fn state_hooks(
+    g: &Global,
+    s: &Settings,
+    states: &[PreparedState],
+    event: &str,
+    command: &str,
+    log: &mut String,
+) -> Result<(), String> {
+    let level = match g.log_level()? {
+        0 => LogLevel::Debug,
+        1 => LogLevel::Info,
+        2 => LogLevel::Warn,
+        _ => LogLevel::Error,
+    };
+    let buf = Mutex::new(String::new());
+    let write = |at: LogLevel, text: &str| {
+        if at >= level {
+            let mut line = text.to_string();
+            if !line.ends_with('\n') {
+                line.push('\n');
+            }
+            if crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+                eprint!("{line}");
+            } else {
+                buf.lock().unwrap_or_else(|e| e.into_inner()).push_str(&line);
+            }
+        }
+    };
+    let host = s.host.clone();
+    let root = s.root.clone();
+    let exec = |program: &str, args: &[String], dir: &str| -> Result<String, String> {
+        host.exec(program, args, &[], None, &root.join(dir))
+    };
+    let hooks = capstan_helm::deploy::Hooks {
+        settings: s,
+        exec: &exec,
+        log: &write,
+    };
+    let mut result = Ok(());
+    'states: for ps in states {
+        let releases = ps.active()?;
+        for r in std::iter::once(None).chain(releases.into_iter().map(Some)) {
+            if let Err(e) = capstan_helm::deploy::run_hooks(&hooks, ps, r, event, None, command) {
+                if event == "cleanup" {
+                    write(LogLevel::Warn, &format!("warn: {e}"));
+                } else {
+                    result = Err(e);
+                    break 'states;
+                }
+            }
+        }
+    }
+    log.push_str(&buf.into_inner().unwrap_or_else(|e| e.into_inner()));
+    result
+}

@@ -739,6 +739,7 @@ fn run_with(
                 }
             }
             commands::check_needs(&states).map_err(|e| describe_needs(e, &states, cwd))?;
+            crate::cluster::state_hooks(g, &s, &states, "prepare", "template", log)?;
             let mut flags = HelmFlags {
                 include_crds: t.include_crds,
                 skip_tests: t.skip_tests,
@@ -829,6 +830,7 @@ fn run_with(
                     started.elapsed().as_secs_f64()
                 );
             }
+            crate::cluster::state_hooks(g, &s, &states, "cleanup", "template", log)?;
             if t.output_dir.is_empty() {
                 let mut out = String::new();
                 for r in &rendered {

@@ -737,3 +737,25 @@ fn debug_shows_rendered_files_and_no_op_flags_change_nothing() {
         debug.stdout
     );
 }
+
+/// `template` runs helmfile's `prepare` and `cleanup` hooks (the state's, then each
+/// release's) around the rendering, with `.HelmfileCommand` and `.Event.Name`; a failing
+/// `prepare` hook stops it before anything renders.
+#[test]
+fn template_runs_prepare_and_cleanup_hooks() {
+    let hooks = "hooks:\n- events: [prepare, cleanup]\n  command: sh\n  args: [\"-c\", \"echo state {{ .Event.Name }} >> log\"]\nreleases:\n- name: r\n  chart: ./chart\n  hooks:\n  - events: [prepare, cleanup, presync]\n    command: sh\n    args: [\"-c\", \"echo {{ .HelmfileCommand }} {{ .Event.Name }} {{ .Release.Name }} >> log\"]\n";
+    let d = dir("template-hooks", &[("helmfile.yaml", hooks)]);
+    let out = capstan(&d, &["template"], &[]);
+    assert!(ok(&out).contains("name: r"));
+    let log = std::fs::read_to_string(d.0.join("log")).expect("hooks ran");
+    assert_eq!(
+        log.lines().collect::<Vec<_>>(),
+        ["state prepare", "template prepare r", "state cleanup", "template cleanup r"]
+    );
+    let failing = "releases:\n- name: r\n  chart: ./chart\n  hooks:\n  - events: [prepare]\n    command: sh\n    args: [\"-c\", \"exit 4\"]\n";
+    let d = dir("template-hook-fails", &[("helmfile.yaml", failing)]);
+    let out = capstan(&d, &["template"], &[]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("hook[sh]: command `sh` failed"), "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+}

@@ -584,96 +584,20 @@ impl<'a, 'b> StateRun<'a, 'b> {
         }
     }
 
-    /// helmfile's hooks for `event`: the release's `hooks:` (or the state's, for `i` None),
-    /// each whose `events` name it, its `command` and `args` rendered with the release's
-    /// template data, `.Event` and `.HelmfileCommand`, then run. Returns whether one ran.
+    /// helmfile's hooks for `event` (see [`run_hooks`]).
     fn trigger(&self, event: &str, i: Option<usize>, error: Option<&str>, command: &str) -> Result<bool, String> {
-        let hooks = match i {
-            Some(i) => capstan_state::spec::list_of(&self.r(i).raw, "hooks"),
-            None => capstan_state::spec::list_of(&self.ps.state.doc, "hooks"),
-        };
-        let mut ran = false;
-        for h in hooks {
-            let Some(hook) = h.as_map().map(|m| m.snapshot()) else { continue };
-            if !strings_of(&hook, "events").iter().any(|e| e == event) {
-                continue;
-            }
-            let program = str_of(&hook, "command");
-            let name = match str_of(&hook, "name") {
-                n if !n.is_empty() => n,
-                _ => program.clone(),
-            };
-            (self.c.log)(
-                LogLevel::Debug,
-                &format!(
-                    "hook[{name}]: stateFilePath={}, basePath={}\n",
-                    self.ps.state.file, self.ps.state.base
-                ),
-            );
-            let mut data = match i {
-                Some(i) => capstan_state::release::release_template_data(
-                    &self.ps.state.env,
-                    &self.ps.state.values,
-                    &release_tree(self.r(i)),
-                    &self.ps.overrides,
-                ),
-                None => Value::map_from(
-                    [(Str::from("Values"), Value::map_from(self.ps.state.values.clone()))]
-                        .into_iter()
-                        .collect(),
-                ),
-            };
-            if let Value::Map(m) = &mut data {
-                let mut t = m.snapshot();
-                t.insert(Str::from("HelmfileCommand"), Value::from(command));
-                t.insert(
-                    Str::from("Event"),
-                    Value::map_from(
-                        [
-                            (Str::from("Name"), Value::from(event)),
-                            (
-                                Str::from("Error"),
-                                error.map(Value::from).unwrap_or(Value::Nil),
-                            ),
-                        ]
-                        .into_iter()
-                        .collect(),
-                    ),
-                );
-                data = Value::map_from(t);
-            }
-            (self.c.log)(
-                LogLevel::Debug,
-                &format!("hook[{name}]: triggered by event \"{event}\"\n"),
-            );
-            let renderer = self.ps.renderer(self.c.settings);
-            let program = renderer
-                .render(&program, &data)
-                .map_err(|e| format!("hook[{name}]: {e}"))?;
-            let args = strings_of(&hook, "args")
-                .iter()
-                .map(|a| renderer.render(a, &data))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("hook[{name}]: {e}"))?;
-            let result = (self.c.exec)(&program, &args, &self.ps.state.base);
-            let out = match &result {
-                Ok(o) => o.clone(),
-                Err(_) => String::new(),
-            };
-            (self.c.log)(LogLevel::Debug, &format!("hook[{name}]: {out}\n"));
-            if bool_of(&hook, "showlogs") == Some(true) {
-                let prefix = format!("\nhook[{event}] logs | ");
-                (self.c.log)(
-                    LogLevel::Info,
-                    &format!("{prefix}{}", out.replace('\n', &prefix)),
-                );
-            }
-            if let Err(e) = result {
-                return Err(format!("hook[{name}]: command `{program}` failed: {e}"));
-            }
-            ran = true;
-        }
-        Ok(ran)
+        run_hooks(
+            &Hooks {
+                settings: self.c.settings,
+                exec: self.c.exec,
+                log: self.c.log,
+            },
+            self.ps,
+            i.map(|i| self.r(i)),
+            event,
+            error,
+            command,
+        )
     }
 
     /// helmfile's `SyncRepos`: `helm repo add` for each repository of the state (a
@@ -1514,6 +1438,113 @@ impl<'a, 'b> StateRun<'a, 'b> {
             Err(errs)
         }
     }
+}
+
+/// What running hooks needs: the settings (for rendering), the command runner and the log.
+pub struct Hooks<'a> {
+    pub settings: &'a capstan_state::load::Settings,
+    pub exec: &'a HookExec<'a>,
+    pub log: &'a (dyn Fn(LogLevel, &str) + Sync),
+}
+
+/// helmfile's hooks for `event`: the release's `hooks:` (or the state's, for `release`
+/// None),
+/// each whose `events` name it, its `command` and `args` rendered with the release's
+/// template data, `.Event` and `.HelmfileCommand`, then run. Returns whether one ran.
+pub fn run_hooks(
+h: &Hooks,
+ps: &PreparedState,
+release: Option<&Release>,
+event: &str,
+error: Option<&str>,
+command: &str,
+) -> Result<bool, String> {
+    let hooks = match release {
+        Some(r) => capstan_state::spec::list_of(&r.raw, "hooks"),
+        None => capstan_state::spec::list_of(&ps.state.doc, "hooks"),
+    };
+    let mut ran = false;
+    for entry in hooks {
+        let Some(hook) = entry.as_map().map(|m| m.snapshot()) else { continue };
+        if !strings_of(&hook, "events").iter().any(|e| e == event) {
+            continue;
+        }
+        let program = str_of(&hook, "command");
+        let name = match str_of(&hook, "name") {
+            n if !n.is_empty() => n,
+            _ => program.clone(),
+        };
+        (h.log)(
+            LogLevel::Debug,
+            &format!(
+                "hook[{name}]: stateFilePath={}, basePath={}\n",
+                ps.state.file, ps.state.base
+            ),
+        );
+        let mut data = match release {
+            Some(r) => capstan_state::release::release_template_data(
+                &ps.state.env,
+                &ps.state.values,
+                &release_tree(r),
+                &ps.overrides,
+            ),
+            None => Value::map_from(
+                [(Str::from("Values"), Value::map_from(ps.state.values.clone()))]
+                    .into_iter()
+                    .collect(),
+            ),
+        };
+        if let Value::Map(m) = &mut data {
+            let mut t = m.snapshot();
+            t.insert(Str::from("HelmfileCommand"), Value::from(command));
+            t.insert(
+                Str::from("Event"),
+                Value::map_from(
+                    [
+                        (Str::from("Name"), Value::from(event)),
+                        (
+                            Str::from("Error"),
+                            error.map(Value::from).unwrap_or(Value::Nil),
+                        ),
+                    ]
+                    .into_iter()
+                    .collect(),
+                ),
+            );
+            data = Value::map_from(t);
+        }
+        (h.log)(
+            LogLevel::Debug,
+            &format!("hook[{name}]: triggered by event \"{event}\"\n"),
+        );
+        let renderer = ps.renderer(h.settings);
+        let program = renderer
+            .render(&program, &data)
+            .map_err(|e| format!("hook[{name}]: {e}"))?;
+        let args = strings_of(&hook, "args")
+            .iter()
+            .map(|a| renderer.render(a, &data))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("hook[{name}]: {e}"))?;
+        let result = (h.exec)(&program, &args, &ps.state.base);
+        let out = match &result {
+            Ok(o) => o.clone(),
+            Err(_) => String::new(),
+        };
+        (h.log)(LogLevel::Debug, &format!("hook[{name}]: {out}\n"));
+        if bool_of(&hook, "showlogs") == Some(true) {
+            let prefix = format!("\nhook[{event}] logs | ");
+            (h.log)(
+                LogLevel::Info,
+                &format!("{prefix}{}", out.replace('\n', &prefix)),
+            );
+        }
+        if let Err(e) = result {
+            return Err(format!("hook[{name}]: command `{program}` failed: {e}"));
+        }
+        ran = true;
+    }
+    Ok(ran)
 }
 
 /// A cluster command.
