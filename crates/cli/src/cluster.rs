@@ -404,6 +404,7 @@ impl ClusterCommand {
             }
         };
         o.skip_repos = g.skip_deps || g.skip_refresh;
+        o.interactive = g.interactive;
         Ok((command, o))
     }
 }
@@ -552,7 +553,30 @@ pub fn run(
         host.exec(program, args, &[], None, &root.join(dir))
     };
     let user_values = |ps: &PreparedState, r: &Release| capstan_state::commands::user_values_explained(s, ps, r);
+    // helmfile's `askForConfirmation`: the question on stdout, `y`/`yes` or `n`/`no` read
+    // from stdin (asked again otherwise; no answer is no).
+    let confirm = |question: &str| -> bool {
+        use std::io::{BufRead as _, Write as _};
+        let stdin = std::io::stdin();
+        loop {
+            {
+                let mut out = std::io::stdout().lock();
+                let _ = write!(out, "{question} [y/n]: ");
+                let _ = out.flush();
+            }
+            let mut line = String::new();
+            match stdin.lock().read_line(&mut line) {
+                Ok(0) | Err(_) => return false,
+                Ok(_) => match line.trim().to_lowercase().as_str() {
+                    "y" | "yes" => return true,
+                    "n" | "no" => return false,
+                    _ => continue,
+                },
+            }
+        }
+    };
     let cluster = Cluster {
+        confirm: &confirm,
         user_values: &user_values,
         exec: &exec,
         render: &render,

@@ -436,3 +436,49 @@ fn repositories_are_added_for_helm_and_repository_charts_deploy() {
     assert!(out.status.success(), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--interactive`: the affected releases and helmfile's question on stdout; `n` changes
+/// nothing, `y` goes on. Helm is a stand-in that records its calls.
+#[test]
+fn interactive_sync_asks_first() {
+    let dir = common::tempdir("interactive");
+    write(
+        &dir,
+        "fake-helm",
+        "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.1.4+g0;;\n  list) printf 'NAME\\n';;\nesac\n",
+    );
+    let helm = dir.join("fake-helm");
+    let mut perms = std::fs::metadata(&helm).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&helm, perms).expect("chmod");
+    project(&dir);
+    let run = |answer: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_capstan"))
+            .args(["--helm-binary", helm.to_str().expect("utf-8"), "-i", "sync"])
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("capstan starts");
+        use std::io::Write as _;
+        child.stdin.take().expect("stdin").write_all(answer.as_bytes()).expect("answer");
+        child.wait_with_output().expect("capstan exits")
+    };
+    let upgrades = || {
+        std::fs::read_to_string(dir.join("calls"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("upgrade"))
+            .count()
+    };
+    let out = run("n\n");
+    assert!(out.status.success(), "{}", text(&out));
+    let asked = String::from_utf8_lossy(&out.stdout);
+    assert!(asked.contains("Do you really want to sync?") && asked.contains("  a (./charts/note) UPDATED"), "{asked}");
+    assert_eq!(upgrades(), 0);
+    let out = run("maybe\nyes\n");
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(upgrades(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -52,6 +52,8 @@ pub struct ClusterOptions {
     pub no_hooks: bool,
     pub suppress_diff: bool,
     pub suppress_output_line_regex: Vec<String>,
+    /// Ask before changing anything (`--interactive`).
+    pub interactive: bool,
     /// With capstan's own diff: also the release's values that change, each with where
     /// its new value comes from.
     pub show_values: bool,
@@ -265,6 +267,8 @@ pub struct Cluster<'a> {
     /// Runs a hook command (`program`, `args`, in the state file's directory) and returns
     /// what it printed.
     pub exec: &'a HookExec<'a>,
+    /// Asks the question and says whether the answer was yes (`--interactive`).
+    pub confirm: &'a (dyn Fn(&str) -> bool + Sync),
     /// A release's user-supplied values with their origins (`--show-values`).
     pub user_values: &'a UserValues<'a>,
     /// Renders a release's manifest as helm would install it (no hooks); the flag says
@@ -809,10 +813,33 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 .trigger("presync", Some(*i), None, "sync")
                 .map_err(hook_err)
                 .and_then(|_| {
-                    self.c
-                        .helm
-                        .sync_release(&self.context(*i), &r.name, &chart, &r.namespace, flags)
-                        .map_err(|e| StateError::release(r, e))
+                    let ctx = self.context(*i);
+                    let first = self.c.helm.sync_release(&ctx, &r.name, &chart, &r.namespace, flags);
+                    match first {
+                        // `updateStrategy: reinstallIfForbidden`: an upgrade the API
+                        // server forbids (an immutable field, say) becomes an uninstall
+                        // and a fresh install.
+                        Err(e) if str_of(&r.raw, "updateStrategy") == "reinstallIfForbidden"
+                            && e.message.to_lowercase().contains("forbidden") =>
+                        {
+                            (self.c.log)(
+                                LogLevel::Info,
+                                &format!("release {}: upgrade forbidden, reinstalling it", r.name),
+                            );
+                            let mut del = self.connection_flags(*i);
+                            if !r.namespace.is_empty() {
+                                del.extend(["--namespace".into(), r.namespace.clone()]);
+                            }
+                            self.c
+                                .helm
+                                .delete_release(&ctx, &r.name, &del)
+                                .and_then(|_| {
+                                    self.c.helm.sync_release(&ctx, &r.name, &chart, &r.namespace, flags)
+                                })
+                        }
+                        other => other,
+                    }
+                    .map_err(|e| StateError::release(r, e))
                 });
             let err_text = result.as_ref().err().map(|e| e.text());
             if let Err(e) = self.trigger("postsync", Some(*i), err_text.as_deref(), "sync") {
@@ -1102,7 +1129,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
         Ok((updated, deleting))
     }
 
-    fn info_affected(&self, level: LogLevel, updated: &[usize], deleted: &[usize]) {
+    fn info_affected(&self, level: LogLevel, updated: &[usize], deleted: &[usize]) -> String {
         let mut names: Vec<String> = updated
             .iter()
             .map(|&i| format!("  {} ({}) UPDATED", self.r(i).name, self.r(i).chart))
@@ -1113,7 +1140,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
             )
             .collect();
         names.sort();
-        (self.c.log)(level, &format!("Affected releases are:\n{}\n", names.join("\n")));
+        let msg = format!("Affected releases are:\n{}\n", names.join("\n"));
+        if !self.o().interactive || level == LogLevel::Info {
+            (self.c.log)(level, &msg);
+        }
+        msg
     }
 
     fn include(&self) -> bool {
@@ -1182,7 +1213,14 @@ impl<'a, 'b> StateRun<'a, 'b> {
             .filter(|i| !to_delete.contains(i) && !to_update.contains(i))
             .collect();
         self.cleanup(&unchanged, "sync");
-        self.info_affected(LogLevel::Debug, &to_update, &to_delete);
+        let msg = self.info_affected(LogLevel::Debug, &to_update, &to_delete);
+        if self.o().interactive
+            && !(self.c.confirm)(&format!(
+                "{msg}\nDo you really want to sync?\n  Helmfile will sync all your releases, as shown above.\n\n"
+            ))
+        {
+            return Ok(true);
+        }
         self.c.helm.set_extra_args(self.extra_args());
         if !self.o().skip_repos && !to_update.is_empty() {
             self.sync_repos()?;
@@ -1216,7 +1254,15 @@ impl<'a, 'b> StateRun<'a, 'b> {
             self.cleanup(&unchanged, "apply");
             return Ok((true, false));
         }
-        self.info_affected(LogLevel::Debug, &to_update, &to_delete);
+        let msg = self.info_affected(LogLevel::Debug, &to_update, &to_delete);
+        if self.o().interactive
+            && !(self.c.confirm)(&format!(
+                "{msg}\nDo you really want to apply?\n  Helmfile will apply all your changes, as shown above.\n\n"
+            ))
+        {
+            self.cleanup(&unchanged, "apply");
+            return Ok((true, false));
+        }
         // `preapply` hooks of every release applied, in reverse needs order.
         let reversed = self
             .plan(with_needs.clone(), true, true, false)
@@ -1349,6 +1395,21 @@ impl<'a, 'b> StateRun<'a, 'b> {
             .filter(|i| !to_delete.contains(i))
             .collect();
         self.cleanup(&kept, self.command);
+        if self.o().interactive {
+            let names: Vec<String> = self
+                .rs
+                .selected
+                .iter()
+                .map(|&i| format!("  {} ({})", self.r(i).name, self.r(i).chart))
+                .collect();
+            let question = format!(
+                "Affected releases are:\n{}\n\nDo you really want to delete?\n  Helmfile will delete all your releases, as shown above.\n\n",
+                names.join("\n")
+            );
+            if !(self.c.confirm)(&question) {
+                return Ok(true);
+            }
+        }
         self.c.helm.set_extra_args(self.extra_args());
         if to_delete.is_empty() {
             return Ok(true);

@@ -618,6 +618,7 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
                 getenv: &getenv,
                 log: &log,
                 print: &|_: &str| {},
+                confirm: &|_: &str| true,
                 user_values: &|_: &capstan_state::app::PreparedState, r: &capstan_state::release::Release| {
                     Err(format!("release {}: the recording helm computes no values", r.name))
                 },
