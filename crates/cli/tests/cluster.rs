@@ -196,6 +196,21 @@ fn sync_status_lint_upgrade_uninstall_and_destroy_against_a_real_api_server() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("failed processing release broken"), "{err}");
 
+    // A local chart with a dependency: `helm dependency build` runs before the upgrade.
+    write(
+        &dir,
+        "charts/parent/Chart.yaml",
+        "apiVersion: v2\nname: parent\nversion: 0.1.0\ndependencies:\n- name: note\n  version: 0.1.0\n  repository: file://../note\n",
+    );
+    write(&dir, "withdeps.yaml", "releases:\n- name: p\n  namespace: apps\n  chart: ./charts/parent\n");
+    let out = kube.capstan(&dir, &["-f", "withdeps.yaml", "sync"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(dir.join("charts/parent/charts/note-0.1.0.tgz").is_file(), "{}", text(&out));
+    let greeting = kube.kubectl(&["get", "configmap", "p-note", "-n", "apps", "-o", "jsonpath={.data.greeting}"]);
+    assert_eq!(greeting, "hello");
+    let out = kube.capstan(&dir, &["-f", "withdeps.yaml", "destroy"]);
+    assert!(out.status.success(), "{}", text(&out));
+
     // destroy: everything the state names is uninstalled.
     let out = kube.capstan(&dir, &["-f", "broken.yaml", "destroy"]);
     assert!(out.status.success(), "{}", text(&out));

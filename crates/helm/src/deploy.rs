@@ -1151,6 +1151,42 @@ impl<'a, 'b> StateRun<'a, 'b> {
         self.o().include_needs || self.o().include_transitive_needs
     }
 
+    /// helmfile's chart preparation before `helm upgrade`: `helm dependency build` of each
+    /// local chart with `dependencies:` (once per chart), unless `--skip-deps` or the
+    /// release's (or `helmDefaults`') `skipDeps`.
+    fn build_dependencies(&self, to_update: &[usize]) -> Vec<StateError> {
+        if self.o().skip_repos {
+            return Vec::new();
+        }
+        let mut done: Vec<String> = Vec::new();
+        let mut errs = Vec::new();
+        for &i in to_update {
+            let r = self.r(i);
+            let skip = bool_of(&r.raw, "skipDeps")
+                .or_else(|| bool_of(&self.defaults, "skipDeps"))
+                .unwrap_or(false);
+            let chart = chart_for_helm(&self.ps.state.base, &r.chart);
+            if skip || done.contains(&chart) || r.chart.contains("://") {
+                continue;
+            }
+            let chart_yaml = std::path::Path::new(&chart).join("Chart.yaml");
+            let Ok(bytes) = self.c.settings.host.read_file(&chart_yaml) else { continue };
+            let text = String::from_utf8_lossy(&bytes);
+            let has_deps = capstan_yaml::decode_helm(&text)
+                .ok()
+                .and_then(|v| v.get("dependencies"))
+                .is_some_and(|d| matches!(d, Value::List(l) if !l.items.is_empty()));
+            done.push(chart.clone());
+            if !has_deps {
+                continue;
+            }
+            if let Err(e) = self.c.helm.build_deps(&r.name, &chart, &[]) {
+                errs.push(StateError::release(r, e));
+            }
+        }
+        errs
+    }
+
     /// Deletions in reverse needs order, then upgrades in needs order.
     fn converge(&self, to_delete: &[usize], to_update: &[usize], affected: &mut Affected) -> Vec<StateError> {
         let mut errs = Vec::new();
@@ -1169,6 +1205,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
             }
         }
         if !to_update.is_empty() {
+            let deps = self.build_dependencies(to_update);
+            if !deps.is_empty() {
+                errs.extend(deps);
+                return errs;
+            }
             match self.plan(to_update.to_vec(), false, true, false) {
                 Err(e) => errs.push(StateError::Plain(e)),
                 Ok(groups) => {

@@ -87,6 +87,10 @@ pub trait Helm: Send + Sync {
     fn get_values(&self, _ctx: &HelmContext, name: &str, _flags: &[String]) -> Result<Option<serde_json::Value>, HelmError> {
         Err(HelmError::new(format!("cannot read the values of release {name:?} here")))
     }
+    /// `helm dependency build CHART FLAGS`.
+    fn build_deps(&self, release: &str, _chart: &str, _flags: &[String]) -> Result<(), HelmError> {
+        Err(HelmError::new(format!("cannot build the dependencies of release {release:?} here")))
+    }
     /// `helm repo add` (or `az acr helm repo add`).
     fn add_repo(&self, r: &crate::exec::RepoAdd) -> Result<(), HelmError> {
         Err(HelmError::new(format!("cannot add repository {:?} here", r.name)))
@@ -300,6 +304,11 @@ impl Helm for ProcessHelm {
             Err(e) if e.message.contains("release: not found") => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    fn build_deps(&self, release: &str, chart: &str, flags: &[String]) -> Result<(), HelmError> {
+        let call = self.execer().build_deps(release, chart, flags);
+        self.run(call).map(|_| ())
     }
 
     fn add_repo(&self, r: &crate::exec::RepoAdd) -> Result<(), HelmError> {
