@@ -209,26 +209,40 @@ fn joined(errs: &[StateError]) -> String {
     format!("{} errors:\n{}", errs.len(), lines.join("\n"))
 }
 
-/// `f(0..n)` on up to `limit` threads (0: `n`), results in index order. Calls start in
-/// index order; with a limit of 1 they run one after the other.
+/// `f(0..n)` on up to `limit` threads (0: `n`, at most [`MAX_THREADS`]), results in index
+/// order. Calls start in index order; with one thread they run one after the other on
+/// the calling thread. Each thread gets capstan's deep stack (a release may render here).
 fn parallel<T: Send>(n: usize, limit: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let workers = if limit == 0 { n } else { limit.min(n) };
+    let workers = if limit == 0 { n.min(MAX_THREADS) } else { limit.min(n) };
     if workers <= 1 {
         return (0..n).map(f).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results: std::sync::Mutex<Vec<Option<T>>> =
         std::sync::Mutex::new((0..n).map(|_| None).collect());
+    let work = || loop {
+        let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if i >= n {
+            break;
+        }
+        let r = f(i);
+        results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+    };
     std::thread::scope(|scope| {
+        let mut started = 0;
         for _ in 0..workers {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                if i >= n {
-                    break;
-                }
-                let r = f(i);
-                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-            });
+            let spawned = std::thread::Builder::new()
+                .name("capstan-release".into())
+                .stack_size(capstan_value::DEEP_STACK_BYTES)
+                .spawn_scoped(scope, || {
+                    capstan_value::stack::mark_thread_stack(capstan_value::DEEP_STACK_BYTES);
+                    work()
+                });
+            started += usize::from(spawned.is_ok());
+        }
+        // No thread could start (address space limits): the work is done here.
+        if started == 0 {
+            work();
         }
     });
     results
@@ -238,6 +252,9 @@ fn parallel<T: Send>(n: usize, limit: usize, f: impl Fn(usize) -> T + Sync) -> V
         .flatten()
         .collect()
 }
+
+/// Threads `--concurrency 0` ("no limit") uses at most.
+const MAX_THREADS: usize = 64;
 
 /// `in ./helmfile.yaml` for a state file.
 fn state_label(file: &str) -> String {
@@ -1744,5 +1761,44 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
             })
         }
         _ => Ok(affected),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_keeps_order_and_limits() {
+        let running = std::sync::atomic::AtomicUsize::new(0);
+        let most = std::sync::atomic::AtomicUsize::new(0);
+        let out = parallel(20, 3, |i| {
+            let now = running.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            most.fetch_max(now, std::sync::atomic::Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            running.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            i * 2
+        });
+        assert_eq!(out, (0..20).map(|i| i * 2).collect::<Vec<_>>());
+        assert!(most.load(std::sync::atomic::Ordering::SeqCst) <= 3);
+        assert_eq!(parallel(5, 0, |i| i), vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn summary_tables_as_helmfile_prints_them() {
+        let a = Affected {
+            upgraded: vec![AffectedRelease {
+                name: "web".into(),
+                namespace: "apps".into(),
+                chart: "https://u:p@h/c.tgz".into(),
+                version: "1.0.0".into(),
+                seconds: 65,
+            }],
+            ..Affected::default()
+        };
+        assert_eq!(
+            a.summary(),
+            "\nUPDATED RELEASES:\nNAME   NAMESPACE   CHART                   VERSION   DURATION\nweb    apps        https://u:---@h/c.tgz   1.0.0         1m5s\n"
+        );
     }
 }
