@@ -206,16 +206,27 @@ pub fn diff(old: &[Resource], new: &[Resource], style: &DiffStyle) -> (String, b
             .iter_all_changes()
             .map(|c| (c.tag(), c.value().trim_end_matches('\n').to_string()))
             .collect();
-        // Distance of each line to the nearest change, for `--context`.
-        let far = |i: usize| -> usize {
-            records
-                .iter()
-                .enumerate()
-                .filter(|(_, (t, _))| *t != ChangeTag::Equal)
-                .map(|(j, _)| i.abs_diff(j))
-                .min()
-                .unwrap_or(usize::MAX)
-        };
+        // Distance of each line to the nearest change, for `--context` (two passes).
+        let mut distance = vec![usize::MAX; records.len()];
+        let mut last: Option<usize> = None;
+        for (i, (t, _)) in records.iter().enumerate() {
+            if *t != ChangeTag::Equal {
+                last = Some(i);
+            }
+            if let Some(l) = last {
+                distance[i] = i - l;
+            }
+        }
+        let mut next: Option<usize> = None;
+        for i in (0..records.len()).rev() {
+            if records[i].0 != ChangeTag::Equal {
+                next = Some(i);
+            }
+            if let Some(n) = next {
+                distance[i] = distance[i].min(n - i);
+            }
+        }
+        let far = |i: usize| distance[i];
         let mut omitting = false;
         for (i, (tag, line)) in records.iter().enumerate() {
             if let Some(ctx) = style.context {
