@@ -228,23 +228,7 @@ fn parallel<T: Send>(n: usize, limit: usize, f: impl Fn(usize) -> T + Sync) -> V
         let r = f(i);
         results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
     };
-    std::thread::scope(|scope| {
-        let mut started = 0;
-        for _ in 0..workers {
-            let spawned = std::thread::Builder::new()
-                .name("capstan-release".into())
-                .stack_size(capstan_value::DEEP_STACK_BYTES)
-                .spawn_scoped(scope, || {
-                    capstan_value::stack::mark_thread_stack(capstan_value::DEEP_STACK_BYTES);
-                    work()
-                });
-            started += usize::from(spawned.is_ok());
-        }
-        // No thread could start (address space limits): the work is done here.
-        if started == 0 {
-            work();
-        }
-    });
+    capstan_value::stack::deep_workers(workers, "capstan-release", work);
     results
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())

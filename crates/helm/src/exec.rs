@@ -224,6 +224,13 @@ impl Execer {
         vec![LogLine::new(LogLevel::Info, text)]
     }
 
+    /// `helm HEAD... FLAGS...` after the info line `info`, no environment or stdin.
+    fn command(&self, info: String, head: &[&str], flags: &[String], output: OutputUse) -> HelmCall {
+        let mut args = strings(head);
+        args.extend(flags.iter().cloned());
+        self.call(Self::info(info), args, Vec::new(), None, output, false)
+    }
+
     /// `helm repo add` (or `az acr helm repo add` for `managed: acr`).
     pub fn add_repo(&self, r: &RepoAdd) -> Result<HelmCall, Refused> {
         if r.name.is_empty() && !r.url.is_empty() {
@@ -380,29 +387,16 @@ impl Execer {
 
     /// `helm status NAME FLAGS`.
     pub fn release_status(&self, name: &str, flags: &[String]) -> HelmCall {
-        let mut args = strings(&["status", name]);
-        args.extend(flags.iter().cloned());
-        self.call(
-            Self::info(format!("Getting status {name}")),
-            args,
-            Vec::new(),
-            None,
-            OutputUse::Stdout,
-            false,
-        )
+        self.command(format!("Getting status {name}"), &["status", name], flags, OutputUse::Stdout)
     }
 
     /// `helm list --filter FILTER FLAGS` (its header line is dropped by the caller).
     pub fn list(&self, filter: &str, flags: &[String]) -> HelmCall {
-        let mut args = strings(&["list", "--filter", filter]);
-        args.extend(flags.iter().cloned());
-        self.call(
-            Self::info(format!("Listing releases matching {filter}")),
-            args,
-            Vec::new(),
-            None,
+        self.command(
+            format!("Listing releases matching {filter}"),
+            &["list", "--filter", filter],
+            flags,
             OutputUse::Stdout,
-            false,
         )
     }
 
@@ -437,48 +431,28 @@ impl Execer {
 
     /// `helm template NAME CHART FLAGS` (its output is logged when it writes files).
     pub fn template_release(&self, name: &str, chart: &str, flags: &[String]) -> HelmCall {
-        let mut args = strings(&["template", name, chart]);
-        args.extend(flags.iter().cloned());
         let to_files = flags.iter().any(|f| f.starts_with("--output-dir"));
-        self.call(
-            Self::info(format!(
-                "Templating release={name}, chart={}",
-                redact_url(chart)
-            )),
-            args,
-            Vec::new(),
-            None,
+        self.command(
+            format!("Templating release={name}, chart={}", redact_url(chart)),
+            &["template", name, chart],
+            flags,
             if to_files { OutputUse::Info } else { OutputUse::Stdout },
-            false,
         )
     }
 
     /// `helm lint CHART FLAGS`.
     pub fn lint(&self, name: &str, chart: &str, flags: &[String]) -> HelmCall {
-        let mut args = strings(&["lint", chart]);
-        args.extend(flags.iter().cloned());
-        self.call(
-            Self::info(format!("Linting release={name}, chart={chart}")),
-            args,
-            Vec::new(),
-            None,
+        self.command(
+            format!("Linting release={name}, chart={chart}"),
+            &["lint", chart],
+            flags,
             OutputUse::Stdout,
-            false,
         )
     }
 
     /// `helm fetch CHART FLAGS`.
     pub fn fetch(&self, chart: &str, flags: &[String]) -> HelmCall {
-        let mut args = strings(&["fetch", chart]);
-        args.extend(flags.iter().cloned());
-        self.call(
-            Self::info(format!("Fetching {}", redact_url(chart))),
-            args,
-            Vec::new(),
-            None,
-            OutputUse::Info,
-            false,
-        )
+        self.command(format!("Fetching {}", redact_url(chart)), &["fetch", chart], flags, OutputUse::Info)
     }
 
     /// `helm pull oci://CHART --destination PATH --untar FLAGS` (Helm ≥ 3.7), or the old
@@ -520,16 +494,7 @@ impl Execer {
 
     /// `helm delete NAME FLAGS`.
     pub fn delete_release(&self, name: &str, flags: &[String]) -> HelmCall {
-        let mut args = strings(&["delete", name]);
-        args.extend(flags.iter().cloned());
-        self.call(
-            Self::info(format!("Deleting {name}")),
-            args,
-            Vec::new(),
-            None,
-            OutputUse::Stdout,
-            false,
-        )
+        self.command(format!("Deleting {name}"), &["delete", name], flags, OutputUse::Stdout)
     }
 
     /// `helm get manifest NAME FLAGS`: the manifest helm recorded for the deployed release
@@ -542,16 +507,7 @@ impl Execer {
 
     /// `helm test NAME FLAGS`.
     pub fn test_release(&self, name: &str, flags: &[String]) -> HelmCall {
-        let mut args = strings(&["test", name]);
-        args.extend(flags.iter().cloned());
-        self.call(
-            Self::info(format!("Testing {name}")),
-            args,
-            Vec::new(),
-            None,
-            OutputUse::Stdout,
-            false,
-        )
+        self.command(format!("Testing {name}"), &["test", name], flags, OutputUse::Stdout)
     }
 }
 

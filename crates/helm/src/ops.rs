@@ -214,6 +214,22 @@ impl ProcessHelm {
     }
 }
 
+/// The kube context and namespace a command's flags name (the execer's context and
+/// `default` when they name none).
+fn target(execer: &Execer, flags: &[String]) -> (String, String) {
+    let flag = |f: &str| {
+        flags
+            .iter()
+            .position(|x| x == f)
+            .and_then(|i| flags.get(i + 1))
+            .cloned()
+    };
+    (
+        flag("--kube-context").unwrap_or_else(|| execer.kube_context.clone()),
+        flag("--namespace").unwrap_or_else(|| "default".into()),
+    )
+}
+
 impl Helm for ProcessHelm {
     fn version(&self) -> HelmVersion {
         self.execer().version
@@ -282,16 +298,8 @@ impl Helm for ProcessHelm {
     }
 
     fn get_values(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<Option<serde_json::Value>, HelmError> {
-        let flag = |f: &str| {
-            flags
-                .iter()
-                .position(|x| x == f)
-                .and_then(|i| flags.get(i + 1))
-                .cloned()
-        };
         let execer = self.execer();
-        let context = flag("--kube-context").unwrap_or_else(|| execer.kube_context.clone());
-        let namespace = flag("--namespace").unwrap_or_else(|| "default".into());
+        let (context, namespace) = target(&execer, flags);
         if let Ok(releases) = self.deployed(&context, &namespace) {
             return Ok(releases.get(name).map(|d| d.values.clone()));
         }
@@ -329,16 +337,8 @@ impl Helm for ProcessHelm {
     }
 
     fn get_manifest(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<Option<String>, HelmError> {
-        let flag = |f: &str| {
-            flags
-                .iter()
-                .position(|x| x == f)
-                .and_then(|i| flags.get(i + 1))
-                .cloned()
-        };
         let execer = self.execer();
-        let context = flag("--kube-context").unwrap_or_else(|| execer.kube_context.clone());
-        let namespace = flag("--namespace").unwrap_or_else(|| "default".into());
+        let (context, namespace) = target(&execer, flags);
         match self.deployed(&context, &namespace) {
             Ok(releases) => return Ok(releases.get(name).map(|d| d.manifest.clone())),
             Err(why) => {

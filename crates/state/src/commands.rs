@@ -101,25 +101,9 @@ pub fn template_reporting(
             jobs.len(),
         );
     };
-    std::thread::scope(|scope| {
-        let mut started = 0;
-        for _ in 0..workers {
-            // Each render nests as deep as its templates: a large reserved stack, as the
-            // command thread has (`capstan_value::DEEP_STACK_BYTES`).
-            let spawned = std::thread::Builder::new()
-                .name("capstan-render".into())
-                .stack_size(capstan_value::DEEP_STACK_BYTES)
-                .spawn_scoped(scope, || {
-                    capstan_value::stack::mark_thread_stack(capstan_value::DEEP_STACK_BYTES);
-                    work()
-                });
-            started += usize::from(spawned.is_ok());
-        }
-        // No thread could start (address space limits): render here, one at a time.
-        if started == 0 {
-            work();
-        }
-    });
+    // Each render nests as deep as its templates: a large reserved stack per thread, as
+    // the command thread has.
+    capstan_value::stack::deep_workers(workers, "capstan-render", work);
     let mut out = Vec::new();
     for slot in results {
         match slot.into_inner().ok().flatten() {

@@ -122,3 +122,26 @@ mod tests {
         assert_eq!(depth(200_000), 200_000);
     }
 }
+
+/// Runs `work` on `workers` scoped threads, each with capstan's deep stack
+/// ([`crate::DEEP_STACK_BYTES`], marked with [`mark_thread_stack`]); when no thread can
+/// start (address space limits) it runs once on the calling thread instead. `work`
+/// pulls its jobs itself (from a shared counter, say).
+pub fn deep_workers(workers: usize, name: &str, work: impl Fn() + Sync) {
+    std::thread::scope(|scope| {
+        let mut started = 0;
+        for _ in 0..workers {
+            let spawned = std::thread::Builder::new()
+                .name(name.to_string())
+                .stack_size(crate::DEEP_STACK_BYTES)
+                .spawn_scoped(scope, || {
+                    mark_thread_stack(crate::DEEP_STACK_BYTES);
+                    work()
+                });
+            started += usize::from(spawned.is_ok());
+        }
+        if started == 0 {
+            work();
+        }
+    });
+}
