@@ -305,6 +305,22 @@ fn apply_render(o: &mut ClusterOptions, r: &RenderArgs) {
     o.reset_values = r.reset_values;
 }
 
+/// The flag groups `sync`, `apply` and `diff` share.
+fn apply_release_args(
+    o: &mut ClusterOptions,
+    common: &CommonArgs,
+    needs: &NeedsArgs,
+    values: &ValuesArgs,
+    render: &RenderArgs,
+    cwd: &Path,
+) -> Result<(), String> {
+    apply_common(o, common);
+    apply_needs(o, needs);
+    apply_values(o, values, cwd)?;
+    apply_render(o, render);
+    Ok(())
+}
+
 fn apply_upgrade(o: &mut ClusterOptions, u: &UpgradeArgs) {
     let keep = std::mem::take(&mut o.upgrade);
     o.upgrade = UpgradeOptions {
@@ -347,29 +363,20 @@ impl ClusterCommand {
         let mut o = ClusterOptions::default();
         let command = match self {
             ClusterCommand::Sync(a) => {
-                apply_common(&mut o, &a.common);
-                apply_needs(&mut o, &a.needs);
-                apply_values(&mut o, &a.values, cwd)?;
-                apply_render(&mut o, &a.render);
+                apply_release_args(&mut o, &a.common, &a.needs, &a.values, &a.render, cwd)?;
                 apply_upgrade(&mut o, &a.upgrade);
                 o.detailed_exitcode = a.detailed.detailed_exitcode;
                 Deploy::Sync
             }
             ClusterCommand::Apply(a) => {
-                apply_common(&mut o, &a.common);
-                apply_needs(&mut o, &a.needs);
-                apply_values(&mut o, &a.values, cwd)?;
-                apply_render(&mut o, &a.render);
+                apply_release_args(&mut o, &a.common, &a.needs, &a.values, &a.render, cwd)?;
                 apply_upgrade(&mut o, &a.upgrade);
                 apply_diff(&mut o, &a.diff, g);
                 o.detailed_exitcode = a.detailed.detailed_exitcode;
                 Deploy::Apply
             }
             ClusterCommand::Diff(a) => {
-                apply_common(&mut o, &a.common);
-                apply_needs(&mut o, &a.needs);
-                apply_values(&mut o, &a.values, cwd)?;
-                apply_render(&mut o, &a.render);
+                apply_release_args(&mut o, &a.common, &a.needs, &a.values, &a.render, cwd)?;
                 apply_diff(&mut o, &a.diff, g);
                 o.detailed_exitcode = a.detailed.detailed_exitcode;
                 Deploy::Diff

@@ -103,26 +103,6 @@ pub fn is_too_deep(payload: &(dyn std::any::Any + Send)) -> bool {
     payload.downcast_ref::<TooDeep>().is_some()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn depth(n: usize) -> usize {
-        if n == 0 {
-            return 0;
-        }
-        // A frame of some size, as real walks have.
-        let pad = std::hint::black_box([0u8; 512]);
-        grow(|| depth(n - 1)) + 1 + usize::from(pad[0])
-    }
-
-    #[test]
-    fn recursion_past_one_stack_continues_on_new_stacks() {
-        // On a 2 MiB test thread: 200,000 levels of ~1 KiB need several hundred MiB.
-        assert_eq!(depth(200_000), 200_000);
-    }
-}
-
 /// Runs `work` on `workers` scoped threads, each with capstan's deep stack
 /// ([`crate::DEEP_STACK_BYTES`], marked with [`mark_thread_stack`]); when no thread can
 /// start (address space limits) it runs once on the calling thread instead. `work`
@@ -145,3 +125,24 @@ pub fn deep_workers(workers: usize, name: &str, work: impl Fn() + Sync) {
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn depth(n: usize) -> usize {
+        if n == 0 {
+            return 0;
+        }
+        // A frame of some size, as real walks have.
+        let pad = std::hint::black_box([0u8; 512]);
+        grow(|| depth(n - 1)) + 1 + usize::from(pad[0])
+    }
+
+    #[test]
+    fn recursion_past_one_stack_continues_on_new_stacks() {
+        // On a 2 MiB test thread: 200,000 levels of ~1 KiB need several hundred MiB.
+        assert_eq!(depth(200_000), 200_000);
+    }
+}
+
