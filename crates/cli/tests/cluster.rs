@@ -497,3 +497,31 @@ fn interactive_sync_asks_first() {
     assert_eq!(upgrades(), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `destroy` deletes in reverse `needs:` order (b needs a: b first), with helm's flags for
+/// each release. Helm is a stand-in that records its calls and reports every release as
+/// installed.
+#[test]
+fn destroy_deletes_in_reverse_needs_order() {
+    let dir = common::tempdir("destroy-order");
+    write(
+        &dir,
+        "fake-helm",
+        "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.1.4+g0;;\n  list) printf 'NAME\\nfound\\n';;\nesac\n",
+    );
+    let helm = dir.join("fake-helm");
+    let mut perms = std::fs::metadata(&helm).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&helm, perms).expect("chmod");
+    project(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["--helm-binary", helm.to_str().expect("utf-8"), "destroy"])
+        .current_dir(&dir)
+        .output()
+        .expect("capstan runs");
+    assert!(out.status.success(), "{}", text(&out));
+    let calls = std::fs::read_to_string(dir.join("calls")).expect("calls");
+    let deletes: Vec<&str> = calls.lines().filter(|l| l.starts_with("delete")).collect();
+    assert_eq!(deletes, ["delete b --namespace apps", "delete a --namespace apps"], "{calls}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
