@@ -246,6 +246,22 @@ pub struct TestArgs {
 }
 
 #[derive(Args, Clone, Debug, Default)]
+pub struct UnittestArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    needs: NeedsArgs,
+    #[command(flatten)]
+    values: ValuesArgs,
+    /// Stop at the first failing test (helm-unittest's `--failfast`).
+    #[arg(long = "failfast", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    failfast: bool,
+    /// helm-unittest's `--debugPlugin`.
+    #[arg(long = "debug-plugin", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    debug_plugin: bool,
+}
+
+#[derive(Args, Clone, Debug, Default)]
 pub struct ReposArgs {
     #[command(flatten)]
     common: CommonArgs,
@@ -272,6 +288,7 @@ pub enum ClusterCommand {
     Test(TestArgs),
     Lint(LintArgs),
     Repos(ReposArgs),
+    Unittest(UnittestArgs),
 }
 
 fn apply_common(o: &mut ClusterOptions, c: &CommonArgs) {
@@ -408,6 +425,15 @@ impl ClusterCommand {
             ClusterCommand::Repos(a) => {
                 apply_common(&mut o, &a.common);
                 Deploy::Repos
+            }
+            ClusterCommand::Unittest(a) => {
+                apply_common(&mut o, &a.common);
+                apply_needs(&mut o, &a.needs);
+                apply_values(&mut o, &a.values, cwd)?;
+                o.fail_fast = a.failfast;
+                o.debug_plugin = a.debug_plugin;
+                o.color = g.color;
+                Deploy::Unittest
             }
         };
         o.skip_repos = g.skip_deps || g.skip_refresh;

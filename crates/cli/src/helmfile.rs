@@ -330,6 +330,8 @@ pub enum StateCommand {
     /// Add the state's chart repositories to helm (and log in to its OCI registries), as
     /// `helmfile repos`.
     Repos(With<crate::cluster::ReposArgs>),
+    /// The helm-unittest plugin for each release with `unitTests:`, as `helmfile unittest`.
+    Unittest(With<crate::cluster::UnittestArgs>),
 }
 
 #[derive(Subcommand, Clone, Debug)]
@@ -359,6 +361,7 @@ impl StateCommand {
             StateCommand::Test(w) => &w.global,
             StateCommand::Lint(w) => &w.global,
             StateCommand::Repos(w) => &w.global,
+            StateCommand::Unittest(w) => &w.global,
             StateCommand::Cache(_) => {
                 static NONE: std::sync::OnceLock<Global> = std::sync::OnceLock::new();
                 NONE.get_or_init(Global::default)
@@ -1148,6 +1151,7 @@ fn run_with(
         StateCommand::Test(w) => cluster(g, &s, crate::cluster::ClusterCommand::Test(w.args), cwd, log),
         StateCommand::Lint(w) => cluster(g, &s, crate::cluster::ClusterCommand::Lint(w.args), cwd, log),
         StateCommand::Repos(w) => cluster(g, &s, crate::cluster::ClusterCommand::Repos(w.args), cwd, log),
+        StateCommand::Unittest(w) => cluster(g, &s, crate::cluster::ClusterCommand::Unittest(w.args), cwd, log),
         StateCommand::ShowDag(_) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,

@@ -525,3 +525,52 @@ fn destroy_deletes_in_reverse_needs_order() {
     assert_eq!(deletes, ["delete b --namespace apps", "delete a --namespace apps"], "{calls}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `unittest`: the helm-unittest plugin per release with `unitTests:` (`--file DIR/*_test.yaml`
+/// each); a release without them is skipped. With the real helm and no plugin, the error
+/// names the release and says what helm said.
+#[test]
+fn unittest_runs_the_plugin_per_release() {
+    let dir = common::tempdir("unittest");
+    write(
+        &dir,
+        "fake-helm",
+        "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.1.4+g0;;\nesac\n",
+    );
+    let helm = dir.join("fake-helm");
+    let mut perms = std::fs::metadata(&helm).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&helm, perms).expect("chmod");
+    project(&dir);
+    write(
+        &dir,
+        "tested.yaml",
+        "releases:\n- name: a\n  namespace: apps\n  chart: ./charts/note\n  unitTests: [tests/a, tests/common/]\n- name: b\n  chart: ./charts/note\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["--helm-binary", helm.to_str().expect("utf-8"), "-f", "tested.yaml", "unittest", "--failfast"])
+        .current_dir(&dir)
+        .output()
+        .expect("capstan runs");
+    assert!(out.status.success(), "{}", text(&out));
+    let calls = std::fs::read_to_string(dir.join("calls")).expect("calls");
+    let runs: Vec<&str> = calls.lines().filter(|l| l.starts_with("unittest")).collect();
+    assert_eq!(
+        runs,
+        ["unittest charts/note --namespace apps --failfast --file tests/a/*_test.yaml --file tests/common/*_test.yaml"],
+        "{calls}"
+    );
+    let real = PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/capstan-test/kube/bin/helm");
+    if real.is_file() {
+        let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+            .args(["--helm-binary", real.to_str().expect("utf-8"), "-f", "tested.yaml", "unittest"])
+            .current_dir(&dir)
+            .env("HELM_PLUGINS", dir.join("no-plugins"))
+            .output()
+            .expect("capstan runs");
+        assert!(!out.status.success(), "{}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("failed processing release a") && err.contains("unknown command"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

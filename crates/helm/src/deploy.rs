@@ -67,6 +67,9 @@ pub struct ClusterOptions {
     pub cascade: String,
     pub delete_wait: bool,
     pub delete_timeout: i64,
+    // unittest
+    pub fail_fast: bool,
+    pub debug_plugin: bool,
     // test
     pub cleanup: bool,
     pub logs: bool,
@@ -1417,6 +1420,64 @@ impl<'a, 'b> StateRun<'a, 'b> {
         }
     }
 
+    /// `a.unittest`: the helm-unittest plugin for each release with `unitTests:` (each
+    /// entry a directory of `*_test.yaml` files).
+    fn unittest(&self) -> Result<bool, Vec<StateError>> {
+        if self.rs.selected.is_empty() {
+            return Ok(false);
+        }
+        let rels = self.with_needs(false)?;
+        self.prepare(&rels, "unittest")?;
+        self.c.helm.set_extra_args(self.extra_args());
+        let mut errs = Vec::new();
+        let tested: Vec<usize> = rels.iter().copied().filter(|&i| self.desired(i)).collect();
+        for &i in &tested {
+            let r = self.r(i);
+            let dirs = strings_of(&r.raw, "unitTests");
+            if dirs.is_empty() {
+                continue;
+            }
+            let files = match self.values_files(i) {
+                Ok(f) => f,
+                Err(e) => {
+                    errs.push(e);
+                    continue;
+                }
+            };
+            let mut flags = match self.with_flags(i, &files, |src| src.namespace_and_values()) {
+                Ok(f) => f,
+                Err(e) => {
+                    errs.push(StateError::Plain(e.0));
+                    continue;
+                }
+            };
+            self.extra_values_and_set(&mut flags);
+            if self.o().fail_fast {
+                flags.push("--failfast".into());
+            }
+            // helm-unittest for Helm 4 has no --color.
+            if self.o().color && self.c.helm.version().is_helm3() {
+                flags.push("--color".into());
+            }
+            if self.o().debug_plugin {
+                flags.push("--debugPlugin".into());
+            }
+            for d in dirs {
+                flags.extend(["--file".into(), format!("{}/*_test.yaml", d.trim_end_matches('/'))]);
+            }
+            let chart = chart_for_helm(&self.ps.state.base, &r.chart);
+            if let Err(e) = self.c.helm.unittest(&r.name, &chart, &flags) {
+                errs.push(StateError::release(r, e));
+            }
+        }
+        self.cleanup(&tested, "unittest");
+        if errs.is_empty() {
+            Ok(true)
+        } else {
+            Err(errs)
+        }
+    }
+
     /// `a.delete` (destroy).
     fn destroy(&self, affected: &mut Affected) -> Result<bool, Vec<StateError>> {
         if self.rs.selected.is_empty() {
@@ -1661,6 +1722,7 @@ pub enum Command {
     Status,
     Test,
     Repos,
+    Unittest,
 }
 
 /// Runs a command over every state (helmfile's `ForEachState`): the first state that
@@ -1688,6 +1750,7 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
             Command::Status => "status",
             Command::Test => "test",
             Command::Repos => "repos",
+            Command::Unittest => "unittest",
         };
         let run = StateRun::new(c, ps, name).map_err(|e| fail(vec![StateError::Plain(e)]))?;
         let mut here = Affected::default();
@@ -1700,6 +1763,7 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
             Command::Status => run.status().map(|_| ()),
             Command::Test => run.test().map(|_| ()),
             Command::Repos => run.repos().map(|_| ()),
+            Command::Unittest => run.unittest().map(|_| ()),
         };
         if let Err(e) = run.trigger("cleanup", None, None, name) {
             (c.log)(LogLevel::Warn, &format!("warn: {e}\n"));

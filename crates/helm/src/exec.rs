@@ -505,6 +505,16 @@ impl Execer {
         self.call(Vec::new(), args, Vec::new(), None, OutputUse::Discard, false)
     }
 
+    /// `helm unittest CHART FLAGS` (the helm-unittest plugin).
+    pub fn unittest(&self, name: &str, chart: &str, flags: &[String]) -> HelmCall {
+        self.command(
+            format!("Unit testing release={name}, chart={chart}"),
+            &["unittest", chart],
+            flags,
+            OutputUse::Stdout,
+        )
+    }
+
     /// `helm test NAME FLAGS`.
     pub fn test_release(&self, name: &str, flags: &[String]) -> HelmCall {
         self.command(format!("Testing {name}"), &["test", name], flags, OutputUse::Stdout)

@@ -87,6 +87,10 @@ pub trait Helm: Send + Sync {
     fn get_values(&self, _ctx: &HelmContext, name: &str, _flags: &[String]) -> Result<Option<serde_json::Value>, HelmError> {
         Err(HelmError::new(format!("cannot read the values of release {name:?} here")))
     }
+    /// `helm unittest CHART FLAGS` (the helm-unittest plugin).
+    fn unittest(&self, name: &str, _chart: &str, _flags: &[String]) -> Result<(), HelmError> {
+        Err(HelmError::new(format!("cannot unit test release {name:?} here")))
+    }
     /// `helm dependency build CHART FLAGS`.
     fn build_deps(&self, release: &str, _chart: &str, _flags: &[String]) -> Result<(), HelmError> {
         Err(HelmError::new(format!("cannot build the dependencies of release {release:?} here")))
@@ -312,6 +316,11 @@ impl Helm for ProcessHelm {
             Err(e) if e.message.contains("release: not found") => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    fn unittest(&self, name: &str, chart: &str, flags: &[String]) -> Result<(), HelmError> {
+        let call = self.execer().unittest(name, chart, flags);
+        self.run(call).map(|_| ())
     }
 
     fn build_deps(&self, release: &str, chart: &str, flags: &[String]) -> Result<(), HelmError> {

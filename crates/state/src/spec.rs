@@ -111,6 +111,7 @@ pub const RELEASE_KEYS: &[&str] = &[
     "forceConflicts",
     "rollbackOnFailure",
     "description",
+    "unitTests",
     "inherit",
     "trackMode",
     "trackTimeout",

@@ -485,6 +485,11 @@ impl Helm for RecordingHelm {
         Self::fails(name)
     }
 
+    fn unittest(&self, name: &str, _chart: &str, flags: &[String]) -> Result<(), HelmError> {
+        self.record("unittested", name, flags);
+        Self::fails(name)
+    }
+
     fn add_repo(&self, _r: &RepoAdd) -> Result<(), HelmError> {
         Ok(())
     }
@@ -514,10 +519,11 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
         "diff" => capstan_helm::deploy::Command::Diff,
         "destroy" => capstan_helm::deploy::Command::Destroy,
         "lint" => capstan_helm::deploy::Command::Lint,
+        "unittest" => capstan_helm::deploy::Command::Unittest,
         other => {
             return CaseResult::fail(
                 id,
-                format!("`{other}` through helm is not built: capstan renders templates natively and has no unittest command yet"),
+                format!("`{other}` through helm is not built: capstan renders templates natively"),
                 "",
             )
         }
@@ -588,6 +594,9 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
         detailed_exitcode: opt_bool(o, "detailedExitcode"),
         no_hooks: opt_bool(o, "noHooks"),
         skip_diff_on_install: opt_bool(o, "skipDiffOnInstall"),
+        fail_fast: opt_bool(o, "failFast"),
+        debug_plugin: opt_bool(o, "debugPlugin"),
+        color: opt_bool(o, "color"),
         delete_wait: opt_bool(o, "deleteWait"),
         delete_timeout: o["deleteTimeout"].as_i64().unwrap_or(0),
         upgrade: UpgradeOptions {
@@ -665,7 +674,7 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
     }
     let calls = helm.calls.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let exact = s(&case, "comparison") == "exact";
-    for kind in ["upgraded", "deleted", "diffed", "linted"] {
+    for kind in ["upgraded", "deleted", "diffed", "linted", "unittested"] {
         let got = calls.get(kind).cloned().unwrap_or_default();
         let want: Vec<Call> = expected[kind]
             .as_array()
@@ -679,7 +688,7 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
             })
             .unwrap_or_default();
         let ok = if exact {
-            expected.get(kind).is_none() && kind != "diffed" && kind != "linted" || got == want
+            expected.get(kind).is_none() && !matches!(kind, "diffed" | "linted" | "unittested") || got == want
         } else {
             want.iter().enumerate().all(|(i, w)| {
                 got.get(i).is_some_and(|g| {
