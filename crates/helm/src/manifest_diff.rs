@@ -92,7 +92,7 @@ pub fn parse(manifest: &str, default_namespace: &str) -> Vec<Resource> {
 /// A Secret's `data`/`stringData` values replaced by their size, as helm-diff shows them;
 /// `other` is the same Secret on the other side (values equal there are marked so).
 fn redact_secret(content: &str, other: Option<&str>, removed: bool) -> String {
-    let values = |text: &str| -> Vec<(String, String)> {
+    let values = |text: &str| -> Vec<(String, Vec<u8>)> {
         let v = capstan_yaml::decode_helm(text).unwrap_or(Value::Nil);
         let mut out = Vec::new();
         for field in ["data", "stringData"] {
@@ -102,7 +102,16 @@ fn redact_secret(content: &str, other: Option<&str>, removed: bool) -> String {
                         Value::String(s) => s.to_string(),
                         other => format!("{other:?}"),
                     };
-                    out.push((format!("{field}.{k}"), s));
+                    // `data` holds base64: helm-diff counts the decoded bytes.
+                    let bytes = if field == "data" {
+                        use base64::Engine as _;
+                        base64::engine::general_purpose::STANDARD
+                            .decode(s.trim())
+                            .unwrap_or_else(|_| s.clone().into_bytes())
+                    } else {
+                        s.into_bytes()
+                    };
+                    out.push((k.to_string(), bytes));
                 }
             }
         }
@@ -124,18 +133,10 @@ fn redact_secret(content: &str, other: Option<&str>, removed: bool) -> String {
             let field_line = line.trim_start();
             if let Some((k, _)) = field_line.split_once(':') {
                 let indent = &line[..line.len() - field_line.len()];
-                let size = mine
-                    .iter()
-                    .find(|(f, _)| f.ends_with(&format!(".{k}")))
-                    .map(|(_, v)| v.len())
-                    .unwrap_or(0);
-                let same = theirs
-                    .iter()
-                    .zip(std::iter::repeat(()))
-                    .any(|((f, v), _)| {
-                        f.ends_with(&format!(".{k}"))
-                            && mine.iter().any(|(g, w)| g == f && w == v)
-                    });
+                let mine_value = mine.iter().find(|(f, _)| f == k).map(|(_, v)| v);
+                let size = mine_value.map(Vec::len).unwrap_or(0);
+                let same = mine_value.is_some()
+                    && theirs.iter().any(|(f, v)| f == k && Some(v) == mine_value);
                 let mark = if same {
                     "REDACTED"
                 } else if removed {
@@ -163,13 +164,20 @@ fn paint(color: bool, code: &str, text: &str) -> String {
 
 /// The diff of two manifests as helm-diff prints it, and whether anything changed.
 pub fn diff(old: &[Resource], new: &[Resource], style: &DiffStyle) -> (String, bool) {
-    let mut keys: Vec<&str> = old.iter().map(|r| r.key.as_str()).collect();
-    for r in new {
-        if !keys.contains(&r.key.as_str()) {
-            keys.push(&r.key);
-        }
-    }
-    keys.sort();
+    // helm-diff's order: the old resources by key (changed ones in place, removed ones
+    // after them), then the added ones by key.
+    let mut old_keys: Vec<&str> = old.iter().map(|r| r.key.as_str()).collect();
+    old_keys.sort();
+    let mut new_keys: Vec<&str> = new.iter().map(|r| r.key.as_str()).collect();
+    new_keys.sort();
+    let mut keys: Vec<&str> = old_keys
+        .iter()
+        .copied()
+        .filter(|k| new_keys.contains(k))
+        .collect();
+    keys.extend(old_keys.iter().copied().filter(|k| !new_keys.contains(k)));
+    keys.extend(new_keys.iter().copied().filter(|k| !old_keys.contains(k)));
+    keys.dedup();
     let mut out = String::new();
     let mut changed = false;
     for key in keys {
@@ -278,6 +286,9 @@ mod tests {
         assert!(text.contains("apps, b, ConfigMap (v1) has been added:\n+ # Source:"), "{text}");
         assert!(text.contains("other, web, Deployment (apps) has changed:\n  # Source: c/templates/d.yaml\n"), "{text}");
         assert!(text.contains("-   replicas: 1\n+   replicas: 2\n"), "{text}");
+        // helm-diff's order: changed (old keys), then removed, then added.
+        let at = |s: &str| text.find(s).unwrap_or(usize::MAX);
+        assert!(at("has changed:") < at("has been removed:") && at("has been removed:") < at("has been added:"), "{text}");
         let (same, changed) = diff(&parse(OLD, "apps"), &parse(OLD, "apps"), &DiffStyle::default());
         assert!(!changed && same.is_empty());
     }
@@ -288,8 +299,8 @@ mod tests {
         let new = old.replace("aGVsbG8=", "d29ybGQ=");
         let (text, _) = diff(&parse(old, "ns"), &parse(&new, "ns"), &DiffStyle { context: Some(0), ..DiffStyle::default() });
         assert!(!text.contains("aGVsbG8") && !text.contains("d29ybGQ"), "{text}");
-        assert!(text.contains("-   password: '-------- # (8 bytes)'"), "{text}");
-        assert!(text.contains("+   password: '++++++++ # (8 bytes)'"), "{text}");
+        assert!(text.contains("-   password: '-------- # (5 bytes)'"), "{text}");
+        assert!(text.contains("+   password: '++++++++ # (5 bytes)'"), "{text}");
         assert!(text.contains("...\n"), "{text}");
     }
 }
