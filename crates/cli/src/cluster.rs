@@ -289,6 +289,7 @@ pub enum ClusterCommand {
     Lint(LintArgs),
     Repos(ReposArgs),
     Unittest(UnittestArgs),
+    Deps(ReposArgs),
 }
 
 fn apply_common(o: &mut ClusterOptions, c: &CommonArgs) {
@@ -425,6 +426,10 @@ impl ClusterCommand {
             ClusterCommand::Repos(a) => {
                 apply_common(&mut o, &a.common);
                 Deploy::Repos
+            }
+            ClusterCommand::Deps(a) => {
+                apply_common(&mut o, &a.common);
+                Deploy::Deps
             }
             ClusterCommand::Unittest(a) => {
                 apply_common(&mut o, &a.common);

@@ -332,6 +332,9 @@ pub enum StateCommand {
     Repos(With<crate::cluster::ReposArgs>),
     /// The helm-unittest plugin for each release with `unitTests:`, as `helmfile unittest`.
     Unittest(With<crate::cluster::UnittestArgs>),
+    /// `helm dependency update` of local charts and the lock file of the repository
+    /// charts (`helmfile.lock`), as `helmfile deps`.
+    Deps(With<crate::cluster::ReposArgs>),
 }
 
 #[derive(Subcommand, Clone, Debug)]
@@ -362,6 +365,7 @@ impl StateCommand {
             StateCommand::Lint(w) => &w.global,
             StateCommand::Repos(w) => &w.global,
             StateCommand::Unittest(w) => &w.global,
+            StateCommand::Deps(w) => &w.global,
             StateCommand::Cache(_) => {
                 static NONE: std::sync::OnceLock<Global> = std::sync::OnceLock::new();
                 NONE.get_or_init(Global::default)
@@ -1152,6 +1156,7 @@ fn run_with(
         StateCommand::Lint(w) => cluster(g, &s, crate::cluster::ClusterCommand::Lint(w.args), cwd, log),
         StateCommand::Repos(w) => cluster(g, &s, crate::cluster::ClusterCommand::Repos(w.args), cwd, log),
         StateCommand::Unittest(w) => cluster(g, &s, crate::cluster::ClusterCommand::Unittest(w.args), cwd, log),
+        StateCommand::Deps(w) => cluster(g, &s, crate::cluster::ClusterCommand::Deps(w.args), cwd, log),
         StateCommand::ShowDag(_) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,

@@ -417,6 +417,12 @@ fn repositories_are_added_for_helm_and_repository_charts_deploy() {
         assert!(out.status.success(), "{}", text(&out));
     };
     helm_in(&["package", "charts/note", "-d", "repo"]);
+    // A second version, for `deps` to resolve to.
+    write(&dir, "charts/note2/Chart.yaml", "apiVersion: v2\nname: note\nversion: 0.2.0\n");
+    std::fs::create_dir_all(dir.join("charts/note2/templates")).expect("mkdir");
+    std::fs::copy(dir.join("charts/note/templates/cm.yaml"), dir.join("charts/note2/templates/cm.yaml")).expect("copy");
+    std::fs::copy(dir.join("charts/note/values.yaml"), dir.join("charts/note2/values.yaml")).expect("copy");
+    helm_in(&["package", "charts/note2", "-d", "repo"]);
     // The index names archives relative to the repository URL.
     helm_in(&["repo", "index", "repo"]);
     let files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&repo)
@@ -448,6 +454,26 @@ fn repositories_are_added_for_helm_and_repository_charts_deploy() {
     let out = kube.capstan(&dir, &["-f", "fromrepo.yaml", "diff", "--detailed-exitcode"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let out = kube.capstan(&dir, &["-f", "fromrepo.yaml", "destroy"]);
+    assert!(out.status.success(), "{}", text(&out));
+
+    // deps: the lock file pins the repository chart; sync then installs the locked
+    // version, not the newest.
+    write(
+        &dir,
+        "unpinned.yaml",
+        &format!(
+            "repositories:\n- name: local\n  url: http://127.0.0.1:{port}\nreleases:\n- name: u\n  namespace: repo\n  chart: local/note\n"
+        ),
+    );
+    let out = kube.capstan(&dir, &["-f", "unpinned.yaml", "deps"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let lock = std::fs::read_to_string(dir.join("unpinned.lock")).expect("lock written");
+    assert!(lock.contains("- name: note\n") && lock.contains("  version: 0.2.0\n") && lock.contains("digest: sha256:"), "{lock}");
+    std::fs::write(dir.join("unpinned.lock"), lock.replace("version: 0.2.0", "version: 0.1.0")).expect("edit lock");
+    let out = kube.capstan(&dir, &["-f", "unpinned.yaml", "sync"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(kube.helm(&["list", "-n", "repo"]).contains("note-0.1.0"), "{}", kube.helm(&["list", "-n", "repo"]));
+    let out = kube.capstan(&dir, &["-f", "unpinned.yaml", "destroy"]);
     assert!(out.status.success(), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1420,6 +1420,63 @@ impl<'a, 'b> StateRun<'a, 'b> {
         }
     }
 
+    /// `a.deps`: `helm dependency update` of each local chart, then the state's lock file
+    /// (`helmfile.lock` beside `helmfile.yaml`): the repository charts its releases use,
+    /// resolved by `helm dependency update` of a chart that depends on all of them.
+    fn deps(&self) -> Result<bool, Vec<StateError>> {
+        let which: Vec<usize> = if self.rs.selected.is_empty() {
+            return Ok(false);
+        } else {
+            self.rs.selected.clone()
+        };
+        self.c.helm.set_extra_args(self.extra_args());
+        let mut errs = Vec::new();
+        let mut wanted: Vec<(String, String, String)> = Vec::new();
+        for &i in &which {
+            let r = self.r(i);
+            let chart = chart_for_helm(&self.ps.state.base, &r.chart);
+            if self
+                .c
+                .settings
+                .host
+                .is_dir(std::path::Path::new(&chart))
+            {
+                if let Err(e) = self.c.helm.update_deps(&chart) {
+                    errs.push(StateError::release(r, e));
+                }
+                continue;
+            }
+            let Some((repo, name)) = r.chart.split_once('/') else { continue };
+            let Some(url) = self.repo_of(&r.chart).map(|t| str_of(&t, "url")) else { continue };
+            if url.is_empty() || url.starts_with("oci://") || name.contains('/') {
+                let _ = repo;
+                continue;
+            }
+            let version = if r.version.is_empty() { "*".to_string() } else { r.version.clone() };
+            let entry = (name.to_string(), url, version);
+            if !wanted.contains(&entry) {
+                wanted.push(entry);
+            }
+        }
+        if !errs.is_empty() {
+            return Err(errs);
+        }
+        if wanted.is_empty() {
+            return Ok(true);
+        }
+        self.sync_repos()?;
+        let lock = crate::lock::resolve(self.c.helm, self.c.settings, &wanted)
+            .map_err(|e| vec![StateError::Plain(e)])?;
+        let path = crate::lock::lock_path(&self.ps.state.file);
+        self.c
+            .settings
+            .host
+            .write_file(std::path::Path::new(&path), lock.as_bytes())
+            .map_err(|e| vec![StateError::Plain(format!("writing {path}: {e}"))])?;
+        (self.c.log)(LogLevel::Info, &format!("Updated {path}"));
+        Ok(true)
+    }
+
     /// `a.unittest`: the helm-unittest plugin for each release with `unitTests:` (each
     /// entry a directory of `*_test.yaml` files).
     fn unittest(&self) -> Result<bool, Vec<StateError>> {
@@ -1723,6 +1780,7 @@ pub enum Command {
     Test,
     Repos,
     Unittest,
+    Deps,
 }
 
 /// Runs a command over every state (helmfile's `ForEachState`): the first state that
@@ -1751,6 +1809,7 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
             Command::Test => "test",
             Command::Repos => "repos",
             Command::Unittest => "unittest",
+            Command::Deps => "deps",
         };
         let run = StateRun::new(c, ps, name).map_err(|e| fail(vec![StateError::Plain(e)]))?;
         let mut here = Affected::default();
@@ -1764,6 +1823,7 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
             Command::Test => run.test().map(|_| ()),
             Command::Repos => run.repos().map(|_| ()),
             Command::Unittest => run.unittest().map(|_| ()),
+            Command::Deps => run.deps().map(|_| ()),
         };
         if let Err(e) = run.trigger("cleanup", None, None, name) {
             (c.log)(LogLevel::Warn, &format!("warn: {e}\n"));

@@ -16,6 +16,7 @@ pub mod deploy;
 pub mod exec;
 pub mod flags;
 pub mod kube;
+pub mod lock;
 pub mod manifest_diff;
 pub mod ops;
 pub mod plan;

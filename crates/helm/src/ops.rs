@@ -91,6 +91,10 @@ pub trait Helm: Send + Sync {
     fn unittest(&self, name: &str, _chart: &str, _flags: &[String]) -> Result<(), HelmError> {
         Err(HelmError::new(format!("cannot unit test release {name:?} here")))
     }
+    /// `helm dependency update CHART`.
+    fn update_deps(&self, chart: &str) -> Result<(), HelmError> {
+        Err(HelmError::new(format!("cannot update the dependencies of {chart:?} here")))
+    }
     /// `helm dependency build CHART FLAGS`.
     fn build_deps(&self, release: &str, _chart: &str, _flags: &[String]) -> Result<(), HelmError> {
         Err(HelmError::new(format!("cannot build the dependencies of release {release:?} here")))
@@ -320,6 +324,11 @@ impl Helm for ProcessHelm {
 
     fn unittest(&self, name: &str, chart: &str, flags: &[String]) -> Result<(), HelmError> {
         let call = self.execer().unittest(name, chart, flags);
+        self.run(call).map(|_| ())
+    }
+
+    fn update_deps(&self, chart: &str) -> Result<(), HelmError> {
+        let call = self.execer().update_deps(chart);
         self.run(call).map(|_| ())
     }
 

@@ -378,6 +378,7 @@ impl Visit<'_> {
                 None => RunError::Other(msg),
             }
         })?;
+        crate::lockfile::apply_lock(self.s.host.as_ref(), file, &state.doc, &mut releases)?;
         for r in &mut releases {
             if !overrides.namespace.is_empty() {
                 r.namespace = overrides.namespace.clone();

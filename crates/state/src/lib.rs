@@ -10,6 +10,7 @@ pub mod envvals;
 pub mod funcs;
 pub mod host;
 pub mod load;
+pub mod lockfile;
 pub mod merge;
 pub mod release;
 pub mod release_values;
