@@ -107,6 +107,16 @@ fn text(o: &Output) -> String {
     )
 }
 
+/// A shell script standing in for helm (`dir/fake-helm`, executable).
+fn stand_in_helm(dir: &Path, script: &str) -> PathBuf {
+    write(dir, "fake-helm", script);
+    let helm = dir.join("fake-helm");
+    let mut perms = std::fs::metadata(&helm).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&helm, perms).expect("chmod");
+    helm
+}
+
 fn write(dir: &Path, name: &str, content: &str) {
     let p = dir.join(name);
     std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
@@ -295,15 +305,7 @@ fn a_signal_during_sync_stops_helm_and_leaves_no_values_behind() {
         let dir = common::tempdir(&format!("signal-{signal}"));
         let tmp = dir.join("tmp");
         std::fs::create_dir_all(&tmp).expect("tmp");
-        write(
-            &dir,
-            "fake-helm",
-            "#!/bin/sh\ncase \"$1\" in\n  version) echo v4.1.4+g0; exit 0;;\n  list) printf 'NAME\\n'; exit 0;;\n  upgrade) echo $$ > \"$PIDFILE\"; sleep 60; exit 0;;\nesac\n",
-        );
-        let helm = dir.join("fake-helm");
-        let mut perms = std::fs::metadata(&helm).expect("meta").permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-        std::fs::set_permissions(&helm, perms).expect("chmod");
+        let helm = stand_in_helm(&dir, "#!/bin/sh\ncase \"$1\" in\n  version) echo v4.1.4+g0; exit 0;;\n  list) printf 'NAME\\n'; exit 0;;\n  upgrade) echo $$ > \"$PIDFILE\"; sleep 60; exit 0;;\nesac\n");
         project(&dir);
         let pidfile = dir.join("helm.pid");
         let mut child = Command::new(env!("CARGO_BIN_EXE_capstan"))
@@ -483,15 +485,7 @@ fn repositories_are_added_for_helm_and_repository_charts_deploy() {
 #[test]
 fn interactive_sync_asks_first() {
     let dir = common::tempdir("interactive");
-    write(
-        &dir,
-        "fake-helm",
-        "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.1.4+g0;;\n  list) printf 'NAME\\n';;\nesac\n",
-    );
-    let helm = dir.join("fake-helm");
-    let mut perms = std::fs::metadata(&helm).expect("meta").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&helm, perms).expect("chmod");
+    let helm = stand_in_helm(&dir, "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.1.4+g0;;\n  list) printf 'NAME\\n';;\nesac\n");
     project(&dir);
     let run = |answer: &str| {
         let mut child = Command::new(env!("CARGO_BIN_EXE_capstan"))
@@ -530,15 +524,7 @@ fn interactive_sync_asks_first() {
 #[test]
 fn destroy_deletes_in_reverse_needs_order() {
     let dir = common::tempdir("destroy-order");
-    write(
-        &dir,
-        "fake-helm",
-        "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.1.4+g0;;\n  list) printf 'NAME\\nfound\\n';;\nesac\n",
-    );
-    let helm = dir.join("fake-helm");
-    let mut perms = std::fs::metadata(&helm).expect("meta").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&helm, perms).expect("chmod");
+    let helm = stand_in_helm(&dir, "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.1.4+g0;;\n  list) printf 'NAME\\nfound\\n';;\nesac\n");
     project(&dir);
     let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
         .args(["--helm-binary", helm.to_str().expect("utf-8"), "destroy"])
@@ -558,15 +544,7 @@ fn destroy_deletes_in_reverse_needs_order() {
 #[test]
 fn unittest_runs_the_plugin_per_release() {
     let dir = common::tempdir("unittest");
-    write(
-        &dir,
-        "fake-helm",
-        "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.1.4+g0;;\nesac\n",
-    );
-    let helm = dir.join("fake-helm");
-    let mut perms = std::fs::metadata(&helm).expect("meta").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&helm, perms).expect("chmod");
+    let helm = stand_in_helm(&dir, "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.1.4+g0;;\nesac\n");
     project(&dir);
     write(
         &dir,

@@ -262,12 +262,7 @@ impl Execer {
                 {
                     args.push("--force-update".into());
                 }
-                if !r.cert_file.is_empty() && !r.key_file.is_empty() {
-                    args.extend(strings(&["--cert-file", &r.cert_file, "--key-file", &r.key_file]));
-                }
-                if !r.ca_file.is_empty() {
-                    args.extend(strings(&["--ca-file", &r.ca_file]));
-                }
+                args.extend(tls_flags(&r.cert_file, &r.key_file, &r.ca_file));
                 if r.pass_credentials {
                     args.push("--pass-credentials".into());
                 }
@@ -312,12 +307,7 @@ impl Execer {
         }
         let mut args = strings(&["registry", "login", &l.host]);
         if self.version.at_least(3, 12, 0) || self.version.triple.is_none() {
-            if !l.cert_file.is_empty() && !l.key_file.is_empty() {
-                args.extend(strings(&["--cert-file", &l.cert_file, "--key-file", &l.key_file]));
-            }
-            if !l.ca_file.is_empty() {
-                args.extend(strings(&["--ca-file", &l.ca_file]));
-            }
+            args.extend(tls_flags(&l.cert_file, &l.key_file, &l.ca_file));
         }
         if l.skip_tls_verify {
             args.push("--insecure".into());
@@ -519,6 +509,18 @@ impl Execer {
     pub fn test_release(&self, name: &str, flags: &[String]) -> HelmCall {
         self.command(format!("Testing {name}"), &["test", name], flags, OutputUse::Stdout)
     }
+}
+
+/// `--cert-file C --key-file K` (both given) and `--ca-file A`.
+fn tls_flags(cert: &str, key: &str, ca: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if !cert.is_empty() && !key.is_empty() {
+        out.extend(strings(&["--cert-file", cert, "--key-file", key]));
+    }
+    if !ca.is_empty() {
+        out.extend(strings(&["--ca-file", ca]));
+    }
+    out
 }
 
 /// `repo/chart:tag` → `oci://repo/chart` (the tag goes in `--version`, among the flags).
