@@ -406,13 +406,9 @@ impl<'a, 'b> StateRun<'a, 'b> {
 
     fn context(&self, i: usize) -> HelmContext {
         let t = &self.r(i).raw;
-        let int = |t: &Tree, k: &str| match t.get(k) {
-            Some(Value::Int(n)) | Some(Value::Int64(n)) => Some(*n),
-            _ => None,
-        };
         HelmContext {
-            history_max: int(t, "historyMax")
-                .or_else(|| int(&self.defaults, "historyMax"))
+            history_max: crate::flags::int_of(t, "historyMax")
+                .or_else(|| crate::flags::int_of(&self.defaults, "historyMax"))
                 .unwrap_or(10),
         }
     }
@@ -567,12 +563,8 @@ impl<'a, 'b> StateRun<'a, 'b> {
             .unwrap_or_else(|| bool_of(&self.defaults, "deleteWait").unwrap_or(false) || self.o().delete_wait);
         if wait {
             flags.push("--wait".into());
-            let int = |t: &Tree, k: &str| match t.get(k) {
-                Some(Value::Int(n)) | Some(Value::Int64(n)) => Some(*n),
-                _ => None,
-            };
-            let mut timeout = int(&self.defaults, "deleteTimeout").unwrap_or(self.o().delete_timeout);
-            if let Some(t) = int(raw, "deleteTimeout") {
+            let mut timeout = crate::flags::int_of(&self.defaults, "deleteTimeout").unwrap_or(self.o().delete_timeout);
+            if let Some(t) = crate::flags::int_of(raw, "deleteTimeout") {
                 timeout = t;
             }
             if timeout != 0 {
@@ -1638,11 +1630,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
             let timeout = match self.o().test_timeout {
                 Some(t) => t,
                 None => {
-                    let int = |t: &Tree, k: &str| match t.get(k) {
-                        Some(Value::Int(n)) | Some(Value::Int64(n)) => Some(*n),
-                        _ => None,
-                    };
-                    int(&r.raw, "timeout").or_else(|| int(&self.defaults, "timeout")).unwrap_or(0)
+                    crate::flags::int_of(&r.raw, "timeout").or_else(|| crate::flags::int_of(&self.defaults, "timeout")).unwrap_or(0)
                 }
             };
             if timeout != 0 {

@@ -83,7 +83,8 @@ pub struct TemplateOptions {
     pub template_args: String,
 }
 
-fn int_of(t: &Tree, key: &str) -> Option<i64> {
+/// An integer field (a number, or text holding one).
+pub(crate) fn int_of(t: &Tree, key: &str) -> Option<i64> {
     match t.get(key)? {
         Value::Int(i) | Value::Int64(i) => Some(*i),
         Value::Uint64(u) => i64::try_from(*u).ok(),
@@ -491,24 +492,10 @@ impl FlagSource<'_> {
 }
 
 fn set_values(release: &Tree, key: &str) -> Vec<SetValue> {
-    list_of(release, key)
-        .iter()
-        .map(|v| {
-            let t = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
-            SetValue {
-                name: str_of(&t, "name"),
-                value: str_of(&t, "value"),
-                file: str_of(&t, "file"),
-                values: strings_of(&t, "values"),
-            }
-        })
-        .collect()
+    list_of(release, key).iter().map(SetValue::from_value).collect()
 }
 
-/// helmfile's escaping of `{`, `}` and `,` in `--set` names and values.
-pub fn escape(s: &str) -> String {
-    s.replace('{', "\\{").replace('}', "\\}").replace(',', "\\,")
-}
+use capstan_state::release_values::escape_set as escape;
 
 fn resolved(resolve: &dyn Fn(&str) -> Result<String, String>, s: &str) -> Result<String, String> {
     if s.starts_with("ref+") {

@@ -21,7 +21,8 @@ pub struct SetValue {
 }
 
 impl SetValue {
-    fn from_value(v: &Value) -> SetValue {
+    /// A `set:`/`setString:` entry as written.
+    pub fn from_value(v: &Value) -> SetValue {
         let t = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
         SetValue {
             name: str_of(&t, "name"),
