@@ -578,3 +578,129 @@ fn unittest_runs_the_plugin_per_release() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A real OCI registry (Debian's `docker-registry`, the distribution server) on a
+/// loopback port over plain HTTP, with htpasswd basic auth for `user:pass`; stopped when
+/// dropped.
+struct Registry {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Registry {
+    fn start(dir: &Path) -> Registry {
+        let server = Path::new("/usr/bin/docker-registry");
+        assert!(
+            server.is_file(),
+            "the test OCI registry is not installed: run scripts/test (it installs Debian's docker-registry and apache2-utils)"
+        );
+        let out = Command::new("htpasswd").args(["-Bbn", "user", "pass"]).output().expect("htpasswd (apache2-utils) runs");
+        assert!(out.status.success(), "{}", text(&out));
+        write(dir, "registry/htpasswd", &String::from_utf8_lossy(&out.stdout));
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let root = dir.join("registry");
+        write(
+            dir,
+            "registry/config.yml",
+            &format!(
+                "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\nhttp:\n  addr: 127.0.0.1:{port}\n  secret: test-only\nauth:\n  htpasswd:\n    realm: test\n    path: {}\n",
+                root.join("data").display(),
+                root.join("htpasswd").display()
+            ),
+        );
+        let child = Command::new(server)
+            .args(["serve", &root.join("config.yml").display().to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(root.join("log")).expect("log"))
+            .spawn()
+            .expect("docker-registry starts");
+        let registry = Registry { child, port };
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return registry;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("the registry did not listen: {}", std::fs::read_to_string(root.join("log")).unwrap_or_default());
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An OCI repository with credentials: `repos` logs helm in to the registry (password on
+/// standard input, the host alone for Helm 4, `--plain-http` from `plainHttp`); `sync`
+/// logs in itself and installs the chart from the registry with the real helm; capstan's
+/// own diff (pulling the chart natively with the same credentials) finds nothing to change.
+#[test]
+fn oci_registries_are_logged_in_and_their_charts_deploy() {
+    let dir = common::tempdir("cluster-oci");
+    let kube = Kube::start(&dir);
+    let registry = Registry::start(&dir);
+    let port = registry.port;
+    project(&dir);
+    // Publish the chart with helm, under a registry config of its own.
+    let publisher = dir.join("publisher.json");
+    let helm_in = |args: &[&str], stdin: &str| {
+        let mut child = Command::new(kube.bin.join("helm"))
+            .args(args)
+            .current_dir(&dir)
+            .envs(kube.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env("HELM_REGISTRY_CONFIG", &publisher)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("helm");
+        use std::io::Write as _;
+        child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("stdin");
+        let out = child.wait_with_output().expect("helm exits");
+        assert!(out.status.success(), "helm {args:?}: {}", text(&out));
+    };
+    let host = format!("127.0.0.1:{port}");
+    helm_in(&["package", "charts/note", "-d", "pkg"], "");
+    helm_in(&["registry", "login", &host, "--username", "user", "--password-stdin", "--plain-http"], "pass\n");
+    helm_in(&["push", "pkg/note-0.1.0.tgz", &format!("oci://{host}/charts"), "--plain-http"], "");
+
+    write(
+        &dir,
+        "oci.yaml",
+        &format!(
+            "repositories:\n- name: reg\n  url: {host}/charts\n  oci: true\n  plainHttp: true\n  username: user\n  password: pass\nreleases:\n- name: o\n  namespace: oci\n  chart: reg/note\n  version: 0.1.0\n  values:\n  - greeting: from a registry\n"
+        ),
+    );
+    let config = dir.join("helm/config/registry/config.json");
+    let out = kube.capstan(&dir, &["-f", "oci.yaml", "repos"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Logging in to registry"), "{}", text(&out));
+    let logged = std::fs::read_to_string(&config).unwrap_or_default();
+    assert!(logged.contains(&host), "helm's registry config after repos: {logged}");
+
+    std::fs::remove_file(&config).expect("log out");
+    let out = kube.capstan(&dir, &["-f", "oci.yaml", "sync"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(std::fs::read_to_string(&config).unwrap_or_default().contains(&host));
+    let greeting = kube.kubectl(&["get", "configmap", "o-note", "-n", "oci", "-o", "jsonpath={.data.greeting}"]);
+    assert_eq!(greeting, "from a registry");
+    let out = kube.capstan(&dir, &["-f", "oci.yaml", "diff", "--detailed-exitcode"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = kube.capstan(&dir, &["-f", "oci.yaml", "destroy"]);
+    assert!(out.status.success(), "{}", text(&out));
+
+    // A wrong password: helm's refusal, with the release state untouched and the password
+    // nowhere in the output.
+    std::fs::remove_file(&config).expect("log out");
+    std::fs::write(dir.join("bad.yaml"), std::fs::read_to_string(dir.join("oci.yaml")).expect("state").replace("password: pass", "password: s3cr3t-wrong")).expect("bad");
+    let out = kube.capstan(&dir, &["-f", "bad.yaml", "repos"]);
+    let all = text(&out);
+    assert!(!out.status.success() && all.contains("registry login") && !all.contains("s3cr3t"), "{all}");
+    drop(registry);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -465,6 +465,33 @@ impl<'a, 'b> StateRun<'a, 'b> {
         f(&src)
     }
 
+    /// The chart as helm is given it for an upgrade or a plugin diff: helmfile's
+    /// `normalizeChart`, except that a chart of an OCI repository (`reg/name`, a name helm
+    /// cannot resolve) is the archive pulled from the registry at the release's version
+    /// (helmfile pulls it with `helm pull`; capstan pulls it natively into its cache, with
+    /// the repository's credentials and `plainHttp`).
+    fn chart_arg(&self, r: &Release) -> Result<String, StateError> {
+        if !self.repo_of(&r.chart).is_some_and(|t| bool_of(&t, "oci") == Some(true)) {
+            return Ok(chart_for_helm(&self.ps.state.base, &r.chart));
+        }
+        let pulled = capstan_state::charts::repo_chart(
+            self.c.settings.host.as_ref(),
+            &self.ps.state.doc,
+            &self.ps.state.base,
+            &r.chart,
+            &str_of(&r.raw, "version"),
+        );
+        match pulled {
+            Ok(Some(archive)) => Ok(archive.display().to_string()),
+            Ok(None) => Ok(chart_for_helm(&self.ps.state.base, &r.chart)),
+            Err(message) => Err(StateError::Release {
+                name: r.name.clone(),
+                message,
+                code: 0,
+            }),
+        }
+    }
+
     fn repo_of(&self, chart: &str) -> Option<Tree> {
         let (name, _) = chart.split_once('/')?;
         capstan_state::spec::list_of(&self.ps.state.doc, "repositories")
@@ -618,6 +645,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
                     cert_file: add.cert_file,
                     key_file: add.key_file,
                     skip_tls_verify: add.skip_tls_verify,
+                    plain_http: bool_of(&t, "plainHttp") == Some(true),
                 })
             } else {
                 added = true;
@@ -803,12 +831,12 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 message: e,
                 code: 0,
             };
-            let chart = chart_for_helm(&self.ps.state.base, &r.chart);
             let started = std::time::Instant::now();
             let mut result = self
                 .trigger("presync", Some(*i), None, "sync")
                 .map_err(hook_err)
-                .and_then(|_| {
+                .and_then(|_| self.chart_arg(r))
+                .and_then(|chart| {
                     let ctx = self.context(*i);
                     let first = self.c.helm.sync_release(&ctx, &r.name, &chart, &r.namespace, flags);
                     match first {
@@ -980,7 +1008,10 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 flags.extend(["--values".into(), v.clone()]);
             }
             flags.extend(common.iter().cloned());
-            let chart = chart_for_helm(&self.ps.state.base, &r.chart);
+            let chart = match self.chart_arg(r) {
+                Ok(c) => c,
+                Err(e) => return (false, Some(e), String::new()),
+            };
             let shown = |out: &str| {
                 if suppress || out.is_empty() {
                     String::new()

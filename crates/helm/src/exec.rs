@@ -156,6 +156,8 @@ pub struct RegistryLogin {
     pub cert_file: String,
     pub key_file: String,
     pub skip_tls_verify: bool,
+    /// The repository's `plainHttp`: the registry speaks HTTP, not HTTPS.
+    pub plain_http: bool,
 }
 
 /// helmfile's execer: the helm binary, the global connection flags, the user's extra
@@ -305,12 +307,23 @@ impl Execer {
         if l.username.is_empty() || l.password.is_empty() {
             return None;
         }
-        let mut args = strings(&["registry", "login", &l.host]);
+        // Helm 4 refuses a repository path (`invalid registry "host/charts"`) where Helm 3
+        // only warned and logged in to the host: give Helm 4 the host alone.
+        let host = if self.version.is_helm3() {
+            l.host.as_str()
+        } else {
+            l.host.split('/').next().unwrap_or(&l.host)
+        };
+        let mut args = strings(&["registry", "login", host]);
         if self.version.at_least(3, 12, 0) || self.version.triple.is_none() {
             args.extend(tls_flags(&l.cert_file, &l.key_file, &l.ca_file));
         }
         if l.skip_tls_verify {
             args.push("--insecure".into());
+        }
+        // Helm 4's login tries HTTPS only, unless told the registry is plain HTTP.
+        if l.plain_http && !self.version.is_helm3() {
+            args.push("--plain-http".into());
         }
         args.extend(strings(&["--username", &l.username, "--password-stdin"]));
         Some(self.call(
@@ -646,6 +659,27 @@ mod tests {
         assert!(!call.args.iter().any(|a| a.contains("secret")));
         assert_eq!(call.stdin.as_deref(), Some("secret\n"));
         assert!(!call.log("", LogLevel::Debug).contains("secret"));
+    }
+
+    #[test]
+    fn registry_login_gives_helm4_the_host_alone() {
+        let login = RegistryLogin {
+            host: "127.0.0.1:5000/charts".into(),
+            username: "u".into(),
+            password: "secret".into(),
+            plain_http: true,
+            ..RegistryLogin::default()
+        };
+        let call = execer().registry_login(&login).unwrap();
+        assert_eq!(
+            call.args,
+            strings(&["--kubeconfig", "config", "--kube-context", "dev", "registry", "login", "127.0.0.1:5000", "--plain-http", "--username", "u", "--password-stdin"])
+        );
+        assert_eq!(call.stdin.as_deref(), Some("secret\n"));
+        let helm3 = Execer { version: HelmVersion::new(3, 12, 0), ..execer() };
+        let call = helm3.registry_login(&login).unwrap();
+        assert!(call.args.contains(&"127.0.0.1:5000/charts".to_string()));
+        assert!(!call.args.contains(&"--plain-http".to_string()));
     }
 
     #[test]

@@ -110,6 +110,7 @@ fn helmexec_case(index: usize, case: &J) -> CaseResult {
             cert_file: s(call, "certFile").into(),
             key_file: s(call, "keyFile").into(),
             skip_tls_verify: b(call, "skipTLSVerify"),
+            plain_http: b(call, "plainHttp"),
         })),
         "SyncRelease" => Ok(Some(execer.sync_release(
             s(call, "name"),
