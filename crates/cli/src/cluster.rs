@@ -10,7 +10,6 @@ use capstan_helm::exec::{Execer, LogLevel};
 use capstan_helm::flags::UpgradeOptions;
 use capstan_helm::ops::{Output, ProcessHelm};
 use capstan_helm::runner::ProcessRunner;
-use capstan_helm::HelmVersion;
 use capstan_state::app::PreparedState;
 use capstan_state::load::Settings;
 use capstan_state::release::Release;
@@ -490,23 +489,6 @@ fn helm_binary(g: &Global, states: &[PreparedState]) -> String {
         .unwrap_or_else(|| "helm".into())
 }
 
-/// `helm version --short` (Helm 4 has no `--client`), parsed as helmfile parses it.
-fn helm_version(binary: &str, cwd: &Path) -> Result<HelmVersion, String> {
-    let out = std::process::Command::new(binary)
-        .args(["version", "--short"])
-        .current_dir(cwd)
-        .output()
-        .map_err(|e| format!("error determining helm version: exec: {binary:?}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "error determining helm version: {}",
-            String::from_utf8_lossy(&out.stderr).trim_end()
-        ));
-    }
-    HelmVersion::parse(&String::from_utf8_lossy(&out.stdout))
-        .map_err(|e| format!("error determining helm version: {e}"))
-}
-
 /// Runs a cluster command over loaded states; returns what helm printed on stdout.
 pub fn run(
     g: &Global,
@@ -523,7 +505,7 @@ pub fn run(
         }
     }
     let binary = helm_binary(g, states);
-    let version = helm_version(&binary, cwd)?;
+    let (_, version) = capstan_helm::setup::detect(&binary, cwd)?;
     let level = match g.log_level()? {
         0 => LogLevel::Debug,
         1 => LogLevel::Info,
@@ -591,28 +573,7 @@ pub fn run(
         host.exec(program, args, &[], None, &root.join(dir))
     };
     let user_values = |ps: &PreparedState, r: &Release| capstan_state::commands::user_values_explained(s, ps, r);
-    // helmfile's `askForConfirmation`: the question on stdout, `y`/`yes` or `n`/`no` read
-    // from stdin (asked again otherwise; no answer is no).
-    let confirm = |question: &str| -> bool {
-        use std::io::{BufRead as _, Write as _};
-        let stdin = std::io::stdin();
-        loop {
-            {
-                let mut out = std::io::stdout().lock();
-                let _ = write!(out, "{question} [y/n]: ");
-                let _ = out.flush();
-            }
-            let mut line = String::new();
-            match stdin.lock().read_line(&mut line) {
-                Ok(0) | Err(_) => return false,
-                Ok(_) => match line.trim().to_lowercase().as_str() {
-                    "y" | "yes" => return true,
-                    "n" | "no" => return false,
-                    _ => continue,
-                },
-            }
-        }
-    };
+    let confirm = ask_for_confirmation;
     let cluster = Cluster {
         confirm: &confirm,
         user_values: &user_values,
@@ -742,4 +703,27 @@ pub fn state_hooks(
     }
     log.push_str(&buf.into_inner().unwrap_or_else(|e| e.into_inner()));
     result
+}
+
+/// helmfile's `askForConfirmation`: the question on stdout, `y`/`yes` or `n`/`no` read
+/// from stdin (asked again otherwise; no answer is no).
+pub(crate) fn ask_for_confirmation(question: &str) -> bool {
+    use std::io::{BufRead as _, Write as _};
+    let stdin = std::io::stdin();
+    loop {
+        {
+            let mut out = std::io::stdout().lock();
+            let _ = write!(out, "{question} [y/n]: ");
+            let _ = out.flush();
+        }
+        let mut line = String::new();
+        match stdin.lock().read_line(&mut line) {
+            Ok(0) | Err(_) => return false,
+            Ok(_) => match line.trim().to_lowercase().as_str() {
+                "y" | "yes" => return true,
+                "n" | "no" => return false,
+                _ => continue,
+            },
+        }
+    }
 }

@@ -45,11 +45,12 @@ pub struct Global {
         short = 'e',
         long = "environment",
         env = "HELMFILE_ENVIRONMENT",
-        default_value = "default"
+        default_value = "default",
+        add = clap_complete::engine::ArgValueCandidates::new(crate::completion::environment_candidates)
     )]
     pub environment: String,
     /// Only releases matching these labels (`key=value,key2!=value2`); repeat to OR.
-    #[arg(short = 'l', long = "selector")]
+    #[arg(short = 'l', long = "selector", add = clap_complete::engine::ArgValueCandidates::new(crate::completion::selector_candidates))]
     pub selector: Vec<String>,
     /// Override the namespace of every release.
     #[arg(short = 'n', long = "namespace", default_value = "")]

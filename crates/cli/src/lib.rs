@@ -21,8 +21,12 @@ pub static LIVE_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::Atomi
 
 mod chart;
 mod cluster;
+mod completion;
+mod create;
 mod helm_args;
 mod helmfile;
+mod init;
+mod version;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
@@ -32,13 +36,28 @@ use std::path::Path;
 #[command(
     name = "capstan",
     version,
+    disable_version_flag = true,
     about = "Declarative Helm releases, helmfile-compatible, with values you can explain"
 )]
 struct Cli {
     #[command(flatten)]
     global: helmfile::Global,
+    /// Print capstan's version and the helm it would run (as `capstan version`).
+    #[arg(short = 'V', long = "version")]
+    version: bool,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+}
+
+/// The command definition (for completion and the man page).
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// Answers a shell completion request (`CAPSTAN_COMPLETE` set: see `capstan completion`)
+/// and exits; otherwise returns at once. Call it first, before anything is printed.
+pub fn complete_if_asked() {
+    completion::complete_if_asked(command);
 }
 
 // Parsed once per run: the size of the state command's flags does not matter.
@@ -50,6 +69,19 @@ enum Command {
     Chart(chart::ChartCommand),
     #[command(flatten)]
     State(helmfile::StateCommand),
+    /// Print capstan's version and the helm it would run, as `helmfile version`.
+    Version,
+    /// Print a shell completion script (bash, zsh, fish, powershell) that completes
+    /// commands, flags, environment names (`-e`) and selectors (`-l`) from the state file:
+    /// `source <(capstan completion bash)`.
+    Completion(completion::CompletionArgs),
+    /// Check helm and the helm plugins helmfile's `init` checks, as `helmfile init`.
+    Init(init::InitArgs),
+    /// Create a project scaffold (helmfile.yaml, environments/, values/), as
+    /// `helmfile create`.
+    Create(create::CreateArgs),
+    /// Print capstan's man page (roff): `capstan man > capstan.1; man -l capstan.1`.
+    Man,
 }
 
 /// What a command printed and its exit code.
@@ -212,10 +244,34 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
         }
     };
     let mut log = String::new();
-    let result = match cli.command {
+    let Some(command) = cli.command else {
+        if cli.version {
+            return Outcome {
+                stdout: version::run(&cli.global.helm_binary, cwd),
+                ..Outcome::default()
+            };
+        }
+        return Outcome {
+            stdout: String::new(),
+            stderr: Cli::command()
+                .error(
+                    clap::error::ErrorKind::MissingSubcommand,
+                    "a command is required (capstan --help lists them)",
+                )
+                .render()
+                .to_string(),
+            code: 2,
+        };
+    };
+    let result = match command {
         Command::Chart(c) => chart_globals(&cli.global, &matches)
             .and_then(|globals| chart::run(c, cwd, &globals, &mut log)),
         Command::State(c) => helmfile::run(&cli.global, c, cwd, &mut log),
+        Command::Version => Ok(version::run(&cli.global.helm_binary, cwd)),
+        Command::Completion(a) => Ok(completion::script(&a)),
+        Command::Init(a) => init::run(&a, &cli.global.helm_binary, cwd, &mut log),
+        Command::Create(a) => create::run(&a, cwd, &mut log),
+        Command::Man => Ok(completion::man_page(Cli::command())),
     };
     match result {
         Ok(out) => Outcome {

@@ -13,6 +13,9 @@ use std::process::ExitCode;
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn main() -> ExitCode {
+    // A shell asking for completions (`capstan completion SHELL` scripts) is answered
+    // before anything else runs.
+    capstan_cli::complete_if_asked();
     // SIGINT, SIGTERM, SIGHUP: stop the helm commands running, remove the private
     // directories holding values for helm and any staged output file, then stop (exit
     // code 130).

@@ -471,7 +471,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
     /// (helmfile pulls it with `helm pull`; capstan pulls it natively into its cache, with
     /// the repository's credentials and `plainHttp`).
     fn chart_arg(&self, r: &Release) -> Result<String, StateError> {
-        if !self.repo_of(&r.chart).is_some_and(|t| bool_of(&t, "oci") == Some(true)) {
+        if self.repo_of(&r.chart).is_none_or(|t| bool_of(&t, "oci") != Some(true)) {
             return Ok(chart_for_helm(&self.ps.state.base, &r.chart));
         }
         let pulled = capstan_state::charts::repo_chart(

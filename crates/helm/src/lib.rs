@@ -9,6 +9,8 @@
 //! - [`flags`]: the flags a release's settings and `helmDefaults` become
 //!   (`flagsForUpgrade`, `flagsForTemplate`, `--set`/`--set-string`, repositories).
 //!
+//! - [`setup`]: what `init`/`version` check (helm's version, the plugins helmfile installs).
+//!
 //! Running the calls (process groups, concurrency, output prefixed by release) is the
 //! runner's job ([`exec::Runner`]); nothing here starts a process by itself.
 
@@ -21,6 +23,7 @@ pub mod manifest_diff;
 pub mod ops;
 pub mod plan;
 pub mod runner;
+pub mod setup;
 pub mod values_diff;
 pub mod version;
 

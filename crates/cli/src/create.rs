@@ -1,0 +1,97 @@
+//! `capstan create [DIR]`: helmfile's project scaffold — `helmfile.yaml` (helm defaults
+//! and commented examples of repositories, environments and releases),
+//! `environments/default.yaml` and an empty `values/` kept by `.gitkeep`. An existing file
+//! is an error unless `--force`; nothing is written outside DIR.
+
+use crate::chart::Failure;
+use std::path::Path;
+
+/// `create`'s arguments.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct CreateArgs {
+    /// The project directory (created when missing).
+    #[arg(default_value = ".")]
+    dir: String,
+    /// Overwrite files that exist.
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = crate::helmfile::go_bool)]
+    force: bool,
+}
+
+const HELMFILE_YAML: &str = r#"# The releases of this project, as helmfile (and capstan) read them.
+# Reference: https://helmfile.readthedocs.io/
+
+# Settings every release starts from.
+helmDefaults:
+  createNamespace: true
+  wait: true
+  timeout: 300
+
+# # Chart repositories the releases use.
+# repositories:
+#   - name: bitnami
+#     url: https://charts.bitnami.com/bitnami
+
+# # One entry per environment (`capstan -e staging apply`); each one's values are
+# # `.Values` in this file and in values templates.
+# environments:
+#   default:
+#     values:
+#       - environments/default.yaml
+#   staging:
+#     values:
+#       - environments/staging.yaml
+
+# # The releases.
+# releases:
+#   - name: my-app
+#     namespace: my-app
+#     chart: bitnami/nginx
+#     version: ~18.0.0
+#     values:
+#       - values/my-app.yaml
+"#;
+
+const DEFAULT_ENV_YAML: &str = r#"# Values of the default environment: `.Values` in helmfile.yaml, for example
+# replicaCount: 1
+"#;
+
+/// Creates the scaffold in `args.dir` (relative to `cwd`); each file written is logged.
+pub fn run(args: &CreateArgs, cwd: &Path, log: &mut String) -> Result<String, Failure> {
+    let root = cwd.join(&args.dir);
+    let files: [(&str, &str); 3] = [
+        ("helmfile.yaml", HELMFILE_YAML),
+        ("environments/default.yaml", DEFAULT_ENV_YAML),
+        ("values/.gitkeep", ""),
+    ];
+    let shown = |rel: &str| {
+        if args.dir == "." {
+            rel.to_string()
+        } else {
+            format!("{}/{rel}", args.dir.trim_end_matches('/'))
+        }
+    };
+    // Check every file first: an existing one stops the command before anything is written.
+    if !args.force {
+        for (rel, _) in &files {
+            if root.join(rel).exists() {
+                return Err(format!("{} already exists, use --force to overwrite", shown(rel)).into());
+            }
+        }
+    }
+    for (rel, content) in &files {
+        let path = root.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("failed to create directory {}: {e}", parent.display()))?;
+        }
+        std::fs::write(&path, content).map_err(|e| format!("failed to write {}: {e}", shown(rel)))?;
+        logln!(log, "created {}", shown(rel));
+    }
+    logln!(
+        log,
+        "\ncapstan project created in {}\n\nNext steps:\n  cd {}\n  # Edit helmfile.yaml to add your releases\n  capstan apply",
+        args.dir,
+        args.dir
+    );
+    Ok(String::new())
+}

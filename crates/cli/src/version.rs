@@ -1,0 +1,22 @@
+//! `capstan version` (and `capstan --version`): capstan's version and platform, and the
+//! helm it would run for cluster commands (`helm version --short`), or why there is none.
+
+use std::path::Path;
+
+/// The text `version` prints: capstan's version, then the helm binary's (`binary` as
+/// `--helm-binary` names it, else `helm`).
+pub fn run(binary: &str, cwd: &Path) -> String {
+    let binary = if binary.is_empty() { "helm" } else { binary };
+    let helm = match capstan_helm::setup::detect(binary, cwd) {
+        Ok((text, _)) => text,
+        Err(e) => format!(
+            "not available ({e}); template, build, list, values and write-values need no helm"
+        ),
+    };
+    format!(
+        "capstan {}\n  Platform    {}/{}\n  Helm        {helm}\n",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::OS,
+        std::env::consts::ARCH,
+    )
+}
