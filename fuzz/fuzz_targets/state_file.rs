@@ -26,6 +26,7 @@ fuzz_target!(|data: &[u8]| {
             limits: Some((10_000, 1 << 20)),
             chart: String::new(),
             helm_binary: String::new(),
+            renderers: Default::default(),
         };
         let opts = RunOptions {
             file: name.into(),

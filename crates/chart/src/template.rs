@@ -233,12 +233,13 @@ pub fn validate_release_name(name: &str) -> Result<(), String> {
     ))
 }
 
-pub fn template_in(
+/// Loads the chart and computes its final values (the first half of `template_in`).
+fn prepare(
     fs: &dyn crate::fs::ChartFs,
     chart_dir: &Path,
     cwd: &Path,
     o: &TemplateOptions,
-) -> Result<Rendered, TemplateError> {
+) -> Result<(crate::load::Chart, Map), TemplateError> {
     validate_release_name(&o.release_name).map_err(TemplateError::load)?;
     let read = |p: &str| match o.overlay.get(p) {
         Some(text) => Ok(text.clone().into_bytes()),
@@ -293,6 +294,29 @@ pub fn template_in(
             ))
         })?;
     }
+    Ok((chart, values))
+}
+
+/// The final `.Values` of a chart rendered with `o` (user values merged, the chart and
+/// its dependencies loaded and processed, coalesced, checked against the schemas),
+/// without rendering a template: what `template_in` renders with.
+pub fn values_in(
+    fs: &dyn crate::fs::ChartFs,
+    chart_dir: &Path,
+    cwd: &Path,
+    o: &TemplateOptions,
+) -> Result<Map, TemplateError> {
+    prepare(fs, chart_dir, cwd, o).map(|(_, values)| values)
+}
+
+/// Renders a chart as `helm template` does.
+pub fn template_in(
+    fs: &dyn crate::fs::ChartFs,
+    chart_dir: &Path,
+    cwd: &Path,
+    o: &TemplateOptions,
+) -> Result<Rendered, TemplateError> {
+    let (chart, values) = prepare(fs, chart_dir, cwd, o)?;
     let (caps, kube) = capabilities(o).map_err(TemplateError::values)?;
     if !chart.metadata.kube_version.is_empty()
         && !capstan_sprig::semver_compare(&chart.metadata.kube_version, &kube).unwrap_or(false)

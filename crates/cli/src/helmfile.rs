@@ -500,6 +500,7 @@ fn settings(
         limits: None,
         chart: g.chart.clone(),
         helm_binary: g.helm_binary.clone(),
+        renderers: Default::default(),
     })
 }
 

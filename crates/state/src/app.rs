@@ -490,6 +490,7 @@ mod tests {
             limits: None,
             chart: String::new(),
             helm_binary: String::new(),
+            renderers: Default::default(),
         }
     }
 

@@ -77,36 +77,10 @@ pub fn template_reporting(
             jobs.push((ps, r));
         }
     }
-    let workers = if concurrency == 0 {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    } else {
-        concurrency
-    }
-    .clamp(1, jobs.len().max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let finished = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<Result<RenderedRelease, ReleaseError>>>> =
-        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    let work = || loop {
-        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let Some((ps, r)) = jobs.get(i) else { break };
-        let out = render_one(s, ps, r, flags);
-        if let Ok(mut slot) = results[i].lock() {
-            *slot = Some(out);
-        }
-        done(
-            finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
-            jobs.len(),
-        );
-    };
-    // Each render nests as deep as its templates: a large reserved stack per thread, as
-    // the command thread has.
-    capstan_value::stack::deep_workers(workers, "capstan-render", work);
+    let results = parallel_map(&jobs, concurrency, |(ps, r)| render_one(s, ps, r, flags), done);
     let mut out = Vec::new();
     for slot in results {
-        match slot.into_inner().ok().flatten() {
+        match slot {
             Some(Ok(r)) => out.push(r),
             Some(Err(e)) => return Err(e),
             None => {
@@ -120,6 +94,46 @@ pub fn template_reporting(
         }
     }
     Ok(out)
+}
+
+/// `f` over every job on `concurrency` threads (0: one per core), the results in the jobs'
+/// order (`None` where a thread stopped); `done(finished, total)` after each job. Each
+/// thread has the large reserved stack renders need.
+fn parallel_map<T: Sync, R: Send>(
+    jobs: &[T],
+    concurrency: usize,
+    f: impl Fn(&T) -> R + Sync,
+    done: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<Option<R>> {
+    let workers = if concurrency == 0 {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    } else {
+        concurrency
+    }
+    .clamp(1, jobs.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<R>>> =
+        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let work = || loop {
+        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(job) = jobs.get(i) else { break };
+        let out = f(job);
+        if let Ok(mut slot) = results[i].lock() {
+            *slot = Some(out);
+        }
+        done(
+            finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+            jobs.len(),
+        );
+    };
+    capstan_value::stack::deep_workers(workers, "capstan-render", work);
+    results
+        .into_iter()
+        .map(|slot| slot.into_inner().ok().flatten())
+        .collect()
 }
 
 /// Renders one release of a state (its values computed, its chart loaded and rendered).
@@ -967,43 +981,49 @@ pub fn explain_values(
     states: &[PreparedState],
     flags: &HelmFlags,
 ) -> Result<Vec<ExplainedRelease>, String> {
-    let mut out = Vec::new();
+    let mut jobs: Vec<(&PreparedState, &Release)> = Vec::new();
     for ps in states {
         for r in ps.active()? {
-            let fail = |e: String| {
-                let own = format!("release \"{}\": ", r.name);
-                format!(
-                    "release \"{}\": {}",
-                    r.name,
-                    e.strip_prefix(&own).unwrap_or(&e)
-                )
-            };
-            let mut input = chart_input(s, ps, r, flags).map_err(fail)?;
-            if !input.local {
-                return Err(fail(format!(
-                    "chart {:?} is not a local chart: its values need helm",
-                    r.chart
-                )));
-            }
-            input.options.post_renderer = None;
-            let fs = crate::host::HostFs(s.host.as_ref());
-            let chart = Path::new(&input.chart);
-            let rendered =
-                capstan_chart::template::template_in(&fs, chart, Path::new(""), &input.options)
-                    .map_err(|e| fail(e.to_string()))?;
-            let layers =
-                capstan_chart::explain::layers_in(&fs, chart, Path::new(""), &input.options)
-                    .map_err(fail)?;
-            out.push(ExplainedRelease {
-                name: r.name.clone(),
-                namespace: input.options.namespace.clone(),
-                chart: r.chart.clone(),
-                values: rendered.values,
-                layers,
-            });
+            jobs.push((ps, r));
         }
     }
-    Ok(out)
+    let explain = |(ps, r): &(&PreparedState, &Release)| -> Result<ExplainedRelease, String> {
+        let fail = |e: String| {
+            let own = format!("release \"{}\": ", r.name);
+            format!(
+                "release \"{}\": {}",
+                r.name,
+                e.strip_prefix(&own).unwrap_or(&e)
+            )
+        };
+        let mut input = chart_input(s, ps, r, flags).map_err(fail)?;
+        if !input.local {
+            return Err(fail(format!(
+                "chart {:?} is not a local chart: its values need helm",
+                r.chart
+            )));
+        }
+        input.options.post_renderer = None;
+        let fs = crate::host::HostFs(s.host.as_ref());
+        let chart = Path::new(&input.chart);
+        let values = capstan_chart::template::values_in(&fs, chart, Path::new(""), &input.options)
+            .map_err(|e| fail(e.to_string()))?;
+        let layers = capstan_chart::explain::layers_in(&fs, chart, Path::new(""), &input.options)
+            .map_err(fail)?;
+        Ok(ExplainedRelease {
+            name: r.name.clone(),
+            namespace: input.options.namespace.clone(),
+            chart: r.chart.clone(),
+            values,
+            layers,
+        })
+    };
+    // Releases in parallel (their values templates and charts are independent), results in
+    // the state's order; the first failing release (in that order) is the error.
+    parallel_map(&jobs, 0, explain, &|_, _| {})
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("a values thread stopped".into())))
+        .collect()
 }
 
 /// A release's user-supplied values (what helm records as the release's values: the

@@ -65,6 +65,7 @@ fn settings(dir: &Path, env: &str) -> Settings {
         limits: None,
         chart: String::new(),
         helm_binary: String::new(),
+        renderers: Default::default(),
     }
 }
 

@@ -570,6 +570,7 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
         limits: None,
         chart: String::new(),
         helm_binary: "helm".into(),
+        renderers: Default::default(),
     };
     let run_opts = capstan_state::app::RunOptions {
         file: String::new(),
