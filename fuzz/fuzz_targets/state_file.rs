@@ -27,6 +27,7 @@ fuzz_target!(|data: &[u8]| {
             chart: String::new(),
             helm_binary: String::new(),
             renderers: Default::default(),
+            charts: Default::default(),
         };
         let opts = RunOptions {
             file: name.into(),

@@ -116,7 +116,11 @@ pub fn layers_in(
     } else {
         load_dir_in
     };
-    let mut raw = load(fs, chart_dir).map_err(|e| e.message)?;
+    let loaded = || load(fs, chart_dir).map_err(|e| e.message);
+    let mut raw = match &o.chart_cache {
+        Some(cache) => cache.get_or_load(chart_dir, o.patches.manifests, loaded)?,
+        None => loaded()?,
+    };
     if let Some(b) = &o.dependency_builder {
         crate::dependencies::build_missing(&mut raw, chart_dir, b)?;
     }

@@ -3,6 +3,7 @@
 //! in-process `helm template` (`template::template`).
 
 pub mod archive;
+pub mod cache;
 pub mod capabilities;
 pub mod dependencies;
 pub mod explain;

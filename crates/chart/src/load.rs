@@ -9,7 +9,7 @@ use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-type Map = BTreeMap<Str, Value>;
+pub(crate) type Map = BTreeMap<Str, Value>;
 
 /// A file of a chart, named by its path inside the chart (`templates/cm.yaml`).
 #[derive(Clone, Debug)]

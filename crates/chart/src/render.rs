@@ -155,18 +155,8 @@ pub fn render(
 ) -> Result<BTreeMap<String, String>, RenderError> {
     let mut tpls = BTreeMap::new();
     collect(chart, "", None, values, ctx, &mut tpls);
-    static FUNCS: std::sync::OnceLock<Arc<capstan_gotmpl::FuncMap>> = std::sync::OnceLock::new();
-    let funcs = FUNCS
-        .get_or_init(|| Arc::new(crate::funcs::helm_funcs()))
-        .clone();
-    let mut set = crate::funcs::helm_templates(funcs);
     let names = sorted_names(&tpls);
-    for name in &names {
-        set.parse(name, &tpls[name].text).map_err(|e| RenderError {
-            message: parse_error(name, &e),
-            at: locate(&e, &tpls),
-        })?;
-    }
+    let set = parsed_set(&names, &tpls)?;
     let mut rendered = BTreeMap::new();
     for name in &names {
         let base = name.rsplit('/').next().unwrap_or(name);
@@ -188,6 +178,65 @@ pub fn render(
         rendered.insert(name.clone(), out.replace("<no value>", ""));
     }
     Ok(rendered)
+}
+
+/// The templates of one chart tree (names in parse order, with their texts).
+type TemplateTexts = Vec<(String, String)>;
+
+/// Parsed template sets by the texts they were parsed from: releases of one chart (with
+/// the same subcharts enabled) parse its templates once per process. A hit is checked
+/// against the texts themselves, not only their hash.
+type ParsedCache = std::collections::HashMap<u64, Vec<(Arc<TemplateTexts>, Arc<capstan_gotmpl::Templates>)>>;
+
+/// Entries kept before the cache starts over (a run renders a handful of distinct chart
+/// trees; a long-lived process using the library renders many).
+const PARSED_CACHE_LIMIT: usize = 64;
+
+/// The set with every template of `names` parsed (deepest first), from the cache when
+/// these exact texts were parsed before. The copy returned has its own include counts.
+fn parsed_set(
+    names: &[String],
+    tpls: &BTreeMap<String, Renderable>,
+) -> Result<capstan_gotmpl::Templates, RenderError> {
+    use std::hash::{Hash, Hasher};
+    static FUNCS: std::sync::OnceLock<Arc<capstan_gotmpl::FuncMap>> = std::sync::OnceLock::new();
+    static PARSED: std::sync::OnceLock<std::sync::Mutex<ParsedCache>> = std::sync::OnceLock::new();
+    let texts: TemplateTexts = names
+        .iter()
+        .map(|n| (n.clone(), tpls[n].text.clone()))
+        .collect();
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    texts.hash(&mut hasher);
+    let key = hasher.finish();
+    let cache = PARSED.get_or_init(Default::default);
+    let fresh = |set: &capstan_gotmpl::Templates| {
+        let mut copy = set.clone();
+        copy.include_nesting = Default::default();
+        copy
+    };
+    if let Ok(c) = cache.lock() {
+        if let Some((_, set)) = c.get(&key).and_then(|v| v.iter().find(|(t, _)| **t == texts)) {
+            return Ok(fresh(set));
+        }
+    }
+    let funcs = FUNCS
+        .get_or_init(|| Arc::new(crate::funcs::helm_funcs()))
+        .clone();
+    let mut set = crate::funcs::helm_templates(funcs);
+    for (name, text) in &texts {
+        set.parse(name, text).map_err(|e| RenderError {
+            message: parse_error(name, &e),
+            at: locate(&e, tpls),
+        })?;
+    }
+    let set = Arc::new(set);
+    if let Ok(mut c) = cache.lock() {
+        if c.values().map(Vec::len).sum::<usize>() >= PARSED_CACHE_LIMIT {
+            c.clear();
+        }
+        c.entry(key).or_default().push((Arc::new(texts), set.clone()));
+    }
+    Ok(fresh(&set))
 }
 
 /// Helm's `cleanupParseError`.

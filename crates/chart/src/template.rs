@@ -50,6 +50,8 @@ pub struct TemplateOptions {
     pub post_renderer: Option<crate::postrender::PostRenderer>,
     /// helmfile's `strategicMergePatches`/`jsonPatches`, applied before post-rendering.
     pub patches: crate::patch::Patches,
+    /// The run's loaded charts, shared by its releases (none: load from disk).
+    pub chart_cache: Option<crate::cache::ChartCache>,
 }
 
 /// What a successful run produced.
@@ -257,15 +259,21 @@ fn prepare(
     } else {
         crate::load::load_dir_in
     };
-    let mut chart = load(fs, chart_dir).map_err(|e| {
-        let err = TemplateError::load(e.message);
-        match (e.file, e.pos) {
-            (Some(f), Some(p)) if fs.is_dir(chart_dir) => {
-                err.at(chart_dir.join(f), p.line, p.column)
+    let loaded = || {
+        load(fs, chart_dir).map_err(|e| {
+            let err = TemplateError::load(e.message);
+            match (e.file, e.pos) {
+                (Some(f), Some(p)) if fs.is_dir(chart_dir) => {
+                    err.at(chart_dir.join(f), p.line, p.column)
+                }
+                _ => err,
             }
-            _ => err,
-        }
-    })?;
+        })
+    };
+    let mut chart = match &o.chart_cache {
+        Some(cache) => cache.get_or_load(chart_dir, o.patches.manifests, loaded)?,
+        None => loaded()?,
+    };
     if !chart.metadata.chart_type.is_empty() && chart.metadata.chart_type != "application" {
         return Err(TemplateError::load(format!(
             "{} charts are not installable",

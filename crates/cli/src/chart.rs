@@ -146,6 +146,7 @@ impl RenderFlags {
             dependency_builder: None,
             post_renderer,
             patches: Default::default(),
+            chart_cache: None,
         }
     }
 }

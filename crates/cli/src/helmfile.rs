@@ -501,6 +501,7 @@ fn settings(
         chart: g.chart.clone(),
         helm_binary: g.helm_binary.clone(),
         renderers: Default::default(),
+        charts: Default::default(),
     })
 }
 

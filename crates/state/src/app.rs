@@ -491,6 +491,7 @@ mod tests {
             chart: String::new(),
             helm_binary: String::new(),
             renderers: Default::default(),
+            charts: Default::default(),
         }
     }
 

@@ -63,25 +63,16 @@ pub struct Settings {
     pub helm_binary: String,
     /// The renderers made so far, one per base directory: their function maps and
     /// `_*.tpl` helpers are built once per run, not once per release.
-    pub renderers: RendererCache,
+    pub renderers: crate::render::RendererCache,
+    /// Charts loaded so far (each chart directory is read and decoded once per run).
+    pub charts: capstan_chart::cache::ChartCache,
 }
-
-/// [`Settings::renderer`]'s cache (shared by clones of the settings).
-#[derive(Clone, Default)]
-pub struct RendererCache(Arc<std::sync::Mutex<std::collections::HashMap<String, Renderer>>>);
 
 impl Settings {
     /// A template renderer for files in `base` (made once per base and run).
     pub fn renderer(&self, base: &str) -> Renderer {
-        let make = || {
-            let mut r = Renderer::new(self.host.clone(), PathBuf::from(base));
-            r.limits = self.limits;
-            r
-        };
-        match self.renderers.0.lock() {
-            Ok(mut cache) => cache.entry(base.to_string()).or_insert_with(make).clone(),
-            Err(_) => make(),
-        }
+        self.renderers
+            .get(&self.host, std::path::Path::new(base), self.limits)
     }
 }
 

@@ -214,6 +214,7 @@ pub fn chart_input_with(
             .as_ref()
             .map(|(cmd, args)| command_post_renderer(s.host.clone(), &s.root, cmd, args)),
         patches,
+        chart_cache: Some(s.charts.clone()),
         ..Default::default()
     };
     let missing = MissingFileHandler::parse(&r.missing_file_handler, &ps.state.file);

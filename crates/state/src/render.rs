@@ -28,6 +28,29 @@ pub struct Renderer {
     /// The `_*.tpl` files beside the base (their `define`s are in every template
     /// rendered here, as helmfile's `helperTPLs`), read once.
     helpers: Arc<std::sync::OnceLock<HelperTemplates>>,
+    /// The run's renderers, for a `.gotmpl` file in another directory (weak: the cache
+    /// holds this renderer).
+    family: std::sync::Weak<std::sync::Mutex<std::collections::HashMap<PathBuf, Renderer>>>,
+}
+
+/// The renderers of a run, one per directory: function maps and `_*.tpl` helpers are
+/// built once per directory and run, not once per release (shared by clones).
+#[derive(Clone, Default)]
+pub struct RendererCache(Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, Renderer>>>);
+
+impl RendererCache {
+    /// The renderer for files in `base`, made on first use.
+    pub fn get(&self, host: &Arc<dyn Host>, base: &std::path::Path, limits: Option<(u64, usize)>) -> Renderer {
+        let make = || Renderer {
+            limits,
+            family: Arc::downgrade(&self.0),
+            ..Renderer::new(host.clone(), base.to_path_buf())
+        };
+        match self.0.lock() {
+            Ok(mut cache) => cache.entry(base.to_path_buf()).or_insert_with(make).clone(),
+            Err(_) => make(),
+        }
+    }
 }
 
 fn list_of_strings(items: Vec<String>) -> Value {
@@ -383,6 +406,7 @@ impl Renderer {
             funcs,
             limits: None,
             helpers: Default::default(),
+            family: std::sync::Weak::new(),
         }
     }
 
@@ -468,9 +492,12 @@ impl Renderer {
             let renderer = if dir == self.base {
                 self
             } else {
-                here = Renderer {
-                    limits: self.limits,
-                    ..Renderer::new(self.host.clone(), dir)
+                here = match self.family.upgrade() {
+                    Some(family) => RendererCache(family).get(&self.host, &dir, self.limits),
+                    None => Renderer {
+                        limits: self.limits,
+                        ..Renderer::new(self.host.clone(), dir)
+                    },
                 };
                 &here
             };

@@ -66,6 +66,7 @@ fn settings(dir: &Path, env: &str) -> Settings {
         chart: String::new(),
         helm_binary: String::new(),
         renderers: Default::default(),
+        charts: Default::default(),
     }
 }
 

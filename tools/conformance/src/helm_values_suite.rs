@@ -47,6 +47,7 @@ pub(crate) fn options(inputs: &J) -> TemplateOptions {
         dependency_builder: None,
         post_renderer: None,
         patches: Default::default(),
+        chart_cache: None,
     }
 }
 

@@ -571,6 +571,7 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
         chart: String::new(),
         helm_binary: "helm".into(),
         renderers: Default::default(),
+        charts: Default::default(),
     };
     let run_opts = capstan_state::app::RunOptions {
         file: String::new(),

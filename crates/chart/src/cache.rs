@@ -1,0 +1,84 @@
+//! Charts loaded once per run: releases of the same chart directory share one load
+//! (files read, `Chart.yaml` and `values.yaml` decoded, subcharts unpacked). Each release
+//! gets its own copy whose values and `Chart.yaml` document are deep copies, because
+//! templates may change the maps they are given (`set`, `unset`) and values must never
+//! leak from one release into another. Loads that fail are not kept (each release reports
+//! its own error).
+
+use crate::load::Chart;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The charts of one run, by directory (as given) and loader (`true`: a directory of
+/// plain manifests).
+#[derive(Clone, Default)]
+pub struct ChartCache(Arc<Mutex<HashMap<(PathBuf, bool), Arc<Chart>>>>);
+
+impl std::fmt::Debug for ChartCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ChartCache")
+    }
+}
+
+impl ChartCache {
+    /// The chart in `dir`: a detached copy of the one loaded before, else `load()`'s
+    /// (kept for later releases when it succeeds). `load` runs without the lock held.
+    pub fn get_or_load<E>(
+        &self,
+        dir: &Path,
+        manifests: bool,
+        load: impl FnOnce() -> Result<Chart, E>,
+    ) -> Result<Chart, E> {
+        let key = (dir.to_path_buf(), manifests);
+        if let Some(chart) = self.0.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return Ok(chart.detached());
+        }
+        let chart = load()?;
+        if let Ok(mut c) = self.0.lock() {
+            c.entry(key).or_insert_with(|| Arc::new(chart.detached()));
+        }
+        Ok(chart)
+    }
+}
+
+impl Chart {
+    /// A copy sharing nothing mutable with `self`: values and the `Chart.yaml` document
+    /// deep-copied, for this chart and every subchart.
+    pub fn detached(&self) -> Chart {
+        let deep = |m: &crate::load::Map| -> crate::load::Map {
+            m.iter().map(|(k, v)| (k.clone(), v.deep_copy())).collect()
+        };
+        let mut c = self.clone();
+        c.values = deep(&self.values);
+        c.metadata.raw = deep(&self.metadata.raw);
+        c.dependencies = self.dependencies.iter().map(Chart::detached).collect();
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use capstan_value::Value;
+
+    #[test]
+    fn copies_share_no_values_and_failures_are_not_kept() {
+        let cache = ChartCache::default();
+        let mut first = Chart::default();
+        let nested = Value::map_from(Default::default());
+        first.values.insert("a".into(), nested);
+        let loaded: Result<Chart, String> = cache.get_or_load(Path::new("c"), false, || Ok(first));
+        let one = loaded.unwrap();
+        let two: Chart = cache.get_or_load(Path::new("c"), false, || Err::<Chart, String>("reloaded".into())).unwrap();
+        if let (Some(Value::Map(a)), Some(Value::Map(b))) = (one.values.get("a"), two.values.get("a")) {
+            assert!(!Arc::ptr_eq(a, b), "a release's copy shares a map with another's");
+        } else {
+            panic!("values lost");
+        }
+        let failed: Result<Chart, String> = cache.get_or_load(Path::new("d"), false, || Err("bad".into()));
+        assert!(failed.is_err());
+        let again: Result<Chart, String> = cache.get_or_load(Path::new("d"), false, || Ok(Chart::default()));
+        assert!(again.is_ok(), "a failed load is tried again");
+    }
+}
