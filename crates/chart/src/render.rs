@@ -192,6 +192,15 @@ type ParsedCache = std::collections::HashMap<u64, Vec<(Arc<TemplateTexts>, Arc<c
 /// trees; a long-lived process using the library renders many).
 const PARSED_CACHE_LIMIT: usize = 64;
 
+/// Empties the parsed template cache (benchmarks timing parsing as Go's engine does it).
+pub fn forget_parsed_templates() {
+    if let Some(Ok(mut c)) = PARSED.get().map(|m| m.lock()) {
+        c.clear();
+    }
+}
+
+static PARSED: std::sync::OnceLock<std::sync::Mutex<ParsedCache>> = std::sync::OnceLock::new();
+
 /// The set with every template of `names` parsed (deepest first), from the cache when
 /// these exact texts were parsed before. The copy returned has its own include counts.
 fn parsed_set(
@@ -200,7 +209,6 @@ fn parsed_set(
 ) -> Result<capstan_gotmpl::Templates, RenderError> {
     use std::hash::{Hash, Hasher};
     static FUNCS: std::sync::OnceLock<Arc<capstan_gotmpl::FuncMap>> = std::sync::OnceLock::new();
-    static PARSED: std::sync::OnceLock<std::sync::Mutex<ParsedCache>> = std::sync::OnceLock::new();
     let texts: TemplateTexts = names
         .iter()
         .map(|n| (n.clone(), tpls[n].text.clone()))
