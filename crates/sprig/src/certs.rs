@@ -106,14 +106,25 @@ fn rsa_prime<const L: usize>() -> rsa::BigUint {
     }
 }
 
+/// Two primes from `prime`, searched at once on two threads (the search is random and
+/// dominates key generation: a 4096-bit key takes about a second on one core).
+fn prime_pair(prime: fn() -> rsa::BigUint) -> (rsa::BigUint, rsa::BigUint) {
+    std::thread::scope(|scope| {
+        let q = scope.spawn(prime);
+        let p = prime();
+        let q = q.join().unwrap_or_else(|_| prime());
+        (p, q)
+    })
+}
+
 /// An RSA key of 2048 or 4096 bits with e = 65537 (the two sizes sprig makes). The
 /// primes come from `crypto-primes` (the `rsa` crate's own search is several times
 /// slower than Go's).
 fn generate_rsa(bits: usize) -> Result<PrivateKey, String> {
     loop {
         let (p, q) = match bits {
-            2048 => (rsa_prime::<16>(), rsa_prime::<16>()),
-            4096 => (rsa_prime::<32>(), rsa_prime::<32>()),
+            2048 => prime_pair(rsa_prime::<16>),
+            4096 => prime_pair(rsa_prime::<32>),
             other => return Err(format!("crypto/rsa: unsupported key size {other}")),
         };
         // from_p_q refuses p == q and an e that is not invertible: draw again.
