@@ -98,23 +98,11 @@ impl Drop for Kube {
     }
 }
 
-fn text(o: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use common::output_text as text;
 
 /// A shell script standing in for helm (`dir/fake-helm`, executable).
 fn stand_in_helm(dir: &Path, script: &str) -> PathBuf {
-    write(dir, "fake-helm", script);
-    let helm = dir.join("fake-helm");
-    let mut perms = std::fs::metadata(&helm).expect("meta").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&helm, perms).expect("chmod");
-    helm
+    common::executable(dir, "fake-helm", script)
 }
 
 fn write(dir: &Path, name: &str, content: &str) {
@@ -488,17 +476,12 @@ fn interactive_sync_asks_first() {
     let helm = stand_in_helm(&dir, "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.1.4+g0;;\n  list) printf 'NAME\\n';;\nesac\n");
     project(&dir);
     let run = |answer: &str| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_capstan"))
-            .args(["--helm-binary", helm.to_str().expect("utf-8"), "-i", "sync"])
-            .current_dir(&dir)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("capstan starts");
-        use std::io::Write as _;
-        child.stdin.take().expect("stdin").write_all(answer.as_bytes()).expect("answer");
-        child.wait_with_output().expect("capstan exits")
+        common::run_with_stdin(
+            Command::new(env!("CARGO_BIN_EXE_capstan"))
+                .args(["--helm-binary", helm.to_str().expect("utf-8"), "-i", "sync"])
+                .current_dir(&dir),
+            answer,
+        )
     };
     let upgrades = || {
         std::fs::read_to_string(dir.join("calls"))
@@ -649,19 +632,14 @@ fn oci_registries_are_logged_in_and_their_charts_deploy() {
     // Publish the chart with helm, under a registry config of its own.
     let publisher = dir.join("publisher.json");
     let helm_in = |args: &[&str], stdin: &str| {
-        let mut child = Command::new(kube.bin.join("helm"))
-            .args(args)
-            .current_dir(&dir)
-            .envs(kube.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .env("HELM_REGISTRY_CONFIG", &publisher)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("helm");
-        use std::io::Write as _;
-        child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("stdin");
-        let out = child.wait_with_output().expect("helm exits");
+        let out = common::run_with_stdin(
+            Command::new(kube.bin.join("helm"))
+                .args(args)
+                .current_dir(&dir)
+                .envs(kube.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+                .env("HELM_REGISTRY_CONFIG", &publisher),
+            stdin,
+        );
         assert!(out.status.success(), "helm {args:?}: {}", text(&out));
     };
     let host = format!("127.0.0.1:{port}");

@@ -4,41 +4,17 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output};
 
 fn capstan(dir: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_capstan"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("capstan starts");
-    use std::io::Write as _;
-    let _ = child.stdin.take().expect("stdin").write_all(stdin.as_bytes());
-    child.wait_with_output().expect("capstan exits")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
+    common::run_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_capstan")).args(args).current_dir(dir),
+        stdin,
     )
 }
 
-/// An executable shell script at `dir/name`.
-fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, body).expect("script");
-    let mut perms = std::fs::metadata(&path).expect("meta").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&path, perms).expect("chmod");
-    path
-}
+use common::{executable as script, output_text as text};
 
 #[test]
 fn version_names_capstan_and_the_helm_it_would_run() {

@@ -154,3 +154,36 @@ pub fn http_files(files: Vec<(String, Vec<u8>)>) -> u16 {
     })
 }
 
+/// A command's exit code, stdout and stderr, for assertion messages.
+pub fn output_text(o: &std::process::Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// An executable script `dir/name` with `body` (a stand-in for helm and the like).
+pub fn executable(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, body).expect("script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+/// Runs `cmd` with `stdin` written to its standard input; its output captured.
+pub fn run_with_stdin(cmd: &mut Command, stdin: &str) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the command starts");
+    // A command that exits without reading its input is not an error here.
+    let _ = child.stdin.take().expect("stdin").write_all(stdin.as_bytes());
+    child.wait_with_output().expect("the command exits")
+}
+
