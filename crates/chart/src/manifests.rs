@@ -118,18 +118,11 @@ pub fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, String
     let mut out = Sorted::default();
     for (path, content) in manifest_files(files) {
         for doc in split_documents(content) {
-            let head = capstan_yaml::decode_helm_value(&doc)
-                .map_err(|e| format!("YAML parse error on {path}: {e}"))?;
-            let wrap = |e: String| format!("YAML parse error on {path}: {e}");
-            let head_map = head.as_map().map(|m| m.snapshot()).unwrap_or_default();
-            let kind = crate::load::string_field(&head_map, "kind", "SimpleHead").map_err(wrap)?;
-            let annotations = head
-                .get("metadata")
-                .and_then(|m| m.get("annotations"))
-                .and_then(|a| a.as_map().map(|m| m.snapshot()));
-            let hook = annotations
-                .as_ref()
-                .and_then(|a| a.get("helm.sh/hook").cloned());
+            // Most manifests: read from the parser's events; the rest decoded in full.
+            let (kind, hook) = match capstan_yaml::manifest_head(&doc) {
+                Some(h) => (h.kind, h.hook.map(Value::from)),
+                None => full_head(&doc, &path)?,
+            };
             let mut m = Manifest {
                 source: path.clone(),
                 content: doc,
@@ -159,6 +152,22 @@ pub fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, String
     sort_by_kind(&mut out.manifests);
     sort_by_kind(&mut out.hooks);
     Ok(out)
+}
+
+/// `kind` and the `helm.sh/hook` annotation of a manifest decoded in full, with Helm's
+/// errors for one that is not YAML or whose `kind` is not a string.
+fn full_head(doc: &str, path: &str) -> Result<(String, Option<Value>), String> {
+    let head = capstan_yaml::decode_helm_value(doc)
+        .map_err(|e| format!("YAML parse error on {path}: {e}"))?;
+    let head_map = head.as_map().map(|m| m.snapshot()).unwrap_or_default();
+    let kind = crate::load::string_field(&head_map, "kind", "SimpleHead")
+        .map_err(|e| format!("YAML parse error on {path}: {e}"))?;
+    let hook = head
+        .get("metadata")
+        .and_then(|m| m.get("annotations"))
+        .and_then(|a| a.as_map().map(|m| m.snapshot()))
+        .and_then(|a| a.get("helm.sh/hook").cloned());
+    Ok((kind, hook))
 }
 
 fn sort_by_kind(list: &mut [Manifest]) {

@@ -274,7 +274,7 @@ thread_local! {
 
 /// Runs `f`, turning a libyaml-safer panic (a few malformed inputs reach its
 /// unfinished branches) into an `Err` without the panic message on stderr.
-fn quiet_catch<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+pub(crate) fn quiet_catch<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
