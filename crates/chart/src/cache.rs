@@ -10,10 +10,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The charts of one run, by directory (as given) and loader (`true`: a directory of
-/// plain manifests).
+/// Loaded charts by directory (as given) and loader (`true`: a directory of plain
+/// manifests).
+type Loaded = HashMap<(PathBuf, bool), Arc<Chart>>;
+
+/// The charts of one run.
 #[derive(Clone, Default)]
-pub struct ChartCache(Arc<Mutex<HashMap<(PathBuf, bool), Arc<Chart>>>>);
+pub struct ChartCache(Arc<Mutex<Loaded>>);
 
 impl std::fmt::Debug for ChartCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -121,7 +121,7 @@ pub fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, String
             // Most manifests: read from the parser's events; the rest decoded in full.
             let (kind, hook) = match capstan_yaml::manifest_head(&doc) {
                 Some(h) => (h.kind, h.hook.map(Value::from)),
-                None => full_head(&doc, &path)?,
+                None => full_head(&doc, path)?,
             };
             let mut m = Manifest {
                 source: path.clone(),

@@ -149,7 +149,7 @@ pub fn manifest_head(doc: &str) -> Option<ManifestHead> {
                     Some(Frame::Seq) => Place::Elsewhere,
                     Some(Frame::Map { place, key, .. }) => {
                         // A collection as a key: only the full decode knows.
-                        let Some(k) = key.take() else { return None };
+                        let k = key.take()?;
                         match (*place, k.as_str()) {
                             // `kind` must be a string.
                             (Place::Root, "kind") => return None,
