@@ -172,8 +172,11 @@ pub fn render(
         let out = set
             .execute(name, &Value::map_from(scope))
             .map_err(|e| RenderError {
-                message: exec_error(name, &e.0),
-                at: locate(&e.0, &tpls),
+                message: exec_error(name, &e.message),
+                at: e.at.and_then(|l| {
+                    tpls.get(&l.template)
+                        .map(|r| (r.file.clone(), l.line as u32, l.column as u32))
+                }),
             })?;
         rendered.insert(name.clone(), out.replace("<no value>", ""));
     }

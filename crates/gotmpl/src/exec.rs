@@ -9,13 +9,37 @@ use capstan_value::{Elem, Value};
 use std::fmt;
 use std::sync::Arc;
 
-/// An execution failure; `Display` is Go's message.
+/// An execution failure: Go's message (its `Display`), and where in which template it
+/// happened when Go's message names a place (the outermost one: the action that failed
+/// in the template being executed, not a template it included).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExecError(pub String);
+pub struct ExecError {
+    pub message: String,
+    pub at: Option<ExecLocation>,
+}
+
+/// A place in a template: its parse name (as Go's messages show it), line and column
+/// (1-based line; the column counts bytes from 0, as Go prints it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecLocation {
+    pub template: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl ExecError {
+    /// An error with no place in a template.
+    pub fn new(message: impl Into<String>) -> ExecError {
+        ExecError {
+            message: message.into(),
+            at: None,
+        }
+    }
+}
 
 impl fmt::Display for ExecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -63,7 +87,7 @@ pub fn execute(
         } else {
             set.root_name.as_str()
         };
-        return Err(ExecError(format!(
+        return Err(ExecError::new(format!(
             "template: no template {} associated with template {}",
             go_quote(name),
             go_quote(root)
@@ -83,7 +107,7 @@ pub fn execute_def(
     depth: usize,
 ) -> Result<(), ExecError> {
     if depth > MAX_DEPTH {
-        return Err(ExecError(format!(
+        return Err(ExecError::new(format!(
             "template: exceeded maximum template depth ({MAX_DEPTH})"
         )));
     }
@@ -118,24 +142,34 @@ fn dig(v: EV) -> EV {
 }
 
 impl<'a> State<'a> {
-    fn location(&self, pos: usize) -> String {
+    fn location(&self, pos: usize) -> ExecLocation {
         let text = &self.def.text[..pos.min(self.def.text.len())];
         let line = 1 + text.matches('\n').count();
-        let col = match text.rfind('\n') {
+        let column = match text.rfind('\n') {
             Some(i) => pos - (i + 1),
             None => pos,
         };
-        format!("{}:{}:{}", self.def.parse_name, line, col)
+        ExecLocation {
+            template: self.def.parse_name.clone(),
+            line,
+            column,
+        }
     }
 
     fn error(&self, pos: usize, context: impl fmt::Display, msg: impl fmt::Display) -> ExecError {
-        ExecError(format!(
-            "template: {}: executing {} at <{}>: {}",
-            self.location(pos),
-            go_quote(&self.name),
-            context,
-            msg
-        ))
+        let at = self.location(pos);
+        ExecError {
+            message: format!(
+                "template: {}:{}:{}: executing {} at <{}>: {}",
+                at.template,
+                at.line,
+                at.column,
+                go_quote(&self.name),
+                context,
+                msg
+            ),
+            at: Some(at),
+        }
     }
 
     fn walk(&mut self, dot: &EV, nodes: &[Node], out: &mut String) -> Result<Flow, ExecError> {
@@ -157,7 +191,7 @@ impl<'a> State<'a> {
         if let Some(limit) = self.set.step_limit {
             self.steps += 1;
             if self.steps > limit {
-                return Err(ExecError(format!(
+                return Err(ExecError::new(format!(
                     "template: execution exceeded the step limit ({limit})"
                 )));
             }
@@ -174,7 +208,7 @@ impl<'a> State<'a> {
                 if pipe.decl.is_empty() {
                     print_value(out, &v);
                     if let Some(limit) = self.set.value_limit.filter(|&l| out.len() > l) {
-                        return Err(ExecError(format!(
+                        return Err(ExecError::new(format!(
                             "template: output larger than the limit of {limit} bytes"
                         )));
                     }

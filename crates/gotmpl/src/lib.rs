@@ -12,7 +12,7 @@ pub mod lex;
 pub mod parse;
 
 pub use builtins::{builtins, escape_html, escape_js, query_escape};
-pub use exec::ExecError;
+pub use exec::{ExecError, ExecLocation};
 
 use ast::Node;
 use capstan_value::Value;
