@@ -28,7 +28,9 @@ impl Kube {
             "the test API server or helm is not installed in {}: run scripts/test (it runs ../shared/kube/install.sh and install-helm.sh)",
             bin.display()
         );
-        let run_dir = dir.join("kube");
+        // Beside the test's directory, not in it: a test removes its directory before
+        // this is dropped, and stop.sh finds the servers by the PID files here.
+        let run_dir = PathBuf::from(format!("{}-kube", dir.display()));
         let out = Command::new("bash")
             .arg(scripts.join("start.sh"))
             .env("KUBE_RUN_DIR", &run_dir)
