@@ -130,10 +130,27 @@ pub fn layers_in(
     }
     let mut chart = raw.clone();
     process_dependencies(&mut chart, &user)?;
+    layers_of(&raw, &chart, chart_dir, cwd, fs, o)
+}
+
+/// The layers of a chart already loaded (`raw`, its dependencies built) and processed for
+/// the user's values (`chart`: conditions, tags, aliases, import-values applied).
+pub fn layers_of(
+    raw: &crate::load::Chart,
+    chart: &crate::load::Chart,
+    chart_dir: &Path,
+    cwd: &Path,
+    fs: &dyn ChartFs,
+    o: &TemplateOptions,
+) -> Result<Layers, String> {
+    let read = |p: &str| match o.overlay.get(p) {
+        Some(text) => Ok(text.clone().into_bytes()),
+        None => read_file_in(fs, cwd, p),
+    };
     let mut warnings = Vec::new();
     let mut tree = Vec::new();
     chart_layers(
-        &chart,
+        chart,
         &chart_dir.display().to_string(),
         Vec::new(),
         0,
@@ -182,7 +199,7 @@ pub fn layers_in(
             flag_layer(Some(flag), name, e)?;
         }
     }
-    unreachable_subchart_values(&raw, &chart, &layers[user_from..], &mut warnings);
+    unreachable_subchart_values(raw, chart, &layers[user_from..], &mut warnings);
     Ok(Layers {
         layers,
         user_from,

@@ -235,13 +235,22 @@ pub fn validate_release_name(name: &str) -> Result<(), String> {
     ))
 }
 
+/// A chart loaded and processed for a release, and its final values.
+struct Prepared {
+    /// As loaded (dependencies built), before conditions and tags: kept only when asked.
+    raw: Option<crate::load::Chart>,
+    chart: crate::load::Chart,
+    values: Map,
+}
+
 /// Loads the chart and computes its final values (the first half of `template_in`).
 fn prepare(
     fs: &dyn crate::fs::ChartFs,
     chart_dir: &Path,
     cwd: &Path,
     o: &TemplateOptions,
-) -> Result<(crate::load::Chart, Map), TemplateError> {
+    keep_raw: bool,
+) -> Result<Prepared, TemplateError> {
     validate_release_name(&o.release_name).map_err(TemplateError::load)?;
     let read = |p: &str| match o.overlay.get(p) {
         Some(text) => Ok(text.clone().into_bytes()),
@@ -289,6 +298,7 @@ fn prepare(
         chart.dependencies.push(sub.clone());
     }
     check_dependencies(&chart).map_err(TemplateError::dependencies)?;
+    let raw = keep_raw.then(|| chart.clone());
     process_dependencies(&mut chart, &user).map_err(|e| {
         TemplateError::dependencies(format!("chart dependencies processing failed: {e}"))
     })?;
@@ -302,7 +312,7 @@ fn prepare(
             ))
         })?;
     }
-    Ok((chart, values))
+    Ok(Prepared { raw, chart, values })
 }
 
 /// The final `.Values` of a chart rendered with `o` (user values merged, the chart and
@@ -314,7 +324,22 @@ pub fn values_in(
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<Map, TemplateError> {
-    prepare(fs, chart_dir, cwd, o).map(|(_, values)| values)
+    prepare(fs, chart_dir, cwd, o, false).map(|p| p.values)
+}
+
+/// [`values_in`] and the layers the values came from ([`crate::explain::layers_in`]),
+/// from one load of the chart and one read of the values files.
+pub fn values_and_layers(
+    fs: &dyn crate::fs::ChartFs,
+    chart_dir: &Path,
+    cwd: &Path,
+    o: &TemplateOptions,
+) -> Result<(Map, crate::explain::Layers), TemplateError> {
+    let p = prepare(fs, chart_dir, cwd, o, true)?;
+    let raw = p.raw.as_ref().unwrap_or(&p.chart);
+    let layers = crate::explain::layers_of(raw, &p.chart, chart_dir, cwd, fs, o)
+        .map_err(TemplateError::values)?;
+    Ok((p.values, layers))
 }
 
 /// Renders a chart as `helm template` does.
@@ -324,7 +349,7 @@ pub fn template_in(
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<Rendered, TemplateError> {
-    let (chart, values) = prepare(fs, chart_dir, cwd, o)?;
+    let Prepared { chart, values, .. } = prepare(fs, chart_dir, cwd, o, false)?;
     let (caps, kube) = capabilities(o).map_err(TemplateError::values)?;
     if !chart.metadata.kube_version.is_empty()
         && !capstan_sprig::semver_compare(&chart.metadata.kube_version, &kube).unwrap_or(false)

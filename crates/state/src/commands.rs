@@ -1006,10 +1006,9 @@ pub fn explain_values(
         input.options.post_renderer = None;
         let fs = crate::host::HostFs(s.host.as_ref());
         let chart = Path::new(&input.chart);
-        let values = capstan_chart::template::values_in(&fs, chart, Path::new(""), &input.options)
-            .map_err(|e| fail(e.to_string()))?;
-        let layers = capstan_chart::explain::layers_in(&fs, chart, Path::new(""), &input.options)
-            .map_err(fail)?;
+        let (values, layers) =
+            capstan_chart::template::values_and_layers(&fs, chart, Path::new(""), &input.options)
+                .map_err(|e| fail(e.to_string()))?;
         Ok(ExplainedRelease {
             name: r.name.clone(),
             namespace: input.options.namespace.clone(),
