@@ -178,6 +178,36 @@ pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
         capstan_total.as_secs_f64(),
         (log_ratio_sum / counted.max(1) as f64).exp()
     );
+    // Combinations where capstan took longer than helm, and the biggest chart's ratio
+    // (issue 13: every chart faster, the biggest at most 0.3x helm's time).
+    let slower: Vec<&str> = per_combo
+        .iter()
+        .filter(|(c, h, _)| c > h)
+        .map(|(_, _, id)| &**id)
+        .collect();
+    println!(
+        "slower than helm: {} of {} ({})",
+        slower.len(),
+        per_combo.len(),
+        slower.join(", ")
+    );
+    if let Some((dir, _)) = combos
+        .iter()
+        .map(|c| (c.chart.clone(), dir_size(&path.join(&c.chart))))
+        .max_by_key(|(_, size)| *size)
+    {
+        let (c, h) = per_combo
+            .iter()
+            .zip(combos.iter().cycle())
+            .filter(|(_, combo)| combo.chart == dir)
+            .fold((0.0, 0.0), |(c, h), ((ct, ht, _), _)| {
+                (c + ct.as_secs_f64(), h + ht.as_secs_f64())
+            });
+        println!(
+            "biggest chart {dir}: capstan {c:.2} s / helm {h:.2} s = {:.2}x helm's time",
+            c / h.max(1e-9)
+        );
+    }
     per_combo.sort_by_key(|c| std::cmp::Reverse(c.0));
     println!("slowest for capstan (capstan / helm):");
     for (c, h, id) in per_combo.iter().take(10) {
@@ -188,6 +218,18 @@ pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
         );
     }
     Ok(ratio >= 1.0)
+}
+
+/// Bytes of the files under `dir`.
+fn dir_size(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_size(&e.path()),
+            _ => e.metadata().map(|m| m.len()).unwrap_or(0),
+        })
+        .sum()
 }
 
 fn read_combos(path: &Path) -> Result<Vec<Combo>, String> {
