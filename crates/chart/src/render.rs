@@ -132,20 +132,6 @@ pub struct RenderError {
     pub at: Option<(String, u32, u32)>,
 }
 
-/// The first `template: NAME:LINE[:COL]:` location of a Go template error, as a file
-/// inside the chart.
-fn locate(raw: &str, tpls: &BTreeMap<String, Renderable>) -> Option<(String, u32, u32)> {
-    let rest = raw.strip_prefix("template: ")?;
-    let loc = rest.split(": ").next()?;
-    let mut parts = loc.rsplitn(3, ':');
-    let (a, b) = (parts.next()?, parts.next()?);
-    let (name, line, col) = match parts.next() {
-        Some(name) if b.parse::<u32>().is_ok() => (name, b.parse().ok()?, a.parse().unwrap_or(1)),
-        _ => (b, a.parse().ok()?, 1),
-    };
-    tpls.get(name).map(|r| (r.file.clone(), line, col))
-}
-
 /// Renders every template; the result maps template path to output (`<no value>`
 /// removed). `values` is the top chart's coalesced `.Values`.
 pub fn render(
@@ -236,8 +222,8 @@ fn parsed_set(
     let mut set = crate::funcs::helm_templates(funcs);
     for (name, text) in &texts {
         set.parse(name, text).map_err(|e| RenderError {
-            message: parse_error(name, &e),
-            at: locate(&e, tpls),
+            message: parse_error(name, &e.message),
+            at: tpls.get(&e.template).map(|r| (r.file.clone(), e.line as u32, 1)),
         })?;
     }
     let set = Arc::new(set);

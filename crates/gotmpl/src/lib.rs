@@ -13,6 +13,7 @@ pub mod parse;
 
 pub use builtins::{builtins, escape_html, escape_js, query_escape};
 pub use exec::{ExecError, ExecLocation};
+pub use parse::ParseError;
 
 use ast::Node;
 use capstan_value::Value;
@@ -234,16 +235,16 @@ impl Templates {
 
     /// Parses `text` as template `name` (plus every `define` in it) into the set.
     /// A definition with an empty body never replaces an existing one.
-    pub fn parse(&mut self, name: &str, text: &str) -> Result<(), String> {
+    pub fn parse(&mut self, name: &str, text: &str) -> Result<(), ParseError> {
         self.parse_tree(name, text).map(|_| ())
     }
 
     /// [`Templates::parse`], returning the tree of `name` itself as Go's
     /// `t.New(name).Parse(text)` returns it: the text's own tree even when it is empty
     /// and the set keeps an older, non-empty `name` (Helm's `tpl` executes this tree).
-    pub fn parse_tree(&mut self, name: &str, text: &str) -> Result<Arc<TemplateDef>, String> {
+    pub fn parse_tree(&mut self, name: &str, text: &str) -> Result<Arc<TemplateDef>, ParseError> {
         let funcs = self.funcs.clone();
-        let trees = parse::parse(name, text, &|f| funcs.get(f).cloned()).map_err(|e| e.0)?;
+        let trees = parse::parse(name, text, &|f| funcs.get(f).cloned())?;
         let text: Arc<str> = Arc::from(text);
         let mut main = None;
         for t in trees {

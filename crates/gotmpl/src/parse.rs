@@ -6,9 +6,31 @@ use crate::ast::{Arg, Command, Control, Node, Number, Pipe};
 use crate::lex::{Kind, LexError, Lexer, Token};
 use capstan_gocompat::strconv::{parse_float, parse_int, parse_uint};
 
-/// A parse failure, already formatted as Go formats it.
-#[derive(Debug, Clone)]
-pub struct ParseError(pub String);
+/// A parse failure: Go's message (`template: NAME:LINE: msg`, its `Display`), and the
+/// template and line it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub message: String,
+    /// The template's parse name.
+    pub template: String,
+    /// 1-based.
+    pub line: usize,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Callers that report errors as text keep using `?`.
+impl From<ParseError> for String {
+    fn from(e: ParseError) -> String {
+        e.message
+    }
+}
 
 /// One parsed tree: a template name and its body.
 #[derive(Debug, Clone)]
@@ -59,7 +81,11 @@ pub fn parse(
                 a if msg.ends_with(" action") => format!(" started at {name}:{a}"),
                 a => format!(" in action started at {name}:{a}"),
             };
-            ParseError(format!("template: {name}:{line}: {msg}{extra}"))
+            ParseError {
+                message: format!("template: {name}:{line}: {msg}{extra}"),
+                template: name.to_string(),
+                line,
+            }
         },
     )?;
     let mut p = Parser {
@@ -159,12 +185,12 @@ impl<'a> Parser<'a> {
     }
 
     fn error(&self, msg: impl AsRef<str>) -> ParseError {
-        ParseError(format!(
-            "template: {}:{}: {}",
-            self.parse_name,
-            self.current_line(),
-            msg.as_ref()
-        ))
+        let line = self.current_line();
+        ParseError {
+            message: format!("template: {}:{}: {}", self.parse_name, line, msg.as_ref()),
+            template: self.parse_name.clone(),
+            line,
+        }
     }
 
     fn unexpected(&self, t: &Token, context: &str) -> ParseError {
