@@ -447,7 +447,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
             &self.ps.overrides,
         );
         let renderer = self.ps.renderer(settings);
-        let render = |a: &str| -> Result<String, String> { renderer.render(a, &data) };
+        let render = |a: &str| -> Result<String, String> { Ok(renderer.render(a, &data)?) };
         let host = settings.host.clone();
         let resolve = |s: &str| capstan_state::render::resolve_ref(host.as_ref(), s);
         let src = FlagSource {

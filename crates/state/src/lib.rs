@@ -58,16 +58,6 @@ pub struct Location {
     pub column: u32,
 }
 
-/// The `LINE[:COL]` of a Go template error (`template: NAME:3:5: ...`).
-pub fn template_position(message: &str) -> Option<(u32, u32)> {
-    let rest = message.strip_prefix("template: ")?;
-    let mut it = rest.splitn(4, ':');
-    let _name = it.next()?;
-    let line: u32 = it.next()?.trim().parse().ok()?;
-    let col: u32 = it.next().and_then(|c| c.trim().parse().ok()).unwrap_or(0);
-    Some((line, col))
-}
-
 /// The `N` of a go-yaml `yaml: line N: ...` message.
 pub fn yaml_line(message: &str) -> Option<u32> {
     let i = message.find("line ")?;

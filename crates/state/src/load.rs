@@ -645,7 +645,7 @@ pub fn load_file(
             let data = final_env.template_data(&s.namespace, &vals);
             renderer.render(part, &data).map_err(|e| {
                 let msg = format!("error during {id} parsing: {e}");
-                match crate::template_position(&e) {
+                match e.position {
                     Some((l, c)) => LoadError::Located(msg, at(l, c)),
                     None => LoadError::Other(msg),
                 }

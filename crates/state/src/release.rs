@@ -355,7 +355,7 @@ fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, String>
                 let fail = |e: String| {
                     format!("failed executing template expressions in release \"{name}\".values[{i}] = \"{serialized}\": {e}")
                 };
-                let s = r.render(&serialized, data).map_err(fail)?;
+                let s = r.render(&serialized, data).map_err(|e| fail(e.into()))?;
                 let v = capstan_yaml::decode_helmfile(&s).map_err(|e| fail(e.to_string()))?;
                 values.push(v);
             }

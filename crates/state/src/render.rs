@@ -18,6 +18,36 @@ use std::sync::Arc;
 /// The `_*.tpl` helper files beside a base (path, text), or why they could not be read.
 type HelperTemplates = Result<Vec<(String, String)>, String>;
 
+/// A template that failed: Go's text (its `Display`), and the line and column in the
+/// rendered text where Go's message places it (none for an error in a helper file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TemplateFailure {
+    pub message: String,
+    pub position: Option<(u32, u32)>,
+}
+
+impl TemplateFailure {
+    fn elsewhere(message: String) -> TemplateFailure {
+        TemplateFailure {
+            message,
+            position: None,
+        }
+    }
+}
+
+impl std::fmt::Display for TemplateFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Callers that report errors as text keep using `?`.
+impl From<TemplateFailure> for String {
+    fn from(e: TemplateFailure) -> String {
+        e.message
+    }
+}
+
 #[derive(Clone)]
 pub struct Renderer {
     pub host: Arc<dyn Host>,
@@ -433,20 +463,31 @@ impl Renderer {
     }
 
     /// Renders template text (`RenderTemplateContentToBuffer`); the error is Go's text.
-    pub fn render(&self, text: &str, data: &Value) -> Result<String, String> {
+    pub fn render(&self, text: &str, data: &Value) -> Result<String, TemplateFailure> {
         let mut set = helmfile_templates(self.funcs.clone());
         if let Some((steps, bytes)) = self.limits {
             set.step_limit = Some(steps);
             set.value_limit = Some(bytes);
         }
-        for (file, helper) in self.helper_templates()? {
-            set.parse(TEMPLATE_NAME, helper)
-                .map_err(|e| format!("failed to parse helper template {file}: {e}"))?;
+        let helpers = self.helper_templates().map_err(TemplateFailure::elsewhere)?;
+        for (file, helper) in helpers {
+            set.parse(TEMPLATE_NAME, helper).map_err(|e| {
+                TemplateFailure::elsewhere(format!("failed to parse helper template {file}: {e}"))
+            })?;
         }
-        set.parse(TEMPLATE_NAME, text)?;
+        set.parse(TEMPLATE_NAME, text).map_err(|e| TemplateFailure {
+            position: Some((e.line as u32, 0)),
+            message: e.message,
+        })?;
         let mut out = String::new();
         set.execute_into(TEMPLATE_NAME, data, &mut out, 0)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| TemplateFailure {
+                position: e
+                    .at
+                    .filter(|a| a.template == TEMPLATE_NAME)
+                    .map(|a| (a.line as u32, a.column as u32)),
+                message: e.message,
+            })?;
         Ok(out)
     }
 
@@ -523,7 +564,7 @@ mod tests {
     }
 
     fn run(text: &str) -> Result<String, String> {
-        renderer().render(text, &Value::empty_map())
+        renderer().render(text, &Value::empty_map()).map_err(String::from)
     }
 
     #[test]
@@ -592,7 +633,7 @@ mod tests {
         let err = r
             .render(r#"{{ fetchSecretValue "ref+vault://a#/b" }}"#, &v)
             .unwrap_err();
-        assert!(err.contains("the vault backend is not supported"), "{err}");
+        assert!(err.message.contains("the vault backend is not supported"), "{err}");
     }
 
     #[test]
@@ -606,7 +647,7 @@ mod tests {
             .render(r#"{{ readFile "a.txt" }}"#, &Value::empty_map())
             .unwrap_err();
         assert!(
-            err.contains("HELMFILE_DISABLE_INSECURE_FEATURES is active"),
+            err.message.contains("HELMFILE_DISABLE_INSECURE_FEATURES is active"),
             "{err}"
         );
         h.env.clear();
