@@ -45,6 +45,26 @@ impl ChartCache {
     }
 }
 
+/// The chart in `chart_dir` as `o` asks for it: a directory of plain manifests or a chart,
+/// through the run's cache when `o` has one.
+pub fn load_for(
+    fs: &dyn crate::fs::ChartFs,
+    chart_dir: &Path,
+    o: &crate::template::TemplateOptions,
+) -> Result<Chart, crate::load::LoadError> {
+    let load = || {
+        if o.patches.manifests {
+            crate::load::load_manifest_dir_in(fs, chart_dir)
+        } else {
+            crate::load::load_dir_in(fs, chart_dir)
+        }
+    };
+    match &o.chart_cache {
+        Some(cache) => cache.get_or_load(chart_dir, o.patches.manifests, load),
+        None => load(),
+    }
+}
+
 impl Chart {
     /// A copy sharing nothing mutable with `self`: values and the `Chart.yaml` document
     /// deep-copied, for this chart and every subchart.

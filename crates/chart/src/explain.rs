@@ -6,7 +6,7 @@
 
 use crate::dependencies::process_dependencies;
 use crate::fs::ChartFs;
-use crate::load::{load_dir_in, Chart};
+use crate::load::Chart;
 use crate::template::{read_file_in, TemplateOptions};
 use capstan_value::Str;
 use capstan_values::provenance::{Layer, Trap};
@@ -111,16 +111,7 @@ pub fn layers_in(
         None => read_file_in(fs, cwd, p),
     };
     let user = o.values.merge(&read).map_err(|e| e.message)?;
-    let load = if o.patches.manifests {
-        crate::load::load_manifest_dir_in
-    } else {
-        load_dir_in
-    };
-    let loaded = || load(fs, chart_dir).map_err(|e| e.message);
-    let mut raw = match &o.chart_cache {
-        Some(cache) => cache.get_or_load(chart_dir, o.patches.manifests, loaded)?,
-        None => loaded()?,
-    };
+    let mut raw = crate::cache::load_for(fs, chart_dir, o).map_err(|e| e.message)?;
     if let Some(b) = &o.dependency_builder {
         crate::dependencies::build_missing(&mut raw, chart_dir, b)?;
     }

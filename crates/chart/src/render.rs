@@ -198,13 +198,20 @@ fn parsed_set(
 ) -> Result<capstan_gotmpl::Templates, RenderError> {
     use std::hash::{Hash, Hasher};
     static FUNCS: std::sync::OnceLock<Arc<capstan_gotmpl::FuncMap>> = std::sync::OnceLock::new();
-    let texts: TemplateTexts = names
-        .iter()
-        .map(|n| (n.clone(), tpls[n].text.clone()))
-        .collect();
+    // Hashed and compared in place: the texts are copied only when parsed.
+    let texts = || names.iter().map(|n| (n.as_str(), tpls[n].text.as_str()));
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    texts.hash(&mut hasher);
+    for pair in texts() {
+        pair.hash(&mut hasher);
+    }
     let key = hasher.finish();
+    let same = |kept: &TemplateTexts| {
+        kept.len() == names.len()
+            && kept
+                .iter()
+                .zip(texts())
+                .all(|((n, t), (n2, t2))| n == n2 && t == t2)
+    };
     let cache = PARSED.get_or_init(Default::default);
     let fresh = |set: &capstan_gotmpl::Templates| {
         let mut copy = set.clone();
@@ -212,7 +219,7 @@ fn parsed_set(
         copy
     };
     if let Ok(c) = cache.lock() {
-        if let Some((_, set)) = c.get(&key).and_then(|v| v.iter().find(|(t, _)| **t == texts)) {
+        if let Some((_, set)) = c.get(&key).and_then(|v| v.iter().find(|(t, _)| same(t))) {
             return Ok(fresh(set));
         }
     }
@@ -220,7 +227,7 @@ fn parsed_set(
         .get_or_init(|| Arc::new(crate::funcs::helm_funcs()))
         .clone();
     let mut set = crate::funcs::helm_templates(funcs);
-    for (name, text) in &texts {
+    for (name, text) in texts() {
         set.parse(name, text).map_err(|e| RenderError {
             message: parse_error(name, &e.message),
             at: tpls.get(&e.template).map(|r| (r.file.clone(), e.line as u32, 1)),
@@ -231,7 +238,8 @@ fn parsed_set(
         if c.values().map(Vec::len).sum::<usize>() >= PARSED_CACHE_LIMIT {
             c.clear();
         }
-        c.entry(key).or_default().push((Arc::new(texts), set.clone()));
+        let kept: TemplateTexts = texts().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+        c.entry(key).or_default().push((Arc::new(kept), set.clone()));
     }
     Ok(fresh(&set))
 }

@@ -263,26 +263,13 @@ fn prepare(
             _ => err,
         }
     })?;
-    let load = if o.patches.manifests {
-        crate::load::load_manifest_dir_in
-    } else {
-        crate::load::load_dir_in
-    };
-    let loaded = || {
-        load(fs, chart_dir).map_err(|e| {
-            let err = TemplateError::load(e.message);
-            match (e.file, e.pos) {
-                (Some(f), Some(p)) if fs.is_dir(chart_dir) => {
-                    err.at(chart_dir.join(f), p.line, p.column)
-                }
-                _ => err,
-            }
-        })
-    };
-    let mut chart = match &o.chart_cache {
-        Some(cache) => cache.get_or_load(chart_dir, o.patches.manifests, loaded)?,
-        None => loaded()?,
-    };
+    let mut chart = crate::cache::load_for(fs, chart_dir, o).map_err(|e| {
+        let err = TemplateError::load(e.message);
+        match (e.file, e.pos) {
+            (Some(f), Some(p)) if fs.is_dir(chart_dir) => err.at(chart_dir.join(f), p.line, p.column),
+            _ => err,
+        }
+    })?;
     if !chart.metadata.chart_type.is_empty() && chart.metadata.chart_type != "application" {
         return Err(TemplateError::load(format!(
             "{} charts are not installable",
@@ -315,20 +302,10 @@ fn prepare(
     Ok(Prepared { raw, chart, values })
 }
 
-/// The final `.Values` of a chart rendered with `o` (user values merged, the chart and
-/// its dependencies loaded and processed, coalesced, checked against the schemas),
-/// without rendering a template: what `template_in` renders with.
-pub fn values_in(
-    fs: &dyn crate::fs::ChartFs,
-    chart_dir: &Path,
-    cwd: &Path,
-    o: &TemplateOptions,
-) -> Result<Map, TemplateError> {
-    prepare(fs, chart_dir, cwd, o, false).map(|p| p.values)
-}
-
-/// [`values_in`] and the layers the values came from ([`crate::explain::layers_in`]),
-/// from one load of the chart and one read of the values files.
+/// The final `.Values` of a chart rendered with `o` (what `template_in` renders with,
+/// without rendering a template) and the layers they came from
+/// ([`crate::explain::layers_in`]), from one load of the chart and one read of the values
+/// files.
 pub fn values_and_layers(
     fs: &dyn crate::fs::ChartFs,
     chart_dir: &Path,

@@ -57,6 +57,22 @@ pub fn run(args: &InitArgs, binary: &str, cwd: &Path, log: &mut String) -> Resul
     let dir = setup::plugins_dir(binary, cwd).map_err(Failure::from)?;
     let ask = |question: &str| args.force || crate::cluster::ask_for_confirmation(question);
     let declined = || manual("cancel automatic installation, please install manually".into());
+    let helm = |args: Vec<String>| -> Result<(), Failure> {
+        let out = std::process::Command::new(binary)
+            .args(&args)
+            .current_dir(cwd)
+            .output()
+            .map_err(|e| Failure::from(format!("{binary} {}: {e}", args.join(" "))))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(Failure::from(format!(
+                "{binary} {} failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim_end()
+            )))
+        }
+    };
     for p in PLUGINS {
         let installed = setup::installed_version(&dir, p.name);
         if let Some(why) = p.not_needed {
@@ -66,22 +82,6 @@ pub fn run(args: &InitArgs, binary: &str, cwd: &Path, log: &mut String) -> Resul
             }
             continue;
         }
-        let helm = |args: Vec<String>| -> Result<(), Failure> {
-            let out = std::process::Command::new(binary)
-                .args(&args)
-                .current_dir(cwd)
-                .output()
-                .map_err(|e| Failure::from(format!("{binary} {}: {e}", args.join(" "))))?;
-            if out.status.success() {
-                Ok(())
-            } else {
-                Err(Failure::from(format!(
-                    "{binary} {} failed: {}",
-                    args.join(" "),
-                    String::from_utf8_lossy(&out.stderr).trim_end()
-                )))
-            }
-        };
         match installed {
             None => {
                 if !ask(&format!("The helm plugin {:?} is not installed, do you want to install it?", p.name)) {
