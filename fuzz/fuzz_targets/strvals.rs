@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
         if p.len() < 8 {
             Ok(p.as_bytes().to_vec())
         } else {
-            Err(format!("open {p}: no such file or directory"))
+            Err(capstan_values::ReadError(format!("open {p}: no such file or directory")))
         }
     };
     for flag in [

@@ -91,17 +91,31 @@ mod tests {
         let mut first = Chart::default();
         let nested = Value::map_from(Default::default());
         first.values.insert("a".into(), nested);
-        let loaded: Result<Chart, String> = cache.get_or_load(Path::new("c"), false, || Ok(first));
+        let loaded: Result<Chart, crate::load::LoadError> =
+            cache.get_or_load(Path::new("c"), false, || Ok(first));
         let one = loaded.unwrap();
-        let two: Chart = cache.get_or_load(Path::new("c"), false, || Err::<Chart, String>("reloaded".into())).unwrap();
-        if let (Some(Value::Map(a)), Some(Value::Map(b))) = (one.values.get("a"), two.values.get("a")) {
-            assert!(!Arc::ptr_eq(a, b), "a release's copy shares a map with another's");
+        let two: Chart = cache
+            .get_or_load(Path::new("c"), false, || {
+                Err::<Chart, String>("reloaded".into())
+            })
+            .unwrap();
+        if let (Some(Value::Map(a)), Some(Value::Map(b))) =
+            (one.values.get("a"), two.values.get("a"))
+        {
+            assert!(
+                !Arc::ptr_eq(a, b),
+                "a release's copy shares a map with another's"
+            );
         } else {
             panic!("values lost");
         }
-        let failed: Result<Chart, String> = cache.get_or_load(Path::new("d"), false, || Err("bad".into()));
+        let failed: Result<Chart, crate::load::LoadError> =
+            cache.get_or_load(Path::new("d"), false, || {
+                Err(crate::load::LoadError::new("bad"))
+            });
         assert!(failed.is_err());
-        let again: Result<Chart, String> = cache.get_or_load(Path::new("d"), false, || Ok(Chart::default()));
+        let again: Result<Chart, crate::load::LoadError> =
+            cache.get_or_load(Path::new("d"), false, || Ok(Chart::default()));
         assert!(again.is_ok(), "a failed load is tried again");
     }
 }

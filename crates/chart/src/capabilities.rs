@@ -16,10 +16,15 @@ pub struct KubeVersion {
     pub minor: String,
 }
 
+capstan_source::message_error!(
+    /// A `--kube-version` that Kubernetes' `version.ParseGeneric` refuses (its text).
+    KubeVersionError
+);
+
 impl KubeVersion {
     /// Helm's `ParseKubeVersion` over Kubernetes' `version.ParseGeneric`: two or more
     /// dot-separated numbers (the first without a leading zero), then anything.
-    pub fn parse(text: &str) -> Result<KubeVersion, String> {
+    pub fn parse(text: &str) -> Result<KubeVersion, KubeVersionError> {
         let t = text.trim_start_matches([' ', '\t', '\n', '\r']);
         let t = t.strip_prefix('v').unwrap_or(t);
         let numbers_len = t
@@ -30,17 +35,18 @@ impl KubeVersion {
             })
             .count();
         if numbers_len == 0 {
-            return Err(format!("could not parse {text:?} as version"));
+            return Err(format!("could not parse {text:?} as version").into());
         }
         let components: Vec<&str> = t[..numbers_len].split('.').collect();
         if components.len() < 2 {
-            return Err(format!("illegal version string {text:?}"));
+            return Err(format!("illegal version string {text:?}").into());
         }
         if components[0].len() > 1 && components[0].starts_with('0') {
             return Err(format!(
                 "illegal zero-prefixed version component {:?} in {text:?}",
                 components[0]
-            ));
+            )
+            .into());
         }
         let numbers = components
             .iter()
@@ -221,10 +227,10 @@ impl HostObject for ApiVersions {
     fn field(&self, _name: &str) -> Option<Value> {
         None
     }
-    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, capstan_value::GoError>> {
         match (name, args) {
             ("Has", [Value::String(s)]) => Some(Ok(Value::Bool(self.0.iter().any(|v| **v == **s)))),
-            ("Has", _) => Some(Err("Has takes one string".into())),
+            ("Has", _) => Some(Err(capstan_value::GoError("Has takes one string".into()))),
             _ => None,
         }
     }
@@ -271,15 +277,24 @@ mod tests {
             "v1.29x"
         );
         assert_eq!(
-            KubeVersion::parse("1").err().as_deref(),
+            KubeVersion::parse("1")
+                .err()
+                .map(|e| e.to_string())
+                .as_deref(),
             Some("illegal version string \"1\"")
         );
         assert_eq!(
-            KubeVersion::parse("abc").err().as_deref(),
+            KubeVersion::parse("abc")
+                .err()
+                .map(|e| e.to_string())
+                .as_deref(),
             Some("could not parse \"abc\" as version")
         );
         assert_eq!(
-            KubeVersion::parse("01.2.3").err().as_deref(),
+            KubeVersion::parse("01.2.3")
+                .err()
+                .map(|e| e.to_string())
+                .as_deref(),
             Some("illegal zero-prefixed version component \"01\" in \"01.2.3\"")
         );
     }

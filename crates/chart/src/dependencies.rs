@@ -19,10 +19,21 @@ pub fn chart_values(c: &Chart) -> ChartValues {
     }
 }
 
+capstan_source::message_error!(
+    /// Why a chart's dependencies could not be built, checked or processed (Helm's text).
+    DependencyError
+);
+
+impl From<capstan_values::TypeMismatch> for DependencyError {
+    fn from(e: capstan_values::TypeMismatch) -> Self {
+        DependencyError(e.to_string())
+    }
+}
+
 /// Fetches a dependency `Chart.yaml` names that `charts/` lacks (what `helm dependency
 /// build` downloads), given the chart's directory: `Ok(None)` leaves it missing.
 pub type BuildFn =
-    dyn Fn(&std::path::Path, &Dependency) -> Result<Option<Chart>, String> + Send + Sync;
+    dyn Fn(&std::path::Path, &Dependency) -> Result<Option<Chart>, DependencyError> + Send + Sync;
 
 /// helmfile's `helm dependency build` before rendering a local chart.
 #[derive(Clone)]
@@ -39,7 +50,7 @@ pub fn build_missing(
     c: &mut Chart,
     chart_dir: &std::path::Path,
     builder: &DependencyBuilder,
-) -> Result<(), String> {
+) -> Result<(), DependencyError> {
     let missing: Vec<Dependency> = c
         .metadata
         .dependencies
@@ -59,7 +70,7 @@ pub fn build_missing(
 }
 
 /// Helm's `CheckDependencies`: every dependency named in `Chart.yaml` must be in `charts/`.
-pub fn check_dependencies(c: &Chart) -> Result<(), String> {
+pub fn check_dependencies(c: &Chart) -> Result<(), DependencyError> {
     let missing: Vec<&str> = c
         .metadata
         .dependencies
@@ -73,12 +84,12 @@ pub fn check_dependencies(c: &Chart) -> Result<(), String> {
     Err(format!(
         "an error occurred while checking for chart dependencies. You may need to run 'helm dependency build' to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
         missing.join(", ")
-    ))
+    ).into())
 }
 
 /// Helm's `ProcessDependenciesWithMerge`: enables/disables and renames subcharts, then
 /// imports values. `user` is the merged user values.
-pub fn process_dependencies(c: &mut Chart, user: &Map) -> Result<(), String> {
+pub fn process_dependencies(c: &mut Chart, user: &Map) -> Result<(), DependencyError> {
     process_enabled(c, user, "")?;
     import_values_rec(c)
 }
@@ -88,7 +99,7 @@ fn compatible(constraint: &str, version: &str) -> bool {
         && capstan_sprig::semver_compare(constraint, version).unwrap_or(false)
 }
 
-fn process_enabled(c: &mut Chart, user: &Map, path: &str) -> Result<(), String> {
+fn process_enabled(c: &mut Chart, user: &Map, path: &str) -> Result<(), DependencyError> {
     if c.metadata.dependencies.is_empty() {
         return Ok(());
     }
@@ -193,7 +204,7 @@ fn apply_conditions(reqs: &mut [Dependency], cvals: &Map, path: &str) {
     }
 }
 
-fn import_values_rec(c: &mut Chart) -> Result<(), String> {
+fn import_values_rec(c: &mut Chart) -> Result<(), DependencyError> {
     for d in c.dependencies.iter_mut() {
         import_values_rec(d)?;
     }
@@ -214,7 +225,7 @@ fn path_to_map(path: &str, data: Map) -> Map {
     out
 }
 
-fn import_values(c: &mut Chart) -> Result<(), String> {
+fn import_values(c: &mut Chart) -> Result<(), DependencyError> {
     if c.metadata.dependencies.is_empty() {
         return Ok(());
     }

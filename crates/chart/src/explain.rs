@@ -7,7 +7,7 @@
 use crate::dependencies::process_dependencies;
 use crate::fs::ChartFs;
 use crate::load::Chart;
-use crate::template::{read_file_in, TemplateOptions};
+use crate::template::{read_file_in, TemplateError, TemplateOptions};
 use capstan_value::Str;
 use capstan_values::provenance::{Layer, Trap};
 use capstan_values::{merge_set_json, parse_into, Flag};
@@ -29,9 +29,15 @@ fn yaml_layer(
     prefix: Vec<Str>,
     text: &str,
     warnings: &mut Vec<Trap>,
-) -> Result<Layer, String> {
+) -> Result<Layer, TemplateError> {
     let values = capstan_yaml::decode_helm(text)
-        .map_err(|e| format!("{label}: {e}"))?
+        .map_err(|e| {
+            let err = TemplateError::values(format!("{label}: {e}"));
+            match e.pos {
+                Some(p) => err.at(label.clone().into(), p.line, p.column),
+                None => err,
+            }
+        })?
         .as_map()
         .map(|m| m.snapshot())
         .unwrap_or_default();
@@ -67,7 +73,7 @@ fn chart_layers(
     depth: usize,
     out: &mut Vec<(usize, Layer)>,
     warnings: &mut Vec<Trap>,
-) -> Result<(), String> {
+) -> Result<(), TemplateError> {
     let kind = if prefix.is_empty() {
         "chart defaults".to_string()
     } else {
@@ -94,7 +100,7 @@ fn chart_layers(
 }
 
 /// Builds the layers of rendering `chart_dir` with `o`'s value flags.
-pub fn layers(chart_dir: &Path, cwd: &Path, o: &TemplateOptions) -> Result<Layers, String> {
+pub fn layers(chart_dir: &Path, cwd: &Path, o: &TemplateOptions) -> Result<Layers, TemplateError> {
     layers_in(&crate::fs::OsFs, chart_dir, cwd, o)
 }
 
@@ -105,22 +111,23 @@ pub fn layers_in(
     chart_dir: &Path,
     cwd: &Path,
     o: &TemplateOptions,
-) -> Result<Layers, String> {
+) -> Result<Layers, TemplateError> {
     let read = |p: &str| match o.overlay.get(p) {
         Some(text) => Ok(text.clone().into_bytes()),
         None => read_file_in(fs, cwd, p),
     };
-    let user = o.values.merge(&read).map_err(|e| e.message)?;
-    let mut raw = crate::cache::load_for(fs, chart_dir, o).map_err(|e| e.message)?;
+    let user = o.values.merge(&read).map_err(TemplateError::values)?;
+    let mut raw = crate::cache::load_for(fs, chart_dir, o).map_err(TemplateError::load)?;
     if let Some(b) = &o.dependency_builder {
-        crate::dependencies::build_missing(&mut raw, chart_dir, b)?;
+        crate::dependencies::build_missing(&mut raw, chart_dir, b)
+            .map_err(TemplateError::dependencies)?;
     }
     for (dep, sub) in &o.extra_dependencies {
         raw.metadata.dependencies.push(dep.clone());
         raw.dependencies.push(sub.clone());
     }
     let mut chart = raw.clone();
-    process_dependencies(&mut chart, &user)?;
+    process_dependencies(&mut chart, &user).map_err(TemplateError::dependencies)?;
     layers_of(&raw, &chart, chart_dir, cwd, fs, o)
 }
 
@@ -133,7 +140,7 @@ pub fn layers_of(
     cwd: &Path,
     fs: &dyn ChartFs,
     o: &TemplateOptions,
-) -> Result<Layers, String> {
+) -> Result<Layers, TemplateError> {
     let read = |p: &str| match o.overlay.get(p) {
         Some(text) => Ok(text.clone().into_bytes()),
         None => read_file_in(fs, cwd, p),
@@ -152,7 +159,7 @@ pub fn layers_of(
     let mut layers: Vec<Layer> = tree.into_iter().map(|(_, l)| l).collect();
     let user_from = layers.len();
     for f in &o.values.files {
-        let bytes = read(f)?;
+        let bytes = read(f).map_err(TemplateError::values)?;
         let text = String::from_utf8_lossy(&bytes);
         layers.push(yaml_layer(
             f.clone(),
@@ -162,11 +169,14 @@ pub fn layers_of(
             &mut warnings,
         )?);
     }
-    let mut flag_layer = |flag: Option<Flag>, name: &str, expr: &str| -> Result<(), String> {
+    let mut flag_layer = |flag: Option<Flag>,
+                          name: &str,
+                          expr: &str|
+     -> Result<(), TemplateError> {
         let mut m = BTreeMap::new();
         match flag {
-            None => merge_set_json(expr, &mut m)?,
-            Some(f) => parse_into(expr, f, &mut m, Some(&read))?,
+            None => merge_set_json(expr, &mut m).map_err(TemplateError::values)?,
+            Some(f) => parse_into(expr, f, &mut m, Some(&read)).map_err(TemplateError::values)?,
         }
         layers.push(Layer {
             label: format!("{name} {expr}"),

@@ -2,7 +2,7 @@
 //! `Glob`, `Lines`, `AsConfig` and `AsSecrets`. Ranging over it visits path and bytes.
 
 use crate::glob::glob_match;
-use capstan_value::{HostObject, Str, Value};
+use capstan_value::{GoError, HostObject, Str, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -28,14 +28,17 @@ impl Files {
     }
 }
 
-fn arg(args: &[Value]) -> Result<String, String> {
+fn arg(args: &[Value]) -> Result<String, GoError> {
     match args {
         [Value::String(s)] => Ok(s.to_string()),
-        [other] => Err(format!(
+        [other] => Err(GoError(format!(
             "wrong type for value; expected string; got {}",
             other.type_name()
-        )),
-        _ => Err(format!("wrong number of args: got {} want 1", args.len())),
+        ))),
+        _ => Err(GoError(format!(
+            "wrong number of args: got {} want 1",
+            args.len()
+        ))),
     }
 }
 
@@ -54,7 +57,7 @@ impl HostObject for Files {
     fn field(&self, _name: &str) -> Option<Value> {
         None
     }
-    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, GoError>> {
         Some(match name {
             "Get" => arg(args).map(|p| Value::from(self.get(&p))),
             "GetBytes" => arg(args).map(|p| {

@@ -4,7 +4,7 @@
 //! (`missingkey=zero`, root template `gotpl`).
 
 use capstan_gotmpl::register as reg;
-use capstan_gotmpl::{FuncMap, MissingKey, Templates, Ty};
+use capstan_gotmpl::{FuncError, FuncMap, FuncResult, MissingKey, Templates, Ty};
 use capstan_sprig::strval;
 use capstan_value::json::{from_json, json_kind, to_json, JsonStyle};
 use capstan_value::Value;
@@ -27,15 +27,16 @@ impl<'a> IncludeNesting<'a> {
     fn enter(
         counts: &'a std::sync::Mutex<std::collections::HashMap<String, usize>>,
         name: &str,
-    ) -> Result<Self, String> {
+    ) -> FuncResult<Self> {
         let mut m = counts
             .lock()
-            .map_err(|_| "include: a render thread failed".to_string())?;
+            .map_err(|_| FuncError::from("include: a render thread failed"))?;
         let n = m.entry(name.to_string()).or_insert(0);
         if *n > MAX_INCLUDE_DEPTH {
             return Err(format!(
                 "rendering template has a nested reference name: {name}: unable to execute template"
-            ));
+            )
+            .into());
         }
         *n += 1;
         Ok(IncludeNesting {
@@ -56,8 +57,8 @@ impl Drop for IncludeNesting<'_> {
 }
 
 /// Helm's markers around `required`/`fail` messages (removed when Helm prints them).
-fn warn_wrap(msg: &str) -> String {
-    format!("HELM_ERR_START{msg}HELM_ERR_END")
+fn warn_wrap(msg: &str) -> FuncError {
+    format!("HELM_ERR_START{msg}HELM_ERR_END").into()
 }
 
 fn trimmed(s: String) -> String {
@@ -76,14 +77,16 @@ pub fn helm_funcs() -> FuncMap {
     register_durations(&mut m);
     reg(&mut m, "toToml", &[Ty::Any], |_, a| {
         Ok(Value::from(
-            crate::toml::encode(&a[0]).unwrap_or_else(|e| e),
+            crate::toml::encode(&a[0]).unwrap_or_else(|e| e.0),
         ))
     });
     reg(&mut m, "mustToToml", &[Ty::Any], |_, a| {
-        crate::toml::encode(&a[0]).map(Value::from)
+        crate::toml::encode(&a[0])
+            .map(Value::from)
+            .map_err(|e| FuncError::Message(e.0))
     });
     reg(&mut m, "fromToml", &[Ty::String], |_, a| {
-        Ok(crate::toml::decode(&strval(&a[0])).unwrap_or_else(map_with_error))
+        Ok(crate::toml::decode(&strval(&a[0])).unwrap_or_else(|e| map_with_error(e.0)))
     });
     // `helm template` has no cluster: Helm's placeholder returns an empty map.
     reg(
@@ -102,9 +105,9 @@ pub fn helm_funcs() -> FuncMap {
         ))
     });
     reg(&mut m, "mustToYaml", &[Ty::Any], |_, a| {
-        encode_helm(&a[0])
+        Ok(encode_helm(&a[0])
             .map(|s| Value::from(trimmed(s)))
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?)
     });
     reg(&mut m, "toYamlPretty", &[Ty::Any], |_, a| {
         Ok(Value::from(
@@ -138,14 +141,14 @@ pub fn helm_funcs() -> FuncMap {
         ))
     });
     reg(&mut m, "mustToJson", &[Ty::Any], |_, a| {
-        to_json(
+        Ok(to_json(
             &a[0],
             JsonStyle {
                 escape_html: true,
                 indent: None,
             },
         )
-        .map(Value::from)
+        .map(Value::from)?)
     });
     reg(&mut m, "fromJson", &[Ty::String], |_, a| {
         Ok(match from_json(&strval(&a[0])) {
@@ -155,7 +158,7 @@ pub fn helm_funcs() -> FuncMap {
                 "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
                 json_kind(&other)
             )),
-            Err(e) => map_with_error(e),
+            Err(e) => map_with_error(e.to_string()),
         })
     });
     reg(&mut m, "fromJsonArray", &[Ty::String], |_, a| {
@@ -166,7 +169,7 @@ pub fn helm_funcs() -> FuncMap {
                 "json: cannot unmarshal {} into Go value of type []interface {{}}",
                 json_kind(&other)
             ))]),
-            Err(e) => Value::list_from(vec![Value::from(e)]),
+            Err(e) => Value::list_from(vec![Value::from(e.to_string())]),
         })
     });
     reg(
@@ -220,11 +223,11 @@ pub fn helm_templates(funcs: Arc<FuncMap>) -> Templates {
 
 /// Helm's `toDuration`: a Go duration string, a number of seconds (as a number or a
 /// numeric string).
-fn to_duration(v: &Value) -> Result<i64, String> {
+fn to_duration(v: &Value) -> FuncResult<i64> {
     use capstan_gocompat::time::parse_duration;
     let secs = |f: f64| (f * 1e9) as i64;
     match v {
-        Value::String(s) => parse_duration(s).or_else(|_| {
+        Value::String(s) => Ok(parse_duration(s).or_else(|_| {
             capstan_gocompat::strconv::parse_float(s, 64)
                 .map(secs)
                 .map_err(|_| {
@@ -233,7 +236,7 @@ fn to_duration(v: &Value) -> Result<i64, String> {
                         capstan_gocompat::json::go_quote(s)
                     )
                 })
-        }),
+        })?),
         Value::Int(i) | Value::Int64(i) => Ok(i.saturating_mul(1_000_000_000)),
         Value::Uint64(u) => Ok((*u as i64).saturating_mul(1_000_000_000)),
         Value::Float64(f) => Ok(secs(*f)),

@@ -9,6 +9,11 @@ use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+capstan_source::message_error!(
+    /// A `Chart.yaml` field of the wrong type (Go's `encoding/json` unmarshal text).
+    FieldError
+);
+
 pub(crate) type Map = BTreeMap<Str, Value>;
 
 /// A file of a chart, named by its path inside the chart (`templates/cm.yaml`).
@@ -421,23 +426,23 @@ fn validate(m: &Metadata) -> Result<(), LoadError> {
 
 /// A `string` field of a Go struct decoded from JSON: absent or null is empty, anything
 /// else but a string is encoding/json's type error.
-pub(crate) fn string_field(m: &Map, key: &str, ty: &str) -> Result<String, String> {
+pub(crate) fn string_field(m: &Map, key: &str, ty: &str) -> Result<String, FieldError> {
     match m.get(key) {
         None | Some(Value::Nil) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s.to_string()),
         Some(other) => Err(format!(
             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {ty}.{key} of type string",
             capstan_value::json::json_kind(other)
-        )),
+        ).into()),
     }
 }
 
 fn parse_metadata(text: &str) -> Result<Metadata, (String, Option<capstan_source::Pos>)> {
     let v = capstan_yaml::decode_helm_value(text).map_err(|e| (e.to_string(), e.pos))?;
-    metadata_fields(v).map_err(|e| (e, None))
+    metadata_fields(v).map_err(|e| (e.0, None))
 }
 
-fn metadata_fields(v: Value) -> Result<Metadata, String> {
+fn metadata_fields(v: Value) -> Result<Metadata, FieldError> {
     let raw = match &v {
         Value::Map(m) => m.snapshot(),
         Value::Nil => Map::new(),
@@ -445,7 +450,7 @@ fn metadata_fields(v: Value) -> Result<Metadata, String> {
             return Err(format!(
                 "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type chart.Metadata",
                 capstan_value::json::json_kind(other)
-            ))
+            ).into())
         }
     };
     let deps = parse_dependencies(&raw)?;
@@ -466,7 +471,7 @@ fn metadata_fields(v: Value) -> Result<Metadata, String> {
 }
 
 /// The `dependencies:` list of `Chart.yaml` (or of a v1 chart's `requirements.yaml`).
-fn parse_dependencies(raw: &Map) -> Result<Vec<Dependency>, String> {
+fn parse_dependencies(raw: &Map) -> Result<Vec<Dependency>, FieldError> {
     let mut deps = Vec::new();
     if let Some(Value::List(list)) = raw.get("dependencies") {
         for d in list.items.iter() {

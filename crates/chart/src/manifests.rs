@@ -6,6 +6,11 @@
 use capstan_value::Value;
 use std::collections::BTreeMap;
 
+capstan_source::message_error!(
+    /// Why rendered manifests could not be sorted or filtered (Helm's text).
+    ManifestError
+);
+
 /// Helm's `InstallOrder`.
 const INSTALL_ORDER: &[&str] = &[
     "PriorityClass",
@@ -114,7 +119,7 @@ pub fn manifest_files(
 
 /// Helm's `SortManifests` over the rendered files (partials, empty files and NOTES.txt
 /// already excluded by the caller or here).
-pub fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, String> {
+pub fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, ManifestError> {
     let mut out = Sorted::default();
     for (path, content) in manifest_files(files) {
         for doc in split_documents(content) {
@@ -156,7 +161,7 @@ pub fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, String
 
 /// `kind` and the `helm.sh/hook` annotation of a manifest decoded in full, with Helm's
 /// errors for one that is not YAML or whose `kind` is not a string.
-fn full_head(doc: &str, path: &str) -> Result<(String, Option<Value>), String> {
+fn full_head(doc: &str, path: &str) -> Result<(String, Option<Value>), ManifestError> {
     let head = capstan_yaml::decode_helm_value(doc)
         .map_err(|e| format!("YAML parse error on {path}: {e}"))?;
     let head_map = head.as_map().map(|m| m.snapshot()).unwrap_or_default();
@@ -185,7 +190,7 @@ fn sort_by_kind(list: &mut [Manifest]) {
 pub fn show_only_documents(
     documents: &[(String, String)],
     patterns: &[String],
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, ManifestError> {
     let mut out = Vec::new();
     for p in patterns {
         let mut found = false;
@@ -199,7 +204,7 @@ pub fn show_only_documents(
             }
         }
         if !found {
-            return Err(format!("could not find template {p} in chart"));
+            return Err(format!("could not find template {p} in chart").into());
         }
     }
     Ok(out)
@@ -230,7 +235,7 @@ pub fn documents_of(manifest: &str) -> Vec<(String, String)> {
 
 /// Helm's `--show-only`: the documents whose `# Source:` path (without the chart name)
 /// matches one of the patterns, in output order.
-pub fn show_only(manifest: &str, patterns: &[String]) -> Result<String, String> {
+pub fn show_only(manifest: &str, patterns: &[String]) -> Result<String, ManifestError> {
     let docs = split_documents(manifest);
     let mut out = String::new();
     for p in patterns {
@@ -249,7 +254,7 @@ pub fn show_only(manifest: &str, patterns: &[String]) -> Result<String, String> 
             }
         }
         if !found {
-            return Err(format!("could not find template {p} in chart"));
+            return Err(format!("could not find template {p} in chart").into());
         }
     }
     Ok(out)

@@ -17,6 +17,11 @@ use capstan_yaml::roundtrip::{
 use capstan_yaml::ENode;
 use std::collections::BTreeMap;
 
+capstan_source::message_error!(
+    /// Why a helmfile `strategicMergePatches`/`jsonPatches`/`transformers` entry failed.
+    PatchError
+);
+
 /// The patches of one release.
 #[derive(Clone, Debug, Default)]
 pub struct Patches {
@@ -49,7 +54,7 @@ pub fn apply(
     files: &BTreeMap<String, String>,
     chart: &str,
     patches: &Patches,
-) -> Result<BTreeMap<String, String>, String> {
+) -> Result<crate::render::RenderedFiles, PatchError> {
     // chartify's order: the namespace first, then the patches.
     let moved = if !patches.force_namespace.is_empty() {
         set_namespace(files, chart, Some(&patches.force_namespace))?
@@ -70,7 +75,7 @@ fn patch_resources(
     files: &BTreeMap<String, String>,
     chart: &str,
     patches: &Patches,
-) -> Result<BTreeMap<String, String>, String> {
+) -> Result<crate::render::RenderedFiles, PatchError> {
     let mut docs = Vec::new();
     for (name, content) in crate::manifests::manifest_files(files) {
         docs.extend(parse_stream(content).map_err(|e| format!("parsing {name}: {e}"))?);
@@ -86,7 +91,8 @@ fn patch_resources(
                 "strategicMergePatches: {} resource(s) match {}: a patch needs exactly one target",
                 hits.len(),
                 id
-            ));
+            )
+            .into());
         }
         match merge(&mut docs[hits[0]], &patch, "")? {
             Merged::Kept => {}
@@ -110,7 +116,8 @@ fn patch_resources(
             _ => {
                 return Err(format!(
                     "jsonPatches: the patch for {kind} {name} is not a list of operations"
-                ))
+                )
+                .into())
             }
         };
         let mut matched = false;
@@ -133,9 +140,9 @@ fn patch_resources(
             }
         }
         if !matched {
-            return Err(format!(
-                "jsonPatches: no resource matches kind {kind:?} name {name:?}"
-            ));
+            return Err(
+                format!("jsonPatches: no resource matches kind {kind:?} name {name:?}").into(),
+            );
         }
     }
     let mut keyed: Vec<(String, ENode)> = docs
@@ -172,7 +179,7 @@ fn set_namespace(
     files: &BTreeMap<String, String>,
     chart: &str,
     ns: Option<&str>,
-) -> Result<BTreeMap<String, String>, String> {
+) -> Result<crate::render::RenderedFiles, PatchError> {
     let mut out = BTreeMap::new();
     for (name, content) in crate::manifests::manifest_files(files) {
         let mut text = Vec::new();
@@ -183,7 +190,8 @@ fn set_namespace(
                     if get(d, "metadata").is_none_or(|m| !matches!(m, ENode::Map(_))) {
                         return Err(format!(
                             "forceNamespace: {name}: no resource and metadata found"
-                        ));
+                        )
+                        .into());
                     }
                     set_path(d, &["metadata", "namespace"], ns);
                     text.push(format!(
@@ -342,7 +350,7 @@ fn primitive_merge(field: &str) -> bool {
     field == "finalizers"
 }
 
-fn merge(target: &mut ENode, patch: &ENode, field: &str) -> Result<Merged, String> {
+fn merge(target: &mut ENode, patch: &ENode, field: &str) -> Result<Merged, PatchError> {
     match (target, patch) {
         (_, p @ ENode::Map(_)) if directive(p) == Some("delete") => Ok(Merged::Deleted),
         (t, p @ ENode::Map(_)) if directive(p) == Some("replace") => {
@@ -359,7 +367,8 @@ fn merge(target: &mut ENode, patch: &ENode, field: &str) -> Result<Merged, Strin
                     {
                         return Err(format!(
                             "strategicMergePatches: the {key} directive is not supported"
-                        ));
+                        )
+                        .into());
                     }
                     continue;
                 }
@@ -427,14 +436,14 @@ fn merge(target: &mut ENode, patch: &ENode, field: &str) -> Result<Merged, Strin
 }
 
 /// One RFC 6902 operation.
-fn json_op(doc: &mut ENode, op: &Value) -> Result<(), String> {
+fn json_op(doc: &mut ENode, op: &Value) -> Result<(), PatchError> {
     let text = |k: &str| op.get(k).map(|v| v.to_string()).unwrap_or_default();
     let (kind, path) = (text("op"), text("path"));
-    let value = || -> Result<ENode, String> {
+    let value = || -> Result<ENode, PatchError> {
         let v = op
             .get("value")
             .ok_or_else(|| format!("jsonPatches: {kind} {path}: no value"))?;
-        from_value(&v).map_err(|e| e.to_string())
+        Ok(from_value(&v).map_err(|e| e.to_string())?)
     };
     match kind.as_str() {
         "add" => put(doc, &path, value()?, true),
@@ -454,14 +463,14 @@ fn json_op(doc: &mut ENode, op: &Value) -> Result<(), String> {
             {
                 Ok(())
             } else {
-                Err(format!("jsonPatches: test failed at {path}"))
+                Err(format!("jsonPatches: test failed at {path}").into())
             }
         }
-        other => Err(format!("jsonPatches: unknown operation {other:?}")),
+        other => Err(format!("jsonPatches: unknown operation {other:?}").into()),
     }
 }
 
-fn pointer(path: &str) -> Result<Vec<String>, String> {
+fn pointer(path: &str) -> Result<Vec<String>, PatchError> {
     if path.is_empty() {
         return Ok(Vec::new());
     }
@@ -474,24 +483,24 @@ fn pointer(path: &str) -> Result<Vec<String>, String> {
         .collect())
 }
 
-fn step<'a>(n: &'a mut ENode, part: &str, path: &str) -> Result<&'a mut ENode, String> {
-    let missing = || format!("jsonPatches: path {path:?} does not exist");
+fn step<'a>(n: &'a mut ENode, part: &str, path: &str) -> Result<&'a mut ENode, PatchError> {
+    let missing = || PatchError(format!("jsonPatches: path {path:?} does not exist"));
     match n {
-        ENode::Map(pairs) => pairs
+        ENode::Map(pairs) => Ok(pairs
             .iter_mut()
             .find(|(k, _)| scalar(k) == Some(part))
             .map(|(_, v)| v)
-            .ok_or_else(missing),
-        ENode::Seq(items) => part
+            .ok_or_else(missing)?),
+        ENode::Seq(items) => Ok(part
             .parse::<usize>()
             .ok()
             .and_then(|i| items.get_mut(i))
-            .ok_or_else(missing),
+            .ok_or_else(missing)?),
         ENode::Scalar { .. } => Err(missing()),
     }
 }
 
-fn find<'a>(doc: &'a mut ENode, path: &str) -> Result<&'a ENode, String> {
+fn find<'a>(doc: &'a mut ENode, path: &str) -> Result<&'a ENode, PatchError> {
     let mut n = doc;
     for part in pointer(path)? {
         n = step(n, &part, path)?;
@@ -499,7 +508,7 @@ fn find<'a>(doc: &'a mut ENode, path: &str) -> Result<&'a ENode, String> {
     Ok(n)
 }
 
-fn put(doc: &mut ENode, path: &str, v: ENode, _add: bool) -> Result<(), String> {
+fn put(doc: &mut ENode, path: &str, v: ENode, _add: bool) -> Result<(), PatchError> {
     let parts = pointer(path)?;
     let Some((last, parents)) = parts.split_last() else {
         *doc = v;
@@ -528,19 +537,19 @@ fn put(doc: &mut ENode, path: &str, v: ENode, _add: bool) -> Result<(), String> 
                     .map_err(|_| format!("jsonPatches: bad index in {path:?}"))?
             };
             if i > items.len() {
-                return Err(format!("jsonPatches: index out of range in {path:?}"));
+                return Err(format!("jsonPatches: index out of range in {path:?}").into());
             }
             items.insert(i, v);
             Ok(())
         }
-        ENode::Scalar { .. } => Err(format!("jsonPatches: path {path:?} does not exist")),
+        ENode::Scalar { .. } => Err(format!("jsonPatches: path {path:?} does not exist").into()),
     }
 }
 
 /// RFC 6902 `replace` as kustomize's JSON patch library (evanphx/json-patch v4) applies
 /// it for chartify: the value takes the old one's place; a key missing from an object is
 /// added (that library does not check it), an index out of range is an error.
-fn replace(doc: &mut ENode, path: &str, v: ENode) -> Result<(), String> {
+fn replace(doc: &mut ENode, path: &str, v: ENode) -> Result<(), PatchError> {
     let parts = pointer(path)?;
     let Some((last, parents)) = parts.split_last() else {
         *doc = v;
@@ -570,11 +579,11 @@ fn replace(doc: &mut ENode, path: &str, v: ENode) -> Result<(), String> {
             *slot = v;
             Ok(())
         }
-        ENode::Scalar { .. } => Err(format!("jsonPatches: path {path:?} does not exist")),
+        ENode::Scalar { .. } => Err(format!("jsonPatches: path {path:?} does not exist").into()),
     }
 }
 
-fn take(doc: &mut ENode, path: &str) -> Result<ENode, String> {
+fn take(doc: &mut ENode, path: &str) -> Result<ENode, PatchError> {
     let parts = pointer(path)?;
     let Some((last, parents)) = parts.split_last() else {
         return Err("jsonPatches: cannot remove the whole resource".into());
@@ -583,7 +592,7 @@ fn take(doc: &mut ENode, path: &str) -> Result<ENode, String> {
     for part in parents {
         n = step(n, part, path)?;
     }
-    let missing = || format!("jsonPatches: path {path:?} does not exist");
+    let missing = || PatchError(format!("jsonPatches: path {path:?} does not exist"));
     match n {
         ENode::Map(pairs) => {
             let i = pairs
@@ -653,6 +662,7 @@ mod tests {
         assert_eq!(rehome("c/templates/x.yaml", "c"), "c/templates/x.yaml");
         assert!(apply(&files("a: 1\n"), "c", &moved)
             .unwrap_err()
+            .0
             .contains("no resource and metadata found"));
         let unmatched = Patches {
             strategic: vec![yaml("kind: Secret\nmetadata: {name: nope}\n")],
@@ -660,6 +670,7 @@ mod tests {
         };
         assert!(apply(&files(rendered), "c", &unmatched)
             .unwrap_err()
+            .0
             .contains("0 resource(s) match"));
     }
 

@@ -8,11 +8,16 @@ use capstan_yaml::roundtrip::{emit_stream, parse_stream, set_annotation, take_an
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+capstan_source::message_error!(
+    /// Why a post-renderer failed or its output could not be split back (Helm's text).
+    PostRenderError
+);
+
 /// The annotation carrying a document's file name through the post-renderer.
 pub const FILENAME_ANNOTATION: &str = "postrenderer.helm.sh/postrender-filename";
 
 /// What a post-renderer does: rendered manifests in, manifests (or an error) out.
-pub type RenderFn = dyn Fn(&str) -> Result<String, String> + Send + Sync;
+pub type RenderFn = dyn Fn(&str) -> Result<String, PostRenderError> + Send + Sync;
 
 /// A post-renderer (helm runs a command).
 #[derive(Clone)]
@@ -25,7 +30,7 @@ impl std::fmt::Debug for PostRenderer {
 }
 
 /// The rendered files (partials and empty files skipped) as one annotated stream.
-pub fn annotate_and_merge(files: &BTreeMap<String, String>) -> Result<String, String> {
+pub fn annotate_and_merge(files: &BTreeMap<String, String>) -> Result<String, PostRenderError> {
     let mut all = Vec::new();
     for (name, content) in crate::manifests::manifest_files(files) {
         let docs = parse_stream(content).map_err(|e| format!("parsing {name}: {e}"))?;
@@ -39,7 +44,7 @@ pub fn annotate_and_merge(files: &BTreeMap<String, String>) -> Result<String, St
 }
 
 /// The post-renderer's output back as files, by the annotation.
-pub fn split_and_deannotate(output: &str) -> Result<BTreeMap<String, String>, String> {
+pub fn split_and_deannotate(output: &str) -> Result<crate::render::RenderedFiles, PostRenderError> {
     let docs = parse_stream(output).map_err(|e| format!("error parsing YAML: {e}"))?;
     let mut by_file: BTreeMap<String, Vec<capstan_yaml::ENode>> = BTreeMap::new();
     for (i, mut d) in docs.into_iter().enumerate() {
@@ -58,13 +63,13 @@ pub fn split_and_deannotate(output: &str) -> Result<BTreeMap<String, String>, St
 pub fn post_render(
     files: &BTreeMap<String, String>,
     renderer: &PostRenderer,
-) -> Result<BTreeMap<String, String>, String> {
+) -> Result<crate::render::RenderedFiles, PostRenderError> {
     let merged = annotate_and_merge(files)
         .map_err(|e| format!("error while annotating files for post render: {e}"))?;
     let output = (renderer.0)(&merged)
         .map_err(|e| format!("error while running post render on files: {e}"))?;
-    split_and_deannotate(&output)
-        .map_err(|e| format!("error while splitting post-rendered manifests: {e}"))
+    Ok(split_and_deannotate(&output)
+        .map_err(|e| format!("error while splitting post-rendered manifests: {e}"))?)
 }
 
 #[cfg(test)]
@@ -100,7 +105,7 @@ mod tests {
         let failing = PostRenderer(Arc::new(|_: &str| Err("exit status 1".into())));
         assert_eq!(
             post_render(&files, &failing).unwrap_err(),
-            "error while running post render on files: exit status 1"
+            "error while running post render on files: exit status 1".into()
         );
     }
 }

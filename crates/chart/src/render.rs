@@ -10,6 +10,9 @@ use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// Rendered templates by name (`chart/templates/x.yaml`), in name order.
+pub type RenderedFiles = BTreeMap<String, String>;
+
 type Map = BTreeMap<Str, Value>;
 
 /// What every template sees besides its chart's own parts.
@@ -138,7 +141,7 @@ pub fn render(
     chart: &Chart,
     values: &Value,
     ctx: &RenderContext,
-) -> Result<BTreeMap<String, String>, RenderError> {
+) -> Result<RenderedFiles, RenderError> {
     let mut tpls = BTreeMap::new();
     collect(chart, "", None, values, ctx, &mut tpls);
     let names = sorted_names(&tpls);
@@ -175,7 +178,8 @@ type TemplateTexts = Vec<(String, String)>;
 /// Parsed template sets by the texts they were parsed from: releases of one chart (with
 /// the same subcharts enabled) parse its templates once per process. A hit is checked
 /// against the texts themselves, not only their hash.
-type ParsedCache = std::collections::HashMap<u64, Vec<(Arc<TemplateTexts>, Arc<capstan_gotmpl::Templates>)>>;
+type ParsedCache =
+    std::collections::HashMap<u64, Vec<(Arc<TemplateTexts>, Arc<capstan_gotmpl::Templates>)>>;
 
 /// Entries kept before the cache starts over (a run renders a handful of distinct chart
 /// trees; a long-lived process using the library renders many).
@@ -230,7 +234,9 @@ fn parsed_set(
     for (name, text) in texts() {
         set.parse(name, text).map_err(|e| RenderError {
             message: parse_error(name, &e.message),
-            at: tpls.get(&e.template).map(|r| (r.file.clone(), e.line as u32, 1)),
+            at: tpls
+                .get(&e.template)
+                .map(|r| (r.file.clone(), e.line as u32, 1)),
         })?;
     }
     let set = Arc::new(set);
@@ -238,8 +244,12 @@ fn parsed_set(
         if c.values().map(Vec::len).sum::<usize>() >= PARSED_CACHE_LIMIT {
             c.clear();
         }
-        let kept: TemplateTexts = texts().map(|(n, t)| (n.to_string(), t.to_string())).collect();
-        c.entry(key).or_default().push((Arc::new(kept), set.clone()));
+        let kept: TemplateTexts = texts()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect();
+        c.entry(key)
+            .or_default()
+            .push((Arc::new(kept), set.clone()));
     }
     Ok(fresh(&set))
 }

@@ -8,20 +8,25 @@ use capstan_gocompat::strconv::format_float;
 use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
 
+capstan_source::message_error!(
+    /// Why values do not meet a chart's `values.schema.json`: the report Helm prints.
+    SchemaError
+);
+
 type Map = BTreeMap<Str, Value>;
 
 /// Helm's `ValidateAgainstSchema`: `Err` holds the per-chart report.
-pub fn validate_chart(chart: &Chart, values: &Map) -> Result<(), String> {
+pub fn validate_chart(chart: &Chart, values: &Map) -> Result<(), SchemaError> {
     let mut report = String::new();
     check(chart, values, &mut report)?;
     if report.is_empty() {
         Ok(())
     } else {
-        Err(report)
+        Err(SchemaError(report))
     }
 }
 
-fn check(chart: &Chart, values: &Map, report: &mut String) -> Result<(), String> {
+fn check(chart: &Chart, values: &Map, report: &mut String) -> Result<(), SchemaError> {
     if let Some(schema) = &chart.schema {
         let text = String::from_utf8_lossy(schema);
         let schema = capstan_value::json::from_json(&text)

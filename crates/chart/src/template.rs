@@ -66,6 +66,11 @@ pub struct Rendered {
     pub documents: Vec<(String, String)>,
 }
 
+capstan_source::message_error!(
+    /// A release name Helm refuses (its text).
+    ReleaseNameError
+);
+
 /// Which step of `helm template` failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -76,13 +81,7 @@ pub enum ErrorKind {
     Render,
 }
 
-/// A place in a file on disk.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Location {
-    pub file: PathBuf,
-    pub line: u32,
-    pub column: u32,
-}
+pub use capstan_source::Location;
 
 /// Why `helm template` failed; `Display` is what Helm prints after `Error: `.
 #[derive(Debug)]
@@ -120,20 +119,20 @@ impl TemplateError {
             rendered: None,
         }
     }
-    fn values(message: String) -> Self {
-        Self::new(ErrorKind::Values, message)
+    pub(crate) fn values(message: impl ToString) -> Self {
+        Self::new(ErrorKind::Values, message.to_string())
     }
-    fn load(message: String) -> Self {
-        Self::new(ErrorKind::Load, message)
+    pub(crate) fn load(message: impl ToString) -> Self {
+        Self::new(ErrorKind::Load, message.to_string())
     }
-    fn dependencies(message: String) -> Self {
-        Self::new(ErrorKind::Dependencies, message)
+    pub(crate) fn dependencies(message: impl ToString) -> Self {
+        Self::new(ErrorKind::Dependencies, message.to_string())
     }
-    fn render(message: String) -> Self {
-        Self::new(ErrorKind::Render, message)
+    pub(crate) fn render(message: impl ToString) -> Self {
+        Self::new(ErrorKind::Render, message.to_string())
     }
-    fn at(mut self, file: PathBuf, line: u32, column: u32) -> Self {
-        self.location = Some(Location { file, line, column });
+    pub(crate) fn at(mut self, file: PathBuf, line: u32, column: u32) -> Self {
+        self.location = Some(Location::new(file.display().to_string(), line, column));
         self
     }
 }
@@ -151,14 +150,14 @@ fn release_object(o: &TemplateOptions) -> Value {
     Value::map_from(m)
 }
 
-fn capabilities(o: &TemplateOptions) -> Result<(Value, String), String> {
+fn capabilities(o: &TemplateOptions) -> Result<(Value, String), TemplateError> {
     let requested = if o.kube_version.is_empty() {
         DEFAULT_KUBE_VERSION
     } else {
         &o.kube_version
     };
     let kube = crate::capabilities::KubeVersion::parse(requested)
-        .map_err(|e| format!("invalid kube version '{requested}': {e}"))?;
+        .map_err(|e| TemplateError::values(format!("invalid kube version '{requested}': {e}")))?;
     let normalized = kube.normalized.clone();
     let mut api = crate::capabilities::default_api_versions();
     api.extend(o.api_versions.iter().cloned());
@@ -188,18 +187,22 @@ fn relative_to(cwd: &Path, path: &str) -> PathBuf {
 }
 
 /// Reads a `-f`/`--set-file` path relative to `cwd`, failing with Go's `open` text.
-pub fn read_file(cwd: &Path, p: &str) -> Result<Vec<u8>, String> {
+pub fn read_file(cwd: &Path, p: &str) -> Result<Vec<u8>, capstan_values::ReadError> {
     read_file_in(&crate::fs::OsFs, cwd, p)
 }
 
 /// [`read_file`] through `fs`.
-pub fn read_file_in(fs: &dyn crate::fs::ChartFs, cwd: &Path, p: &str) -> Result<Vec<u8>, String> {
+pub fn read_file_in(
+    fs: &dyn crate::fs::ChartFs,
+    cwd: &Path,
+    p: &str,
+) -> Result<Vec<u8>, capstan_values::ReadError> {
     fs.read(&cwd.join(p)).map_err(|e| {
         let reason = match e.kind() {
             std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
             _ => e.to_string(),
         };
-        format!("open {p}: {reason}")
+        capstan_values::ReadError(format!("open {p}: {reason}"))
     })
 }
 
@@ -218,7 +221,7 @@ pub fn template(
 /// name can never be a path such as `../x`). Helm 4.1.4 also refuses names longer than
 /// 53 characters; the helm-values corpus (Helm main, "v4.2") renders a 76-character name,
 /// and capstan follows the corpus (see COMPATIBILITY.md); the message keeps Helm's text.
-pub fn validate_release_name(name: &str) -> Result<(), String> {
+pub fn validate_release_name(name: &str) -> Result<(), ReleaseNameError> {
     let label_ok = |l: &str| {
         let b = l.as_bytes();
         let edge = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
@@ -232,7 +235,7 @@ pub fn validate_release_name(name: &str) -> Result<(), String> {
     }
     Err(format!(
         "release name check failed: release name {name:?}: invalid release name, must match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the length must not be longer than 53"
-    ))
+    ).into())
 }
 
 /// A chart loaded and processed for a release, and its final values.
@@ -266,7 +269,9 @@ fn prepare(
     let mut chart = crate::cache::load_for(fs, chart_dir, o).map_err(|e| {
         let err = TemplateError::load(e.message);
         match (e.file, e.pos) {
-            (Some(f), Some(p)) if fs.is_dir(chart_dir) => err.at(chart_dir.join(f), p.line, p.column),
+            (Some(f), Some(p)) if fs.is_dir(chart_dir) => {
+                err.at(chart_dir.join(f), p.line, p.column)
+            }
             _ => err,
         }
     })?;
@@ -327,7 +332,7 @@ pub fn template_in(
     o: &TemplateOptions,
 ) -> Result<Rendered, TemplateError> {
     let Prepared { chart, values, .. } = prepare(fs, chart_dir, cwd, o, false)?;
-    let (caps, kube) = capabilities(o).map_err(TemplateError::values)?;
+    let (caps, kube) = capabilities(o)?;
     if !chart.metadata.kube_version.is_empty()
         && !capstan_sprig::semver_compare(&chart.metadata.kube_version, &kube).unwrap_or(false)
     {

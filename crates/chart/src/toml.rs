@@ -11,6 +11,11 @@ use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+capstan_source::message_error!(
+    /// Why TOML could not be encoded or decoded (the text `toToml`/`fromToml` show).
+    TomlError
+);
+
 fn quote(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
@@ -54,7 +59,7 @@ fn is_table_array(v: &Value) -> bool {
     matches!(v, Value::List(l) if !l.items.is_empty() && l.items.iter().all(is_table))
 }
 
-fn scalar(v: &Value) -> Result<String, String> {
+fn scalar(v: &Value) -> Result<String, TomlError> {
     Ok(match v {
         Value::Bool(b) => b.to_string(),
         Value::Int(i) | Value::Int64(i) => i.to_string(),
@@ -65,7 +70,7 @@ fn scalar(v: &Value) -> Result<String, String> {
         Value::RawString(b) => quote(&String::from_utf8_lossy(b)),
         Value::Time(t) => t.rfc3339_nano(),
         Value::List(l) => {
-            let items: Result<Vec<String>, String> = l
+            let items: Result<Vec<String>, TomlError> = l
                 .items
                 .iter()
                 .filter(|x| !matches!(x, Value::Nil))
@@ -83,10 +88,7 @@ fn scalar(v: &Value) -> Result<String, String> {
             format!("{{{}}}", parts.join(", "))
         }
         other => {
-            return Err(format!(
-                "toml: cannot encode a value of type {}",
-                other.type_name()
-            ))
+            return Err(format!("toml: cannot encode a value of type {}", other.type_name()).into())
         }
     })
 }
@@ -106,7 +108,11 @@ fn float(f: f64, bits: u32) -> String {
     }
 }
 
-fn table(out: &mut String, path: &[String], entries: &BTreeMap<Str, Value>) -> Result<(), String> {
+fn table(
+    out: &mut String,
+    path: &[String],
+    entries: &BTreeMap<Str, Value>,
+) -> Result<(), TomlError> {
     let indent = "  ".repeat(path.len());
     for (k, v) in entries {
         if matches!(v, Value::Nil) || is_table(v) || is_table_array(v) {
@@ -144,7 +150,7 @@ fn table(out: &mut String, path: &[String], entries: &BTreeMap<Str, Value>) -> R
 }
 
 /// BurntSushi's `Encoder.Encode`.
-pub fn encode(v: &Value) -> Result<String, String> {
+pub fn encode(v: &Value) -> Result<String, TomlError> {
     match v {
         Value::Map(m) => {
             let mut out = String::new();
@@ -163,15 +169,15 @@ struct Parser<'a> {
     last_key: String,
 }
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, TomlError>;
 
 impl<'a> Parser<'a> {
-    fn err(&self, msg: &str) -> String {
-        format!(
+    fn err(&self, msg: &str) -> TomlError {
+        TomlError(format!(
             "toml: line {} (last key {}): {msg}",
             self.line,
             go_quote(&self.last_key)
-        )
+        ))
     }
 
     fn peek(&self) -> Option<u8> {
@@ -369,7 +375,7 @@ impl<'a> Parser<'a> {
                     }
                     self.i += 1;
                     let v = self.value()?;
-                    insert_path(&mut m, &path, v).map_err(|e| self.err(&e))?;
+                    insert_path(&mut m, &path, v).map_err(|e| self.err(&e.0))?;
                     self.ws();
                     match self.peek() {
                         Some(b',') => self.i += 1,
@@ -441,7 +447,7 @@ impl<'a> Parser<'a> {
     }
 }
 
-fn insert_path(m: &mut BTreeMap<Str, Value>, path: &[String], v: Value) -> Result<(), String> {
+fn insert_path(m: &mut BTreeMap<Str, Value>, path: &[String], v: Value) -> Result<(), TomlError> {
     let (last, parents) = path.split_last().ok_or("empty key")?;
     let mut cur = m;
     let mut holders: Vec<BTreeMap<Str, Value>> = Vec::new();
@@ -451,12 +457,12 @@ fn insert_path(m: &mut BTreeMap<Str, Value>, path: &[String], v: Value) -> Resul
             .entry(Str::from(p.as_str()))
             .or_insert_with(Value::empty_map);
         if !matches!(entry, Value::Map(_)) {
-            return Err(format!("key {} is not a table", go_quote(p)));
+            return Err(format!("key {} is not a table", go_quote(p)).into());
         }
         cur = entry.map_entries_mut().ok_or("not a table")?;
     }
     if cur.contains_key(last.as_str()) {
-        return Err(format!("key {} has already been defined", go_quote(last)));
+        return Err(format!("key {} has already been defined", go_quote(last)).into());
     }
     cur.insert(Str::from(last.as_str()), v);
     Ok(())
@@ -467,7 +473,7 @@ fn insert_path(m: &mut BTreeMap<Str, Value>, path: &[String], v: Value) -> Resul
 fn table_at<'m>(
     root: &'m mut BTreeMap<Str, Value>,
     path: &[String],
-) -> Result<&'m mut BTreeMap<Str, Value>, String> {
+) -> Result<&'m mut BTreeMap<Str, Value>, TomlError> {
     let mut cur = root;
     for p in path {
         let entry = cur
@@ -481,14 +487,14 @@ fn table_at<'m>(
                 last.map_entries_mut()
                     .ok_or_else(|| format!("key {} is not a table", go_quote(p)))?
             }
-            _ => return Err(format!("key {} is not a table", go_quote(p))),
+            _ => return Err(format!("key {} is not a table", go_quote(p)).into()),
         };
     }
     Ok(cur)
 }
 
 /// BurntSushi's `Unmarshal` into `map[string]interface {}`.
-pub fn decode(text: &str) -> Result<Value, String> {
+pub fn decode(text: &str) -> Result<Value, TomlError> {
     let mut p = Parser {
         s: text.as_bytes(),
         text,
@@ -513,7 +519,7 @@ pub fn decode(text: &str) -> Result<Value, String> {
             p.i += close.len();
             if array {
                 let (last, parents) = path.split_last().ok_or_else(|| p.err("empty table name"))?;
-                let parent = table_at(&mut root, parents).map_err(|e| p.err(&e))?;
+                let parent = table_at(&mut root, parents).map_err(|e| p.err(&e.0))?;
                 let entry = parent
                     .entry(Str::from(last.as_str()))
                     .or_insert_with(|| Value::list_from(Vec::new()));
@@ -522,7 +528,7 @@ pub fn decode(text: &str) -> Result<Value, String> {
                     .ok_or_else(|| p.err("not an array of tables"))?;
                 items.push(Value::empty_map());
             } else {
-                table_at(&mut root, &path).map_err(|e| p.err(&e))?;
+                table_at(&mut root, &path).map_err(|e| p.err(&e.0))?;
             }
             current = path;
             continue;
@@ -534,8 +540,8 @@ pub fn decode(text: &str) -> Result<Value, String> {
         }
         p.i += 1;
         let v = p.value()?;
-        let table = table_at(&mut root, &current).map_err(|e| p.err(&e))?;
-        insert_path(table, &path, v).map_err(|e| p.err(&e))?;
+        let table = table_at(&mut root, &current).map_err(|e| p.err(&e.0))?;
+        insert_path(table, &path, v).map_err(|e| p.err(&e.0))?;
         p.ws();
         if p.peek() == Some(b'#') {
             while !matches!(p.peek(), None | Some(b'\n')) {
@@ -566,7 +572,7 @@ mod tests {
         );
         assert_eq!(
             decode("bad =").unwrap_err(),
-            "toml: line 1 (last key \"bad\"): unexpected EOF; expected value"
+            "toml: line 1 (last key \"bad\"): unexpected EOF; expected value".into()
         );
     }
 }

@@ -161,23 +161,71 @@ fn at(cwd: &Path, p: &str) -> std::path::PathBuf {
     }
 }
 
-/// A failed command: its message, its exit code, and what it still printed on standard
-/// output.
+/// A failed command: its message, the place in a file it is about (shown with a snippet
+/// by the one renderer, [`crate::render_failure`]), its exit code, and what it still
+/// printed on standard output.
+#[derive(Debug, Default)]
 pub struct Failure {
     pub stdout: String,
     pub message: String,
+    pub location: Option<capstan_source::Location>,
     pub code: i32,
 }
 
-impl From<String> for Failure {
-    fn from(message: String) -> Failure {
+impl Failure {
+    /// A failure with exit code 1.
+    pub fn new(message: impl Into<String>, location: Option<capstan_source::Location>) -> Failure {
         Failure {
             stdout: String::new(),
-            message,
+            message: message.into(),
+            location,
             code: 1,
         }
     }
 }
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure::new(message, None)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(message: &str) -> Failure {
+        Failure::new(message, None)
+    }
+}
+
+impl From<capstan_state::StateError> for Failure {
+    fn from(e: capstan_state::StateError) -> Failure {
+        Failure::new(e.message, e.location)
+    }
+}
+
+impl From<capstan_chart::TemplateError> for Failure {
+    fn from(e: capstan_chart::TemplateError) -> Failure {
+        let message = e.to_string();
+        Failure::new(message, e.location)
+    }
+}
+
+/// Errors of the crates below that are one message (Go's, Helm's or helmfile's text).
+macro_rules! failures_from_messages {
+    ($($t:ty),* $(,)?) => {
+        $(impl From<$t> for Failure {
+            fn from(e: $t) -> Failure {
+                Failure::new(e.to_string(), None)
+            }
+        })*
+    };
+}
+
+failures_from_messages!(
+    capstan_value::json::JsonError,
+    capstan_chart::manifests::ManifestError,
+    capstan_helm::flags::FlagError,
+    capstan_helm::ops::HelmError,
+);
 
 /// What `capstan chart` takes from the flags given before it (`capstan -n ns chart …`):
 /// helm's own global flags; the helmfile-only ones are refused by the caller.
@@ -212,8 +260,7 @@ pub fn run(
                 } else {
                     String::new()
                 },
-                message: describe(&e),
-                code: 1,
+                ..Failure::from(e)
             })?;
             let layers = capstan_chart::explain::layers(&at(cwd, &chart), cwd, &opts)?;
             warn(&layers, &r.values, strict, log)?;
@@ -234,7 +281,7 @@ pub fn run(
             let mut opts = flags.options("release-name", cwd, globals);
             // The values are what the templates see; a post-renderer changes only output.
             opts.post_renderer = None;
-            let r = template(&at(cwd, &chart), cwd, &opts).map_err(|e| describe(&e))?;
+            let r = template(&at(cwd, &chart), cwd, &opts)?;
             let layers = capstan_chart::explain::layers(&at(cwd, &chart), cwd, &opts)?;
             warn(&layers, &r.values, strict, log)?;
             if explain {
@@ -256,29 +303,6 @@ pub fn run(
     }
 }
 
-/// Helm's error text, then the offending line of the file when the error has a place.
-fn describe(e: &capstan_chart::TemplateError) -> String {
-    with_location(e.to_string(), e.location.as_ref())
-}
-
-/// An error text followed by a snippet of the line it is about, when there is one.
-pub(crate) fn with_location(
-    mut text: String,
-    loc: Option<&capstan_chart::template::Location>,
-) -> String {
-    if let Some(loc) = loc {
-        let name = loc.file.display().to_string();
-        let snippet = std::fs::read_to_string(&loc.file)
-            .ok()
-            .and_then(|src| capstan_source::snippet(&name, &src, loc.line, loc.column));
-        if let Some(s) = snippet {
-            text.push('\n');
-            text.push_str(s.trim_end());
-        }
-    }
-    text
-}
-
 type Values = std::collections::BTreeMap<capstan_value::Str, capstan_value::Value>;
 
 /// Prints the value-trap warnings on stderr; with `strict`, any warning is an error.
@@ -298,13 +322,13 @@ pub(crate) fn warn(
     values: &Values,
     strict: bool,
     log: &mut String,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let traps = traps(layers, values);
     for t in &traps {
         logln!(log, "warning: {}: {}", t.path, t.message);
     }
     if strict && !traps.is_empty() {
-        return Err(format!("{} warning(s) and --strict is set", traps.len()));
+        return Err(format!("{} warning(s) and --strict is set", traps.len()).into());
     }
     Ok(())
 }

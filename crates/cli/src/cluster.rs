@@ -4,6 +4,7 @@
 //! `capstan_helm::deploy` with the real helm. The values files helm gets are written to a
 //! private directory (0700, files 0600) removed when the command ends, also on a signal.
 
+use crate::chart::Failure;
 use crate::helmfile::{go_bool, Global};
 use capstan_helm::deploy::{Cluster, ClusterOptions, Command as Deploy};
 use capstan_helm::exec::{Execer, LogLevel};
@@ -14,6 +15,7 @@ use capstan_state::app::PreparedState;
 use capstan_state::load::Settings;
 use capstan_state::release::Release;
 use capstan_state::release_values::{chart_input_with, Charts, HelmFlags};
+use capstan_state::StateError;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -302,12 +304,12 @@ fn apply_needs(o: &mut ClusterOptions, n: &NeedsArgs) {
     o.skip_needs = n.skip_needs && !n.include_needs && !n.include_transitive_needs;
 }
 
-fn apply_values(o: &mut ClusterOptions, v: &ValuesArgs, cwd: &Path) -> Result<(), String> {
+fn apply_values(o: &mut ClusterOptions, v: &ValuesArgs, cwd: &Path) -> Result<(), Failure> {
     o.set = v.set.clone();
     for f in &v.values {
         let abs = cwd.join(f);
         if !abs.is_file() {
-            return Err(format!("file does not exist: {}", abs.display()));
+            return Err(format!("file does not exist: {}", abs.display()).into());
         }
         o.values.push(abs.display().to_string());
     }
@@ -330,7 +332,7 @@ fn apply_release_args(
     values: &ValuesArgs,
     render: &RenderArgs,
     cwd: &Path,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     apply_common(o, common);
     apply_needs(o, needs);
     apply_values(o, values, cwd)?;
@@ -376,7 +378,7 @@ fn apply_diff(o: &mut ClusterOptions, d: &DiffArgs, g: &Global) {
 
 impl ClusterCommand {
     /// The deploy command and its options.
-    fn plan(&self, g: &Global, cwd: &Path) -> Result<(Deploy, ClusterOptions), String> {
+    fn plan(&self, g: &Global, cwd: &Path) -> Result<(Deploy, ClusterOptions), Failure> {
         let mut o = ClusterOptions::default();
         let command = match self {
             ClusterCommand::Sync(a) => {
@@ -458,7 +460,10 @@ impl Output for Sink {
         if crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
             eprint!("{text}");
         } else {
-            self.log.lock().unwrap_or_else(|e| e.into_inner()).push_str(text);
+            self.log
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push_str(text);
         }
     }
 
@@ -533,7 +538,7 @@ pub fn run(
         }),
     );
     let dirs: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-    let values_files = |ps: &PreparedState, r: &Release| -> Result<Vec<String>, String> {
+    let values_files = |ps: &PreparedState, r: &Release| -> Result<Vec<String>, StateError> {
         values_files_for(s, ps, r, &dirs)
     };
     let getenv = |k: &str| std::env::var(k).ok();
@@ -546,7 +551,10 @@ pub fn run(
             if crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
                 eprint!("{line}");
             } else {
-                log_buf.lock().unwrap_or_else(|e| e.into_inner()).push_str(&line);
+                log_buf
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push_str(&line);
             }
         }
     };
@@ -556,23 +564,25 @@ pub fn run(
     };
     let print = |text: &str| sink.stdout(text);
     let skip_deps = g.skip_deps;
-    let render = |ps: &PreparedState, r: &Release, is_upgrade: bool| -> Result<String, String> {
-        let flags = HelmFlags {
-            no_hooks: true,
-            is_upgrade,
-            skip_deps,
-            ..HelmFlags::default()
+    let render =
+        |ps: &PreparedState, r: &Release, is_upgrade: bool| -> Result<String, StateError> {
+            let flags = HelmFlags {
+                no_hooks: true,
+                is_upgrade,
+                skip_deps,
+                ..HelmFlags::default()
+            };
+            Ok(capstan_state::commands::render_one(s, ps, r, &flags)
+                .map(|rendered| rendered.manifest)
+                .map_err(|e| e.message)?)
         };
-        capstan_state::commands::render_one(s, ps, r, &flags)
-            .map(|rendered| rendered.manifest)
-            .map_err(|e| e.message)
-    };
     let host = s.host.clone();
     let root = s.root.clone();
-    let exec = |program: &str, args: &[String], dir: &str| -> Result<String, String> {
-        host.exec(program, args, &[], None, &root.join(dir))
+    let exec = |program: &str, args: &[String], dir: &str| -> Result<String, StateError> {
+        Ok(host.exec(program, args, &[], None, &root.join(dir))?)
     };
-    let user_values = |ps: &PreparedState, r: &Release| capstan_state::commands::user_values_explained(s, ps, r);
+    let user_values =
+        |ps: &PreparedState, r: &Release| capstan_state::commands::user_values_explained(s, ps, r);
     let confirm = ask_for_confirmation;
     let cluster = Cluster {
         confirm: &confirm,
@@ -597,8 +607,8 @@ pub fn run(
         Ok(_) => Ok(out),
         Err(e) => Err(crate::chart::Failure {
             stdout: out,
-            message: e.message,
             code: e.code,
+            ..crate::chart::Failure::new(e.message, None)
         }),
     }
 }
@@ -611,7 +621,7 @@ fn values_files_for(
     ps: &PreparedState,
     r: &Release,
     dirs: &Mutex<Vec<PathBuf>>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, StateError> {
     let input = chart_input_with(s, ps, r, &HelmFlags::default(), Charts::Offline)?;
     let overlay: Vec<(String, String)> = input
         .options
@@ -631,7 +641,9 @@ fn values_files_for(
             .host
             .write_private(&named)
             .map_err(|e| format!("writing the values of release {:?} for helm: {e}", r.name))?;
-        dirs.lock().unwrap_or_else(|e| e.into_inner()).push(d.clone());
+        dirs.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(d.clone());
         Some(d)
     };
     Ok(input
@@ -639,10 +651,12 @@ fn values_files_for(
         .values
         .files
         .iter()
-        .map(|f| match (overlay.iter().position(|(name, _)| name == f), &dir) {
-            (Some(i), Some(d)) => d.join(format!("values-{i}.yaml")).display().to_string(),
-            _ => s.root.join(f).display().to_string(),
-        })
+        .map(
+            |f| match (overlay.iter().position(|(name, _)| name == f), &dir) {
+                (Some(i), Some(d)) => d.join(format!("values-{i}.yaml")).display().to_string(),
+                _ => s.root.join(f).display().to_string(),
+            },
+        )
         .collect())
 }
 
@@ -656,7 +670,7 @@ pub fn state_hooks(
     event: &str,
     command: &str,
     log: &mut String,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let level = match g.log_level()? {
         0 => LogLevel::Debug,
         1 => LogLevel::Info,
@@ -673,14 +687,16 @@ pub fn state_hooks(
             if crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
                 eprint!("{line}");
             } else {
-                buf.lock().unwrap_or_else(|e| e.into_inner()).push_str(&line);
+                buf.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push_str(&line);
             }
         }
     };
     let host = s.host.clone();
     let root = s.root.clone();
-    let exec = |program: &str, args: &[String], dir: &str| -> Result<String, String> {
-        host.exec(program, args, &[], None, &root.join(dir))
+    let exec = |program: &str, args: &[String], dir: &str| -> Result<String, StateError> {
+        Ok(host.exec(program, args, &[], None, &root.join(dir))?)
     };
     let hooks = capstan_helm::deploy::Hooks {
         settings: s,
@@ -702,7 +718,7 @@ pub fn state_hooks(
         }
     }
     log.push_str(&buf.into_inner().unwrap_or_else(|e| e.into_inner()));
-    result
+    Ok(result?)
 }
 
 /// helmfile's `askForConfirmation`: the question on stdout, `y`/`yes` or `n`/`no` read

@@ -140,9 +140,15 @@ pub fn man_page(cmd: clap::Command) -> String {
     let mut page = String::from_utf8_lossy(&buf).into_owned();
     page.push_str(".SH COMMANDS\n");
     let mut commands: Vec<(String, &clap::Command)> = Vec::new();
-    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help") {
+    for sub in cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+    {
         commands.push((sub.get_name().to_string(), sub));
-        for nested in sub.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help") {
+        for nested in sub
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+        {
             commands.push((format!("{} {}", sub.get_name(), nested.get_name()), nested));
         }
     }
@@ -156,7 +162,10 @@ pub fn man_page(cmd: clap::Command) -> String {
             .get_arguments()
             .filter(|a| !globals.contains(a.get_id()) && !a.is_hide_set() && a.get_id() != "help")
             .map(|a| match (a.get_long(), a.get_short(), a.is_positional()) {
-                (_, _, true) => format!("\\fI{}\\fR", roff_escape(&a.get_id().to_string().to_uppercase())),
+                (_, _, true) => format!(
+                    "\\fI{}\\fR",
+                    roff_escape(&a.get_id().to_string().to_uppercase())
+                ),
                 (Some(l), _, _) => format!("\\fB\\-\\-{}\\fR", roff_escape(l)),
                 (None, Some(c), _) => format!("\\fB\\-{c}\\fR"),
                 (None, None, _) => roff_escape(a.get_id().as_str()),
@@ -217,9 +226,15 @@ fn typed_context() -> (String, String) {
                     file = v.to_string();
                 } else if let Some(v) = a.strip_prefix("--environment=") {
                     env = v.to_string();
-                } else if let Some(v) = a.strip_prefix("-f").filter(|v| !v.is_empty() && !a.starts_with("--")) {
+                } else if let Some(v) = a
+                    .strip_prefix("-f")
+                    .filter(|v| !v.is_empty() && !a.starts_with("--"))
+                {
                     file = v.to_string();
-                } else if let Some(v) = a.strip_prefix("-e").filter(|v| !v.is_empty() && !a.starts_with("--")) {
+                } else if let Some(v) = a
+                    .strip_prefix("-e")
+                    .filter(|v| !v.is_empty() && !a.starts_with("--"))
+                {
                     env = v.to_string();
                 }
             }
@@ -314,7 +329,9 @@ fn environment_names(file: &Path, depth: usize, into: &mut Vec<String>) {
     if depth > 8 {
         return;
     }
-    let Ok(text) = std::fs::read_to_string(file) else { return };
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return;
+    };
     let (envs, bases) = environments_and_bases(&text);
     for e in envs {
         if !into.contains(&e) {

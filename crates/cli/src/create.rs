@@ -74,7 +74,9 @@ pub fn run(args: &CreateArgs, cwd: &Path, log: &mut String) -> Result<String, Fa
     if !args.force {
         for (rel, _) in &files {
             if root.join(rel).exists() {
-                return Err(format!("{} already exists, use --force to overwrite", shown(rel)).into());
+                return Err(
+                    format!("{} already exists, use --force to overwrite", shown(rel)).into(),
+                );
             }
         }
     }
@@ -84,7 +86,8 @@ pub fn run(args: &CreateArgs, cwd: &Path, log: &mut String) -> Result<String, Fa
             std::fs::create_dir_all(parent)
                 .map_err(|e| format!("failed to create directory {}: {e}", parent.display()))?;
         }
-        std::fs::write(&path, content).map_err(|e| format!("failed to write {}: {e}", shown(rel)))?;
+        std::fs::write(&path, content)
+            .map_err(|e| format!("failed to write {}: {e}", shown(rel)))?;
         logln!(log, "created {}", shown(rel));
     }
     logln!(

@@ -4,6 +4,7 @@
 //! install settings) are accepted, and anything else is refused with a message: no flag
 //! is dropped silently.
 
+use crate::chart::Failure;
 use capstan_state::release_values::HelmFlags;
 
 /// How a flag takes its value.
@@ -119,19 +120,19 @@ fn takes(name: &str) -> Option<Takes> {
     })
 }
 
-fn go_bool(flag: &str, v: &str) -> Result<bool, String> {
+fn go_bool(flag: &str, v: &str) -> Result<bool, Failure> {
     match v {
         "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
         "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(false),
         _ => Err(format!(
             "invalid argument {v:?} for {flag:?} flag: strconv.ParseBool: parsing {v:?}: invalid syntax"
-        )),
+        ).into()),
     }
 }
 
 /// Applies `args` (whitespace-separated, as helmfile splits them) to `flags`; `what` names
 /// the option in errors (`--args`).
-pub fn apply(what: &str, args: &str, flags: &mut HelmFlags) -> Result<(), String> {
+pub fn apply(what: &str, args: &str, flags: &mut HelmFlags) -> Result<(), Failure> {
     let words: Vec<&str> = args.split_whitespace().collect();
     let mut i = 0;
     while i < words.len() {
@@ -140,17 +141,17 @@ pub fn apply(what: &str, args: &str, flags: &mut HelmFlags) -> Result<(), String
         if !word.starts_with('-') {
             return Err(format!(
                 "{what}: {word:?} is not a flag (helm template's chart and release come from the helmfile)"
-            ));
+            ).into());
         }
         let (name, inline) = match word.split_once('=') {
             Some((n, v)) => (n, Some(v)),
             None => (word, None),
         };
         if let Some((_, instead)) = REFUSED.iter().find(|(n, _)| *n == name) {
-            return Err(format!("{what}: {name} is not supported here: {instead}"));
+            return Err(format!("{what}: {name} is not supported here: {instead}").into());
         }
         let Some(kind) = takes(name) else {
-            return Err(format!("{what}: unknown flag {name} for helm template"));
+            return Err(format!("{what}: unknown flag {name} for helm template").into());
         };
         let value: Option<String> = match (kind, inline) {
             (_, Some(v)) => Some(v.to_string()),
@@ -163,7 +164,7 @@ pub fn apply(what: &str, args: &str, flags: &mut HelmFlags) -> Result<(), String
             }
             _ => None,
         };
-        let on = |v: &Option<String>| -> Result<bool, String> {
+        let on = |v: &Option<String>| -> Result<bool, Failure> {
             v.as_deref().map_or(Ok(true), |v| go_bool(name, v))
         };
         let text = || value.clone().unwrap_or_default();
@@ -193,12 +194,12 @@ pub fn apply(what: &str, args: &str, flags: &mut HelmFlags) -> Result<(), String
                 Some("server") => {
                     return Err(format!(
                         "{what}: --dry-run=server validates against a cluster's API server; capstan renders without one"
-                    ))
+                    ).into())
                 }
                 Some(other) => {
                     return Err(format!(
                         "{what}: invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\""
-                    ))
+                    ).into())
                 }
             },
             _ => {
@@ -215,7 +216,7 @@ pub fn apply(what: &str, args: &str, flags: &mut HelmFlags) -> Result<(), String
 mod tests {
     use super::*;
 
-    fn applied(args: &str) -> Result<HelmFlags, String> {
+    fn applied(args: &str) -> Result<HelmFlags, Failure> {
         let mut f = HelmFlags::default();
         apply("--args", args, &mut f).map(|_| f)
     }
@@ -244,15 +245,15 @@ mod tests {
             applied("--wait --timeout 5m --create-namespace --kube-context x --wait=watcher")
                 .is_ok()
         );
-        let e = applied("--bogus").unwrap_err();
+        let e = applied("--bogus").unwrap_err().message;
         assert_eq!(e, "--args: unknown flag --bogus for helm template");
-        let e = applied("--dry-run=server").unwrap_err();
+        let e = applied("--dry-run=server").unwrap_err().message;
         assert!(e.contains("API server"), "{e}");
-        let e = applied("--version 1.2.3").unwrap_err();
+        let e = applied("--version 1.2.3").unwrap_err().message;
         assert!(e.contains("`version:`"), "{e}");
-        let e = applied("--set").unwrap_err();
+        let e = applied("--set").unwrap_err().message;
         assert_eq!(e, "--args: flag needs an argument: --set");
-        let e = applied("--skip-tests=maybe").unwrap_err();
+        let e = applied("--skip-tests=maybe").unwrap_err().message;
         assert!(e.contains("ParseBool"), "{e}");
         assert!(applied("chart").is_err());
     }

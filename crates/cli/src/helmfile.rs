@@ -3,6 +3,7 @@
 //! `show-dag` over the loaded state. Progress goes to stderr, results to stdout; files
 //! are written only after everything rendered.
 
+use crate::chart::Failure;
 use capstan_state::app::{load_run, PreparedState, RunError, RunOptions};
 use capstan_state::commands;
 use capstan_state::host::OsHost;
@@ -17,14 +18,26 @@ fn env_true(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| go_bool(&v) == Ok(true))
 }
 
+capstan_source::message_error!(
+    /// A flag value pflag refuses (its text).
+    FlagValueError
+);
+
+impl From<FlagValueError> for Failure {
+    fn from(e: FlagValueError) -> Failure {
+        Failure::new(e.0, None)
+    }
+}
+
 /// Go's `strconv.ParseBool`, as pflag reads a boolean flag's value (`--flag=false`).
-pub(crate) fn go_bool(s: &str) -> Result<bool, String> {
+pub(crate) fn go_bool(s: &str) -> Result<bool, FlagValueError> {
     match s {
         "1" | "t" | "T" | "TRUE" | "true" | "True" => Ok(true),
         "0" | "f" | "F" | "FALSE" | "false" | "False" => Ok(false),
         other => Err(format!(
             "invalid argument {other:?}: strconv.ParseBool: parsing {other:?}: invalid syntax"
-        )),
+        )
+        .into()),
     }
 }
 
@@ -379,7 +392,7 @@ impl Global {
     /// helmfile's log level (zap's): `--debug` makes it debug, `--quiet` warn, else
     /// `--log-level` (or `HELMFILE_LOG_LEVEL`), info by default. Progress lines are
     /// info; warnings show at every level up to warn.
-    pub(crate) fn log_level(&self) -> Result<u8, String> {
+    pub(crate) fn log_level(&self) -> Result<u8, Failure> {
         if self.debug || env_true("HELMFILE_DEBUG") {
             return Ok(0);
         }
@@ -401,12 +414,12 @@ impl Global {
             "fatal" => Ok(6),
             _ => Err(format!(
                 "--log-level: unrecognized level: {given:?} (debug, info, warn, error, dpanic, panic, fatal)"
-            )),
+            ).into()),
         }
     }
 
     /// Whether progress (info) lines are shown.
-    fn shows_progress(&self) -> Result<bool, String> {
+    fn shows_progress(&self) -> Result<bool, Failure> {
         Ok(self.log_level()? <= 1)
     }
 
@@ -474,7 +487,7 @@ fn settings(
     g: &Global,
     cwd: &Path,
     captured: &Arc<std::sync::Mutex<String>>,
-) -> Result<Settings, String> {
+) -> Result<Settings, Failure> {
     let root = cwd.to_path_buf();
     let mut host = OsHost::new(&root);
     host.show_progress = g.shows_progress()?;
@@ -538,7 +551,7 @@ fn load_any(
     s: &Settings,
     log: &mut String,
     root: &Path,
-) -> Result<(Vec<PreparedState>, Option<String>), String> {
+) -> Result<(Vec<PreparedState>, Option<String>), Failure> {
     let loaded = capstan_state::app::load_states(s, &run_options(g))
         .map_err(|e| describe_run(&e, &g.environment, root))?;
     for w in loaded.warnings {
@@ -550,9 +563,10 @@ fn load_any(
         {
             Err(describe_run(e, &g.environment, root))
         }
-        Some(e) if !g.allow_no_matching_release => {
-            Ok((loaded.states, Some(describe_run(e, &g.environment, root))))
-        }
+        Some(e) if !g.allow_no_matching_release => Ok((
+            loaded.states,
+            Some(describe_run(e, &g.environment, root).message),
+        )),
         _ => Ok((loaded.states, None)),
     }
 }
@@ -566,7 +580,7 @@ fn write_all<T: AsRef<[u8]>>(
     root: &Path,
     files: &[(String, T)],
     private: bool,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let cleanup = |staged: &[(PathBuf, PathBuf)]| {
         for (tmp, _) in staged {
@@ -579,7 +593,7 @@ fn write_all<T: AsRef<[u8]>>(
         if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
             if let Err(e) = std::fs::create_dir_all(dir) {
                 cleanup(&staged);
-                return Err(format!("mkdir {}: {e}", dir.display()));
+                return Err(format!("mkdir {}: {e}", dir.display()).into());
             }
         }
         let tmp = target.with_extension(format!(
@@ -591,14 +605,14 @@ fn write_all<T: AsRef<[u8]>>(
             let _ = std::fs::remove_file(&tmp);
             capstan_state::host::unregister_staged(&tmp);
             cleanup(&staged);
-            return Err(format!("write {}: {e}", tmp.display()));
+            return Err(format!("write {}: {e}", tmp.display()).into());
         }
         staged.push((tmp, target));
     }
     for (i, (tmp, target)) in staged.iter().enumerate() {
         if let Err(e) = std::fs::rename(tmp, target) {
             cleanup(&staged[i..]);
-            return Err(format!("rename {}: {e}", target.display()));
+            return Err(format!("rename {}: {e}", target.display()).into());
         }
         capstan_state::host::unregister_staged(tmp);
         if !private {
@@ -639,29 +653,19 @@ const NO_MATCH_EXIT_CODE: i32 = 3;
 fn no_match(e: RunError, g: &Global, root: &Path) -> Result<String, crate::chart::Failure> {
     match e {
         RunError::NoMatch { .. } if g.allow_no_matching_release => Ok(String::new()),
-        e @ RunError::NoMatch { .. } => Err(crate::chart::Failure {
-            stdout: String::new(),
-            message: describe_run(&e, &g.environment, root),
+        e @ RunError::NoMatch { .. } => Err(Failure {
             code: NO_MATCH_EXIT_CODE,
+            ..describe_run(&e, &g.environment, root)
         }),
-        other => Err(describe_run(&other, &g.environment, root).into()),
+        other => Err(describe_run(&other, &g.environment, root)),
     }
 }
 
-/// A snippet of the line an error is about, read from disk.
-fn snippet_at(root: &Path, at: &capstan_state::Location) -> Option<String> {
-    let text = std::fs::read_to_string(root.join(&at.file)).ok()?;
-    capstan_source::snippet(&at.file, &text, at.line, at.column.max(1))
-        .map(|s| s.trim_end().to_string())
-}
-
-/// A run error as text: helmfile's message, then where it points.
-fn describe_run(e: &RunError, env: &str, root: &Path) -> String {
+/// A run error as a failure: helmfile's message and where it points; for an environment
+/// no file defines, each file's `environments:` shown.
+fn describe_run(e: &RunError, env: &str, root: &Path) -> Failure {
     match e {
-        RunError::Located(msg, at) => match snippet_at(root, at) {
-            Some(sn) => format!("{msg}\n{sn}"),
-            None => msg.clone(),
-        },
+        RunError::Failed(e) => Failure::from(e.clone()),
         RunError::NoMatch { undefined, .. } if !undefined.is_empty() => {
             let mut text = e.to_string();
             for at in undefined {
@@ -669,41 +673,25 @@ fn describe_run(e: &RunError, env: &str, root: &Path) -> String {
                     "\nenvironment \"{env}\" is not defined in {}",
                     at.file
                 ));
-                if let Some(sn) = snippet_at(root, at) {
+                if let Some(sn) = crate::location_snippet(at, root) {
                     text.push('\n');
                     text.push_str(&sn);
                 }
             }
-            text
+            Failure::new(text, None)
         }
-        other => other.to_string(),
+        other => Failure::new(other.to_string(), None),
     }
 }
 
-/// `needs:` errors, pointed at the release they name.
-fn describe_needs(e: String, states: &[PreparedState], root: &Path) -> String {
-    let name = e
-        .split('"')
-        .nth(1)
-        .or_else(|| {
-            e.strip_prefix("cycle detected: ")
-                .and_then(|r| r.split(" -> ").next())
-        })
-        .map(|id| id.rsplit('/').next().unwrap_or(id).to_string());
-    for ps in states {
-        let Ok(text) = std::fs::read_to_string(root.join(&ps.state.file)) else {
-            continue;
-        };
-        if let Some(at) = name
-            .as_deref()
-            .and_then(|n| capstan_state::locate_text(&text, &ps.state.file, &format!("name: {n}")))
-        {
-            if let Some(sn) = snippet_at(root, &at) {
-                return format!("{e}\n{sn}");
-            }
-        }
-    }
-    e
+/// `needs:` errors, pointed at the release they name (its `name:` line in its file).
+fn describe_needs(e: capstan_state::select::NeedsError, root: &Path) -> Failure {
+    let at = std::fs::read_to_string(root.join(&e.file))
+        .ok()
+        .and_then(|text| {
+            capstan_state::locate_text(&text, &e.file, &format!("name: {}", e.release))
+        });
+    Failure::new(e.message, at)
 }
 
 /// Runs one helmfile command; the `Ok` text goes to stdout.
@@ -748,7 +736,7 @@ fn run_with(
                     ps.check_unselected_needs()?;
                 }
             }
-            commands::check_needs(&states).map_err(|e| describe_needs(e, &states, cwd))?;
+            commands::check_needs(&states).map_err(|e| describe_needs(e, cwd))?;
             crate::cluster::state_hooks(g, &s, &states, "prepare", "template", log)?;
             let mut flags = HelmFlags {
                 include_crds: t.include_crds,
@@ -821,15 +809,11 @@ fn run_with(
                 commands::template(&s, &states, &flags, t.concurrency)
             }
             .map_err(|e| {
-                let message = describe_release_error(&e);
-                match e.rendered {
-                    // `--debug` passes helm's `--debug`: the rendered files come first.
-                    Some(stdout) if g.debug => crate::chart::Failure {
-                        stdout,
-                        message,
-                        code: 1,
-                    },
-                    _ => message.into(),
+                // `--debug` passes helm's `--debug`: the rendered files come first.
+                let stdout = e.rendered.clone().filter(|_| g.debug).unwrap_or_default();
+                Failure {
+                    stdout,
+                    ..describe_release_error(e)
                 }
             })?;
             if bar {
@@ -885,9 +869,10 @@ fn run_with(
             let (states, no_match) = load_any(g, &s, log, cwd)?;
             let out = commands::build(&s, &states, embed_values)?;
             match no_match {
-                Some(message) => Err(crate::chart::Failure {
+                Some(message) => Err(Failure {
                     stdout: out,
                     message,
+                    location: None,
                     code: NO_MATCH_EXIT_CODE,
                 }),
                 None => Ok(out),
@@ -899,10 +884,10 @@ fn run_with(
         }) => {
             let (states, no_match) = load_any(g, &s, log, cwd)?;
             if let Some(message) = no_match {
-                return Err(crate::chart::Failure {
-                    stdout: String::new(),
+                return Err(Failure {
                     message,
                     code: NO_MATCH_EXIT_CODE,
+                    ..Failure::default()
                 });
             }
             let rows = commands::list_rows(&states)?;
@@ -1148,24 +1133,82 @@ fn run_with(
                 },
             }
         }
-        StateCommand::Sync(w) => cluster(g, &s, crate::cluster::ClusterCommand::Sync(w.args), cwd, log),
-        StateCommand::Apply(w) => cluster(g, &s, crate::cluster::ClusterCommand::Apply(w.args), cwd, log),
-        StateCommand::Diff(w) => cluster(g, &s, crate::cluster::ClusterCommand::Diff(w.args), cwd, log),
-        StateCommand::Destroy(w) | StateCommand::Delete(w) => {
-            cluster(g, &s, crate::cluster::ClusterCommand::Destroy(w.args), cwd, log)
-        }
-        StateCommand::Status(w) => cluster(g, &s, crate::cluster::ClusterCommand::Status(w.args), cwd, log),
-        StateCommand::Test(w) => cluster(g, &s, crate::cluster::ClusterCommand::Test(w.args), cwd, log),
-        StateCommand::Lint(w) => cluster(g, &s, crate::cluster::ClusterCommand::Lint(w.args), cwd, log),
-        StateCommand::Repos(w) => cluster(g, &s, crate::cluster::ClusterCommand::Repos(w.args), cwd, log),
-        StateCommand::Unittest(w) => cluster(g, &s, crate::cluster::ClusterCommand::Unittest(w.args), cwd, log),
-        StateCommand::Deps(w) => cluster(g, &s, crate::cluster::ClusterCommand::Deps(w.args), cwd, log),
+        StateCommand::Sync(w) => cluster(
+            g,
+            &s,
+            crate::cluster::ClusterCommand::Sync(w.args),
+            cwd,
+            log,
+        ),
+        StateCommand::Apply(w) => cluster(
+            g,
+            &s,
+            crate::cluster::ClusterCommand::Apply(w.args),
+            cwd,
+            log,
+        ),
+        StateCommand::Diff(w) => cluster(
+            g,
+            &s,
+            crate::cluster::ClusterCommand::Diff(w.args),
+            cwd,
+            log,
+        ),
+        StateCommand::Destroy(w) | StateCommand::Delete(w) => cluster(
+            g,
+            &s,
+            crate::cluster::ClusterCommand::Destroy(w.args),
+            cwd,
+            log,
+        ),
+        StateCommand::Status(w) => cluster(
+            g,
+            &s,
+            crate::cluster::ClusterCommand::Status(w.args),
+            cwd,
+            log,
+        ),
+        StateCommand::Test(w) => cluster(
+            g,
+            &s,
+            crate::cluster::ClusterCommand::Test(w.args),
+            cwd,
+            log,
+        ),
+        StateCommand::Lint(w) => cluster(
+            g,
+            &s,
+            crate::cluster::ClusterCommand::Lint(w.args),
+            cwd,
+            log,
+        ),
+        StateCommand::Repos(w) => cluster(
+            g,
+            &s,
+            crate::cluster::ClusterCommand::Repos(w.args),
+            cwd,
+            log,
+        ),
+        StateCommand::Unittest(w) => cluster(
+            g,
+            &s,
+            crate::cluster::ClusterCommand::Unittest(w.args),
+            cwd,
+            log,
+        ),
+        StateCommand::Deps(w) => cluster(
+            g,
+            &s,
+            crate::cluster::ClusterCommand::Deps(w.args),
+            cwd,
+            log,
+        ),
         StateCommand::ShowDag(_) => {
             let states = match load(g, &s, log) {
                 Ok(st) => st,
                 Err(e) => return no_match(e, g, cwd),
             };
-            Ok(commands::show_dag(&states).map_err(|e| describe_needs(e, &states, cwd))?)
+            Ok(commands::show_dag(&states).map_err(|e| describe_needs(e, cwd))?)
         }
     }
 }
@@ -1185,6 +1228,6 @@ fn cluster(
     crate::cluster::run(g, s, &states, &cmd, cwd, log)
 }
 
-fn describe_release_error(e: &commands::ReleaseError) -> String {
-    crate::chart::with_location(e.to_string(), e.location.as_ref())
+fn describe_release_error(e: commands::ReleaseError) -> Failure {
+    Failure::new(e.to_string(), e.location)
 }

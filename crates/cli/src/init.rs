@@ -22,9 +22,8 @@ const MANUAL_INSTALL: i32 = 1;
 
 fn manual(message: String) -> Failure {
     Failure {
-        stdout: String::new(),
-        message,
         code: MANUAL_INSTALL,
+        ..Failure::new(message, None)
     }
 }
 
@@ -51,7 +50,9 @@ pub fn run(args: &InitArgs, binary: &str, cwd: &Path, log: &mut String) -> Resul
             log,
             "helm version is too low, the current version is {text}, the required version is v{a}.{b}.{c}"
         );
-        return Err(manual(format!("update helm, then run `capstan init` again: {install_helm}")));
+        return Err(manual(format!(
+            "update helm, then run `capstan init` again: {install_helm}"
+        )));
     }
     logln!(log, "helm {text}: ok");
     let dir = setup::plugins_dir(binary, cwd).map_err(Failure::from)?;
@@ -77,21 +78,35 @@ pub fn run(args: &InitArgs, binary: &str, cwd: &Path, log: &mut String) -> Resul
         let installed = setup::installed_version(&dir, p.name);
         if let Some(why) = p.not_needed {
             match installed {
-                Some(_) => logln!(log, "helm plugin {:?}: installed (capstan does not need it: {why})", p.name),
-                None => logln!(log, "helm plugin {:?}: not installed; capstan does not need it ({why})", p.name),
+                Some(_) => logln!(
+                    log,
+                    "helm plugin {:?}: installed (capstan does not need it: {why})",
+                    p.name
+                ),
+                None => logln!(
+                    log,
+                    "helm plugin {:?}: not installed; capstan does not need it ({why})",
+                    p.name
+                ),
             }
             continue;
         }
         match installed {
             None => {
-                if !ask(&format!("The helm plugin {:?} is not installed, do you want to install it?", p.name)) {
+                if !ask(&format!(
+                    "The helm plugin {:?} is not installed, do you want to install it?",
+                    p.name
+                )) {
                     return Err(declined());
                 }
                 helm(setup::install_args(p))?;
                 logln!(log, "helm plugin {:?}: installed {}", p.name, p.version);
             }
             Some(v) if !setup::recent_enough(p, &v) => {
-                if !ask(&format!("The helm plugin {:?} version is too low, do you want to update it?", p.name)) {
+                if !ask(&format!(
+                    "The helm plugin {:?} version is too low, do you want to update it?",
+                    p.name
+                )) {
                     return Err(declined());
                 }
                 helm(setup::update_args(p))?;

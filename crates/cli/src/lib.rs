@@ -279,21 +279,36 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
             stderr: log,
             code: 0,
         },
-        Err(chart::Failure {
-            stdout,
-            message,
-            code,
-        }) => {
-            if !message.is_empty() {
-                logln!(log, "Error: {message}");
+        Err(f) => {
+            if !f.message.is_empty() {
+                logln!(log, "Error: {}", render_failure(&f, cwd));
             }
             Outcome {
-                stdout,
+                stdout: f.stdout,
                 stderr: log,
-                code,
+                code: f.code,
             }
         }
     }
+}
+
+/// How every error is shown: the message, then (when it is about a place in a file that
+/// can be read) the offending line with a caret under the column.
+pub(crate) fn render_failure(f: &chart::Failure, cwd: &Path) -> String {
+    let mut text = f.message.clone();
+    if let Some(s) = f.location.as_ref().and_then(|l| location_snippet(l, cwd)) {
+        text.push('\n');
+        text.push_str(&s);
+    }
+    text
+}
+
+/// The snippet of the line `at` points to (its file read relative to `cwd`), with any
+/// URL password in it hidden.
+pub(crate) fn location_snippet(at: &capstan_source::Location, cwd: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(cwd.join(&at.file)).ok()?;
+    capstan_source::snippet(&at.file, &text, at.line, at.column.max(1))
+        .map(|s| capstan_fetch::redact(s.trim_end()))
 }
 
 /// The global flags given on the command line before `chart`: helm's `-n` and `--debug`
@@ -329,7 +344,7 @@ fn chart_globals(
             .into());
         }
     }
-    g.log_level().map_err(chart::Failure::from)?;
+    g.log_level()?;
     Ok(chart::Globals {
         namespace: g.namespace.clone(),
         debug: g.debug,

@@ -19,9 +19,12 @@ struct Kube {
 impl Kube {
     fn start(dir: &Path) -> Kube {
         let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kube");
-        let prefix = std::env::var("KUBE_PREFIX").map(PathBuf::from).unwrap_or_else(|_| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/capstan-test/kube")
-        });
+        let prefix = std::env::var("KUBE_PREFIX")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| {
+                PathBuf::from(std::env::var("HOME").unwrap_or_default())
+                    .join(".cache/capstan-test/kube")
+            });
         let bin = prefix.join("bin");
         assert!(
             bin.join("kube-apiserver").is_file() && bin.join("helm").is_file(),
@@ -51,9 +54,18 @@ impl Kube {
         let env = vec![
             ("KUBECONFIG".to_string(), kubeconfig),
             ("PATH".to_string(), path),
-            ("HELM_CONFIG_HOME".to_string(), dir.join("helm/config").display().to_string()),
-            ("HELM_CACHE_HOME".to_string(), dir.join("helm/cache").display().to_string()),
-            ("HELM_DATA_HOME".to_string(), dir.join("helm/data").display().to_string()),
+            (
+                "HELM_CONFIG_HOME".to_string(),
+                dir.join("helm/config").display().to_string(),
+            ),
+            (
+                "HELM_CACHE_HOME".to_string(),
+                dir.join("helm/cache").display().to_string(),
+            ),
+            (
+                "HELM_DATA_HOME".to_string(),
+                dir.join("helm/data").display().to_string(),
+            ),
         ];
         Kube {
             run_dir,
@@ -116,7 +128,11 @@ fn write(dir: &Path, name: &str, content: &str) {
 /// One chart (a ConfigMap carrying a value) and a helmfile with two releases, the second
 /// needing the first; `installed` of the second and the value come from state values.
 fn project(dir: &Path) {
-    write(dir, "charts/note/Chart.yaml", "apiVersion: v2\nname: note\nversion: 0.1.0\n");
+    write(
+        dir,
+        "charts/note/Chart.yaml",
+        "apiVersion: v2\nname: note\nversion: 0.1.0\n",
+    );
     write(dir, "charts/note/values.yaml", "greeting: hello\n");
     write(
         dir,
@@ -157,7 +173,15 @@ fn sync_status_lint_upgrade_uninstall_and_destroy_against_a_real_api_server() {
     assert!(out.status.success(), "{}", text(&out));
     let listed = kube.helm(&["list", "-n", "apps", "-q"]);
     assert_eq!(listed.lines().collect::<Vec<_>>(), ["a", "b"], "{listed}");
-    let greeting = kube.kubectl(&["get", "configmap", "a-note", "-n", "apps", "-o", "jsonpath={.data.greeting}"]);
+    let greeting = kube.kubectl(&[
+        "get",
+        "configmap",
+        "a-note",
+        "-n",
+        "apps",
+        "-o",
+        "jsonpath={.data.greeting}",
+    ]);
     assert_eq!(greeting, "hi");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("UPDATED RELEASES:"), "{err}");
@@ -165,27 +189,62 @@ fn sync_status_lint_upgrade_uninstall_and_destroy_against_a_real_api_server() {
     // status and lint go through helm and succeed.
     let out = kube.capstan(&dir, &["status"]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("STATUS: deployed"), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("STATUS: deployed"),
+        "{}",
+        text(&out)
+    );
     let out = kube.capstan(&dir, &["lint"]);
     assert!(out.status.success(), "{}", text(&out));
 
     // Upgrade with a changed value: a new revision with the new value.
-    let out = kube.capstan(&dir, &["--state-values-set", "greeting=bonjour", "sync", "-l", "name=a"]);
+    let out = kube.capstan(
+        &dir,
+        &[
+            "--state-values-set",
+            "greeting=bonjour",
+            "sync",
+            "-l",
+            "name=a",
+        ],
+    );
     assert!(out.status.success(), "{}", text(&out));
-    let greeting = kube.kubectl(&["get", "configmap", "a-note", "-n", "apps", "-o", "jsonpath={.data.greeting}"]);
+    let greeting = kube.kubectl(&[
+        "get",
+        "configmap",
+        "a-note",
+        "-n",
+        "apps",
+        "-o",
+        "jsonpath={.data.greeting}",
+    ]);
     assert_eq!(greeting, "bonjour");
-    assert!(kube.helm(&["history", "a", "-n", "apps", "-o", "json"]).contains("\"revision\":2"));
+    assert!(kube
+        .helm(&["history", "a", "-n", "apps", "-o", "json"])
+        .contains("\"revision\":2"));
 
     // `installed: false` uninstalls a release that exists.
     let out = kube.capstan(&dir, &["--state-values-set", "withB=false", "sync"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(kube.helm(&["list", "-n", "apps", "-q"]).trim(), "a");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("DELETED RELEASES:"), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("DELETED RELEASES:"),
+        "{}",
+        text(&out)
+    );
 
     // A release helm refuses: the error names it, the exit code is non-zero, the other
     // release's result stands.
-    write(&dir, "charts/broken/Chart.yaml", "apiVersion: v2\nname: broken\nversion: 0.1.0\n");
-    write(&dir, "charts/broken/templates/bad.yaml", "apiVersion: v1\nkind: NoSuchKind\nmetadata:\n  name: x\n");
+    write(
+        &dir,
+        "charts/broken/Chart.yaml",
+        "apiVersion: v2\nname: broken\nversion: 0.1.0\n",
+    );
+    write(
+        &dir,
+        "charts/broken/templates/bad.yaml",
+        "apiVersion: v1\nkind: NoSuchKind\nmetadata:\n  name: x\n",
+    );
     write(
         &dir,
         "broken.yaml",
@@ -202,11 +261,27 @@ fn sync_status_lint_upgrade_uninstall_and_destroy_against_a_real_api_server() {
         "charts/parent/Chart.yaml",
         "apiVersion: v2\nname: parent\nversion: 0.1.0\ndependencies:\n- name: note\n  version: 0.1.0\n  repository: file://../note\n",
     );
-    write(&dir, "withdeps.yaml", "releases:\n- name: p\n  namespace: apps\n  chart: ./charts/parent\n");
+    write(
+        &dir,
+        "withdeps.yaml",
+        "releases:\n- name: p\n  namespace: apps\n  chart: ./charts/parent\n",
+    );
     let out = kube.capstan(&dir, &["-f", "withdeps.yaml", "sync"]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(dir.join("charts/parent/charts/note-0.1.0.tgz").is_file(), "{}", text(&out));
-    let greeting = kube.kubectl(&["get", "configmap", "p-note", "-n", "apps", "-o", "jsonpath={.data.greeting}"]);
+    assert!(
+        dir.join("charts/parent/charts/note-0.1.0.tgz").is_file(),
+        "{}",
+        text(&out)
+    );
+    let greeting = kube.kubectl(&[
+        "get",
+        "configmap",
+        "p-note",
+        "-n",
+        "apps",
+        "-o",
+        "jsonpath={.data.greeting}",
+    ]);
     assert_eq!(greeting, "hello");
     let out = kube.capstan(&dir, &["-f", "withdeps.yaml", "destroy"]);
     assert!(out.status.success(), "{}", text(&out));
@@ -246,22 +321,46 @@ fn diff_and_apply_compare_the_deployed_manifest_without_the_plugin() {
     // A changed value: the diff shows the resource and the line, exit 2 with
     // --detailed-exitcode; apply upgrades only the release that changed.
     let changed = ["--state-values-set", "greeting=bonjour"];
-    let out = kube.capstan(&dir, &[&changed[..], &["diff", "--detailed-exitcode", "-l", "name=a"]].concat());
+    let out = kube.capstan(
+        &dir,
+        &[
+            &changed[..],
+            &["diff", "--detailed-exitcode", "-l", "name=a"],
+        ]
+        .concat(),
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let shown = String::from_utf8_lossy(&out.stdout);
-    assert!(shown.contains("apps, a-note, ConfigMap (v1) has changed:"), "{shown}");
-    assert!(shown.contains("-   greeting: \"hi\"\n+   greeting: \"bonjour\"\n"), "{shown}");
+    assert!(
+        shown.contains("apps, a-note, ConfigMap (v1) has changed:"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("-   greeting: \"hi\"\n+   greeting: \"bonjour\"\n"),
+        "{shown}"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("Identified at least one change"), "{err}");
     // --show-values: the value that changes, old → new, and where the new one is set.
-    let out = kube.capstan(&dir, &[&changed[..], &["diff", "--show-values", "-l", "name=a"]].concat());
+    let out = kube.capstan(
+        &dir,
+        &[&changed[..], &["diff", "--show-values", "-l", "name=a"]].concat(),
+    );
     assert!(out.status.success(), "{}", text(&out));
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(shown.contains("apps, a: values that change:\n  greeting: \"hi\" → \"bonjour\"   (helmfile.yaml.gotmpl"), "{shown}");
     let out = kube.capstan(&dir, &[&changed[..], &["apply", "-l", "name=a"]].concat());
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!((revision("a"), revision("b")), (2, 1));
-    let greeting = kube.kubectl(&["get", "configmap", "a-note", "-n", "apps", "-o", "jsonpath={.data.greeting}"]);
+    let greeting = kube.kubectl(&[
+        "get",
+        "configmap",
+        "a-note",
+        "-n",
+        "apps",
+        "-o",
+        "jsonpath={.data.greeting}",
+    ]);
     assert_eq!(greeting, "bonjour");
 
     // installed: false on an existing release: apply uninstalls it (diff lists it).
@@ -274,7 +373,8 @@ fn diff_and_apply_compare_the_deployed_manifest_without_the_plugin() {
     assert!(out.status.success(), "{}", text(&out));
 
     // The README's walk-through example deploys and goes away again.
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/cluster/helmfile.yaml.gotmpl");
+    let example =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/cluster/helmfile.yaml.gotmpl");
     let example = example.to_str().expect("utf-8");
     let out = kube.capstan(&dir, &["-f", example, "apply"]);
     assert!(out.status.success(), "{}", text(&out));
@@ -320,13 +420,23 @@ fn a_signal_during_sync_stops_helm_and_leaves_no_values_behind() {
             .status();
         let status = child.wait().expect("capstan exits");
         assert_eq!(status.code(), Some(130), "{signal}");
-        let helm_pid = std::fs::read_to_string(&pidfile).expect("pid").trim().to_string();
+        let helm_pid = std::fs::read_to_string(&pidfile)
+            .expect("pid")
+            .trim()
+            .to_string();
         let started = std::time::Instant::now();
         while Path::new(&format!("/proc/{helm_pid}")).exists() {
-            assert!(started.elapsed().as_secs() < 10, "helm still runs after {signal}");
+            assert!(
+                started.elapsed().as_secs() < 10,
+                "helm still runs after {signal}"
+            );
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        let left: Vec<_> = std::fs::read_dir(&tmp).expect("tmp").flatten().map(|e| e.path()).collect();
+        let left: Vec<_> = std::fs::read_dir(&tmp)
+            .expect("tmp")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         assert!(left.is_empty(), "left behind after {signal}: {left:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -383,7 +493,10 @@ fn hooks_run_around_the_helm_calls() {
     let out = kube.capstan(&dir, &["-f", "failing.yaml", "sync"]);
     assert!(!out.status.success(), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("failed processing release f: hook[sh]: command `sh` failed"), "{err}");
+    assert!(
+        err.contains("failed processing release f: hook[sh]: command `sh` failed"),
+        "{err}"
+    );
     assert_eq!(kube.helm(&["list", "-n", "hooks", "-q"]).trim(), "");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -410,10 +523,22 @@ fn repositories_are_added_for_helm_and_repository_charts_deploy() {
     };
     helm_in(&["package", "charts/note", "-d", "repo"]);
     // A second version, for `deps` to resolve to.
-    write(&dir, "charts/note2/Chart.yaml", "apiVersion: v2\nname: note\nversion: 0.2.0\n");
+    write(
+        &dir,
+        "charts/note2/Chart.yaml",
+        "apiVersion: v2\nname: note\nversion: 0.2.0\n",
+    );
     std::fs::create_dir_all(dir.join("charts/note2/templates")).expect("mkdir");
-    std::fs::copy(dir.join("charts/note/templates/cm.yaml"), dir.join("charts/note2/templates/cm.yaml")).expect("copy");
-    std::fs::copy(dir.join("charts/note/values.yaml"), dir.join("charts/note2/values.yaml")).expect("copy");
+    std::fs::copy(
+        dir.join("charts/note/templates/cm.yaml"),
+        dir.join("charts/note2/templates/cm.yaml"),
+    )
+    .expect("copy");
+    std::fs::copy(
+        dir.join("charts/note/values.yaml"),
+        dir.join("charts/note2/values.yaml"),
+    )
+    .expect("copy");
     helm_in(&["package", "charts/note2", "-d", "repo"]);
     // The index names archives relative to the repository URL.
     helm_in(&["repo", "index", "repo"]);
@@ -437,13 +562,26 @@ fn repositories_are_added_for_helm_and_repository_charts_deploy() {
     );
     let out = kube.capstan(&dir, &["-f", "fromrepo.yaml", "repos"]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(kube.helm(&["repo", "list"]).contains(&format!("http://127.0.0.1:{port}")));
+    assert!(kube
+        .helm(&["repo", "list"])
+        .contains(&format!("http://127.0.0.1:{port}")));
     helm_in(&["repo", "remove", "local"]);
     let out = kube.capstan(&dir, &["-f", "fromrepo.yaml", "sync"]);
     assert!(out.status.success(), "{}", text(&out));
-    let greeting = kube.kubectl(&["get", "configmap", "r-note", "-n", "repo", "-o", "jsonpath={.data.greeting}"]);
+    let greeting = kube.kubectl(&[
+        "get",
+        "configmap",
+        "r-note",
+        "-n",
+        "repo",
+        "-o",
+        "jsonpath={.data.greeting}",
+    ]);
     assert_eq!(greeting, "from a repository");
-    let out = kube.capstan(&dir, &["-f", "fromrepo.yaml", "diff", "--detailed-exitcode"]);
+    let out = kube.capstan(
+        &dir,
+        &["-f", "fromrepo.yaml", "diff", "--detailed-exitcode"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let out = kube.capstan(&dir, &["-f", "fromrepo.yaml", "destroy"]);
     assert!(out.status.success(), "{}", text(&out));
@@ -460,11 +598,24 @@ fn repositories_are_added_for_helm_and_repository_charts_deploy() {
     let out = kube.capstan(&dir, &["-f", "unpinned.yaml", "deps"]);
     assert!(out.status.success(), "{}", text(&out));
     let lock = std::fs::read_to_string(dir.join("unpinned.lock")).expect("lock written");
-    assert!(lock.contains("- name: note\n") && lock.contains("  version: 0.2.0\n") && lock.contains("digest: sha256:"), "{lock}");
-    std::fs::write(dir.join("unpinned.lock"), lock.replace("version: 0.2.0", "version: 0.1.0")).expect("edit lock");
+    assert!(
+        lock.contains("- name: note\n")
+            && lock.contains("  version: 0.2.0\n")
+            && lock.contains("digest: sha256:"),
+        "{lock}"
+    );
+    std::fs::write(
+        dir.join("unpinned.lock"),
+        lock.replace("version: 0.2.0", "version: 0.1.0"),
+    )
+    .expect("edit lock");
     let out = kube.capstan(&dir, &["-f", "unpinned.yaml", "sync"]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(kube.helm(&["list", "-n", "repo"]).contains("note-0.1.0"), "{}", kube.helm(&["list", "-n", "repo"]));
+    assert!(
+        kube.helm(&["list", "-n", "repo"]).contains("note-0.1.0"),
+        "{}",
+        kube.helm(&["list", "-n", "repo"])
+    );
     let out = kube.capstan(&dir, &["-f", "unpinned.yaml", "destroy"]);
     assert!(out.status.success(), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
@@ -495,7 +646,11 @@ fn interactive_sync_asks_first() {
     let out = run("n\n");
     assert!(out.status.success(), "{}", text(&out));
     let asked = String::from_utf8_lossy(&out.stdout);
-    assert!(asked.contains("Do you really want to sync?") && asked.contains("  a (./charts/note) UPDATED"), "{asked}");
+    assert!(
+        asked.contains("Do you really want to sync?")
+            && asked.contains("  a (./charts/note) UPDATED"),
+        "{asked}"
+    );
     assert_eq!(upgrades(), 0);
     let out = run("maybe\nyes\n");
     assert!(out.status.success(), "{}", text(&out));
@@ -519,7 +674,11 @@ fn destroy_deletes_in_reverse_needs_order() {
     assert!(out.status.success(), "{}", text(&out));
     let calls = std::fs::read_to_string(dir.join("calls")).expect("calls");
     let deletes: Vec<&str> = calls.lines().filter(|l| l.starts_with("delete")).collect();
-    assert_eq!(deletes, ["delete b --namespace apps", "delete a --namespace apps"], "{calls}");
+    assert_eq!(
+        deletes,
+        ["delete b --namespace apps", "delete a --namespace apps"],
+        "{calls}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -529,7 +688,10 @@ fn destroy_deletes_in_reverse_needs_order() {
 #[test]
 fn unittest_runs_the_plugin_per_release() {
     let dir = common::tempdir("unittest");
-    let helm = stand_in_helm(&dir, "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.1.4+g0;;\nesac\n");
+    let helm = stand_in_helm(
+        &dir,
+        "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.1.4+g0;;\nesac\n",
+    );
     project(&dir);
     write(
         &dir,
@@ -537,29 +699,49 @@ fn unittest_runs_the_plugin_per_release() {
         "releases:\n- name: a\n  namespace: apps\n  chart: ./charts/note\n  unitTests: [tests/a, tests/common/]\n- name: b\n  chart: ./charts/note\n",
     );
     let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
-        .args(["--helm-binary", helm.to_str().expect("utf-8"), "-f", "tested.yaml", "unittest", "--failfast"])
+        .args([
+            "--helm-binary",
+            helm.to_str().expect("utf-8"),
+            "-f",
+            "tested.yaml",
+            "unittest",
+            "--failfast",
+        ])
         .current_dir(&dir)
         .output()
         .expect("capstan runs");
     assert!(out.status.success(), "{}", text(&out));
     let calls = std::fs::read_to_string(dir.join("calls")).expect("calls");
-    let runs: Vec<&str> = calls.lines().filter(|l| l.starts_with("unittest")).collect();
+    let runs: Vec<&str> = calls
+        .lines()
+        .filter(|l| l.starts_with("unittest"))
+        .collect();
     assert_eq!(
         runs,
         ["unittest charts/note --namespace apps --failfast --file tests/a/*_test.yaml --file tests/common/*_test.yaml"],
         "{calls}"
     );
-    let real = PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/capstan-test/kube/bin/helm");
+    let real = PathBuf::from(std::env::var("HOME").unwrap_or_default())
+        .join(".cache/capstan-test/kube/bin/helm");
     if real.is_file() {
         let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
-            .args(["--helm-binary", real.to_str().expect("utf-8"), "-f", "tested.yaml", "unittest"])
+            .args([
+                "--helm-binary",
+                real.to_str().expect("utf-8"),
+                "-f",
+                "tested.yaml",
+                "unittest",
+            ])
             .current_dir(&dir)
             .env("HELM_PLUGINS", dir.join("no-plugins"))
             .output()
             .expect("capstan runs");
         assert!(!out.status.success(), "{}", text(&out));
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("failed processing release a") && err.contains("unknown command"), "{err}");
+        assert!(
+            err.contains("failed processing release a") && err.contains("unknown command"),
+            "{err}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -579,9 +761,16 @@ impl Registry {
             server.is_file(),
             "the test OCI registry is not installed: run scripts/test (it installs Debian's docker-registry and apache2-utils)"
         );
-        let out = Command::new("htpasswd").args(["-Bbn", "user", "pass"]).output().expect("htpasswd (apache2-utils) runs");
+        let out = Command::new("htpasswd")
+            .args(["-Bbn", "user", "pass"])
+            .output()
+            .expect("htpasswd (apache2-utils) runs");
         assert!(out.status.success(), "{}", text(&out));
-        write(dir, "registry/htpasswd", &String::from_utf8_lossy(&out.stdout));
+        write(
+            dir,
+            "registry/htpasswd",
+            &String::from_utf8_lossy(&out.stdout),
+        );
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
@@ -609,7 +798,10 @@ impl Registry {
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
-        panic!("the registry did not listen: {}", std::fs::read_to_string(root.join("log")).unwrap_or_default());
+        panic!(
+            "the registry did not listen: {}",
+            std::fs::read_to_string(root.join("log")).unwrap_or_default()
+        );
     }
 }
 
@@ -646,8 +838,27 @@ fn oci_registries_are_logged_in_and_their_charts_deploy() {
     };
     let host = format!("127.0.0.1:{port}");
     helm_in(&["package", "charts/note", "-d", "pkg"], "");
-    helm_in(&["registry", "login", &host, "--username", "user", "--password-stdin", "--plain-http"], "pass\n");
-    helm_in(&["push", "pkg/note-0.1.0.tgz", &format!("oci://{host}/charts"), "--plain-http"], "");
+    helm_in(
+        &[
+            "registry",
+            "login",
+            &host,
+            "--username",
+            "user",
+            "--password-stdin",
+            "--plain-http",
+        ],
+        "pass\n",
+    );
+    helm_in(
+        &[
+            "push",
+            "pkg/note-0.1.0.tgz",
+            &format!("oci://{host}/charts"),
+            "--plain-http",
+        ],
+        "",
+    );
 
     write(
         &dir,
@@ -659,15 +870,32 @@ fn oci_registries_are_logged_in_and_their_charts_deploy() {
     let config = dir.join("helm/config/registry/config.json");
     let out = kube.capstan(&dir, &["-f", "oci.yaml", "repos"]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("Logging in to registry"), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Logging in to registry"),
+        "{}",
+        text(&out)
+    );
     let logged = std::fs::read_to_string(&config).unwrap_or_default();
-    assert!(logged.contains(&host), "helm's registry config after repos: {logged}");
+    assert!(
+        logged.contains(&host),
+        "helm's registry config after repos: {logged}"
+    );
 
     std::fs::remove_file(&config).expect("log out");
     let out = kube.capstan(&dir, &["-f", "oci.yaml", "sync"]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(std::fs::read_to_string(&config).unwrap_or_default().contains(&host));
-    let greeting = kube.kubectl(&["get", "configmap", "o-note", "-n", "oci", "-o", "jsonpath={.data.greeting}"]);
+    assert!(std::fs::read_to_string(&config)
+        .unwrap_or_default()
+        .contains(&host));
+    let greeting = kube.kubectl(&[
+        "get",
+        "configmap",
+        "o-note",
+        "-n",
+        "oci",
+        "-o",
+        "jsonpath={.data.greeting}",
+    ]);
     assert_eq!(greeting, "from a registry");
     let out = kube.capstan(&dir, &["-f", "oci.yaml", "diff", "--detailed-exitcode"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -677,10 +905,19 @@ fn oci_registries_are_logged_in_and_their_charts_deploy() {
     // A wrong password: helm's refusal, with the release state untouched and the password
     // nowhere in the output.
     std::fs::remove_file(&config).expect("log out");
-    std::fs::write(dir.join("bad.yaml"), std::fs::read_to_string(dir.join("oci.yaml")).expect("state").replace("password: pass", "password: s3cr3t-wrong")).expect("bad");
+    std::fs::write(
+        dir.join("bad.yaml"),
+        std::fs::read_to_string(dir.join("oci.yaml"))
+            .expect("state")
+            .replace("password: pass", "password: s3cr3t-wrong"),
+    )
+    .expect("bad");
     let out = kube.capstan(&dir, &["-f", "bad.yaml", "repos"]);
     let all = text(&out);
-    assert!(!out.status.success() && all.contains("registry login") && !all.contains("s3cr3t"), "{all}");
+    assert!(
+        !out.status.success() && all.contains("registry login") && !all.contains("s3cr3t"),
+        "{all}"
+    );
     drop(registry);
     let _ = std::fs::remove_dir_all(&dir);
 }

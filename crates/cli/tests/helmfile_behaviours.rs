@@ -750,12 +750,21 @@ fn template_runs_prepare_and_cleanup_hooks() {
     let log = std::fs::read_to_string(d.0.join("log")).expect("hooks ran");
     assert_eq!(
         log.lines().collect::<Vec<_>>(),
-        ["state prepare", "template prepare r", "state cleanup", "template cleanup r"]
+        [
+            "state prepare",
+            "template prepare r",
+            "state cleanup",
+            "template cleanup r"
+        ]
     );
     let failing = "releases:\n- name: r\n  chart: ./chart\n  hooks:\n  - events: [prepare]\n    command: sh\n    args: [\"-c\", \"exit 4\"]\n";
     let d = dir("template-hook-fails", &[("helmfile.yaml", failing)]);
     let out = capstan(&d, &["template"], &[]);
     assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(out.stderr.contains("hook[sh]: command `sh` failed"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("hook[sh]: command `sh` failed"),
+        "{}",
+        out.stderr
+    );
     assert_eq!(out.stdout, "");
 }

@@ -9,7 +9,9 @@ use std::process::{Command, Output};
 
 fn capstan(dir: &Path, args: &[&str], stdin: &str) -> Output {
     common::run_with_stdin(
-        Command::new(env!("CARGO_BIN_EXE_capstan")).args(args).current_dir(dir),
+        Command::new(env!("CARGO_BIN_EXE_capstan"))
+            .args(args)
+            .current_dir(dir),
         stdin,
     )
 }
@@ -19,8 +21,15 @@ use common::{executable as script, output_text as text};
 #[test]
 fn version_names_capstan_and_the_helm_it_would_run() {
     let dir = common::tempdir("version");
-    script(&dir, "fake-helm", "#!/bin/sh\n[ \"$1 $2\" = 'version --short' ] && echo v4.1.4+g05fa379\n");
-    for args in [&["--helm-binary", "./fake-helm", "version"][..], &["-b", "./fake-helm", "--version"]] {
+    script(
+        &dir,
+        "fake-helm",
+        "#!/bin/sh\n[ \"$1 $2\" = 'version --short' ] && echo v4.1.4+g05fa379\n",
+    );
+    for args in [
+        &["--helm-binary", "./fake-helm", "version"][..],
+        &["-b", "./fake-helm", "--version"],
+    ] {
         let out = capstan(&dir, args, "");
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{}", text(&out));
@@ -32,7 +41,11 @@ fn version_names_capstan_and_the_helm_it_would_run() {
     }
     let out = capstan(&dir, &["-b", "./no-such-helm", "version"], "");
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("Helm        not available"), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Helm        not available"),
+        "{}",
+        text(&out)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -42,18 +55,39 @@ fn create_writes_the_scaffold_once_and_it_loads() {
     let out = capstan(&dir, &["create", "proj"], "");
     assert!(out.status.success(), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("created proj/helmfile.yaml") && err.contains("capstan project created in proj"), "{err}");
-    assert!(dir.join("proj/environments/default.yaml").is_file() && dir.join("proj/values/.gitkeep").is_file());
-    let out = capstan(&dir.join("proj"), &["--allow-no-matching-release", "list"], "");
+    assert!(
+        err.contains("created proj/helmfile.yaml")
+            && err.contains("capstan project created in proj"),
+        "{err}"
+    );
+    assert!(
+        dir.join("proj/environments/default.yaml").is_file()
+            && dir.join("proj/values/.gitkeep").is_file()
+    );
+    let out = capstan(
+        &dir.join("proj"),
+        &["--allow-no-matching-release", "list"],
+        "",
+    );
     assert!(out.status.success(), "the scaffold loads: {}", text(&out));
     std::fs::write(dir.join("proj/helmfile.yaml"), "releases: []\n").expect("edit");
     let out = capstan(&dir, &["create", "proj"], "");
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("proj/helmfile.yaml already exists, use --force to overwrite"), "{}", text(&out));
-    assert_eq!(std::fs::read_to_string(dir.join("proj/helmfile.yaml")).expect("kept"), "releases: []\n");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("proj/helmfile.yaml already exists, use --force to overwrite"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("proj/helmfile.yaml")).expect("kept"),
+        "releases: []\n"
+    );
     let out = capstan(&dir, &["create", "proj", "--force"], "");
     assert!(out.status.success(), "{}", text(&out));
-    assert!(std::fs::read_to_string(dir.join("proj/helmfile.yaml")).expect("rewritten").contains("helmDefaults:"));
+    assert!(std::fs::read_to_string(dir.join("proj/helmfile.yaml"))
+        .expect("rewritten")
+        .contains("helmDefaults:"));
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -61,7 +95,10 @@ fn create_writes_the_scaffold_once_and_it_loads() {
 fn init_checks_helm_and_installs_the_plugins_capstan_uses() {
     let dir = common::tempdir("init");
     let plugins = dir.join("plugins");
-    for (d, yaml) in [("helm-diff", "name: diff\nversion: 3.15.1\n"), ("helm-unittest", "name: unittest\nversion: 0.3.0\n")] {
+    for (d, yaml) in [
+        ("helm-diff", "name: diff\nversion: 3.15.1\n"),
+        ("helm-unittest", "name: unittest\nversion: 0.3.0\n"),
+    ] {
         std::fs::create_dir_all(plugins.join(d)).expect("plugin dir");
         std::fs::write(plugins.join(d).join("plugin.yaml"), yaml).expect("plugin.yaml");
     }
@@ -83,14 +120,29 @@ fn init_checks_helm_and_installs_the_plugins_capstan_uses() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stdout.contains("The helm plugin \"s3\" is not installed, do you want to install it? [y/n]: "), "{stdout}");
-    assert!(stderr.contains("cancel automatic installation, please install manually"), "{stderr}");
-    assert!(stderr.contains("helm plugin \"secrets\": not installed; capstan does not need it"), "{stderr}");
+    assert!(
+        stdout.contains(
+            "The helm plugin \"s3\" is not installed, do you want to install it? [y/n]: "
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("cancel automatic installation, please install manually"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("helm plugin \"secrets\": not installed; capstan does not need it"),
+        "{stderr}"
+    );
     assert!(!calls().contains("plugin install"), "{}", calls());
     // --force: installs what is missing, updates what is too old, leaves the rest.
     let out = capstan(&dir, &["-b", "./fake-helm", "init", "--force"], "");
     assert!(out.status.success(), "{}", text(&out));
-    let installs: Vec<String> = calls().lines().filter(|l| l.starts_with("plugin")).map(String::from).collect();
+    let installs: Vec<String> = calls()
+        .lines()
+        .filter(|l| l.starts_with("plugin"))
+        .map(String::from)
+        .collect();
     assert_eq!(
         installs,
         [
@@ -100,7 +152,11 @@ fn init_checks_helm_and_installs_the_plugins_capstan_uses() {
         ]
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("helm plugin \"diff\": installed (capstan does not need it") && stderr.ends_with("capstan initialization completed!\n"), "{stderr}");
+    assert!(
+        stderr.contains("helm plugin \"diff\": installed (capstan does not need it")
+            && stderr.ends_with("capstan initialization completed!\n"),
+        "{stderr}"
+    );
     // An old helm, and no helm.
     helm("v3.10.0");
     let out = capstan(&dir, &["-b", "./fake-helm", "init", "--force"], "");
@@ -108,7 +164,11 @@ fn init_checks_helm_and_installs_the_plugins_capstan_uses() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("helm version is too low, the current version is v3.10.0, the required version is v3.18.6"), "{}", text(&out));
     let out = capstan(&dir, &["-b", "./missing-helm", "init"], "");
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("helm not found, needs to be installed"), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("helm not found, needs to be installed"),
+        "{}",
+        text(&out)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -143,13 +203,20 @@ os.kill(pid, 9)
 /// What the shell showed after typing `capstan -e prod<Tab>` and then ` -l name=wor<Tab>`
 /// in a project with environments default/production and releases web/worker.
 fn complete_in(shell: &[&str], setup: &str, dir: &Path) -> String {
-    let bin = Path::new(env!("CARGO_BIN_EXE_capstan")).parent().expect("bin dir").display().to_string();
+    let bin = Path::new(env!("CARGO_BIN_EXE_capstan"))
+        .parent()
+        .expect("bin dir")
+        .display()
+        .to_string();
     let out = Command::new("python3")
         .arg("-c")
         .arg(PTY_DRIVER)
         .args(shell)
         .current_dir(dir)
-        .env("PATH", format!("{bin}:{}", std::env::var("PATH").unwrap_or_default()))
+        .env(
+            "PATH",
+            format!("{bin}:{}", std::env::var("PATH").unwrap_or_default()),
+        )
         .env("TERM", "dumb")
         .env("HOME", dir)
         .env("SETUP", setup)
@@ -163,8 +230,16 @@ fn complete_in(shell: &[&str], setup: &str, dir: &Path) -> String {
 fn completion_scripts_complete_environments_and_releases_in_bash_and_zsh() {
     let dir = common::tempdir("completion");
     std::fs::create_dir_all(dir.join("c")).expect("chart");
-    std::fs::write(dir.join("c/Chart.yaml"), "apiVersion: v2\nname: c\nversion: 0.1.0\n").expect("chart");
-    std::fs::write(dir.join("base.yaml"), "environments:\n  production:\n    values:\n    - replicas: 3\n").expect("base");
+    std::fs::write(
+        dir.join("c/Chart.yaml"),
+        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+    )
+    .expect("chart");
+    std::fs::write(
+        dir.join("base.yaml"),
+        "environments:\n  production:\n    values:\n    - replicas: 3\n",
+    )
+    .expect("base");
     std::fs::write(
         dir.join("helmfile.yaml.gotmpl"),
         "bases:\n- base.yaml\nenvironments:\n  default: {}\n---\nreleases:\n- name: web\n  chart: ./c\n- name: worker\n  chart: ./c\n  installed: {{ eq .Environment.Name \"production\" }}\n",
@@ -196,8 +271,16 @@ fn completion_scripts_complete_environments_and_releases_in_bash_and_zsh() {
         let steps: Vec<&str> = shown.split("\n---\n").collect();
         assert!(steps.len() >= 2, "{shell}: {shown:?}");
         // The environment (from the base) and the release (listed for that environment).
-        assert!(steps[0].contains("production"), "{shell}, after `-e prod<Tab>`: {:?}", steps[0]);
-        assert!(steps[1].contains("name=worker"), "{shell}, after `-l name=wor<Tab>`: {:?}", steps[1]);
+        assert!(
+            steps[0].contains("production"),
+            "{shell}, after `-e prod<Tab>`: {:?}",
+            steps[0]
+        );
+        assert!(
+            steps[1].contains("name=worker"),
+            "{shell}, after `-l name=wor<Tab>`: {:?}",
+            steps[1]
+        );
     }
 }
 
@@ -216,7 +299,15 @@ fn the_man_page_renders_with_man() {
     std::fs::remove_dir_all(&dir).ok();
     assert!(man.status.success(), "{}", text(&man));
     let page = String::from_utf8_lossy(&man.stdout);
-    for wanted in ["NAME", "capstan - Declarative Helm releases", "-e, --environment", "COMMANDS", "capstan completion", "capstan sync", "Flags: --force"] {
+    for wanted in [
+        "NAME",
+        "capstan - Declarative Helm releases",
+        "-e, --environment",
+        "COMMANDS",
+        "capstan completion",
+        "capstan sync",
+        "Flags: --force",
+    ] {
         assert!(page.contains(wanted), "{wanted:?} not in the page:\n{page}");
     }
 }

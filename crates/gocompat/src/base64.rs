@@ -22,8 +22,20 @@ pub fn encode(b: &[u8]) -> String {
     out
 }
 
+/// Go's `base64.CorruptInputError`: the input byte where decoding failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CorruptInputError(pub usize);
+
+impl std::fmt::Display for CorruptInputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "illegal base64 data at input byte {}", self.0)
+    }
+}
+
+impl std::error::Error for CorruptInputError {}
+
 /// `base64.StdEncoding.DecodeString`.
-pub fn decode(s: &str) -> Result<Vec<u8>, String> {
+pub fn decode(s: &str) -> Result<Vec<u8>, CorruptInputError> {
     let b: Vec<u8> = s.bytes().filter(|c| *c != b'\n' && *c != b'\r').collect();
     let mut out = Vec::with_capacity(b.len() / 4 * 3);
     let mut i = 0;
@@ -38,13 +50,13 @@ pub fn decode(s: &str) -> Result<Vec<u8>, String> {
             let v = TABLE
                 .iter()
                 .position(|&t| t == c)
-                .ok_or_else(|| format!("illegal base64 data at input byte {}", i + k))?;
+                .ok_or(CorruptInputError(i + k))?;
             n |= (v as u32) << (18 - 6 * k);
             got += 1;
         }
         if got < 2 || (chunk.len() < 4 && got == chunk.len()) {
             // Go reports an unfinished quantum at its start.
-            return Err(format!("illegal base64 data at input byte {i}"));
+            return Err(CorruptInputError(i));
         }
         let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
         out.extend_from_slice(&bytes[..got - 1]);
@@ -62,7 +74,7 @@ mod tests {
         assert_eq!(encode(b"hello"), "aGVsbG8=");
         assert_eq!(decode("aGVsbG8=").unwrap(), b"hello");
         assert_eq!(
-            decode("aGk").unwrap_err(),
+            decode("aGk").unwrap_err().to_string(),
             "illegal base64 data at input byte 0"
         );
         assert_eq!(encode(b"\xff\xee\xff"), "/+7/");

@@ -6,6 +6,7 @@
 
 pub mod base64;
 pub mod json;
+pub mod regexp;
 pub mod strconv;
 pub mod time;
 pub mod timefmt;

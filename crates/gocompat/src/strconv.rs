@@ -173,6 +173,106 @@ pub fn format_float(x: f64, fmt: char, prec: i32, bits: u32) -> String {
     out
 }
 
+/// Go's `strconv.ErrSyntax`: a quoted literal that is not valid Go syntax.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyntaxError;
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("invalid syntax")
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+/// Go's `strconv.UnquoteChar`: one (possibly escaped) character and the rest.
+pub fn unquote_char(s: &str, quote: char) -> Result<(char, &str), SyntaxError> {
+    let syntax = || SyntaxError;
+    let mut chars = s.chars();
+    let c = chars.next().ok_or_else(syntax)?;
+    if c == quote && (quote == '\'' || quote == '"') {
+        return Err(syntax());
+    }
+    if c != '\\' {
+        return Ok((c, chars.as_str()));
+    }
+    let e = chars.next().ok_or_else(syntax)?;
+    let rest = chars.as_str();
+    let simple = match e {
+        'a' => Some('\u{7}'),
+        'b' => Some('\u{8}'),
+        'f' => Some('\u{c}'),
+        'n' => Some('\n'),
+        'r' => Some('\r'),
+        't' => Some('\t'),
+        'v' => Some('\u{b}'),
+        '\\' => Some('\\'),
+        '\'' | '"' if e == quote => Some(e),
+        _ => None,
+    };
+    if let Some(c) = simple {
+        return Ok((c, rest));
+    }
+    let hex = |n: usize| -> Result<(u32, &str), SyntaxError> {
+        if rest.len() < n || !rest.is_char_boundary(n) {
+            return Err(syntax());
+        }
+        let v = u32::from_str_radix(&rest[..n], 16).map_err(|_| syntax())?;
+        Ok((v, &rest[n..]))
+    };
+    match e {
+        'x' => {
+            let (v, r) = hex(2)?;
+            char::from_u32(v).map(|c| (c, r)).ok_or_else(syntax)
+        }
+        'u' => {
+            let (v, r) = hex(4)?;
+            char::from_u32(v).map(|c| (c, r)).ok_or_else(syntax)
+        }
+        'U' => {
+            let (v, r) = hex(8)?;
+            char::from_u32(v).map(|c| (c, r)).ok_or_else(syntax)
+        }
+        '0'..='7' => {
+            // Exactly two more octal digits (ASCII, so slicing at 2 is a char boundary).
+            if rest.len() < 2
+                || !rest.as_bytes()[..2]
+                    .iter()
+                    .all(|b| (b'0'..=b'7').contains(b))
+            {
+                return Err(syntax());
+            }
+            let digits = format!("{e}{}", &rest[..2]);
+            let v = u32::from_str_radix(&digits, 8).map_err(|_| syntax())?;
+            if v > 255 {
+                return Err(syntax());
+            }
+            char::from_u32(v)
+                .map(|c| (c, &rest[2..]))
+                .ok_or_else(syntax)
+        }
+        _ => Err(syntax()),
+    }
+}
+
+/// Go's `strconv.Unquote` for `"…"` and `` `…` `` literals.
+pub fn unquote(s: &str) -> Result<String, SyntaxError> {
+    if s.len() >= 2 && s.starts_with('`') && s.ends_with('`') {
+        return Ok(s[1..s.len() - 1].replace('\r', ""));
+    }
+    if s.len() < 2 || !s.starts_with('"') || !s.ends_with('"') {
+        return Err(SyntaxError);
+    }
+    let mut body = &s[1..s.len() - 1];
+    let mut out = String::with_capacity(body.len());
+    while !body.is_empty() {
+        let (c, rest) = unquote_char(body, '"')?;
+        out.push(c);
+        body = rest;
+    }
+    Ok(out)
+}
+
 /// Why a Go number parse failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NumErrorKind {

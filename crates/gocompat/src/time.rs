@@ -317,10 +317,20 @@ mod tests {
     }
 }
 
+capstan_source::message_error!(
+    /// Why Go's `time.ParseDuration` refused a duration (its text).
+    DurationError
+);
+
 /// Go's `time.ParseDuration`, in nanoseconds.
-pub fn parse_duration(s: &str) -> Result<i64, String> {
+pub fn parse_duration(s: &str) -> Result<i64, DurationError> {
     let orig = s;
-    let invalid = || format!("time: invalid duration {}", crate::json::go_quote(orig));
+    let invalid = || {
+        DurationError(format!(
+            "time: invalid duration {}",
+            crate::json::go_quote(orig)
+        ))
+    };
     let mut s = s;
     let neg = s.starts_with('-');
     if s.starts_with('-') || s.starts_with('+') {
@@ -359,7 +369,8 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
             return Err(format!(
                 "time: missing unit in duration {}",
                 crate::json::go_quote(orig)
-            ));
+            )
+            .into());
         }
         let unit = &rest[..unit_len];
         let scale: u128 = match unit {
@@ -374,7 +385,8 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
                     "time: unknown unit {} in duration {}",
                     crate::json::go_quote(unit),
                     crate::json::go_quote(orig)
-                ))
+                )
+                .into())
             }
         };
         exact += int_part * scale;

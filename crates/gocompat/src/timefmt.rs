@@ -431,18 +431,23 @@ fn parse_tzif(name: &str, b: &[u8]) -> Option<Zone> {
     })
 }
 
+capstan_source::message_error!(
+    /// Go's `*time.ParseError` (its text).
+    TimeParseError
+);
+
 /// `time.ParseInLocation(layout, value, zone)`, with Go's error texts.
-pub fn parse(layout: &str, value: &str, zone: &Zone) -> Result<GoTime, String> {
+pub fn parse(layout: &str, value: &str, zone: &Zone) -> Result<GoTime, TimeParseError> {
     let orig_value = value;
-    let err = |elem: &str, val: &str, msg: &str| {
-        format!(
+    let err = |elem: &str, val: &str, msg: &str| -> TimeParseError {
+        TimeParseError(format!(
             "parsing time {} as {}: cannot parse {} as {}{}",
             crate::json::go_quote(orig_value),
             crate::json::go_quote(layout),
             crate::json::go_quote(val),
             crate::json::go_quote(elem),
             msg
-        )
+        ))
     };
     let (mut year, mut month, mut day, mut hour, mut min, mut sec, mut nanos) =
         (1i64, 1u32, 1u32, 0u32, 0u32, 0u32, 0u32);
@@ -461,18 +466,23 @@ pub fn parse(layout: &str, value: &str, zone: &Zone) -> Result<GoTime, String> {
         }
         Some((v[..d].parse().ok()?, d))
     };
-    let field =
-        |v: &str, fixed: bool, max: u32, label: &str, elem: &str| -> Result<(u32, usize), String> {
-            let bad = || err(elem, v, "");
-            let (n, d) = num(v, 2, fixed).ok_or_else(bad)?;
-            if n > max {
-                return Err(format!(
-                    "parsing time {}: {label} out of range",
-                    crate::json::go_quote(orig_value)
-                ));
-            }
-            Ok((n, d))
-        };
+    let field = |v: &str,
+                 fixed: bool,
+                 max: u32,
+                 label: &str,
+                 elem: &str|
+     -> Result<(u32, usize), TimeParseError> {
+        let bad = || err(elem, v, "");
+        let (n, d) = num(v, 2, fixed).ok_or_else(bad)?;
+        if n > max {
+            return Err(format!(
+                "parsing time {}: {label} out of range",
+                crate::json::go_quote(orig_value)
+            )
+            .into());
+        }
+        Ok((n, d))
+    };
     loop {
         let (prefix, std, suffix) = next_chunk(rest_layout);
         let stdstr = &rest_layout[prefix.len()..rest_layout.len() - suffix.len()];
@@ -493,7 +503,8 @@ pub fn parse(layout: &str, value: &str, zone: &Zone) -> Result<GoTime, String> {
                     "parsing time {}: extra text: {}",
                     crate::json::go_quote(orig_value),
                     crate::json::go_quote(v)
-                ));
+                )
+                .into());
             }
             break;
         };
@@ -537,7 +548,8 @@ pub fn parse(layout: &str, value: &str, zone: &Zone) -> Result<GoTime, String> {
                     return Err(format!(
                         "parsing time {}: month out of range",
                         crate::json::go_quote(orig_value)
-                    ));
+                    )
+                    .into());
                 }
                 month = m;
                 v = &v[d..];
@@ -684,7 +696,8 @@ pub fn parse(layout: &str, value: &str, zone: &Zone) -> Result<GoTime, String> {
         return Err(format!(
             "parsing time {}: day out of range",
             crate::json::go_quote(orig_value)
-        ));
+        )
+        .into());
     }
     let civil = Civil {
         year,
@@ -768,7 +781,7 @@ mod tests {
         assert_eq!(format(&t, "3:04PM"), "2:07PM");
         assert_eq!(format(&t, "2006.01.02 .000"), "2024.03.05 .000");
         assert_eq!(format(&t, "Monday, January 2"), "Tuesday, March 5");
-        assert!(parse("2006-01-02", "nope", &z).unwrap_err().starts_with(
+        assert!(parse("2006-01-02", "nope", &z).unwrap_err().0.starts_with(
             "parsing time \"nope\" as \"2006-01-02\": cannot parse \"nope\" as \"2006\""
         ));
     }

@@ -1,7 +1,7 @@
 //! The builtin functions of `text/template`: `and or not len index slice eq ne lt le gt ge
 //! print printf println html js urlquery call`, with Go's comparison rules and errors.
 
-use crate::{Func, FuncMap, Ty};
+use crate::{Func, FuncMap, FuncResult, Ty};
 use capstan_value::printf::{sprint, sprintf, sprintln};
 use capstan_value::Value;
 use std::cmp::Ordering;
@@ -68,7 +68,7 @@ fn incompatible(a: &Value, b: &Value) -> String {
 }
 
 /// Go's `eq arg1 arg2...`.
-fn eq(args: &[Value]) -> Result<bool, String> {
+fn eq(args: &[Value]) -> FuncResult<bool> {
     let a = &args[0];
     if args.len() < 2 {
         return Err("missing argument for comparison".into());
@@ -82,7 +82,7 @@ fn eq(args: &[Value]) -> Result<bool, String> {
                 (Kind::Uint, Kind::Int) => as_i(b) >= 0 && as_u(a) == as_i(b) as u64,
                 _ => {
                     if k1 != Kind::Invalid && k2 != Kind::Invalid {
-                        return Err(incompatible(a, b));
+                        return Err(incompatible(a, b).into());
                     }
                     false
                 }
@@ -104,7 +104,8 @@ fn eq(args: &[Value]) -> Result<bool, String> {
                             a.type_name(),
                             b.type_name(),
                             show(b)
-                        ));
+                        )
+                        .into());
                     }
                     match (a, b) {
                         (Value::Time(x), Value::Time(y)) => x == y,
@@ -113,7 +114,8 @@ fn eq(args: &[Value]) -> Result<bool, String> {
                                 "non-comparable type {}: {}",
                                 show(b),
                                 b.type_name()
-                            ))
+                            )
+                            .into())
                         }
                     }
                 }
@@ -127,7 +129,7 @@ fn eq(args: &[Value]) -> Result<bool, String> {
 }
 
 /// Go's `lt`.
-fn lt(a: &Value, b: &Value) -> Result<bool, String> {
+fn lt(a: &Value, b: &Value) -> FuncResult<bool> {
     let k1 = basic_kind(a);
     let k2 = basic_kind(b);
     if matches!(k1, Kind::Invalid | Kind::Other) || matches!(k2, Kind::Invalid | Kind::Other) {
@@ -137,7 +139,7 @@ fn lt(a: &Value, b: &Value) -> Result<bool, String> {
         return match (k1, k2) {
             (Kind::Int, Kind::Uint) => Ok(as_i(a) < 0 || (as_i(a) as u64) < as_u(b)),
             (Kind::Uint, Kind::Int) => Ok(as_i(b) >= 0 && as_u(a) < as_i(b) as u64),
-            _ => Err(incompatible(a, b)),
+            _ => Err(incompatible(a, b).into()),
         };
     }
     Ok(match k1 {
@@ -150,7 +152,7 @@ fn lt(a: &Value, b: &Value) -> Result<bool, String> {
     })
 }
 
-fn length(v: &Value) -> Result<Value, String> {
+fn length(v: &Value) -> FuncResult<Value> {
     Ok(Value::Int(match v {
         Value::String(s) => s.len() as i64,
         Value::RawString(b) | Value::Bytes(b) => b.len() as i64,
@@ -162,29 +164,24 @@ fn length(v: &Value) -> Result<Value, String> {
         }
         // A present nil (an invalid argument is refused before the call).
         Value::Nil => return Err("len of nil pointer".into()),
-        other => return Err(format!("len of type {}", other.type_name())),
+        other => return Err(format!("len of type {}", other.type_name()).into()),
     }))
 }
 
-fn index_arg(i: &Value, len: usize, what: &str) -> Result<usize, String> {
+fn index_arg(i: &Value, len: usize, what: &str) -> FuncResult<usize> {
     let x: i64 = match i {
         Value::Int(n) | Value::Int64(n) => *n,
         Value::Uint64(u) => *u as i64,
-        Value::Nil => return Err(format!("cannot index {what} with nil")),
-        other => {
-            return Err(format!(
-                "cannot index {what} with type {}",
-                other.type_name()
-            ))
-        }
+        Value::Nil => return Err(format!("cannot index {what} with nil").into()),
+        other => return Err(format!("cannot index {what} with type {}", other.type_name()).into()),
     };
     if x < 0 || x as usize > len {
-        return Err(format!("index out of range: {x}"));
+        return Err(format!("index out of range: {x}").into());
     }
     Ok(x as usize)
 }
 
-fn index(args: Vec<Value>) -> Result<Value, String> {
+fn index(args: Vec<Value>) -> FuncResult<Value> {
     let mut item = args[0].clone();
     if matches!(item, Value::Nil) {
         return Err("index of untyped nil".into());
@@ -209,10 +206,9 @@ fn index(args: Vec<Value>) -> Result<Value, String> {
                 Value::String(k) => m.get(k).unwrap_or(Value::Nil),
                 Value::Nil => return Err("value is nil; should be of type string".into()),
                 other => {
-                    return Err(format!(
-                        "value has type {}; should be string",
-                        other.type_name()
-                    ))
+                    return Err(
+                        format!("value has type {}; should be string", other.type_name()).into(),
+                    )
                 }
             },
             Value::AnyMap(m) => m
@@ -222,20 +218,20 @@ fn index(args: Vec<Value>) -> Result<Value, String> {
                 .map(|(_, v)| v.clone())
                 .unwrap_or(Value::Nil),
             Value::Nil => return Err("index of nil pointer".into()),
-            other => return Err(format!("can't index item of type {}", other.type_name())),
+            other => return Err(format!("can't index item of type {}", other.type_name()).into()),
         };
     }
     Ok(item)
 }
 
-fn slice(args: Vec<Value>, interface_args: &[bool]) -> Result<Value, String> {
+fn slice(args: Vec<Value>, interface_args: &[bool]) -> FuncResult<Value> {
     let item = &args[0];
     if matches!(item, Value::Nil) {
         return Err("slice of untyped nil".into());
     }
     let idx = &args[1..];
     if idx.len() > 3 {
-        return Err(format!("too many slice indexes: {}", idx.len()));
+        return Err(format!("too many slice indexes: {}", idx.len()).into());
     }
     let (len, cap) = match item {
         Value::String(s) => {
@@ -245,7 +241,7 @@ fn slice(args: Vec<Value>, interface_args: &[bool]) -> Result<Value, String> {
             (s.len(), s.len())
         }
         Value::List(l) => (l.items.len(), l.items.len() + l.spare),
-        other => return Err(format!("can't slice item of type {}", other.type_name())),
+        other => return Err(format!("can't slice item of type {}", other.type_name()).into()),
     };
     let mut ix = [0usize, len, cap];
     for (i, v) in idx.iter().enumerate() {
@@ -256,10 +252,10 @@ fn slice(args: Vec<Value>, interface_args: &[bool]) -> Result<Value, String> {
         ix[i] = index_arg(v, cap, "slice/array")?;
     }
     if ix[0] > ix[1] {
-        return Err(format!("invalid slice index: {} > {}", ix[0], ix[1]));
+        return Err(format!("invalid slice index: {} > {}", ix[0], ix[1]).into());
     }
     if idx.len() == 3 && ix[1] > ix[2] {
-        return Err(format!("invalid slice index: {} > {}", ix[1], ix[2]));
+        return Err(format!("invalid slice index: {} > {}", ix[1], ix[2]).into());
     }
     Ok(match item {
         Value::String(s) => match s.get(ix[0]..ix[1]) {
@@ -358,7 +354,7 @@ fn joined(args: &[Value]) -> String {
 /// The builtin function map.
 pub fn builtins() -> FuncMap {
     let mut m = FuncMap::new();
-    let lazy = |_: &crate::CallCtx, _: Vec<Value>| -> Result<Value, String> { Ok(Value::Nil) };
+    let lazy = |_: &crate::CallCtx, _: Vec<Value>| -> FuncResult<Value> { Ok(Value::Nil) };
     m.insert("and".into(), Func::variadic(&[Ty::Any], Ty::Any, lazy));
     m.insert("or".into(), Func::variadic(&[Ty::Any], Ty::Any, lazy));
     m.insert(
@@ -444,11 +440,7 @@ pub fn builtins() -> FuncMap {
         "call".into(),
         Func::variadic(&[Ty::Any], Ty::Any, |_, a| match &a[0] {
             Value::Nil => Err("call of nil".into()),
-            other => Err(format!(
-                "non-function {} of type {}",
-                other,
-                other.type_name()
-            )),
+            other => Err(format!("non-function {} of type {}", other, other.type_name()).into()),
         }),
     );
     m

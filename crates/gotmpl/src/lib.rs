@@ -76,7 +76,79 @@ pub struct CallCtx<'a> {
     pub interface_args: &'a [bool],
 }
 
-pub type FuncImpl = dyn Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync;
+/// Why a template function failed: Go's `error` value, whose `Display` is Go's exact text
+/// (the evaluator prefixes it with `error calling NAME: `).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FuncError {
+    /// The error a function returned (Go's `errors.New`/`fmt.Errorf`).
+    #[error("{0}")]
+    Message(String),
+    /// A template the function executed failed (`include`, `tpl`, `template`-like
+    /// functions); kept whole so its location survives.
+    #[error("{0}")]
+    Exec(Box<ExecError>),
+}
+
+impl From<String> for FuncError {
+    fn from(message: String) -> FuncError {
+        FuncError::Message(message)
+    }
+}
+
+impl From<&str> for FuncError {
+    fn from(message: &str) -> FuncError {
+        FuncError::Message(message.to_string())
+    }
+}
+
+impl From<ExecError> for FuncError {
+    fn from(e: ExecError) -> FuncError {
+        FuncError::Exec(Box::new(e))
+    }
+}
+
+impl From<ParseError> for FuncError {
+    fn from(e: ParseError) -> FuncError {
+        FuncError::Message(e.to_string())
+    }
+}
+
+impl From<capstan_value::GoError> for FuncError {
+    fn from(e: capstan_value::GoError) -> FuncError {
+        FuncError::Message(e.0)
+    }
+}
+
+impl From<capstan_value::json::JsonError> for FuncError {
+    fn from(e: capstan_value::json::JsonError) -> FuncError {
+        FuncError::Message(e.to_string())
+    }
+}
+
+/// Go standard-library errors a function returns as they are (their text is Go's).
+macro_rules! func_errors_from_go {
+    ($($t:ty),* $(,)?) => {
+        $(impl From<$t> for FuncError {
+            fn from(e: $t) -> FuncError {
+                FuncError::Message(e.to_string())
+            }
+        })*
+    };
+}
+
+func_errors_from_go!(
+    capstan_gocompat::NumError,
+    capstan_gocompat::strconv::SyntaxError,
+    capstan_gocompat::base64::CorruptInputError,
+    capstan_gocompat::time::DurationError,
+    capstan_gocompat::timefmt::TimeParseError,
+    capstan_gocompat::regexp::RegexpError,
+);
+
+/// What a template function returns.
+pub type FuncResult<T = Value> = Result<T, FuncError>;
+
+pub type FuncImpl = dyn Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync;
 
 /// A template function: its Go signature and its implementation.
 #[derive(Clone)]
@@ -95,7 +167,7 @@ impl Func {
     /// A function with fixed parameters.
     pub fn new(
         params: &[Ty],
-        imp: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
+        imp: impl Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync + 'static,
     ) -> Func {
         Func {
             params: Arc::from(params),
@@ -109,7 +181,7 @@ impl Func {
     pub fn variadic(
         params: &[Ty],
         rest: Ty,
-        imp: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
+        imp: impl Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync + 'static,
     ) -> Func {
         Func {
             params: Arc::from(params),
@@ -137,16 +209,16 @@ pub type FuncMap = HashMap<String, Func>;
 /// Helm's and helmfile's `include`: executes template `name` of the calling set with
 /// `data` and returns its output; more than `max_depth` nested includes is Helm's
 /// "nested reference" error.
-pub fn include(ctx: &CallCtx, name: &str, data: &Value, max_depth: usize) -> Result<Value, String> {
+pub fn include(ctx: &CallCtx, name: &str, data: &Value, max_depth: usize) -> FuncResult {
     if ctx.depth > max_depth {
         return Err(format!(
             "rendering template has a nested reference name: {name}: unable to execute template"
-        ));
+        )
+        .into());
     }
     let mut out = String::new();
     ctx.templates
-        .execute_into(name, data, &mut out, ctx.depth + 1)
-        .map_err(|e| e.to_string())?;
+        .execute_into(name, data, &mut out, ctx.depth + 1)?;
     Ok(Value::from(out))
 }
 
@@ -155,7 +227,7 @@ pub fn register(
     m: &mut FuncMap,
     name: &str,
     params: &[Ty],
-    f: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
+    f: impl Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync + 'static,
 ) {
     m.insert(name.to_string(), Func::new(params, f));
 }
@@ -165,7 +237,7 @@ pub fn register_variadic(
     m: &mut FuncMap,
     name: &str,
     params: &[Ty],
-    f: impl Fn(&CallCtx, Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
+    f: impl Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync + 'static,
 ) {
     m.insert(name.to_string(), Func::variadic(params, Ty::Any, f));
 }

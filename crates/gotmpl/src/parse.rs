@@ -4,7 +4,7 @@
 
 use crate::ast::{Arg, Command, Control, Node, Number, Pipe};
 use crate::lex::{Kind, LexError, Lexer, Token};
-use capstan_gocompat::strconv::{parse_float, parse_int, parse_uint};
+use capstan_gocompat::strconv::{parse_float, parse_int, parse_uint, unquote, unquote_char};
 
 /// A parse failure: Go's message (`template: NAME:LINE: msg`, its `Display`), and the
 /// template and line it names.
@@ -224,7 +224,7 @@ impl<'a> Parser<'a> {
         if !matches!(t.kind, Kind::Str | Kind::RawStr) {
             return Err(self.unexpected(&t, CONTEXT));
         }
-        let name = unquote(&t.text).map_err(|e| self.error(e))?;
+        let name = unquote(&t.text).map_err(|e| self.error(e.to_string()))?;
         let t = self.next_non_space();
         if t.kind != Kind::RightDelim {
             return Err(self.unexpected(&t, CONTEXT));
@@ -360,7 +360,7 @@ impl<'a> Parser<'a> {
 
     fn template_name(&mut self, t: &Token, context: &str) -> R<String> {
         match t.kind {
-            Kind::Str | Kind::RawStr => unquote(&t.text).map_err(|e| self.error(e)),
+            Kind::Str | Kind::RawStr => unquote(&t.text).map_err(|e| self.error(e.to_string())),
             _ => Err(self.unexpected(t, context)),
         }
     }
@@ -600,7 +600,7 @@ impl<'a> Parser<'a> {
                 Arg::Pipe(Box::new(pipe?))
             }
             Kind::Str | Kind::RawStr => {
-                let text = unquote(&t.text).map_err(|e| self.error(e))?;
+                let text = unquote(&t.text).map_err(|e| self.error(e.to_string()))?;
                 Arg::Str {
                     pos: t.pos,
                     quoted: t.text,
@@ -627,7 +627,8 @@ impl<'a> Parser<'a> {
             imag: None,
         };
         if t.kind == Kind::Char {
-            let (c, tail) = unquote_char(&text[1..], '\'').map_err(|e| self.error(e))?;
+            let (c, tail) =
+                unquote_char(&text[1..], '\'').map_err(|e| self.error(e.to_string()))?;
             if tail != "'" {
                 return Err(self.error(format!("malformed character constant: {text}")));
             }
@@ -701,97 +702,9 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Go's `strconv.UnquoteChar`: one (possibly escaped) character and the rest.
-pub fn unquote_char(s: &str, quote: char) -> Result<(char, &str), String> {
-    let syntax = || "invalid syntax".to_string();
-    let mut chars = s.chars();
-    let c = chars.next().ok_or_else(syntax)?;
-    if c == quote && (quote == '\'' || quote == '"') {
-        return Err(syntax());
-    }
-    if c != '\\' {
-        return Ok((c, chars.as_str()));
-    }
-    let e = chars.next().ok_or_else(syntax)?;
-    let rest = chars.as_str();
-    let simple = match e {
-        'a' => Some('\u{7}'),
-        'b' => Some('\u{8}'),
-        'f' => Some('\u{c}'),
-        'n' => Some('\n'),
-        'r' => Some('\r'),
-        't' => Some('\t'),
-        'v' => Some('\u{b}'),
-        '\\' => Some('\\'),
-        '\'' | '"' if e == quote => Some(e),
-        _ => None,
-    };
-    if let Some(c) = simple {
-        return Ok((c, rest));
-    }
-    let hex = |n: usize| -> Result<(u32, &str), String> {
-        if rest.len() < n || !rest.is_char_boundary(n) {
-            return Err(syntax());
-        }
-        let v = u32::from_str_radix(&rest[..n], 16).map_err(|_| syntax())?;
-        Ok((v, &rest[n..]))
-    };
-    match e {
-        'x' => {
-            let (v, r) = hex(2)?;
-            char::from_u32(v).map(|c| (c, r)).ok_or_else(syntax)
-        }
-        'u' => {
-            let (v, r) = hex(4)?;
-            char::from_u32(v).map(|c| (c, r)).ok_or_else(syntax)
-        }
-        'U' => {
-            let (v, r) = hex(8)?;
-            char::from_u32(v).map(|c| (c, r)).ok_or_else(syntax)
-        }
-        '0'..='7' => {
-            // Exactly two more octal digits (ASCII, so slicing at 2 is a char boundary).
-            if rest.len() < 2
-                || !rest.as_bytes()[..2]
-                    .iter()
-                    .all(|b| (b'0'..=b'7').contains(b))
-            {
-                return Err(syntax());
-            }
-            let digits = format!("{e}{}", &rest[..2]);
-            let v = u32::from_str_radix(&digits, 8).map_err(|_| syntax())?;
-            if v > 255 {
-                return Err(syntax());
-            }
-            char::from_u32(v)
-                .map(|c| (c, &rest[2..]))
-                .ok_or_else(syntax)
-        }
-        _ => Err(syntax()),
-    }
-}
-
-/// Go's `strconv.Unquote` for `"…"` and `` `…` `` literals.
-pub fn unquote(s: &str) -> Result<String, String> {
-    if s.len() >= 2 && s.starts_with('`') && s.ends_with('`') {
-        return Ok(s[1..s.len() - 1].replace('\r', ""));
-    }
-    if s.len() < 2 || !s.starts_with('"') || !s.ends_with('"') {
-        return Err("invalid syntax".into());
-    }
-    let mut body = &s[1..s.len() - 1];
-    let mut out = String::with_capacity(body.len());
-    while !body.is_empty() {
-        let (c, rest) = unquote_char(body, '"')?;
-        out.push(c);
-        body = rest;
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::unquote;
+    use capstan_gocompat::strconv::unquote;
 
     #[test]
     fn octal_escapes_need_two_more_octal_digits() {

@@ -67,6 +67,46 @@ impl Diag {
     }
 }
 
+/// Why helmfile's HCL loader failed: its text (`Display`, word for word) and the place in
+/// an HCL file it is about, when there is one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct HclError {
+    pub message: String,
+    pub location: Option<capstan_source::Location>,
+}
+
+impl From<String> for HclError {
+    fn from(message: String) -> HclError {
+        HclError {
+            message,
+            location: None,
+        }
+    }
+}
+
+impl From<&str> for HclError {
+    fn from(message: &str) -> HclError {
+        HclError::from(message.to_string())
+    }
+}
+
+impl From<Diag> for HclError {
+    fn from(d: Diag) -> HclError {
+        HclError {
+            message: d.to_string(),
+            location: d.subject.as_ref().map(Range::location),
+        }
+    }
+}
+
+impl Range {
+    /// Where the range starts, as capstan's errors name places.
+    pub fn location(&self) -> capstan_source::Location {
+        capstan_source::Location::new(self.file.to_string(), self.start.line, self.start.col)
+    }
+}
+
 /// HCL's `Diagnostic.Error()`.
 impl fmt::Display for Diag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

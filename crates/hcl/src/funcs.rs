@@ -14,9 +14,32 @@ pub enum FuncError {
 }
 
 /// Why a function failed: about one argument (reported at it) or the call.
+/// Why a cty function call failed: cty's text, about one argument or the whole call.
+#[derive(Debug)]
 pub enum Fail {
     Arg(usize, String),
     Call(String),
+}
+
+impl Fail {
+    /// cty's text.
+    pub fn message(&self) -> &str {
+        match self {
+            Fail::Arg(_, m) | Fail::Call(m) => m,
+        }
+    }
+}
+
+impl From<String> for Fail {
+    fn from(message: String) -> Fail {
+        Fail::Call(message)
+    }
+}
+
+impl From<&str> for Fail {
+    fn from(message: &str) -> Fail {
+        Fail::Call(message.to_string())
+    }
 }
 
 type FResult = Result<Value, Fail>;
@@ -249,9 +272,7 @@ fn sig(name: &str) -> Option<Sig> {
             Ok(Value::Tuple(out))
         }),
         "format" => s(vec![p("format", String)], Some(pn("args", Dynamic)), |a| {
-            format(&st(&a[0]), &a[1..])
-                .map(Value::string)
-                .map_err(Fail::Call)
+            format(&st(&a[0]), &a[1..]).map(Value::string)
         }),
         "formatlist" => s(
             vec![p("format", String)],
@@ -1257,7 +1278,7 @@ fn from_native(v: &capstan_value::Value) -> Value {
 
 fn jsondecode(s: &str) -> FResult {
     let v = capstan_value::json::from_json(s).map_err(|e| {
-        Fail::Call(e.replace(
+        Fail::Call(e.to_string().replace(
             "looking for beginning of object key string",
             "looking for beginning of value",
         ))
@@ -1405,13 +1426,13 @@ fn formatlist(a: &[Value]) -> FResult {
                     .unwrap_or_else(|| x.clone())
             })
             .collect();
-        out.push(Value::string(format(&fmt, &row).map_err(Fail::Call)?));
+        out.push(Value::string(format(&fmt, &row)?));
     }
     Ok(Value::List(Type::String, out))
 }
 
 /// cty's `format`: Go-like verbs over cty values.
-pub fn format(fmt: &str, args: &[Value]) -> Result<String, String> {
+pub fn format(fmt: &str, args: &[Value]) -> Result<String, Fail> {
     let mut out = String::new();
     let mut ai = 0;
     let chars: Vec<char> = fmt.chars().collect();
@@ -1441,10 +1462,7 @@ pub fn format(fmt: &str, args: &[Value]) -> Result<String, String> {
             continue;
         }
         let Some(arg) = args.get(ai) else {
-            return Err(format!(
-                "not enough arguments for %{spec}{verb} at {}",
-                start - 1
-            ));
+            return Err(format!("not enough arguments for %{spec}{verb} at {}", start - 1).into());
         };
         ai += 1;
         let go = |v: capstan_value::Value| {
@@ -1476,7 +1494,8 @@ pub fn format(fmt: &str, args: &[Value]) -> Result<String, String> {
                     return Err(format!(
                         "unsupported value for \"%{verb}\" at {}: bool required",
                         start - 1
-                    ))
+                    )
+                    .into())
                 }
             },
             'd' | 'x' | 'X' | 'o' | 'b' if !matches!(arg, Value::String(_)) || verb == 'd' => {
@@ -1486,14 +1505,16 @@ pub fn format(fmt: &str, args: &[Value]) -> Result<String, String> {
                         return Err(format!(
                             "unsupported value for \"%{verb}\" at {}: number required",
                             start - 1
-                        ))
+                        )
+                        .into())
                     }
                 };
                 let Some(i) = n.to_i64() else {
                     return Err(format!(
                         "unsupported value for \"%{verb}\" at {}: an integer is required",
                         start - 1
-                    ));
+                    )
+                    .into());
                 };
                 go(capstan_value::Value::Int(i))
             }
@@ -1504,7 +1525,8 @@ pub fn format(fmt: &str, args: &[Value]) -> Result<String, String> {
                         return Err(format!(
                             "unsupported value for \"%{verb}\" at {}: number required",
                             start - 1
-                        ))
+                        )
+                        .into())
                     }
                 };
                 go(capstan_value::Value::Float64(n.to_f64()))
@@ -1515,35 +1537,39 @@ pub fn format(fmt: &str, args: &[Value]) -> Result<String, String> {
                     return Err(format!(
                         "unsupported value for \"%{verb}\" at {}: string required",
                         start - 1
-                    ))
+                    )
+                    .into())
                 }
             },
             other => {
                 return Err(format!(
                     "unrecognized format character {other:?} at offset {}",
                     start - 1
-                ))
+                )
+                .into())
             }
         };
         out.push_str(&piece);
     }
     if ai < args.len() {
-        return Err(format!(
-            "too many arguments; only {ai} used by format string"
-        ));
+        return Err(format!("too many arguments; only {ai} used by format string").into());
     }
     Ok(out)
 }
 
-fn parse_rfc3339(s: &str) -> Result<capstan_gocompat::time::GoTime, String> {
+fn parse_rfc3339(
+    s: &str,
+) -> Result<capstan_gocompat::time::GoTime, capstan_gocompat::timefmt::TimeParseError> {
     let zone = capstan_gocompat::timefmt::Zone::utc();
-    capstan_gocompat::timefmt::parse("2006-01-02T15:04:05Z07:00", s, &zone)
-        .map_err(|_| format!("not a valid RFC3339 timestamp: cannot use {s:?} as year"))
+    Ok(
+        capstan_gocompat::timefmt::parse("2006-01-02T15:04:05Z07:00", s, &zone)
+            .map_err(|_| format!("not a valid RFC3339 timestamp: cannot use {s:?} as year"))?,
+    )
 }
 
 fn formatdate(a: &[Value]) -> FResult {
     let spec = st(&a[0]);
-    let t = parse_rfc3339(&st(&a[1])).map_err(|e| Fail::Arg(1, e))?;
+    let t = parse_rfc3339(&st(&a[1])).map_err(|e| Fail::Arg(1, e.0))?;
     let c = t.civil();
     use capstan_gocompat::timefmt::{DAYS, MONTHS};
     let days = capstan_gocompat::time::days_from_civil(c.year, c.month, c.day);
@@ -1641,8 +1667,8 @@ fn formatdate(a: &[Value]) -> FResult {
 }
 
 fn timeadd(a: &[Value]) -> FResult {
-    let t = parse_rfc3339(&st(&a[0])).map_err(|e| Fail::Arg(0, e))?;
-    let d = capstan_gocompat::time::parse_duration(&st(&a[1])).map_err(|e| Fail::Arg(1, e))?;
+    let t = parse_rfc3339(&st(&a[0])).map_err(|e| Fail::Arg(0, e.0))?;
+    let d = capstan_gocompat::time::parse_duration(&st(&a[1])).map_err(|e| Fail::Arg(1, e.0))?;
     let total = t.nanos as i128 + d as i128;
     let secs = total.div_euclid(1_000_000_000) as i64;
     let nanos = total.rem_euclid(1_000_000_000) as u32;
@@ -1753,19 +1779,21 @@ fn cidrnetmask(a: &[Value]) -> FResult {
     Ok(Value::string(std::net::Ipv4Addr::from(mask).to_string()))
 }
 
-fn subnet(net: &Net, newbits: i64, netnum: i64) -> Result<(u128, u32), String> {
+fn subnet(net: &Net, newbits: i64, netnum: i64) -> Result<(u128, u32), Fail> {
     let new_prefix = net.prefix as i64 + newbits;
     if newbits < 0 || new_prefix > net.bits as i64 {
         return Err(format!(
             "insufficient address space to extend prefix of {} by {newbits}",
             net.prefix
-        ));
+        )
+        .into());
     }
     let max = 1i128 << newbits;
     if netnum < 0 || netnum as i128 >= max {
         return Err(format!(
             "prefix extension of {newbits} does not accommodate a subnet numbered {netnum}"
-        ));
+        )
+        .into());
     }
     let shift = net.bits as i64 - new_prefix;
     let addr = net.addr | ((netnum as u128) << shift);
@@ -1776,7 +1804,7 @@ fn cidrsubnet(a: &[Value]) -> FResult {
     let net = parse_cidr(&st(&a[0]))?;
     let newbits = int_of(&a[1]).ok_or_else(|| Fail::Arg(1, "a whole number is required".into()))?;
     let netnum = int_of(&a[2]).ok_or_else(|| Fail::Arg(2, "a whole number is required".into()))?;
-    let (addr, pfx) = subnet(&net, newbits, netnum).map_err(Fail::Call)?;
+    let (addr, pfx) = subnet(&net, newbits, netnum)?;
     Ok(Value::string(format!("{}/{pfx}", show_ip(addr, net.bits))))
 }
 
@@ -1846,9 +1874,11 @@ mod tests {
         );
         assert!(format("%d", &[n("1.5")])
             .unwrap_err()
+            .message()
             .contains("an integer is required"));
         assert!(format("%s", &[])
             .unwrap_err()
+            .message()
             .contains("not enough arguments"));
     }
 }

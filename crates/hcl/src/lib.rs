@@ -13,4 +13,5 @@ pub mod number;
 pub mod parse;
 pub mod value;
 
+pub use diag::HclError;
 pub use loader::render;

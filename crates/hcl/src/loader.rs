@@ -6,7 +6,7 @@
 //! a float64).
 
 use crate::ast::{Attribute, Body, Expr, Step};
-use crate::diag::{Diag, Range};
+use crate::diag::{Diag, HclError, Range};
 use crate::eval::{eval, Ctx};
 use crate::parse::parse_file;
 use crate::value::Value;
@@ -112,12 +112,12 @@ fn dependencies(expr: &Expr, block: &str) -> Result<Vec<String>, Diag> {
 }
 
 /// Orders names by dependency: groups that can be evaluated one after the other.
-fn plan(defs: &BTreeMap<String, Vec<Def>>, block: &str) -> Result<Vec<Vec<String>>, String> {
+fn plan(defs: &BTreeMap<String, Vec<Def>>, block: &str) -> Result<Vec<Vec<String>>, HclError> {
     let mut deps: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for (name, ds) in defs {
         let mut all = Vec::new();
         for d in ds {
-            for x in dependencies(&d.expr, block).map_err(|e| e.to_string())? {
+            for x in dependencies(&d.expr, block)? {
                 if !all.contains(&x) {
                     all.push(x);
                 }
@@ -137,7 +137,8 @@ fn plan(defs: &BTreeMap<String, Vec<Def>>, block: &str) -> Result<Vec<Vec<String
                 return Err(format!(
                     "variables {} depend(s) on undefined vars {d:?}",
                     dependents.join(", ")
-                ));
+                )
+                .into());
             }
         }
     }
@@ -147,7 +148,7 @@ fn plan(defs: &BTreeMap<String, Vec<Def>>, block: &str) -> Result<Vec<Vec<String
         deps: &'a BTreeMap<&'a str, Vec<String>>,
         state: &mut BTreeMap<&'a str, u8>,
         stack: &mut Vec<&'a str>,
-    ) -> Result<(), String> {
+    ) -> Result<(), HclError> {
         match state.get(n) {
             Some(2) => return Ok(()),
             Some(1) => {
@@ -157,7 +158,8 @@ fn plan(defs: &BTreeMap<String, Vec<Def>>, block: &str) -> Result<Vec<Vec<String
                 return Err(format!(
                     "error while building the DAG variable graph : cycle detected: {}",
                     path.join(" -> ")
-                ));
+                )
+                .into());
             }
             _ => {}
         }
@@ -240,7 +242,7 @@ fn evaluate(
     groups: &[Vec<String>],
     block: &str,
     locals: &BTreeMap<String, Option<Value>>,
-) -> Result<BTreeMap<String, Value>, String> {
+) -> Result<BTreeMap<String, Value>, HclError> {
     let mut done: BTreeMap<String, Value> = BTreeMap::new();
     for g in groups {
         for name in g {
@@ -259,15 +261,16 @@ fn evaluate(
                             .insert("local".into(), l.clone().unwrap_or_else(Value::null));
                     }
                 }
-                let v = eval(&d.expr, &ctx).map_err(|diag| {
-                    if ds.len() > 1 {
+                let v = eval(&d.expr, &ctx).map_err(|diag| HclError {
+                    message: if ds.len() > 1 {
                         format!(
                             "error when trying to evaluate variable {name} at {}:{} : {diag}",
                             d.range.file, d.range.start.line
                         )
                     } else {
                         format!("error when trying to evaluate variable {name} : {diag}")
-                    }
+                    },
+                    location: Some(diag.subject.as_ref().unwrap_or(&d.range).location()),
                 })?;
                 acc = Some(match acc {
                     None => v,
@@ -304,12 +307,12 @@ fn to_go(v: &Value) -> GoValue {
 
 /// `HCLRender` over `(file name, text)` pairs, in order: the values map, or helmfile's
 /// error text.
-pub fn render(files: &[(String, String)]) -> Result<BTreeMap<Str, GoValue>, String> {
+pub fn render(files: &[(String, String)]) -> Result<BTreeMap<Str, GoValue>, HclError> {
     let mut values: BTreeMap<String, Vec<Def>> = BTreeMap::new();
     let mut locals_by_file: Vec<(String, BTreeMap<String, Vec<Def>>, bool)> = Vec::new();
     for (file, text) in files {
-        let body = parse_file(text, file).map_err(|d| d.to_string())?;
-        check_schema(&body).map_err(|d| d.to_string())?;
+        let body = parse_file(text, file)?;
+        check_schema(&body)?;
         let locals_blocks: Vec<_> = body.blocks.iter().filter(|b| b.kind == LOCALS).collect();
         if locals_blocks.len() > 1 {
             let first = &body.blocks[0];
@@ -318,12 +321,12 @@ pub fn render(files: &[(String, String)]) -> Result<BTreeMap<Str, GoValue>, Stri
                 "",
                 &first.def_range,
             )
-            .to_string());
+            .into());
         }
         let mut file_locals: BTreeMap<String, Vec<Def>> = BTreeMap::new();
         let mut has_locals = false;
         for b in &body.blocks {
-            let attrs = just_attributes(&b.body).map_err(|d| d.to_string())?;
+            let attrs = just_attributes(&b.body)?;
             let target = if b.kind == VALUES {
                 &mut values
             } else {

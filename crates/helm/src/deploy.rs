@@ -16,6 +16,7 @@ use capstan_state::merge::Tree;
 use capstan_state::release::Release;
 use capstan_state::select::condition_enabled;
 use capstan_state::spec::{bool_of, map_of, str_of, strings_of};
+use capstan_state::StateError;
 use capstan_value::{Str, Value};
 use std::collections::BTreeSet;
 
@@ -124,7 +125,12 @@ impl Affected {
             let width: Vec<usize> = (0..cols)
                 .map(|c| {
                     let min = if c == 0 || c == cols - 1 { 0 } else { 6 };
-                    lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0).max(min)
+                    lines
+                        .iter()
+                        .map(|l| l[c].chars().count())
+                        .max()
+                        .unwrap_or(0)
+                        .max(min)
                 })
                 .collect();
             for l in &lines {
@@ -175,23 +181,27 @@ pub struct ClusterError {
 
 /// One error of a state: plain, or of a release (with helm's exit code when it ran).
 #[derive(Clone, Debug)]
-enum StateError {
-    Plain(String),
-    Release { name: String, message: String, code: i32 },
+enum StateFailure {
+    Plain(StateError),
+    Release {
+        name: String,
+        message: String,
+        code: i32,
+    },
 }
 
-impl StateError {
+impl StateFailure {
     fn text(&self) -> String {
         match self {
-            StateError::Plain(m) => m.clone(),
-            StateError::Release { name, message, .. } => {
+            StateFailure::Plain(e) => e.to_string(),
+            StateFailure::Release { name, message, .. } => {
                 format!("failed processing release {name}: {message}")
             }
         }
     }
 
-    fn release(r: &Release, e: HelmError) -> StateError {
-        StateError::Release {
+    fn release(r: &Release, e: HelmError) -> StateFailure {
+        StateFailure::Release {
             name: r.name.clone(),
             message: e.message,
             code: e.exit_code.unwrap_or(0),
@@ -200,7 +210,7 @@ impl StateError {
 }
 
 /// helmfile's `Error` over several errors: the one, or `N errors:` and each.
-fn joined(errs: &[StateError]) -> String {
+fn joined(errs: &[StateFailure]) -> String {
     if errs.len() == 1 {
         return errs[0].text();
     }
@@ -216,7 +226,11 @@ fn joined(errs: &[StateError]) -> String {
 /// order. Calls start in index order; with one thread they run one after the other on
 /// the calling thread. Each thread gets capstan's deep stack (a release may render here).
 fn parallel<T: Send>(n: usize, limit: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let workers = if limit == 0 { n.min(MAX_THREADS) } else { limit.min(n) };
+    let workers = if limit == 0 {
+        n.min(MAX_THREADS)
+    } else {
+        limit.min(n)
+    };
     if workers <= 1 {
         return (0..n).map(f).collect();
     }
@@ -252,7 +266,8 @@ fn state_label(file: &str) -> String {
 }
 
 /// The values files of a release, written by the caller for helm (`--values`), in order.
-pub type ValuesFiles<'a> = dyn Fn(&PreparedState, &Release) -> Result<Vec<String>, String> + Sync + 'a;
+pub type ValuesFiles<'a> =
+    dyn Fn(&PreparedState, &Release) -> Result<Vec<String>, StateError> + Sync + 'a;
 
 /// Everything a command needs besides the states.
 pub struct Cluster<'a> {
@@ -282,15 +297,19 @@ pub struct Cluster<'a> {
 
 /// A release's user-supplied values and, per leaf path, where each comes from (for
 /// [`ClusterOptions::show_values`]).
-pub type UserValues<'a> = dyn Fn(&PreparedState, &Release) -> Result<(Tree, std::collections::BTreeMap<String, String>), String>
+pub type UserValues<'a> = dyn Fn(
+        &PreparedState,
+        &Release,
+    ) -> Result<(Tree, capstan_state::commands::ValueOrigins), StateError>
     + Sync
     + 'a;
 
 /// The hook runner of [`Cluster::exec`]: program, arguments, directory → its output.
-pub type HookExec<'a> = dyn Fn(&str, &[String], &str) -> Result<String, String> + Sync + 'a;
+pub type HookExec<'a> = dyn Fn(&str, &[String], &str) -> Result<String, StateError> + Sync + 'a;
 
 /// The release manifest renderer of [`Cluster::render`].
-pub type Render<'a> = dyn Fn(&PreparedState, &Release, bool) -> Result<String, String> + Sync + 'a;
+pub type Render<'a> =
+    dyn Fn(&PreparedState, &Release, bool) -> Result<String, StateError> + Sync + 'a;
 
 /// The releases of a state a command sees: duplicates of one ID reduced to the selected
 /// one, and which of them the selectors (and conditions) pick.
@@ -299,8 +318,8 @@ struct Releases {
     selected: Vec<usize>,
 }
 
-fn releases_of(ps: &PreparedState) -> Result<Releases, String> {
-    let enabled = |i: usize| -> Result<bool, String> {
+fn releases_of(ps: &PreparedState) -> Result<Releases, StateError> {
+    let enabled = |i: usize| -> Result<bool, StateError> {
         condition_enabled(&ps.releases[i], &ps.state.values)
     };
     let mut selected_ids: Vec<String> = Vec::new();
@@ -315,7 +334,7 @@ fn releases_of(ps: &PreparedState) -> Result<Releases, String> {
             .filter(|&&j| ps.releases[j].id() == id)
             .count();
         if n > 1 {
-            return Err(format!("found {n} duplicate releases with ID {id:?}"));
+            return Err(format!("found {n} duplicate releases with ID {id:?}").into());
         }
         selected_ids.push(id);
     }
@@ -382,7 +401,11 @@ struct StateRun<'a, 'b> {
 }
 
 impl<'a, 'b> StateRun<'a, 'b> {
-    fn new(c: &'b Cluster<'a>, ps: &'b PreparedState, command: &'static str) -> Result<Self, String> {
+    fn new(
+        c: &'b Cluster<'a>,
+        ps: &'b PreparedState,
+        command: &'static str,
+    ) -> Result<Self, StateError> {
         Ok(StateRun {
             c,
             ps,
@@ -413,7 +436,13 @@ impl<'a, 'b> StateRun<'a, 'b> {
         }
     }
 
-    fn plan(&self, selected: Vec<usize>, reverse: bool, skip_needs: bool, include_needs: bool) -> Result<Vec<Vec<usize>>, String> {
+    fn plan(
+        &self,
+        selected: Vec<usize>,
+        reverse: bool,
+        skip_needs: bool,
+        include_needs: bool,
+    ) -> Result<Vec<Vec<usize>>, StateError> {
         plan(
             &self.rs.all,
             &PlanOptions {
@@ -435,7 +464,12 @@ impl<'a, 'b> StateRun<'a, 'b> {
         a
     }
 
-    fn with_flags<T>(&self, i: usize, values_files: &[String], f: impl FnOnce(&FlagSource) -> T) -> T {
+    fn with_flags<T>(
+        &self,
+        i: usize,
+        values_files: &[String],
+        f: impl FnOnce(&FlagSource) -> T,
+    ) -> T {
         let r = self.r(i);
         let tree = release_tree(r);
         let repo = self.repo_of(&r.chart);
@@ -447,7 +481,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
             &self.ps.overrides,
         );
         let renderer = self.ps.renderer(settings);
-        let render = |a: &str| -> Result<String, String> { Ok(renderer.render(a, &data)?) };
+        let render = |a: &str| -> Result<String, StateError> { Ok(renderer.render(a, &data)?) };
         let host = settings.host.clone();
         let resolve = |s: &str| capstan_state::render::resolve_ref(host.as_ref(), s);
         let src = FlagSource {
@@ -470,8 +504,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
     /// cannot resolve) is the archive pulled from the registry at the release's version
     /// (helmfile pulls it with `helm pull`; capstan pulls it natively into its cache, with
     /// the repository's credentials and `plainHttp`).
-    fn chart_arg(&self, r: &Release) -> Result<String, StateError> {
-        if self.repo_of(&r.chart).is_none_or(|t| bool_of(&t, "oci") != Some(true)) {
+    fn chart_arg(&self, r: &Release) -> Result<String, StateFailure> {
+        if self
+            .repo_of(&r.chart)
+            .is_none_or(|t| bool_of(&t, "oci") != Some(true))
+        {
             return Ok(chart_for_helm(&self.ps.state.base, &r.chart));
         }
         let pulled = capstan_state::charts::repo_chart(
@@ -484,9 +521,9 @@ impl<'a, 'b> StateRun<'a, 'b> {
         match pulled {
             Ok(Some(archive)) => Ok(archive.display().to_string()),
             Ok(None) => Ok(chart_for_helm(&self.ps.state.base, &r.chart)),
-            Err(message) => Err(StateError::Release {
+            Err(message) => Err(StateFailure::Release {
                 name: r.name.clone(),
-                message,
+                message: message.message,
                 code: 0,
             }),
         }
@@ -518,7 +555,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
 
     /// helmfile's `isReleaseInstalled`: `helm list --filter ^NAME$` (or `helm status`
     /// with `HELMFILE_USE_HELM_STATUS_TO_CHECK_RELEASE_EXISTENCE`).
-    fn installed(&self, i: usize) -> Result<bool, StateError> {
+    fn installed(&self, i: usize) -> Result<bool, StateFailure> {
         let r = self.r(i);
         let mut flags = self.connection_flags(i);
         if !r.namespace.is_empty() {
@@ -531,7 +568,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
             return match self.c.helm.release_status(&ctx, &r.name, &flags) {
                 Ok(()) => Ok(true),
                 Err(e) if e.message.contains("Error: release: not found") => Ok(false),
-                Err(e) => Err(StateError::release(r, e)),
+                Err(e) => Err(StateFailure::release(r, e)),
             };
         }
         flags.extend(
@@ -543,11 +580,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
             .helm
             .list(&ctx, &format!("^{}$", r.name), &flags)
             .map(|out| !out.is_empty())
-            .map_err(|e| StateError::Plain(e.message))
+            .map_err(|e| StateFailure::Plain(e.message.into()))
     }
 
-    fn values_files(&self, i: usize) -> Result<Vec<String>, StateError> {
-        (self.c.values_files)(self.ps, self.r(i)).map_err(StateError::Plain)
+    fn values_files(&self, i: usize) -> Result<Vec<String>, StateFailure> {
+        (self.c.values_files)(self.ps, self.r(i)).map_err(StateFailure::Plain)
     }
 
     fn extra_values_and_set(&self, flags: &mut Vec<String>) {
@@ -561,7 +598,9 @@ impl<'a, 'b> StateRun<'a, 'b> {
 
     fn values_control(&self, flags: &mut Vec<String>) {
         let o = self.o();
-        if !o.reset_values && (bool_of(&self.defaults, "reuseValues") == Some(true) || o.reuse_values) {
+        if !o.reset_values
+            && (bool_of(&self.defaults, "reuseValues") == Some(true) || o.reuse_values)
+        {
             flags.push("--reuse-values".into());
         } else {
             flags.push("--reset-values".into());
@@ -586,11 +625,13 @@ impl<'a, 'b> StateRun<'a, 'b> {
 
     fn delete_wait_flags(&self, i: usize, flags: &mut Vec<String>) {
         let raw = &self.r(i).raw;
-        let wait = bool_of(raw, "deleteWait")
-            .unwrap_or_else(|| bool_of(&self.defaults, "deleteWait").unwrap_or(false) || self.o().delete_wait);
+        let wait = bool_of(raw, "deleteWait").unwrap_or_else(|| {
+            bool_of(&self.defaults, "deleteWait").unwrap_or(false) || self.o().delete_wait
+        });
         if wait {
             flags.push("--wait".into());
-            let mut timeout = crate::flags::int_of(&self.defaults, "deleteTimeout").unwrap_or(self.o().delete_timeout);
+            let mut timeout = crate::flags::int_of(&self.defaults, "deleteTimeout")
+                .unwrap_or(self.o().delete_timeout);
             if let Some(t) = crate::flags::int_of(raw, "deleteTimeout") {
                 timeout = t;
             }
@@ -612,7 +653,13 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// helmfile's hooks for `event` (see [`run_hooks`]).
-    fn trigger(&self, event: &str, i: Option<usize>, error: Option<&str>, command: &str) -> Result<bool, String> {
+    fn trigger(
+        &self,
+        event: &str,
+        i: Option<usize>,
+        error: Option<&str>,
+        command: &str,
+    ) -> Result<bool, StateError> {
         run_hooks(
             &Hooks {
                 settings: self.c.settings,
@@ -630,10 +677,12 @@ impl<'a, 'b> StateRun<'a, 'b> {
     /// helmfile's `SyncRepos`: `helm repo add` for each repository of the state (a
     /// registry login for OCI ones with credentials), then `helm repo update` when any
     /// was added. Credentials not in the file come from `NAME_USERNAME`/`NAME_PASSWORD`.
-    fn sync_repos(&self) -> Result<(), Vec<StateError>> {
+    fn sync_repos(&self) -> Result<(), Vec<StateFailure>> {
         let mut added = false;
         for r in capstan_state::spec::list_of(&self.ps.state.doc, "repositories") {
-            let Some(t) = r.as_map().map(|m| m.snapshot()) else { continue };
+            let Some(t) = r.as_map().map(|m| m.snapshot()) else {
+                continue;
+            };
             let add = crate::flags::repo_add(&t, self.c.getenv);
             let result = if bool_of(&t, "oci") == Some(true) {
                 let host = add.url.trim_start_matches("oci://").to_string();
@@ -651,31 +700,31 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 added = true;
                 self.c.helm.add_repo(&add)
             };
-            result.map_err(|e| vec![StateError::Plain(e.message)])?;
+            result.map_err(|e| vec![StateFailure::Plain(e.message.into())])?;
         }
         if added {
             self.c
                 .helm
                 .update_repo()
-                .map_err(|e| vec![StateError::Plain(e.message)])?;
+                .map_err(|e| vec![StateFailure::Plain(e.message.into())])?;
         }
         Ok(())
     }
 
     /// `helmfile repos`.
-    fn repos(&self) -> Result<bool, Vec<StateError>> {
+    fn repos(&self) -> Result<bool, Vec<StateFailure>> {
         self.c.helm.set_extra_args(self.extra_args());
         self.sync_repos()?;
         Ok(true)
     }
 
     /// `prepare` hooks of the releases a command acts on (and the state's).
-    fn prepare(&self, which: &[usize], command: &str) -> Result<(), Vec<StateError>> {
+    fn prepare(&self, which: &[usize], command: &str) -> Result<(), Vec<StateFailure>> {
         self.trigger("prepare", None, None, command)
-            .map_err(|e| vec![StateError::Plain(e)])?;
+            .map_err(|e| vec![StateFailure::Plain(e)])?;
         for &i in which.iter().filter(|&&i| self.desired(i)) {
             self.trigger("prepare", Some(i), None, command)
-                .map_err(|e| vec![StateError::Plain(e)])?;
+                .map_err(|e| vec![StateFailure::Plain(e)])?;
         }
         Ok(())
     }
@@ -690,7 +739,12 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// Deletes a group's releases (up to `--concurrency` at once), recording the outcome.
-    fn delete_group(&self, group: &[usize], for_sync: bool, affected: &mut Affected) -> Vec<StateError> {
+    fn delete_group(
+        &self,
+        group: &[usize],
+        for_sync: bool,
+        affected: &mut Affected,
+    ) -> Vec<StateFailure> {
         let outcomes = parallel(group.len(), self.o().concurrency, |k| {
             let mut one = Affected::default();
             let r = if for_sync {
@@ -713,11 +767,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
 
     /// `DeleteReleasesForSync` of one release: `presync`, `preuninstall`, `helm delete`,
     /// `postuninstall`, then `postsync` and `cleanup` hooks.
-    fn delete_for_sync(&self, i: usize, affected: &mut Affected) -> Result<(), StateError> {
+    fn delete_for_sync(&self, i: usize, affected: &mut Affected) -> Result<(), StateFailure> {
         let r = self.r(i);
-        let hook_err = |e: String| StateError::Release {
+        let hook_err = |e: StateError| StateFailure::Release {
             name: r.name.clone(),
-            message: e,
+            message: e.message,
             code: 0,
         };
         let mut flags = Vec::new();
@@ -737,7 +791,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 self.c
                     .helm
                     .delete_release(&self.context(i), &r.name, &flags)
-                    .map_err(|e| StateError::release(r, e))?;
+                    .map_err(|e| StateFailure::release(r, e))?;
                 self.trigger("postuninstall", Some(i), None, "sync")
                     .map_err(hook_err)
             });
@@ -755,11 +809,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
 
     /// `DeleteReleases` (destroy) of one release, between its `preuninstall` and
     /// `postuninstall` hooks.
-    fn delete(&self, i: usize, affected: &mut Affected) -> Result<(), StateError> {
+    fn delete(&self, i: usize, affected: &mut Affected) -> Result<(), StateFailure> {
         let r = self.r(i);
-        let hook_err = |e: String| StateError::Release {
+        let hook_err = |e: StateError| StateFailure::Release {
             name: r.name.clone(),
-            message: e,
+            message: e.message,
             code: 0,
         };
         let mut flags = self.connection_flags(i);
@@ -776,7 +830,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 self.c
                     .helm
                     .delete_release(&self.context(i), &r.name, &flags)
-                    .map_err(|e| StateError::release(r, e))?;
+                    .map_err(|e| StateFailure::release(r, e))?;
                 self.trigger("postuninstall", Some(i), None, self.command)
                     .map_err(hook_err)
             });
@@ -793,11 +847,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// The `helm upgrade` flags of a release (`prepareSyncReleases`).
-    fn upgrade_flags(&self, i: usize) -> Result<Vec<String>, StateError> {
+    fn upgrade_flags(&self, i: usize) -> Result<Vec<String>, StateFailure> {
         let files = self.values_files(i)?;
         let mut flags = self
             .with_flags(i, &files, |src| src.upgrade_flags(&self.o().upgrade))
-            .map_err(|e| StateError::Release {
+            .map_err(|e| StateFailure::Release {
                 name: self.r(i).name.clone(),
                 message: e.0,
                 code: 0,
@@ -811,7 +865,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// `SyncReleases` over one group: flags for all first, then `helm upgrade` each.
-    fn sync_group(&self, group: &[usize], affected: &mut Affected) -> Vec<StateError> {
+    fn sync_group(&self, group: &[usize], affected: &mut Affected) -> Vec<StateFailure> {
         let mut prepared = Vec::new();
         let mut errs = Vec::new();
         for &i in group {
@@ -826,9 +880,9 @@ impl<'a, 'b> StateRun<'a, 'b> {
         let outcomes = parallel(prepared.len(), self.o().concurrency, |k| {
             let (i, flags) = &prepared[k];
             let r = self.r(*i);
-            let hook_err = |e: String| StateError::Release {
+            let hook_err = |e: StateError| StateFailure::Release {
                 name: r.name.clone(),
-                message: e,
+                message: e.message,
                 code: 0,
             };
             let started = std::time::Instant::now();
@@ -838,13 +892,17 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 .and_then(|_| self.chart_arg(r))
                 .and_then(|chart| {
                     let ctx = self.context(*i);
-                    let first = self.c.helm.sync_release(&ctx, &r.name, &chart, &r.namespace, flags);
+                    let first =
+                        self.c
+                            .helm
+                            .sync_release(&ctx, &r.name, &chart, &r.namespace, flags);
                     match first {
                         // `updateStrategy: reinstallIfForbidden`: an upgrade the API
                         // server forbids (an immutable field, say) becomes an uninstall
                         // and a fresh install.
-                        Err(e) if str_of(&r.raw, "updateStrategy") == "reinstallIfForbidden"
-                            && e.message.to_lowercase().contains("forbidden") =>
+                        Err(e)
+                            if str_of(&r.raw, "updateStrategy") == "reinstallIfForbidden"
+                                && e.message.to_lowercase().contains("forbidden") =>
                         {
                             (self.c.log)(
                                 LogLevel::Info,
@@ -858,12 +916,18 @@ impl<'a, 'b> StateRun<'a, 'b> {
                                 .helm
                                 .delete_release(&ctx, &r.name, &del)
                                 .and_then(|_| {
-                                    self.c.helm.sync_release(&ctx, &r.name, &chart, &r.namespace, flags)
+                                    self.c.helm.sync_release(
+                                        &ctx,
+                                        &r.name,
+                                        &chart,
+                                        &r.namespace,
+                                        flags,
+                                    )
                                 })
                         }
                         other => other,
                     }
-                    .map_err(|e| StateError::release(r, e))
+                    .map_err(|e| StateFailure::release(r, e))
                 });
             let err_text = result.as_ref().err().map(|e| e.text());
             if let Err(e) = self.trigger("postsync", Some(*i), err_text.as_deref(), "sync") {
@@ -937,13 +1001,15 @@ impl<'a, 'b> StateRun<'a, 'b> {
         if !o.diff_args.is_empty() {
             flags.extend(collect_args(&o.diff_args));
         } else if self.defaults.contains_key("diffArgs") {
-            flags.extend(collect_args(&strings_of(&self.defaults, "diffArgs").join(" ")));
+            flags.extend(collect_args(
+                &strings_of(&self.defaults, "diffArgs").join(" "),
+            ));
         }
         flags
     }
 
     /// `flagsForDiff`: the release's own helm-diff flags.
-    fn diff_flags(&self, i: usize, disable_validation: bool) -> Result<Vec<String>, StateError> {
+    fn diff_flags(&self, i: usize, disable_validation: bool) -> Result<Vec<String>, StateFailure> {
         let files = self.values_files(i)?;
         let u = &self.o().upgrade;
         let opt = DiffOptions {
@@ -953,7 +1019,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
             suppress_output_line_regex: self.o().suppress_output_line_regex.clone(),
         };
         self.with_flags(i, &files, |src| src.diff_flags(&opt, disable_validation))
-            .map_err(|e| StateError::Release {
+            .map_err(|e| StateFailure::Release {
                 name: self.r(i).name.clone(),
                 message: e.0,
                 code: 0,
@@ -962,7 +1028,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
 
     /// `DiffReleases`: the releases among `which` helm-diff finds changed, and errors.
     /// Up to `--concurrency` diffs run at once; their output is printed in release order.
-    fn diff_releases(&self, which: &[usize], detailed: bool) -> (Vec<usize>, Vec<StateError>) {
+    fn diff_releases(&self, which: &[usize], detailed: bool) -> (Vec<usize>, Vec<StateFailure>) {
         let common = self.common_diff_flags(detailed);
         let cache: std::sync::Mutex<std::collections::BTreeMap<usize, bool>> = Default::default();
         let installed = |i: usize| -> bool {
@@ -988,51 +1054,67 @@ impl<'a, 'b> StateRun<'a, 'b> {
         };
         let desired: Vec<usize> = which.iter().copied().filter(|&i| self.desired(i)).collect();
         // (changed, error, output to print) per release.
-        let outcomes = parallel(desired.len(), self.o().concurrency, |k| -> (bool, Option<StateError>, String) {
-            let i = desired[k];
-            let r = self.r(i);
-            let suppress = bool_of(&r.raw, "suppressDiff") == Some(true) || self.o().suppress_diff;
-            if self.o().skip_diff_on_install && !installed(i) {
-                return (true, None, String::new());
-            }
-            if !self.o().diff_plugin {
-                return self.native_diff(i, suppress);
-            }
-            let disable_validation =
-                bool_of(&r.raw, "disableValidationOnInstall") == Some(true) && !installed(i);
-            let mut flags = match self.diff_flags(i, disable_validation) {
-                Ok(f) => f,
-                Err(e) => return (false, Some(e), String::new()),
-            };
-            for v in &self.o().values {
-                flags.extend(["--values".into(), v.clone()]);
-            }
-            flags.extend(common.iter().cloned());
-            let chart = match self.chart_arg(r) {
-                Ok(c) => c,
-                Err(e) => return (false, Some(e), String::new()),
-            };
-            let shown = |out: &str| {
-                if suppress || out.is_empty() {
-                    String::new()
-                } else {
-                    format!("{out}\n")
+        let outcomes = parallel(
+            desired.len(),
+            self.o().concurrency,
+            |k| -> (bool, Option<StateFailure>, String) {
+                let i = desired[k];
+                let r = self.r(i);
+                let suppress =
+                    bool_of(&r.raw, "suppressDiff") == Some(true) || self.o().suppress_diff;
+                if self.o().skip_diff_on_install && !installed(i) {
+                    return (true, None, String::new());
                 }
-            };
-            match self
-                .c
-                .helm
-                .diff_release(&self.context(i), &r.name, &chart, &r.namespace, suppress, &flags)
-            {
-                // With --detailed-exitcode helmfile prints only diffs that found changes.
-                Ok(out) => (false, None, if detailed { String::new() } else { shown(&out) }),
-                Err(e) => {
-                    let changed = e.exit_code == Some(2);
-                    let out = if changed { shown(&e.stdout) } else { String::new() };
-                    (changed, Some(StateError::release(r, e)), out)
+                if !self.o().diff_plugin {
+                    return self.native_diff(i, suppress);
                 }
-            }
-        });
+                let disable_validation =
+                    bool_of(&r.raw, "disableValidationOnInstall") == Some(true) && !installed(i);
+                let mut flags = match self.diff_flags(i, disable_validation) {
+                    Ok(f) => f,
+                    Err(e) => return (false, Some(e), String::new()),
+                };
+                for v in &self.o().values {
+                    flags.extend(["--values".into(), v.clone()]);
+                }
+                flags.extend(common.iter().cloned());
+                let chart = match self.chart_arg(r) {
+                    Ok(c) => c,
+                    Err(e) => return (false, Some(e), String::new()),
+                };
+                let shown = |out: &str| {
+                    if suppress || out.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{out}\n")
+                    }
+                };
+                match self.c.helm.diff_release(
+                    &self.context(i),
+                    &r.name,
+                    &chart,
+                    &r.namespace,
+                    suppress,
+                    &flags,
+                ) {
+                    // With --detailed-exitcode helmfile prints only diffs that found changes.
+                    Ok(out) => (
+                        false,
+                        None,
+                        if detailed { String::new() } else { shown(&out) },
+                    ),
+                    Err(e) => {
+                        let changed = e.exit_code == Some(2);
+                        let out = if changed {
+                            shown(&e.stdout)
+                        } else {
+                            String::new()
+                        };
+                        (changed, Some(StateFailure::release(r, e)), out)
+                    }
+                }
+            },
+        );
         let mut changed = Vec::new();
         let mut errs = Vec::new();
         for (k, (c, e, out)) in outcomes.into_iter().enumerate() {
@@ -1048,7 +1130,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// capstan's own diff of one release: `helm get manifest` against the rendering.
-    fn native_diff(&self, i: usize, suppress: bool) -> (bool, Option<StateError>, String) {
+    fn native_diff(&self, i: usize, suppress: bool) -> (bool, Option<StateFailure>, String) {
         let r = self.r(i);
         let mut flags = self.connection_flags(i);
         if !r.namespace.is_empty() {
@@ -1056,16 +1138,16 @@ impl<'a, 'b> StateRun<'a, 'b> {
         }
         let old = match self.c.helm.get_manifest(&self.context(i), &r.name, &flags) {
             Ok(m) => m,
-            Err(e) => return (false, Some(StateError::release(r, e)), String::new()),
+            Err(e) => return (false, Some(StateFailure::release(r, e)), String::new()),
         };
         let new = match (self.c.render)(self.ps, r, old.is_some()) {
             Ok(m) => m,
             Err(e) => {
                 return (
                     false,
-                    Some(StateError::Release {
+                    Some(StateFailure::Release {
                         name: r.name.clone(),
-                        message: e,
+                        message: e.message,
                         code: 1,
                     }),
                     String::new(),
@@ -1079,7 +1161,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
             suppress_kinds: o.suppress.clone(),
             color: o.color && !o.no_color,
         };
-        let ns = if r.namespace.is_empty() { "default" } else { &r.namespace };
+        let ns = if r.namespace.is_empty() {
+            "default"
+        } else {
+            &r.namespace
+        };
         let (mut text, changed) = crate::manifest_diff::diff(
             &crate::manifest_diff::parse(old.as_deref().unwrap_or(""), ns),
             &crate::manifest_diff::parse(&new, ns),
@@ -1099,9 +1185,13 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 Err(e) => return (false, Some(e), String::new()),
             }
         }
-        let out = if suppress || text.is_empty() { String::new() } else { text };
+        let out = if suppress || text.is_empty() {
+            String::new()
+        } else {
+            text
+        };
         if changed {
-            let e = StateError::Release {
+            let e = StateFailure::Release {
                 name: r.name.clone(),
                 message: "changes found".into(),
                 code: 2,
@@ -1113,26 +1203,31 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// The release's values that change: deployed (`helm get values`) against computed.
-    fn values_change(&self, i: usize, flags: &[String]) -> Result<Vec<String>, StateError> {
+    fn values_change(&self, i: usize, flags: &[String]) -> Result<Vec<String>, StateFailure> {
         let r = self.r(i);
         let old = self
             .c
             .helm
             .get_values(&self.context(i), &r.name, flags)
-            .map_err(|e| StateError::release(r, e))?
+            .map_err(|e| StateFailure::release(r, e))?
             .unwrap_or(serde_json::Value::Object(Default::default()));
-        let (new, origins) = (self.c.user_values)(self.ps, r).map_err(|e| StateError::Release {
-            name: r.name.clone(),
-            message: e,
-            code: 1,
-        })?;
+        let (new, origins) =
+            (self.c.user_values)(self.ps, r).map_err(|e| StateFailure::Release {
+                name: r.name.clone(),
+                message: e.message,
+                code: 1,
+            })?;
         let new = crate::values_diff::to_json(&Value::map_from(new));
         Ok(crate::values_diff::values_diff(&old, &new, &origins))
     }
 
     /// `Run.diff`: changed releases to upgrade and existing disabled ones to delete, or
     /// the errors that are not "changes found".
-    fn diff_plan(&self, which: &[usize], detailed: bool) -> Result<(Vec<usize>, Vec<usize>), Vec<StateError>> {
+    fn diff_plan(
+        &self,
+        which: &[usize],
+        detailed: bool,
+    ) -> Result<(Vec<usize>, Vec<usize>), Vec<StateFailure>> {
         let (changed, mut errs) = self.diff_releases(which, detailed);
         let mut deleting = Vec::new();
         for &i in which {
@@ -1145,14 +1240,17 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 Err(e) => errs.push(e),
             }
         }
-        let fatal: Vec<StateError> = errs
+        let fatal: Vec<StateFailure> = errs
             .into_iter()
-            .filter(|e| !matches!(e, StateError::Release { code: 2, .. }))
+            .filter(|e| !matches!(e, StateFailure::Release { code: 2, .. }))
             .collect();
         if !fatal.is_empty() {
             return Err(fatal);
         }
-        let updated: Vec<usize> = changed.into_iter().filter(|i| !deleting.contains(i)).collect();
+        let updated: Vec<usize> = changed
+            .into_iter()
+            .filter(|i| !deleting.contains(i))
+            .collect();
         Ok((updated, deleting))
     }
 
@@ -1181,7 +1279,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
     /// helmfile's chart preparation before `helm upgrade`: `helm dependency build` of each
     /// local chart with `dependencies:` (once per chart), unless `--skip-deps` or the
     /// release's (or `helmDefaults`') `skipDeps`.
-    fn build_dependencies(&self, to_update: &[usize]) -> Vec<StateError> {
+    fn build_dependencies(&self, to_update: &[usize]) -> Vec<StateFailure> {
         if self.o().skip_repos {
             return Vec::new();
         }
@@ -1197,7 +1295,9 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 continue;
             }
             let chart_yaml = std::path::Path::new(&chart).join("Chart.yaml");
-            let Ok(bytes) = self.c.settings.host.read_file(&chart_yaml) else { continue };
+            let Ok(bytes) = self.c.settings.host.read_file(&chart_yaml) else {
+                continue;
+            };
             let text = String::from_utf8_lossy(&bytes);
             let has_deps = capstan_yaml::decode_helm(&text)
                 .ok()
@@ -1208,18 +1308,23 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 continue;
             }
             if let Err(e) = self.c.helm.build_deps(&r.name, &chart, &[]) {
-                errs.push(StateError::release(r, e));
+                errs.push(StateFailure::release(r, e));
             }
         }
         errs
     }
 
     /// Deletions in reverse needs order, then upgrades in needs order.
-    fn converge(&self, to_delete: &[usize], to_update: &[usize], affected: &mut Affected) -> Vec<StateError> {
+    fn converge(
+        &self,
+        to_delete: &[usize],
+        to_update: &[usize],
+        affected: &mut Affected,
+    ) -> Vec<StateFailure> {
         let mut errs = Vec::new();
         if !to_delete.is_empty() {
             match self.plan(to_delete.to_vec(), true, true, false) {
-                Err(e) => return vec![StateError::Plain(e)],
+                Err(e) => return vec![StateFailure::Plain(e)],
                 Ok(groups) => {
                     for g in groups {
                         let ge = self.delete_group(&g, true, affected);
@@ -1238,10 +1343,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 return errs;
             }
             match self.plan(to_update.to_vec(), false, true, false) {
-                Err(e) => errs.push(StateError::Plain(e)),
+                Err(e) => errs.push(StateFailure::Plain(e)),
                 Ok(groups) => {
                     for g in groups {
-                        let g: Vec<usize> = g.into_iter().filter(|i| !to_delete.contains(i)).collect();
+                        let g: Vec<usize> =
+                            g.into_iter().filter(|i| !to_delete.contains(i)).collect();
                         let ge = self.sync_group(&g, affected);
                         if !ge.is_empty() {
                             errs.extend(ge);
@@ -1255,13 +1361,18 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// `a.sync`: whether anything was selected, and the errors.
-    fn sync(&self, affected: &mut Affected) -> Result<bool, Vec<StateError>> {
+    fn sync(&self, affected: &mut Affected) -> Result<bool, Vec<StateFailure>> {
         if self.rs.selected.is_empty() {
             return Ok(false);
         }
         let groups = self
-            .plan(self.rs.selected.clone(), false, self.o().skip_needs, self.include())
-            .map_err(|e| vec![StateError::Plain(e)])?;
+            .plan(
+                self.rs.selected.clone(),
+                false,
+                self.o().skip_needs,
+                self.include(),
+            )
+            .map_err(|e| vec![StateFailure::Plain(e)])?;
         let with_needs: Vec<usize> = groups.concat();
         self.prepare(&with_needs, "sync")?;
         let mut to_delete = Vec::new();
@@ -1302,13 +1413,18 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// `a.apply`: (selected anything, changed anything), or the errors.
-    fn apply(&self, affected: &mut Affected) -> Result<(bool, bool), Vec<StateError>> {
+    fn apply(&self, affected: &mut Affected) -> Result<(bool, bool), Vec<StateFailure>> {
         if self.rs.selected.is_empty() {
             return Ok((false, false));
         }
         let groups = self
-            .plan(self.rs.selected.clone(), false, self.o().skip_needs, self.include())
-            .map_err(|e| vec![StateError::Plain(e)])?;
+            .plan(
+                self.rs.selected.clone(),
+                false,
+                self.o().skip_needs,
+                self.include(),
+            )
+            .map_err(|e| vec![StateFailure::Plain(e)])?;
         let with_needs: Vec<usize> = groups.concat();
         self.prepare(&with_needs, "apply")?;
         self.c.helm.set_extra_args(self.extra_args());
@@ -1334,10 +1450,10 @@ impl<'a, 'b> StateRun<'a, 'b> {
         // `preapply` hooks of every release applied, in reverse needs order.
         let reversed = self
             .plan(with_needs.clone(), true, true, false)
-            .map_err(|e| vec![StateError::Plain(e)])?;
+            .map_err(|e| vec![StateFailure::Plain(e)])?;
         for i in reversed.concat() {
             self.trigger("preapply", Some(i), None, "apply")
-                .map_err(|e| vec![StateError::Plain(e)])?;
+                .map_err(|e| vec![StateFailure::Plain(e)])?;
         }
         if !self.o().skip_repos && !to_update.is_empty() {
             self.sync_repos()?;
@@ -1352,18 +1468,27 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// helmfile's `withNeeds`: the releases a diff/lint/template acts on, in order.
-    fn with_needs(&self, include_disabled: bool) -> Result<Vec<usize>, Vec<StateError>> {
+    fn with_needs(&self, include_disabled: bool) -> Result<Vec<usize>, Vec<StateFailure>> {
         let include = self.include();
         let groups = self
-            .plan(self.rs.selected.clone(), false, self.o().skip_needs, include)
-            .map_err(|e| vec![StateError::Plain(e)])?;
+            .plan(
+                self.rs.selected.clone(),
+                false,
+                self.o().skip_needs,
+                include,
+            )
+            .map_err(|e| vec![StateFailure::Plain(e)])?;
         let with_needs: Vec<usize> = groups.concat();
-        let to_render: Vec<usize> = with_needs.iter().copied().filter(|&i| self.desired(i)).collect();
+        let to_render: Vec<usize> = with_needs
+            .iter()
+            .copied()
+            .filter(|&i| self.desired(i))
+            .collect();
         let mut rels = Vec::new();
         if !to_render.is_empty() {
             let groups = self
                 .plan(to_render, false, self.o().skip_needs, include)
-                .map_err(|e| vec![StateError::Plain(e)])?;
+                .map_err(|e| vec![StateFailure::Plain(e)])?;
             rels = groups.concat();
         }
         if include_disabled {
@@ -1377,7 +1502,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// `a.diff`: whether anything changed, or the errors.
-    fn diff(&self) -> Result<(bool, bool), Vec<StateError>> {
+    fn diff(&self) -> Result<(bool, bool), Vec<StateFailure>> {
         if self.rs.selected.is_empty() {
             return Ok((false, false));
         }
@@ -1399,7 +1524,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// `a.lint`: lint errors (deferred) and other errors.
-    fn lint(&self) -> Result<(bool, Vec<String>), Vec<StateError>> {
+    fn lint(&self) -> Result<(bool, Vec<String>), Vec<StateFailure>> {
         if self.rs.selected.is_empty() {
             return Ok((false, Vec::new()));
         }
@@ -1420,7 +1545,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
             let mut flags = match self.with_flags(i, &files, |src| src.lint_flags()) {
                 Ok(f) => f,
                 Err(e) => {
-                    errs.push(StateError::Plain(e.0));
+                    errs.push(StateFailure::Plain(e.0.into()));
                     continue;
                 }
             };
@@ -1430,7 +1555,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 if let Err(e) = self.c.helm.lint(&r.name, &r.chart, &flags) {
                     match e.exit_code {
                         Some(c) if c > 0 => deferred.push(e.message),
-                        _ => errs.push(StateError::Plain(e.message)),
+                        _ => errs.push(StateFailure::Plain(e.message.into())),
                     }
                 }
             }
@@ -1446,7 +1571,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
     /// `a.deps`: `helm dependency update` of each local chart, then the state's lock file
     /// (`helmfile.lock` beside `helmfile.yaml`): the repository charts its releases use,
     /// resolved by `helm dependency update` of a chart that depends on all of them.
-    fn deps(&self) -> Result<bool, Vec<StateError>> {
+    fn deps(&self) -> Result<bool, Vec<StateFailure>> {
         let which: Vec<usize> = if self.rs.selected.is_empty() {
             return Ok(false);
         } else {
@@ -1458,24 +1583,27 @@ impl<'a, 'b> StateRun<'a, 'b> {
         for &i in &which {
             let r = self.r(i);
             let chart = chart_for_helm(&self.ps.state.base, &r.chart);
-            if self
-                .c
-                .settings
-                .host
-                .is_dir(std::path::Path::new(&chart))
-            {
+            if self.c.settings.host.is_dir(std::path::Path::new(&chart)) {
                 if let Err(e) = self.c.helm.update_deps(&chart) {
-                    errs.push(StateError::release(r, e));
+                    errs.push(StateFailure::release(r, e));
                 }
                 continue;
             }
-            let Some((repo, name)) = r.chart.split_once('/') else { continue };
-            let Some(url) = self.repo_of(&r.chart).map(|t| str_of(&t, "url")) else { continue };
+            let Some((repo, name)) = r.chart.split_once('/') else {
+                continue;
+            };
+            let Some(url) = self.repo_of(&r.chart).map(|t| str_of(&t, "url")) else {
+                continue;
+            };
             if url.is_empty() || url.starts_with("oci://") || name.contains('/') {
                 let _ = repo;
                 continue;
             }
-            let version = if r.version.is_empty() { "*".to_string() } else { r.version.clone() };
+            let version = if r.version.is_empty() {
+                "*".to_string()
+            } else {
+                r.version.clone()
+            };
             let entry = (name.to_string(), url, version);
             if !wanted.contains(&entry) {
                 wanted.push(entry);
@@ -1489,20 +1617,20 @@ impl<'a, 'b> StateRun<'a, 'b> {
         }
         self.sync_repos()?;
         let lock = crate::lock::resolve(self.c.helm, self.c.settings, &wanted)
-            .map_err(|e| vec![StateError::Plain(e)])?;
+            .map_err(|e| vec![StateFailure::Plain(e)])?;
         let path = crate::lock::lock_path(&self.ps.state.file);
         self.c
             .settings
             .host
             .write_file(std::path::Path::new(&path), lock.as_bytes())
-            .map_err(|e| vec![StateError::Plain(format!("writing {path}: {e}"))])?;
+            .map_err(|e| vec![StateFailure::Plain(format!("writing {path}: {e}").into())])?;
         (self.c.log)(LogLevel::Info, &format!("Updated {path}"));
         Ok(true)
     }
 
     /// `a.unittest`: the helm-unittest plugin for each release with `unitTests:` (each
     /// entry a directory of `*_test.yaml` files).
-    fn unittest(&self) -> Result<bool, Vec<StateError>> {
+    fn unittest(&self) -> Result<bool, Vec<StateFailure>> {
         if self.rs.selected.is_empty() {
             return Ok(false);
         }
@@ -1527,7 +1655,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
             let mut flags = match self.with_flags(i, &files, |src| src.namespace_and_values()) {
                 Ok(f) => f,
                 Err(e) => {
-                    errs.push(StateError::Plain(e.0));
+                    errs.push(StateFailure::Plain(e.0.into()));
                     continue;
                 }
             };
@@ -1543,11 +1671,14 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 flags.push("--debugPlugin".into());
             }
             for d in dirs {
-                flags.extend(["--file".into(), format!("{}/*_test.yaml", d.trim_end_matches('/'))]);
+                flags.extend([
+                    "--file".into(),
+                    format!("{}/*_test.yaml", d.trim_end_matches('/')),
+                ]);
             }
             let chart = chart_for_helm(&self.ps.state.base, &r.chart);
             if let Err(e) = self.c.helm.unittest(&r.name, &chart, &flags) {
-                errs.push(StateError::release(r, e));
+                errs.push(StateFailure::release(r, e));
             }
         }
         self.cleanup(&tested, "unittest");
@@ -1559,7 +1690,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// `a.delete` (destroy).
-    fn destroy(&self, affected: &mut Affected) -> Result<bool, Vec<StateError>> {
+    fn destroy(&self, affected: &mut Affected) -> Result<bool, Vec<StateFailure>> {
         if self.rs.selected.is_empty() {
             return Ok(false);
         }
@@ -1599,7 +1730,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
         }
         let groups = self
             .plan(to_delete, true, true, false)
-            .map_err(|e| vec![StateError::Plain(e)])?;
+            .map_err(|e| vec![StateFailure::Plain(e)])?;
         for g in groups {
             let errs = self.delete_group(&g, false, affected);
             if !errs.is_empty() {
@@ -1610,15 +1741,21 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// `a.status`.
-    fn status(&self) -> Result<bool, Vec<StateError>> {
+    fn status(&self) -> Result<bool, Vec<StateFailure>> {
         if self.rs.selected.is_empty() {
             return Ok(false);
         }
-        let to_status: Vec<usize> = self.rs.selected.iter().copied().filter(|&i| self.desired(i)).collect();
+        let to_status: Vec<usize> = self
+            .rs
+            .selected
+            .iter()
+            .copied()
+            .filter(|&i| self.desired(i))
+            .collect();
         self.c.helm.set_extra_args(self.extra_args());
         let groups = self
             .plan(to_status, false, true, false)
-            .map_err(|e| vec![StateError::Plain(e)])?;
+            .map_err(|e| vec![StateFailure::Plain(e)])?;
         for g in groups {
             let mut errs = Vec::new();
             for i in g {
@@ -1628,8 +1765,12 @@ impl<'a, 'b> StateRun<'a, 'b> {
                     flags.extend(["--namespace".into(), r.namespace.clone()]);
                 }
                 flags.extend(self.connection_flags(i));
-                if let Err(e) = self.c.helm.release_status(&self.context(i), &r.name, &flags) {
-                    errs.push(StateError::Plain(e.message));
+                if let Err(e) = self
+                    .c
+                    .helm
+                    .release_status(&self.context(i), &r.name, &flags)
+                {
+                    errs.push(StateFailure::Plain(e.message.into()));
                 }
             }
             if !errs.is_empty() {
@@ -1640,7 +1781,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
     }
 
     /// `a.test`.
-    fn test(&self) -> Result<bool, Vec<StateError>> {
+    fn test(&self) -> Result<bool, Vec<StateFailure>> {
         if self.rs.selected.is_empty() {
             return Ok(false);
         }
@@ -1660,16 +1801,16 @@ impl<'a, 'b> StateRun<'a, 'b> {
             }
             let timeout = match self.o().test_timeout {
                 Some(t) => t,
-                None => {
-                    crate::flags::int_of(&r.raw, "timeout").or_else(|| crate::flags::int_of(&self.defaults, "timeout")).unwrap_or(0)
-                }
+                None => crate::flags::int_of(&r.raw, "timeout")
+                    .or_else(|| crate::flags::int_of(&self.defaults, "timeout"))
+                    .unwrap_or(0),
             };
             if timeout != 0 {
                 flags.extend(["--timeout".into(), format!("{timeout}s")]);
             }
             flags.extend(self.connection_flags(i));
             if let Err(e) = self.c.helm.test_release(&self.context(i), &r.name, &flags) {
-                errs.push(StateError::Plain(e.message));
+                errs.push(StateFailure::Plain(e.message.into()));
             }
         }
         if errs.is_empty() {
@@ -1692,20 +1833,22 @@ pub struct Hooks<'a> {
 /// each whose `events` name it, its `command` and `args` rendered with the release's
 /// template data, `.Event` and `.HelmfileCommand`, then run. Returns whether one ran.
 pub fn run_hooks(
-h: &Hooks,
-ps: &PreparedState,
-release: Option<&Release>,
-event: &str,
-error: Option<&str>,
-command: &str,
-) -> Result<bool, String> {
+    h: &Hooks,
+    ps: &PreparedState,
+    release: Option<&Release>,
+    event: &str,
+    error: Option<&str>,
+    command: &str,
+) -> Result<bool, StateError> {
     let hooks = match release {
         Some(r) => capstan_state::spec::list_of(&r.raw, "hooks"),
         None => capstan_state::spec::list_of(&ps.state.doc, "hooks"),
     };
     let mut ran = false;
     for entry in hooks {
-        let Some(hook) = entry.as_map().map(|m| m.snapshot()) else { continue };
+        let Some(hook) = entry.as_map().map(|m| m.snapshot()) else {
+            continue;
+        };
         if !strings_of(&hook, "events").iter().any(|e| e == event) {
             continue;
         }
@@ -1729,9 +1872,12 @@ command: &str,
                 &ps.overrides,
             ),
             None => Value::map_from(
-                [(Str::from("Values"), Value::map_from(ps.state.values.clone()))]
-                    .into_iter()
-                    .collect(),
+                [(
+                    Str::from("Values"),
+                    Value::map_from(ps.state.values.clone()),
+                )]
+                .into_iter()
+                .collect(),
             ),
         };
         if let Value::Map(m) = &mut data {
@@ -1780,7 +1926,7 @@ command: &str,
             );
         }
         if let Err(e) = result {
-            return Err(format!("hook[{name}]: command `{program}` failed: {e}"));
+            return Err(format!("hook[{name}]: command `{program}` failed: {e}").into());
         }
         ran = true;
     }
@@ -1804,7 +1950,11 @@ pub enum Command {
 
 /// Runs a command over every state (helmfile's `ForEachState`): the first state that
 /// fails ends the run with `in ./FILE: ...`. Returns the summary of what changed.
-pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Affected, ClusterError> {
+pub fn run(
+    c: &Cluster,
+    states: &[PreparedState],
+    command: Command,
+) -> Result<Affected, ClusterError> {
     let mut affected = Affected::default();
     let mut changed_any = false;
     let mut deferred_lint: Vec<String> = Vec::new();
@@ -1814,7 +1964,7 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
         states.iter().collect()
     };
     for ps in order {
-        let fail = |errs: Vec<StateError>| ClusterError {
+        let fail = |errs: Vec<StateFailure>| ClusterError {
             message: format!("{}: {}", state_label(&ps.state.file), joined(&errs)),
             code: 1,
         };
@@ -1830,11 +1980,13 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
             Command::Unittest => "unittest",
             Command::Deps => "deps",
         };
-        let run = StateRun::new(c, ps, name).map_err(|e| fail(vec![StateError::Plain(e)]))?;
+        let run = StateRun::new(c, ps, name).map_err(|e| fail(vec![StateFailure::Plain(e)]))?;
         let mut here = Affected::default();
         let result = match command {
             Command::Sync => run.sync(&mut here).map(|_| ()),
-            Command::Apply => run.apply(&mut here).map(|(_, changed)| changed_any |= changed),
+            Command::Apply => run
+                .apply(&mut here)
+                .map(|(_, changed)| changed_any |= changed),
             Command::Diff => run.diff().map(|(_, changed)| changed_any |= changed),
             Command::Destroy => run.destroy(&mut here).map(|_| ()),
             Command::Lint => run.lint().map(|(_, d)| deferred_lint.extend(d)),
@@ -1867,7 +2019,11 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
             })
             .collect();
         return Err(ClusterError {
-            message: format!("Failed with {} errors:\n\n{}", deferred_lint.len(), parts.join("\n\n")),
+            message: format!(
+                "Failed with {} errors:\n\n{}",
+                deferred_lint.len(),
+                parts.join("\n\n")
+            ),
             code: 1,
         });
     }
@@ -1881,7 +2037,9 @@ pub fn run(c: &Cluster, states: &[PreparedState], command: Command) -> Result<Af
             message: String::new(),
             code: 2,
         }),
-        Command::Sync if detailed && !(affected.upgraded.is_empty() && affected.deleted.is_empty()) => {
+        Command::Sync
+            if detailed && !(affected.upgraded.is_empty() && affected.deleted.is_empty()) =>
+        {
             Err(ClusterError {
                 message: String::new(),
                 code: 2,

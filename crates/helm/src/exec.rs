@@ -227,7 +227,13 @@ impl Execer {
     }
 
     /// `helm HEAD... FLAGS...` after the info line `info`, no environment or stdin.
-    fn command(&self, info: String, head: &[&str], flags: &[String], output: OutputUse) -> HelmCall {
+    fn command(
+        &self,
+        info: String,
+        head: &[&str],
+        flags: &[String],
+        output: OutputUse,
+    ) -> HelmCall {
         let mut args = strings(head);
         args.extend(flags.iter().cloned());
         self.call(Self::info(info), args, Vec::new(), None, output, false)
@@ -342,7 +348,9 @@ impl Execer {
         let mut args = strings(&["dependency", "build", chart]);
         args.extend(flags.iter().cloned());
         self.call(
-            Self::info(format!("Building dependency release={release}, chart={chart}")),
+            Self::info(format!(
+                "Building dependency release={release}, chart={chart}"
+            )),
             args,
             Vec::new(),
             None,
@@ -390,7 +398,12 @@ impl Execer {
 
     /// `helm status NAME FLAGS`.
     pub fn release_status(&self, name: &str, flags: &[String]) -> HelmCall {
-        self.command(format!("Getting status {name}"), &["status", name], flags, OutputUse::Stdout)
+        self.command(
+            format!("Getting status {name}"),
+            &["status", name],
+            flags,
+            OutputUse::Stdout,
+        )
     }
 
     /// `helm list --filter FILTER FLAGS` (its header line is dropped by the caller).
@@ -439,7 +452,11 @@ impl Execer {
             format!("Templating release={name}, chart={}", redact_url(chart)),
             &["template", name, chart],
             flags,
-            if to_files { OutputUse::Info } else { OutputUse::Stdout },
+            if to_files {
+                OutputUse::Info
+            } else {
+                OutputUse::Stdout
+            },
         )
     }
 
@@ -455,7 +472,12 @@ impl Execer {
 
     /// `helm fetch CHART FLAGS`.
     pub fn fetch(&self, chart: &str, flags: &[String]) -> HelmCall {
-        self.command(format!("Fetching {}", redact_url(chart)), &["fetch", chart], flags, OutputUse::Info)
+        self.command(
+            format!("Fetching {}", redact_url(chart)),
+            &["fetch", chart],
+            flags,
+            OutputUse::Info,
+        )
     }
 
     /// `helm pull oci://CHART --destination PATH --untar FLAGS` (Helm ≥ 3.7), or the old
@@ -497,7 +519,12 @@ impl Execer {
 
     /// `helm delete NAME FLAGS`.
     pub fn delete_release(&self, name: &str, flags: &[String]) -> HelmCall {
-        self.command(format!("Deleting {name}"), &["delete", name], flags, OutputUse::Stdout)
+        self.command(
+            format!("Deleting {name}"),
+            &["delete", name],
+            flags,
+            OutputUse::Stdout,
+        )
     }
 
     /// `helm get manifest NAME FLAGS`: the manifest helm recorded for the deployed release
@@ -505,7 +532,14 @@ impl Execer {
     pub fn get_manifest(&self, name: &str, flags: &[String]) -> HelmCall {
         let mut args = strings(&["get", "manifest", name]);
         args.extend(flags.iter().cloned());
-        self.call(Vec::new(), args, Vec::new(), None, OutputUse::Discard, false)
+        self.call(
+            Vec::new(),
+            args,
+            Vec::new(),
+            None,
+            OutputUse::Discard,
+            false,
+        )
     }
 
     /// `helm unittest CHART FLAGS` (the helm-unittest plugin).
@@ -520,7 +554,12 @@ impl Execer {
 
     /// `helm test NAME FLAGS`.
     pub fn test_release(&self, name: &str, flags: &[String]) -> HelmCall {
-        self.command(format!("Testing {name}"), &["test", name], flags, OutputUse::Stdout)
+        self.command(
+            format!("Testing {name}"),
+            &["test", name],
+            flags,
+            OutputUse::Stdout,
+        )
     }
 }
 
@@ -569,10 +608,7 @@ pub fn redact_url(s: &str) -> String {
     };
     let userinfo = &authority[..at];
     match userinfo.split_once(':') {
-        Some((user, _)) => format!(
-            "{scheme}://{user}:xxxxx@{}",
-            &rest[at + 1..]
-        ),
+        Some((user, _)) => format!("{scheme}://{user}:xxxxx@{}", &rest[at + 1..]),
         None => s.to_string(),
     }
 }
@@ -673,10 +709,25 @@ mod tests {
         let call = execer().registry_login(&login).unwrap();
         assert_eq!(
             call.args,
-            strings(&["--kubeconfig", "config", "--kube-context", "dev", "registry", "login", "127.0.0.1:5000", "--plain-http", "--username", "u", "--password-stdin"])
+            strings(&[
+                "--kubeconfig",
+                "config",
+                "--kube-context",
+                "dev",
+                "registry",
+                "login",
+                "127.0.0.1:5000",
+                "--plain-http",
+                "--username",
+                "u",
+                "--password-stdin"
+            ])
         );
         assert_eq!(call.stdin.as_deref(), Some("secret\n"));
-        let helm3 = Execer { version: HelmVersion::new(3, 12, 0), ..execer() };
+        let helm3 = Execer {
+            version: HelmVersion::new(3, 12, 0),
+            ..execer()
+        };
         let call = helm3.registry_login(&login).unwrap();
         assert!(call.args.contains(&"127.0.0.1:5000/charts".to_string()));
         assert!(!call.args.contains(&"--plain-http".to_string()));
@@ -694,11 +745,24 @@ mod tests {
     #[test]
     fn dependency_commands_drop_install_flags() {
         let mut e = execer();
-        e.extra = strings(&["--debug", "--dry-run=server", "--verify", "--wait", "--keyring=/k"]);
+        e.extra = strings(&[
+            "--debug",
+            "--dry-run=server",
+            "--verify",
+            "--wait",
+            "--keyring=/k",
+        ]);
         let call = e.build_deps("r", "./c", &[]);
         assert_eq!(
             call.args[4..].to_vec(),
-            strings(&["dependency", "build", "./c", "--debug", "--verify", "--keyring=/k"])
+            strings(&[
+                "dependency",
+                "build",
+                "./c",
+                "--debug",
+                "--verify",
+                "--keyring=/k"
+            ])
         );
     }
 

@@ -14,6 +14,7 @@ use crate::version::HelmVersion;
 use capstan_state::merge::Tree;
 use capstan_state::release::SetValue;
 use capstan_state::spec::{bool_of, list_of, str_of, strings_of};
+use capstan_state::StateError;
 use capstan_value::Value;
 
 /// A release setting helmfile refuses, with its message.
@@ -37,9 +38,9 @@ pub struct FlagSource<'a> {
     /// Temporary values files, in order (`--values`).
     pub values_files: &'a [String],
     /// Renders a `helmDefaults.postRendererArgs` entry with the release's template data.
-    pub render: &'a dyn Fn(&str) -> Result<String, String>,
+    pub render: &'a dyn Fn(&str) -> Result<String, StateError>,
     /// Resolves a `ref+…` secret reference in a `set:` value.
-    pub resolve_ref: &'a dyn Fn(&str) -> Result<String, String>,
+    pub resolve_ref: &'a dyn Fn(&str) -> Result<String, StateError>,
     /// The process environment (the deprecated release `env:` section).
     pub getenv: &'a dyn Fn(&str) -> Option<String>,
 }
@@ -190,19 +191,29 @@ impl FlagSource<'_> {
     }
 
     fn post_renderer(&self, flags: &mut Vec<String>, option: &str) {
-        let path = [str_of(self.release, "postRenderer"), option.to_string(), str_of(self.defaults, "postRenderer")]
-            .into_iter()
-            .find(|p| !p.is_empty());
+        let path = [
+            str_of(self.release, "postRenderer"),
+            option.to_string(),
+            str_of(self.defaults, "postRenderer"),
+        ]
+        .into_iter()
+        .find(|p| !p.is_empty());
         let Some(mut path) = path else { return };
         // Helm 4 post-renderers are plugins: a script path names the plugin by its stem.
         if !self.helm.is_helm3() && (path.ends_with(".sh") || path.ends_with(".bash")) {
             let base = path.rsplit('/').next().unwrap_or(&path).to_string();
-            path = base.rsplit_once('.').map_or(base.clone(), |(stem, _)| stem.to_string());
+            path = base
+                .rsplit_once('.')
+                .map_or(base.clone(), |(stem, _)| stem.to_string());
         }
         flags.extend(["--post-renderer".into(), path]);
     }
 
-    fn post_renderer_args(&self, flags: &mut Vec<String>, option: &[String]) -> Result<(), FlagError> {
+    fn post_renderer_args(
+        &self,
+        flags: &mut Vec<String>,
+        option: &[String],
+    ) -> Result<(), FlagError> {
         let release = strings_of(self.release, "postRendererArgs");
         let args = if !release.is_empty() {
             release
@@ -240,9 +251,12 @@ impl FlagSource<'_> {
         for a in strings_of(self.release, "apiVersions") {
             flags.extend(["--api-versions".into(), a]);
         }
-        let kube_version = [kube_version_option.to_string(), str_of(self.release, "kubeVersion")]
-            .into_iter()
-            .find(|k| !k.is_empty());
+        let kube_version = [
+            kube_version_option.to_string(),
+            str_of(self.release, "kubeVersion"),
+        ]
+        .into_iter()
+        .find(|k| !k.is_empty());
         if let Some(k) = kube_version {
             flags.extend(["--kube-version".into(), k]);
         }
@@ -293,7 +307,14 @@ impl FlagSource<'_> {
             return Err(FlagError("force and forceConflicts are mutually exclusive (check both releases[].force/forceConflicts and helmDefaults.force/forceConflicts)".into()));
         }
         if force {
-            flags.push(if helm.is_helm4() { "--force-replace" } else { "--force" }.into());
+            flags.push(
+                if helm.is_helm4() {
+                    "--force-replace"
+                } else {
+                    "--force"
+                }
+                .into(),
+            );
         }
         if force_conflicts {
             if !helm.is_helm4() {
@@ -313,7 +334,14 @@ impl FlagSource<'_> {
             return Err(FlagError("rollbackOnFailure requires Helm 4 or greater (set via releases[].rollbackOnFailure or helmDefaults.rollbackOnFailure)".into()));
         }
         if atomic || rollback {
-            flags.push(if helm.is_helm4() { "--rollback-on-failure" } else { "--atomic" }.into());
+            flags.push(
+                if helm.is_helm4() {
+                    "--rollback-on-failure"
+                } else {
+                    "--atomic"
+                }
+                .into(),
+            );
         }
         if self.setting("cleanupOnFail") {
             flags.push("--cleanup-on-fail".into());
@@ -324,7 +352,9 @@ impl FlagSource<'_> {
             if helm.at_least(3, 2, 0) {
                 flags.push("--create-namespace".into());
             } else if release_ns.is_some() || default_ns.is_some() {
-                return Err(FlagError("releases[].createNamespace requires Helm 3.2.0 or greater".into()));
+                return Err(FlagError(
+                    "releases[].createNamespace requires Helm 3.2.0 or greater".into(),
+                ));
             }
         }
         let no_openapi = bool_of(self.release, "disableOpenAPIValidation")
@@ -348,19 +378,25 @@ impl FlagSource<'_> {
         if !opt.sync_args.is_empty() {
             flags.extend(collect_args(&opt.sync_args));
         } else if self.defaults.contains_key("syncArgs") {
-            flags.extend(collect_args(&strings_of(self.defaults, "syncArgs").join(" ")));
+            flags.extend(collect_args(
+                &strings_of(self.defaults, "syncArgs").join(" "),
+            ));
         }
         let description_ok = helm.at_least(3, 3, 0) || helm.is_helm4();
         if !opt.description.is_empty() {
             if !description_ok {
-                return Err(FlagError("--description flag requires Helm 3.3.0 or greater".into()));
+                return Err(FlagError(
+                    "--description flag requires Helm 3.3.0 or greater".into(),
+                ));
             }
             flags.extend(["--description".into(), opt.description.clone()]);
         } else {
             let d = str_of(self.release, "description");
             if !d.is_empty() {
                 if !description_ok {
-                    return Err(FlagError("releases[].description requires Helm 3.3.0 or greater".into()));
+                    return Err(FlagError(
+                        "releases[].description requires Helm 3.3.0 or greater".into(),
+                    ));
                 }
                 flags.extend(["--description".into(), d]);
             }
@@ -372,7 +408,11 @@ impl FlagSource<'_> {
     /// A release's `helm diff upgrade` flags (helmfile's `flagsForDiff`), before the flags
     /// every release shares. `disable_validation`: `disableValidationOnInstall` on a
     /// release not installed yet (a release's or `helmDefaults`' `disableValidation` wins).
-    pub fn diff_flags(&self, opt: &DiffOptions, disable_validation: bool) -> Result<Vec<String>, FlagError> {
+    pub fn diff_flags(
+        &self,
+        opt: &DiffOptions,
+        disable_validation: bool,
+    ) -> Result<Vec<String>, FlagError> {
         let mut flags = Vec::new();
         self.chart_version(&mut flags);
         let no_openapi = bool_of(self.release, "disableOpenAPIValidation")
@@ -435,7 +475,9 @@ impl FlagSource<'_> {
         if !opt.template_args.is_empty() {
             flags.extend(collect_args(&opt.template_args));
         } else if self.defaults.contains_key("templateArgs") {
-            flags.extend(collect_args(&strings_of(self.defaults, "templateArgs").join(" ")));
+            flags.extend(collect_args(
+                &strings_of(self.defaults, "templateArgs").join(" "),
+            ));
         }
         flags.extend(self.namespace_and_values()?);
         Ok(flags)
@@ -456,16 +498,20 @@ impl FlagSource<'_> {
         let set = set_values(self.release, "set");
         if !set.is_empty() {
             flags.extend(set_flags("--set", &set, self.resolve_ref).map_err(|e| {
-                FlagError(format!("Failed to render set value entry in {file} for release {name}: {e}"))
+                FlagError(format!(
+                    "Failed to render set value entry in {file} for release {name}: {e}"
+                ))
             })?);
         }
         let set_string = set_values(self.release, "setString");
         if !set_string.is_empty() {
-            flags.extend(set_flags("--set-string", &set_string, self.resolve_ref).map_err(|e| {
-                FlagError(format!(
-                    "Failed to render set string value entry in {file} for release {name}: {e}"
-                ))
-            })?);
+            flags.extend(
+                set_flags("--set-string", &set_string, self.resolve_ref).map_err(|e| {
+                    FlagError(format!(
+                        "Failed to render set string value entry in {file} for release {name}: {e}"
+                    ))
+                })?,
+            );
         }
         let env = list_of(self.release, "env");
         if !env.is_empty() {
@@ -475,7 +521,9 @@ impl FlagSource<'_> {
                 let t = e.as_map().map(|m| m.snapshot()).unwrap_or_default();
                 let var = str_of(&t, "value");
                 match (self.getenv)(&var) {
-                    Some(v) => found.push(format!("{}={}", escape(&str_of(&t, "name")), escape(&v))),
+                    Some(v) => {
+                        found.push(format!("{}={}", escape(&str_of(&t, "name")), escape(&v)))
+                    }
                     None => missing.push(format!("\t{var}")),
                 }
             }
@@ -492,12 +540,18 @@ impl FlagSource<'_> {
 }
 
 fn set_values(release: &Tree, key: &str) -> Vec<SetValue> {
-    list_of(release, key).iter().map(SetValue::from_value).collect()
+    list_of(release, key)
+        .iter()
+        .map(SetValue::from_value)
+        .collect()
 }
 
 use capstan_state::release_values::escape_set as escape;
 
-fn resolved(resolve: &dyn Fn(&str) -> Result<String, String>, s: &str) -> Result<String, String> {
+fn resolved(
+    resolve: &dyn Fn(&str) -> Result<String, StateError>,
+    s: &str,
+) -> Result<String, StateError> {
     if s.starts_with("ref+") {
         resolve(s)
     } else {
@@ -510,15 +564,21 @@ fn resolved(resolve: &dyn Fn(&str) -> Result<String, String>, s: &str) -> Result
 pub fn set_flags(
     flag: &str,
     entries: &[SetValue],
-    resolve: &dyn Fn(&str) -> Result<String, String>,
-) -> Result<Vec<String>, String> {
+    resolve: &dyn Fn(&str) -> Result<String, StateError>,
+) -> Result<Vec<String>, StateError> {
     let mut flags = Vec::new();
     for e in entries {
         if !e.value.is_empty() {
             let v = resolved(resolve, &e.value)?;
-            flags.extend([flag.to_string(), format!("{}={}", escape(&e.name), escape(&v))]);
+            flags.extend([
+                flag.to_string(),
+                format!("{}={}", escape(&e.name), escape(&v)),
+            ]);
         } else if !e.file.is_empty() && flag == "--set" {
-            flags.extend(["--set-file".to_string(), format!("{}={}", escape(&e.name), e.file)]);
+            flags.extend([
+                "--set-file".to_string(),
+                format!("{}={}", escape(&e.name), e.file),
+            ]);
         } else if !e.values.is_empty() {
             let items: Vec<String> = e
                 .values
@@ -546,7 +606,13 @@ pub fn repo_add(repo: &Tree, getenv: &dyn Fn(&str) -> Option<String>) -> RepoAdd
     let name = str_of(repo, "name");
     let prefix: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
         .collect();
     let mut username = str_of(repo, "username");
     if username.is_empty() {

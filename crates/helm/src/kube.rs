@@ -15,6 +15,17 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::sync::Arc;
 
+capstan_source::message_error!(
+    /// Why talking to the Kubernetes API failed (the text helmfile and kubectl show).
+    KubeError
+);
+
+impl From<KubeError> for capstan_state::StateError {
+    fn from(e: KubeError) -> Self {
+        capstan_state::StateError::new(e.0)
+    }
+}
+
 /// A connection to the API server of one kube context.
 pub struct KubeClient {
     server: String,
@@ -34,47 +45,55 @@ fn text(v: &Value, key: &str) -> String {
 /// `key`.
 fn named(doc: &Value, key: &str, name: &str) -> Option<Value> {
     match doc.get(key)? {
-        Value::List(l) => l.items.iter().find(|e| text(e, "name") == name).and_then(|e| match key {
-            "clusters" => e.get("cluster"),
-            "users" => e.get("user"),
-            _ => e.get("context"),
-        }),
+        Value::List(l) => {
+            l.items
+                .iter()
+                .find(|e| text(e, "name") == name)
+                .and_then(|e| match key {
+                    "clusters" => e.get("cluster"),
+                    "users" => e.get("user"),
+                    _ => e.get("context"),
+                })
+        }
         _ => None,
     }
 }
 
 /// Bytes of a `*-data` field (base64) or of the file a field names (relative paths are
 /// relative to the kubeconfig's directory).
-fn pem(v: &Value, field: &str, dir: &std::path::Path) -> Result<Option<Vec<u8>>, String> {
+fn pem(v: &Value, field: &str, dir: &std::path::Path) -> Result<Option<Vec<u8>>, KubeError> {
     let data = text(v, &format!("{field}-data"));
     if !data.is_empty() {
         use base64::Engine as _;
-        return base64::engine::general_purpose::STANDARD
+        return Ok(base64::engine::general_purpose::STANDARD
             .decode(data.trim())
             .map(Some)
-            .map_err(|e| format!("kubeconfig {field}-data: {e}"));
+            .map_err(|e| format!("kubeconfig {field}-data: {e}"))?);
     }
     let file = text(v, field);
     if file.is_empty() {
         return Ok(None);
     }
-    std::fs::read(dir.join(&file))
+    Ok(std::fs::read(dir.join(&file))
         .map(Some)
-        .map_err(|e| format!("kubeconfig {field} {file}: {e}"))
+        .map_err(|e| format!("kubeconfig {field} {file}: {e}"))?)
 }
 
 impl KubeClient {
     /// The client for `context` (empty: the current context) of the kubeconfig at `path`.
-    pub fn from_kubeconfig(path: &std::path::Path, context: &str) -> Result<KubeClient, String> {
+    pub fn from_kubeconfig(path: &std::path::Path, context: &str) -> Result<KubeClient, KubeError> {
         let raw = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let doc = capstan_yaml::decode_helm(&raw).map_err(|e| format!("{}: {e}", path.display()))?;
+        let doc =
+            capstan_yaml::decode_helm(&raw).map_err(|e| format!("{}: {e}", path.display()))?;
         let context = if context.is_empty() {
             text(&doc, "current-context")
         } else {
             context.to_string()
         };
-        let ctx = named(&doc, "contexts", &context).ok_or_else(|| format!("kube context {context:?} not found"))?;
-        let cluster = named(&doc, "clusters", &text(&ctx, "cluster")).ok_or("kubeconfig: no cluster for the context")?;
+        let ctx = named(&doc, "contexts", &context)
+            .ok_or_else(|| format!("kube context {context:?} not found"))?;
+        let cluster = named(&doc, "clusters", &text(&ctx, "cluster"))
+            .ok_or("kubeconfig: no cluster for the context")?;
         let user = named(&doc, "users", &text(&ctx, "user")).unwrap_or(Value::Nil);
         if user.get("exec").is_some() || user.get("auth-provider").is_some() {
             return Err("kubeconfig: credential plugins are left to helm".into());
@@ -82,7 +101,7 @@ impl KubeClient {
         let dir = path.parent().unwrap_or(std::path::Path::new("."));
         let server = text(&cluster, "server").trim_end_matches('/').to_string();
         if !server.starts_with("https://") {
-            return Err(format!("kubeconfig: server {server:?} is not https"));
+            return Err(format!("kubeconfig: server {server:?} is not https").into());
         }
         let mut roots = rustls::RootCertStore::empty();
         match pem(&cluster, "certificate-authority", dir)? {
@@ -90,7 +109,9 @@ impl KubeClient {
                 use rustls::pki_types::pem::PemObject as _;
                 for c in rustls::pki_types::CertificateDer::pem_slice_iter(&ca) {
                     let c = c.map_err(|e| format!("kubeconfig certificate-authority: {e}"))?;
-                    roots.add(c).map_err(|e| format!("kubeconfig certificate-authority: {e}"))?;
+                    roots
+                        .add(c)
+                        .map_err(|e| format!("kubeconfig certificate-authority: {e}"))?;
                 }
             }
             None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
@@ -104,7 +125,10 @@ impl KubeClient {
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?
         .with_root_certificates(roots);
-        let config = match (pem(&user, "client-certificate", dir)?, pem(&user, "client-key", dir)?) {
+        let config = match (
+            pem(&user, "client-certificate", dir)?,
+            pem(&user, "client-key", dir)?,
+        ) {
             (Some(cert), Some(key)) => {
                 use rustls::pki_types::pem::PemObject as _;
                 let certs = rustls::pki_types::CertificateDer::pem_slice_iter(&cert)
@@ -142,7 +166,10 @@ impl KubeClient {
 
     /// The deployed releases of a namespace, by release name (the newest deployed
     /// revision of each): its manifest and user-supplied values.
-    pub fn deployed_releases(&self, namespace: &str) -> Result<BTreeMap<String, Deployed>, String> {
+    pub fn deployed_releases(
+        &self,
+        namespace: &str,
+    ) -> Result<BTreeMap<String, Deployed>, KubeError> {
         let url = format!(
             "{}/api/v1/namespaces/{namespace}/secrets?labelSelector=owner%3Dhelm%2Cstatus%3Ddeployed",
             self.server
@@ -151,7 +178,9 @@ impl KubeClient {
         if let Some(t) = &self.token {
             req = req.set("Authorization", &format!("Bearer {t}"));
         }
-        let resp = req.call().map_err(|e| format!("listing helm releases in {namespace}: {e}"))?;
+        let resp = req
+            .call()
+            .map_err(|e| format!("listing helm releases in {namespace}: {e}"))?;
         let mut body = String::new();
         resp.into_reader()
             .take(1 << 30)
@@ -160,7 +189,9 @@ impl KubeClient {
         let list: serde_json::Value = serde_json::from_str(&body).map_err(|e| e.to_string())?;
         let mut newest: BTreeMap<String, (i64, Deployed)> = BTreeMap::new();
         for item in list["items"].as_array().into_iter().flatten() {
-            let Some(data) = item["data"]["release"].as_str() else { continue };
+            let Some(data) = item["data"]["release"].as_str() else {
+                continue;
+            };
             let rel = decode_release(data)?;
             let name = rel["name"].as_str().unwrap_or("").to_string();
             let version = rel["version"].as_i64().unwrap_or(0);
@@ -189,11 +220,15 @@ pub struct Deployed {
 
 /// A release record as helm stores it in a Secret: base64 (the API's) of base64 of gzip
 /// of JSON.
-pub fn decode_release(data: &str) -> Result<serde_json::Value, String> {
+pub fn decode_release(data: &str) -> Result<serde_json::Value, KubeError> {
     use base64::Engine as _;
     let b64 = base64::engine::general_purpose::STANDARD;
-    let once = b64.decode(data.trim()).map_err(|e| format!("release record: {e}"))?;
-    let twice = b64.decode(&once).map_err(|e| format!("release record: {e}"))?;
+    let once = b64
+        .decode(data.trim())
+        .map_err(|e| format!("release record: {e}"))?;
+    let twice = b64
+        .decode(&once)
+        .map_err(|e| format!("release record: {e}"))?;
     let json = if twice.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         flate2::read::GzDecoder::new(&twice[..])
@@ -204,7 +239,7 @@ pub fn decode_release(data: &str) -> Result<serde_json::Value, String> {
     } else {
         twice
     };
-    serde_json::from_slice(&json).map_err(|e| format!("release record: {e}"))
+    serde_json::from_slice(&json).map_err(|e| KubeError(format!("release record: {e}")))
 }
 
 #[cfg(test)]

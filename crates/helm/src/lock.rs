@@ -5,6 +5,7 @@
 
 use crate::ops::Helm;
 use capstan_state::load::Settings;
+use capstan_state::StateError;
 use capstan_value::{Str, Value};
 
 pub use capstan_state::lockfile::lock_path;
@@ -17,7 +18,11 @@ fn scalar(s: &str) -> String {
 
 /// Resolves `wanted` (chart name, repository URL, version constraint) and returns the
 /// lock file's text.
-pub fn resolve(helm: &dyn Helm, _settings: &Settings, wanted: &[(String, String, String)]) -> Result<String, String> {
+pub fn resolve(
+    helm: &dyn Helm,
+    _settings: &Settings,
+    wanted: &[(String, String, String)],
+) -> Result<String, StateError> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
@@ -27,7 +32,8 @@ pub fn resolve(helm: &dyn Helm, _settings: &Settings, wanted: &[(String, String,
     ));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let result = (|| {
-        let mut chart = String::from("apiVersion: v2\nname: helmfile-deps\nversion: 1.0.0\ndependencies:\n");
+        let mut chart =
+            String::from("apiVersion: v2\nname: helmfile-deps\nversion: 1.0.0\ndependencies:\n");
         for (name, repo, version) in wanted {
             chart.push_str(&format!(
                 "- name: {}\n  repository: {}\n  version: {}\n",
@@ -41,7 +47,8 @@ pub fn resolve(helm: &dyn Helm, _settings: &Settings, wanted: &[(String, String,
             .map_err(|e| format!("unable to update deps: {}", e.message))?;
         let lock = std::fs::read_to_string(dir.join("Chart.lock"))
             .map_err(|e| format!("unable to update deps: Chart.lock: {e}"))?;
-        let v = capstan_yaml::decode_helmfile_value(&lock).map_err(|e| format!("Chart.lock: {e}"))?;
+        let v =
+            capstan_yaml::decode_helmfile_value(&lock).map_err(|e| format!("Chart.lock: {e}"))?;
         let text = |k: &str| match v.get(k) {
             Some(Value::String(s)) => s.to_string(),
             Some(other) => capstan_yaml::encode_helmfile(&other)
@@ -49,7 +56,10 @@ pub fn resolve(helm: &dyn Helm, _settings: &Settings, wanted: &[(String, String,
                 .unwrap_or_default(),
             None => String::new(),
         };
-        let mut out = format!("version: {}\ndependencies:\n", scalar(env!("CARGO_PKG_VERSION")));
+        let mut out = format!(
+            "version: {}\ndependencies:\n",
+            scalar(env!("CARGO_PKG_VERSION"))
+        );
         if let Some(Value::List(deps)) = v.get("dependencies") {
             for d in &deps.items {
                 let field = |k: &str| match d.get(k) {
@@ -67,7 +77,14 @@ pub fn resolve(helm: &dyn Helm, _settings: &Settings, wanted: &[(String, String,
         out.push_str(&format!("digest: {}\n", scalar(&text("digest"))));
         let generated = match v.get("generated") {
             Some(Value::Time(_)) | Some(Value::String(_)) => {
-                let m = Value::map_from([(Str::from("generated"), v.get("generated").unwrap_or(Value::Nil))].into_iter().collect());
+                let m = Value::map_from(
+                    [(
+                        Str::from("generated"),
+                        v.get("generated").unwrap_or(Value::Nil),
+                    )]
+                    .into_iter()
+                    .collect(),
+                );
                 capstan_yaml::encode_helmfile(&m).unwrap_or_default()
             }
             _ => String::new(),

@@ -206,7 +206,9 @@ pub fn diff(old: &[Resource], new: &[Resource], style: &DiffStyle) -> (String, b
         out.push_str(&paint(style.color, code, &format!("{key} {title}")));
         out.push('\n');
         if style.suppress_kinds.iter().any(|k| k == kind) {
-            out.push_str(&format!("+ Changes suppressed on sensitive content of type {kind}\n"));
+            out.push_str(&format!(
+                "+ Changes suppressed on sensitive content of type {kind}\n"
+            ));
             continue;
         }
         let d = TextDiff::from_lines(&a, &b);
@@ -274,22 +276,53 @@ mod tests {
     fn keys_name_namespace_kind_and_group() {
         let rs = parse(OLD, "apps");
         let keys: Vec<&str> = rs.iter().map(|r| r.key.as_str()).collect();
-        assert_eq!(keys, ["apps, a, ConfigMap (v1)", "other, web, Deployment (apps)"]);
+        assert_eq!(
+            keys,
+            ["apps, a, ConfigMap (v1)", "other, web, Deployment (apps)"]
+        );
     }
 
     #[test]
     fn changed_added_removed_and_unchanged() {
-        let new = OLD.replace("replicas: 1", "replicas: 2").replace("name: a\n", "name: b\n");
-        let (text, changed) = diff(&parse(OLD, "apps"), &parse(&new, "apps"), &DiffStyle::default());
+        let new = OLD
+            .replace("replicas: 1", "replicas: 2")
+            .replace("name: a\n", "name: b\n");
+        let (text, changed) = diff(
+            &parse(OLD, "apps"),
+            &parse(&new, "apps"),
+            &DiffStyle::default(),
+        );
         assert!(changed);
-        assert!(text.contains("apps, a, ConfigMap (v1) has been removed:\n"), "{text}");
-        assert!(text.contains("apps, b, ConfigMap (v1) has been added:\n+ # Source:"), "{text}");
-        assert!(text.contains("other, web, Deployment (apps) has changed:\n  # Source: c/templates/d.yaml\n"), "{text}");
-        assert!(text.contains("-   replicas: 1\n+   replicas: 2\n"), "{text}");
+        assert!(
+            text.contains("apps, a, ConfigMap (v1) has been removed:\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("apps, b, ConfigMap (v1) has been added:\n+ # Source:"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "other, web, Deployment (apps) has changed:\n  # Source: c/templates/d.yaml\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("-   replicas: 1\n+   replicas: 2\n"),
+            "{text}"
+        );
         // helm-diff's order: changed (old keys), then removed, then added.
         let at = |s: &str| text.find(s).unwrap_or(usize::MAX);
-        assert!(at("has changed:") < at("has been removed:") && at("has been removed:") < at("has been added:"), "{text}");
-        let (same, changed) = diff(&parse(OLD, "apps"), &parse(OLD, "apps"), &DiffStyle::default());
+        assert!(
+            at("has changed:") < at("has been removed:")
+                && at("has been removed:") < at("has been added:"),
+            "{text}"
+        );
+        let (same, changed) = diff(
+            &parse(OLD, "apps"),
+            &parse(OLD, "apps"),
+            &DiffStyle::default(),
+        );
         assert!(!changed && same.is_empty());
     }
 
@@ -297,10 +330,26 @@ mod tests {
     fn context_and_secrets() {
         let old = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: aGVsbG8=\n  user: YQ==\n";
         let new = old.replace("aGVsbG8=", "d29ybGQ=");
-        let (text, _) = diff(&parse(old, "ns"), &parse(&new, "ns"), &DiffStyle { context: Some(0), ..DiffStyle::default() });
-        assert!(!text.contains("aGVsbG8") && !text.contains("d29ybGQ"), "{text}");
-        assert!(text.contains("-   password: '-------- # (5 bytes)'"), "{text}");
-        assert!(text.contains("+   password: '++++++++ # (5 bytes)'"), "{text}");
+        let (text, _) = diff(
+            &parse(old, "ns"),
+            &parse(&new, "ns"),
+            &DiffStyle {
+                context: Some(0),
+                ..DiffStyle::default()
+            },
+        );
+        assert!(
+            !text.contains("aGVsbG8") && !text.contains("d29ybGQ"),
+            "{text}"
+        );
+        assert!(
+            text.contains("-   password: '-------- # (5 bytes)'"),
+            "{text}"
+        );
+        assert!(
+            text.contains("+   password: '++++++++ # (5 bytes)'"),
+            "{text}"
+        );
         assert!(text.contains("...\n"), "{text}");
     }
 }

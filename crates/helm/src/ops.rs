@@ -72,36 +72,67 @@ pub trait Helm: Send + Sync {
         flags: &[String],
     ) -> Result<String, HelmError>;
     /// `helm delete NAME FLAGS`.
-    fn delete_release(&self, ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError>;
+    fn delete_release(
+        &self,
+        ctx: &HelmContext,
+        name: &str,
+        flags: &[String],
+    ) -> Result<(), HelmError>;
     /// `helm list --filter FILTER FLAGS`, its header line removed: empty when no release
     /// matched.
     fn list(&self, ctx: &HelmContext, filter: &str, flags: &[String]) -> Result<String, HelmError>;
     /// `helm status NAME FLAGS`.
-    fn release_status(&self, ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError>;
+    fn release_status(
+        &self,
+        ctx: &HelmContext,
+        name: &str,
+        flags: &[String],
+    ) -> Result<(), HelmError>;
     /// `helm test NAME FLAGS`.
-    fn test_release(&self, ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError>;
+    fn test_release(
+        &self,
+        ctx: &HelmContext,
+        name: &str,
+        flags: &[String],
+    ) -> Result<(), HelmError>;
     /// `helm lint CHART FLAGS`.
     fn lint(&self, name: &str, chart: &str, flags: &[String]) -> Result<(), HelmError>;
     /// The user-supplied values of the deployed release (`helm get values -o json`);
     /// `None` when it does not exist.
-    fn get_values(&self, _ctx: &HelmContext, name: &str, _flags: &[String]) -> Result<Option<serde_json::Value>, HelmError> {
-        Err(HelmError::new(format!("cannot read the values of release {name:?} here")))
+    fn get_values(
+        &self,
+        _ctx: &HelmContext,
+        name: &str,
+        _flags: &[String],
+    ) -> Result<Option<serde_json::Value>, HelmError> {
+        Err(HelmError::new(format!(
+            "cannot read the values of release {name:?} here"
+        )))
     }
     /// `helm unittest CHART FLAGS` (the helm-unittest plugin).
     fn unittest(&self, name: &str, _chart: &str, _flags: &[String]) -> Result<(), HelmError> {
-        Err(HelmError::new(format!("cannot unit test release {name:?} here")))
+        Err(HelmError::new(format!(
+            "cannot unit test release {name:?} here"
+        )))
     }
     /// `helm dependency update CHART`.
     fn update_deps(&self, chart: &str) -> Result<(), HelmError> {
-        Err(HelmError::new(format!("cannot update the dependencies of {chart:?} here")))
+        Err(HelmError::new(format!(
+            "cannot update the dependencies of {chart:?} here"
+        )))
     }
     /// `helm dependency build CHART FLAGS`.
     fn build_deps(&self, release: &str, _chart: &str, _flags: &[String]) -> Result<(), HelmError> {
-        Err(HelmError::new(format!("cannot build the dependencies of release {release:?} here")))
+        Err(HelmError::new(format!(
+            "cannot build the dependencies of release {release:?} here"
+        )))
     }
     /// `helm repo add` (or `az acr helm repo add`).
     fn add_repo(&self, r: &crate::exec::RepoAdd) -> Result<(), HelmError> {
-        Err(HelmError::new(format!("cannot add repository {:?} here", r.name)))
+        Err(HelmError::new(format!(
+            "cannot add repository {:?} here",
+            r.name
+        )))
     }
     /// `helm repo update`.
     fn update_repo(&self) -> Result<(), HelmError> {
@@ -109,10 +140,18 @@ pub trait Helm: Send + Sync {
     }
     /// `helm registry login` (password on stdin).
     fn registry_login(&self, l: &crate::exec::RegistryLogin) -> Result<(), HelmError> {
-        Err(HelmError::new(format!("cannot log in to {:?} here", l.host)))
+        Err(HelmError::new(format!(
+            "cannot log in to {:?} here",
+            l.host
+        )))
     }
     /// `helm get manifest NAME FLAGS`: `None` when the release does not exist.
-    fn get_manifest(&self, _ctx: &HelmContext, name: &str, _flags: &[String]) -> Result<Option<String>, HelmError> {
+    fn get_manifest(
+        &self,
+        _ctx: &HelmContext,
+        name: &str,
+        _flags: &[String],
+    ) -> Result<Option<String>, HelmError> {
         Err(HelmError::new(format!(
             "cannot read the deployed manifest of release {name:?}: this helm has no `get manifest`"
         )))
@@ -142,12 +181,20 @@ pub struct ProcessHelm {
 
 #[derive(Default)]
 struct KubeContextCache {
-    client: Option<Result<Arc<crate::kube::KubeClient>, String>>,
-    namespaces: BTreeMap<String, Result<Arc<BTreeMap<String, crate::kube::Deployed>>, String>>,
+    client: Option<Result<Arc<crate::kube::KubeClient>, crate::kube::KubeError>>,
+    namespaces: BTreeMap<
+        String,
+        Result<Arc<BTreeMap<String, crate::kube::Deployed>>, crate::kube::KubeError>,
+    >,
 }
 
 impl ProcessHelm {
-    pub fn new(execer: Execer, runner: Box<dyn Runner>, level: LogLevel, out: Box<dyn Output>) -> ProcessHelm {
+    pub fn new(
+        execer: Execer,
+        runner: Box<dyn Runner>,
+        level: LogLevel,
+        out: Box<dyn Output>,
+    ) -> ProcessHelm {
         let kubeconfig = if !execer.kubeconfig.is_empty() {
             std::path::PathBuf::from(&execer.kubeconfig)
         } else if let Some(first) = std::env::var_os("KUBECONFIG")
@@ -155,7 +202,8 @@ impl ProcessHelm {
         {
             first
         } else {
-            std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".kube/config")
+            std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".kube/config")
         };
         ProcessHelm {
             execer: Mutex::new(execer),
@@ -168,10 +216,14 @@ impl ProcessHelm {
     }
 
     /// The deployed manifests of `namespace` in `context` from the API server, or why not.
-    fn deployed(&self, context: &str, namespace: &str) -> Result<Arc<BTreeMap<String, crate::kube::Deployed>>, String> {
+    fn deployed(
+        &self,
+        context: &str,
+        namespace: &str,
+    ) -> Result<Arc<BTreeMap<String, crate::kube::Deployed>>, crate::kube::KubeError> {
         let driver = std::env::var("HELM_DRIVER").unwrap_or_default();
         if !matches!(driver.as_str(), "" | "secret" | "secrets") {
-            return Err(format!("HELM_DRIVER={driver} is left to helm"));
+            return Err(format!("HELM_DRIVER={driver} is left to helm").into());
         }
         let client = {
             let mut cache = self.kube.lock().unwrap_or_else(|e| e.into_inner());
@@ -182,14 +234,17 @@ impl ProcessHelm {
             entry
                 .client
                 .get_or_insert_with(|| {
-                    crate::kube::KubeClient::from_kubeconfig(&self.kubeconfig, context).map(Arc::new)
+                    crate::kube::KubeClient::from_kubeconfig(&self.kubeconfig, context)
+                        .map(Arc::new)
                 })
                 .clone()?
         };
         let listed = client.deployed_releases(namespace).map(Arc::new);
         let mut cache = self.kube.lock().unwrap_or_else(|e| e.into_inner());
         let entry = cache.entry(context.to_string()).or_default();
-        entry.namespaces.insert(namespace.to_string(), listed.clone());
+        entry
+            .namespaces
+            .insert(namespace.to_string(), listed.clone());
         listed
     }
 
@@ -277,12 +332,22 @@ impl Helm for ProcessHelm {
         self.run(call)
     }
 
-    fn delete_release(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError> {
+    fn delete_release(
+        &self,
+        _ctx: &HelmContext,
+        name: &str,
+        flags: &[String],
+    ) -> Result<(), HelmError> {
         let call = self.execer().delete_release(name, flags);
         self.run(call).map(|_| ())
     }
 
-    fn list(&self, _ctx: &HelmContext, filter: &str, flags: &[String]) -> Result<String, HelmError> {
+    fn list(
+        &self,
+        _ctx: &HelmContext,
+        filter: &str,
+        flags: &[String],
+    ) -> Result<String, HelmError> {
         let mut call = self.execer().list(filter, flags);
         // The output decides whether the release exists: not printed.
         call.output = crate::exec::OutputUse::Discard;
@@ -290,12 +355,22 @@ impl Helm for ProcessHelm {
         Ok(out.split('\n').skip(1).collect::<Vec<_>>().join("\n"))
     }
 
-    fn release_status(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError> {
+    fn release_status(
+        &self,
+        _ctx: &HelmContext,
+        name: &str,
+        flags: &[String],
+    ) -> Result<(), HelmError> {
         let call = self.execer().release_status(name, flags);
         self.run(call).map(|_| ())
     }
 
-    fn test_release(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError> {
+    fn test_release(
+        &self,
+        _ctx: &HelmContext,
+        name: &str,
+        flags: &[String],
+    ) -> Result<(), HelmError> {
         let call = self.execer().test_release(name, flags);
         self.run(call).map(|_| ())
     }
@@ -305,17 +380,34 @@ impl Helm for ProcessHelm {
         self.run(call).map(|_| ())
     }
 
-    fn get_values(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<Option<serde_json::Value>, HelmError> {
+    fn get_values(
+        &self,
+        _ctx: &HelmContext,
+        name: &str,
+        flags: &[String],
+    ) -> Result<Option<serde_json::Value>, HelmError> {
         let execer = self.execer();
         let (context, namespace) = target(&execer, flags);
         if let Ok(releases) = self.deployed(&context, &namespace) {
             return Ok(releases.get(name).map(|d| d.values.clone()));
         }
-        let mut args = vec!["get".to_string(), "values".into(), name.to_string(), "-o".into(), "json".into()];
+        let mut args = vec![
+            "get".to_string(),
+            "values".into(),
+            name.to_string(),
+            "-o".into(),
+            "json".into(),
+        ];
         args.extend(flags.iter().cloned());
         match self.run(execer.raw(args, Vec::new())) {
             Ok(text) => serde_json::from_str(&text)
-                .map(|v: serde_json::Value| Some(if v.is_null() { serde_json::json!({}) } else { v }))
+                .map(|v: serde_json::Value| {
+                    Some(if v.is_null() {
+                        serde_json::json!({})
+                    } else {
+                        v
+                    })
+                })
                 .map_err(|e| HelmError::new(format!("helm get values {name}: {e}"))),
             Err(e) if e.message.contains("release: not found") => Ok(None),
             Err(e) => Err(e),
@@ -338,7 +430,10 @@ impl Helm for ProcessHelm {
     }
 
     fn add_repo(&self, r: &crate::exec::RepoAdd) -> Result<(), HelmError> {
-        let call = self.execer().add_repo(r).map_err(|e| HelmError::new(e.message))?;
+        let call = self
+            .execer()
+            .add_repo(r)
+            .map_err(|e| HelmError::new(e.message))?;
         self.run(call).map(|_| ())
     }
 
@@ -354,7 +449,12 @@ impl Helm for ProcessHelm {
         }
     }
 
-    fn get_manifest(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<Option<String>, HelmError> {
+    fn get_manifest(
+        &self,
+        _ctx: &HelmContext,
+        name: &str,
+        flags: &[String],
+    ) -> Result<Option<String>, HelmError> {
         let execer = self.execer();
         let (context, namespace) = target(&execer, flags);
         match self.deployed(&context, &namespace) {

@@ -9,6 +9,7 @@
 
 use capstan_state::release::Release;
 use capstan_state::select::need_id;
+use capstan_state::StateError;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What to plan.
@@ -30,7 +31,7 @@ fn quoted_list(items: &[String]) -> String {
 }
 
 /// Groups of release indexes, in the order they run.
-pub fn plan(releases: &[Release], o: &PlanOptions) -> Result<Vec<Vec<usize>>, String> {
+pub fn plan(releases: &[Release], o: &PlanOptions) -> Result<Vec<Vec<usize>>, StateError> {
     let ids: Vec<String> = releases.iter().map(Release::id).collect();
     let mut index: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, id) in ids.iter().enumerate() {
@@ -56,7 +57,7 @@ pub fn plan(releases: &[Release], o: &PlanOptions) -> Result<Vec<Vec<usize>>, St
         return Err(format!(
             "release(s) {} depend(s) on an undefined release {id:?}. Perhaps you made a typo in \"needs\" or forgot defining a release named {name:?} with appropriate \"namespace\" and \"kubeContext\"?",
             quoted.join(", ")
-        ));
+        ).into());
     }
     let selected: BTreeSet<usize> = o.selected.iter().copied().collect();
     let mut included = selected.clone();
@@ -91,7 +92,7 @@ pub fn plan(releases: &[Release], o: &PlanOptions) -> Result<Vec<Vec<usize>>, St
                 quoted_list(&who),
                 if who.len() == 1 { "depends" } else { "depend" },
                 ids[d]
-            ));
+            ).into());
         }
     }
     // Longest path to a release with no (included) needs = its group.
@@ -104,19 +105,22 @@ pub fn plan(releases: &[Release], o: &PlanOptions) -> Result<Vec<Vec<usize>>, St
         level: &mut [Option<usize>],
         on_path: &mut [bool],
         ids: &[String],
-    ) -> Result<usize, String> {
+    ) -> Result<usize, StateError> {
         if let Some(l) = level[i] {
             return Ok(l);
         }
         if on_path[i] {
-            return Err(format!("cycle detected: {} needs itself through its needs", ids[i]));
+            return Err(
+                format!("cycle detected: {} needs itself through its needs", ids[i]).into(),
+            );
         }
         on_path[i] = true;
         let mut l = 0;
         for &d in deps[i].iter().filter(|d| included.contains(d)) {
-            l = l.max(capstan_value::stack::grow(|| {
-                level_of(d, deps, included, level, on_path, ids)
-            })? + 1);
+            l = l.max(
+                capstan_value::stack::grow(|| level_of(d, deps, included, level, on_path, ids))?
+                    + 1,
+            );
         }
         on_path[i] = false;
         level[i] = Some(l);
@@ -157,13 +161,21 @@ mod tests {
 
     #[test]
     fn groups_keep_file_order_and_reverse_whole() {
-        let rs = [rel("db", &["log"]), rel("log", &[]), rel("proxy", &[]), rel("app", &["db", "log"])];
+        let rs = [
+            rel("db", &["log"]),
+            rel("log", &[]),
+            rel("proxy", &[]),
+            rel("app", &["db", "log"]),
+        ];
         let all = PlanOptions {
             selected: vec![0, 1, 2, 3],
             ..PlanOptions::default()
         };
         assert_eq!(plan(&rs, &all).unwrap(), vec![vec![1, 2], vec![0], vec![3]]);
-        let rev = PlanOptions { reverse: true, ..all };
+        let rev = PlanOptions {
+            reverse: true,
+            ..all
+        };
         assert_eq!(plan(&rs, &rev).unwrap(), vec![vec![3], vec![0], vec![2, 1]]);
     }
 
@@ -174,21 +186,42 @@ mod tests {
             selected: vec![1],
             ..PlanOptions::default()
         };
-        let e = plan(&rs, &o).unwrap_err();
-        assert!(e.starts_with("release \"b\" depends on \"a\" which does not match"), "{e}");
-        let skip = PlanOptions { skip_needs: true, ..o.clone() };
+        let e = plan(&rs, &o).unwrap_err().message;
+        assert!(
+            e.starts_with("release \"b\" depends on \"a\" which does not match"),
+            "{e}"
+        );
+        let skip = PlanOptions {
+            skip_needs: true,
+            ..o.clone()
+        };
         assert_eq!(plan(&rs, &skip).unwrap(), vec![vec![1]]);
-        let inc = PlanOptions { include_needs: true, ..o };
+        let inc = PlanOptions {
+            include_needs: true,
+            ..o
+        };
         assert_eq!(plan(&rs, &inc).unwrap(), vec![vec![0], vec![1]]);
     }
 
     #[test]
     fn undefined_needs_and_cycles() {
         let rs = [rel("a", &["nope"])];
-        let o = PlanOptions { selected: vec![0], ..PlanOptions::default() };
-        assert!(plan(&rs, &o).unwrap_err().contains("undefined release \"nope\""));
+        let o = PlanOptions {
+            selected: vec![0],
+            ..PlanOptions::default()
+        };
+        assert!(plan(&rs, &o)
+            .unwrap_err()
+            .message
+            .contains("undefined release \"nope\""));
         let rs = [rel("a", &["b"]), rel("b", &["a"])];
-        let o = PlanOptions { selected: vec![0, 1], ..PlanOptions::default() };
-        assert!(plan(&rs, &o).unwrap_err().starts_with("cycle detected"));
+        let o = PlanOptions {
+            selected: vec![0, 1],
+            ..PlanOptions::default()
+        };
+        assert!(plan(&rs, &o)
+            .unwrap_err()
+            .message
+            .starts_with("cycle detected"));
     }
 }

@@ -105,13 +105,9 @@ impl Runner for ProcessRunner {
         for (k, v) in &call.env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().map_err(|e| {
-            failure(
-                127,
-                String::new(),
-                format!("exec: {:?}: {e}", call.program),
-            )
-        })?;
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| failure(127, String::new(), format!("exec: {:?}: {e}", call.program)))?;
         let pid = child.id();
         if let Ok(mut r) = RUNNING.lock() {
             r.push(pid);
@@ -140,17 +136,29 @@ mod tests {
 
     #[test]
     fn values_and_passwords_stay_out_of_messages() {
-        let args: Vec<String> = ["upgrade", "r", "https://u:pw@h/c.tgz", "--set", "db.password=hunter2", "--set-string=a=b"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let args: Vec<String> = [
+            "upgrade",
+            "r",
+            "https://u:pw@h/c.tgz",
+            "--set",
+            "db.password=hunter2",
+            "--set-string=a=b",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         let shown = shown_args(&args);
-        assert!(!shown.contains("hunter2") && !shown.contains("pw@") && !shown.contains("a=b"), "{shown}");
+        assert!(
+            !shown.contains("hunter2") && !shown.contains("pw@") && !shown.contains("a=b"),
+            "{shown}"
+        );
     }
 
     #[test]
     fn runs_a_process_with_stdin_and_reports_failure() {
-        let r = ProcessRunner { cwd: std::env::temp_dir() };
+        let r = ProcessRunner {
+            cwd: std::env::temp_dir(),
+        };
         let call = HelmCall {
             program: "sh".into(),
             args: vec!["-c".into(), "read x; echo got:$x".into()],

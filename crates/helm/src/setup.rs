@@ -4,6 +4,7 @@
 //! here; running it (and asking first) is the command's job.
 
 use crate::version::HelmVersion;
+use capstan_state::StateError;
 use std::path::{Path, PathBuf};
 
 /// The oldest helm helmfile v1.7 works with (its `HelmRequiredVersion`).
@@ -11,7 +12,8 @@ pub const REQUIRED_HELM: (u64, u64, u64) = (3, 18, 6);
 /// The helm helmfile recommends installing.
 pub const RECOMMENDED_HELM: &str = "v4.1.0";
 /// Where helm's own install script lives (what helmfile's `init` downloads and runs).
-pub const HELM_INSTALL_SCRIPT: &str = "https://raw.githubusercontent.com/helm/helm/main/scripts/get-helm-3";
+pub const HELM_INSTALL_SCRIPT: &str =
+    "https://raw.githubusercontent.com/helm/helm/main/scripts/get-helm-3";
 
 /// A helm plugin helmfile's `init` checks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,7 +64,7 @@ pub const PLUGINS: &[Plugin] = &[
 
 /// The helm binary's `helm version --short` text and its parsed version; an error says
 /// why it could not run (not found, failed).
-pub fn detect(binary: &str, cwd: &Path) -> Result<(String, HelmVersion), String> {
+pub fn detect(binary: &str, cwd: &Path) -> Result<(String, HelmVersion), StateError> {
     let out = std::process::Command::new(binary)
         .args(["version", "--short"])
         .current_dir(cwd)
@@ -72,7 +74,8 @@ pub fn detect(binary: &str, cwd: &Path) -> Result<(String, HelmVersion), String>
         return Err(format!(
             "error determining helm version: {}",
             String::from_utf8_lossy(&out.stderr).trim_end()
-        ));
+        )
+        .into());
     }
     let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let version =
@@ -81,7 +84,7 @@ pub fn detect(binary: &str, cwd: &Path) -> Result<(String, HelmVersion), String>
 }
 
 /// helm's plugins directory (`helm env HELM_PLUGINS`).
-pub fn plugins_dir(binary: &str, cwd: &Path) -> Result<PathBuf, String> {
+pub fn plugins_dir(binary: &str, cwd: &Path) -> Result<PathBuf, StateError> {
     let out = std::process::Command::new(binary)
         .args(["env", "HELM_PLUGINS"])
         .current_dir(cwd)
@@ -92,7 +95,8 @@ pub fn plugins_dir(binary: &str, cwd: &Path) -> Result<PathBuf, String> {
         return Err(format!(
             "helm env HELM_PLUGINS: {}",
             String::from_utf8_lossy(&out.stderr).trim_end()
-        ));
+        )
+        .into());
     }
     Ok(PathBuf::from(dir))
 }
@@ -105,7 +109,9 @@ pub fn installed_version(dir: &Path, name: &str) -> Option<HelmVersion> {
         let Ok(text) = std::fs::read_to_string(entry.path().join("plugin.yaml")) else {
             continue;
         };
-        let Ok(doc) = capstan_yaml::decode_helm(&text) else { continue };
+        let Ok(doc) = capstan_yaml::decode_helm(&text) else {
+            continue;
+        };
         let field = |k: &str| doc.get(k).and_then(|v| v.as_str().map(str::to_string));
         if field("name").as_deref() == Some(name) {
             let version = doc
@@ -128,7 +134,10 @@ pub fn install_args(p: &Plugin) -> Vec<String> {
 
 /// `helm plugin update NAME`, as helmfile's `UpdatePlugin`.
 pub fn update_args(p: &Plugin) -> Vec<String> {
-    ["plugin", "update", p.name].iter().map(|s| s.to_string()).collect()
+    ["plugin", "update", p.name]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
 }
 
 /// Whether `v` is at least the plugin's version.
@@ -147,7 +156,11 @@ mod tests {
     fn plugins_are_found_by_the_name_in_their_plugin_yaml() {
         let dir = std::env::temp_dir().join(format!("capstan-plugins-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("helm-diff")).unwrap();
-        std::fs::write(dir.join("helm-diff/plugin.yaml"), "name: diff\nversion: 3.9.0\n").unwrap();
+        std::fs::write(
+            dir.join("helm-diff/plugin.yaml"),
+            "name: diff\nversion: 3.9.0\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(dir.join("other")).unwrap();
         let found = installed_version(&dir, "diff");
         let missing = installed_version(&dir, "s3");
@@ -158,7 +171,13 @@ mod tests {
         assert!(recent_enough(&PLUGINS[0], &HelmVersion::new(3, 15, 1)));
         assert_eq!(
             install_args(&PLUGINS[2]),
-            ["plugin", "install", "https://github.com/hypnoglow/helm-s3.git", "--version", "v0.16.3"]
+            [
+                "plugin",
+                "install",
+                "https://github.com/hypnoglow/helm-s3.git",
+                "--version",
+                "v0.16.3"
+            ]
         );
     }
 }

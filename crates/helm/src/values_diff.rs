@@ -33,7 +33,9 @@ pub fn to_json(v: &Value) -> J {
 }
 
 fn number(f: f64) -> J {
-    serde_json::Number::from_f64(f).map(J::Number).unwrap_or(J::Null)
+    serde_json::Number::from_f64(f)
+        .map(J::Number)
+        .unwrap_or(J::Null)
 }
 
 /// Numbers as floats, so `2` and `2.0` compare equal.
@@ -50,7 +52,11 @@ fn leaves(v: &J, path: &str, out: &mut BTreeMap<String, J>) {
     match v {
         J::Object(o) if !o.is_empty() => {
             for (k, x) in o {
-                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
                 leaves(x, &p, out);
             }
         }
@@ -111,9 +117,18 @@ mod tests {
 
     #[test]
     fn changed_added_removed_with_origins() {
-        let old: J = serde_json::from_str(r#"{"greeting":"hi","replicas":2,"old":{"x":1},"list":[1,2]}"#).unwrap();
-        let new: J = serde_json::from_str(r#"{"greeting":"bonjour","replicas":2.0,"list":[1,2,3],"image":{"tag":"1.10"}}"#).unwrap();
-        let origins: BTreeMap<String, String> = [("greeting".to_string(), "helmfile.yaml:9:15 (values file)".to_string())].into();
+        let old: J =
+            serde_json::from_str(r#"{"greeting":"hi","replicas":2,"old":{"x":1},"list":[1,2]}"#)
+                .unwrap();
+        let new: J = serde_json::from_str(
+            r#"{"greeting":"bonjour","replicas":2.0,"list":[1,2,3],"image":{"tag":"1.10"}}"#,
+        )
+        .unwrap();
+        let origins: BTreeMap<String, String> = [(
+            "greeting".to_string(),
+            "helmfile.yaml:9:15 (values file)".to_string(),
+        )]
+        .into();
         let lines = values_diff(&old, &new, &origins);
         assert_eq!(
             lines,

@@ -5,6 +5,11 @@
 
 use std::cmp::Ordering;
 
+capstan_source::message_error!(
+    /// Why `helm version` output could not be read.
+    VersionError
+);
+
 /// A helm version, or unknown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct HelmVersion {
@@ -24,14 +29,16 @@ impl HelmVersion {
 
     /// The first `[v]MAJOR.MINOR.PATCH` in `text` (a pre-release or build suffix is
     /// ignored, as helmfile drops the pre-release); also `MAJOR.MINOR` as semver allows.
-    pub fn parse(text: &str) -> Result<HelmVersion, String> {
+    pub fn parse(text: &str) -> Result<HelmVersion, VersionError> {
         if text.trim().is_empty() {
             return Err("empty helm version".into());
         }
         let b = text.as_bytes();
         let mut i = 0;
         while i < b.len() {
-            if b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'v') {
+            if b[i].is_ascii_digit()
+                && (i == 0 || !b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'v')
+            {
                 let mut parts = Vec::new();
                 let mut j = i;
                 loop {
@@ -43,7 +50,11 @@ impl HelmVersion {
                         break;
                     }
                     parts.push(text[start..j].parse::<u64>().unwrap_or(u64::MAX));
-                    if parts.len() < 3 && j + 1 < b.len() && b[j] == b'.' && b[j + 1].is_ascii_digit() {
+                    if parts.len() < 3
+                        && j + 1 < b.len()
+                        && b[j] == b'.'
+                        && b[j + 1].is_ascii_digit()
+                    {
                         j += 1;
                     } else {
                         break;
@@ -58,7 +69,7 @@ impl HelmVersion {
                 i += 1;
             }
         }
-        Err(format!("error find helm srmver version '{text}': no semver found"))
+        Err(format!("error find helm srmver version '{text}': no semver found").into())
     }
 
     pub fn major(&self) -> Option<u64> {
@@ -90,9 +101,18 @@ mod tests {
 
     #[test]
     fn parses_what_helm_prints() {
-        assert_eq!(HelmVersion::parse("v4.0.1+g12500dd"), Ok(HelmVersion::new(4, 0, 1)));
-        assert_eq!(HelmVersion::parse("Client: v2.16.1+ge13bc94"), Ok(HelmVersion::new(2, 16, 1)));
-        assert_eq!(HelmVersion::parse("v3.14.0-rc.1+g69dcc92"), Ok(HelmVersion::new(3, 14, 0)));
+        assert_eq!(
+            HelmVersion::parse("v4.0.1+g12500dd"),
+            Ok(HelmVersion::new(4, 0, 1))
+        );
+        assert_eq!(
+            HelmVersion::parse("Client: v2.16.1+ge13bc94"),
+            Ok(HelmVersion::new(2, 16, 1))
+        );
+        assert_eq!(
+            HelmVersion::parse("v3.14.0-rc.1+g69dcc92"),
+            Ok(HelmVersion::new(3, 14, 0))
+        );
         assert_eq!(HelmVersion::parse("3.2.0"), Ok(HelmVersion::new(3, 2, 0)));
         assert!(HelmVersion::parse("").is_err());
         assert!(HelmVersion::parse("no version").is_err());

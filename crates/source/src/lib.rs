@@ -55,6 +55,79 @@ impl fmt::Display for Span {
     }
 }
 
+/// Declares an error type whose whole content is one message: the exact text Go, Helm or
+/// helmfile print for that failure (its `Display`), for failures that have no place in a
+/// file of their own (a flag, a value, a network reply). Errors with a place carry a
+/// [`Location`] instead.
+///
+/// ```
+/// capstan_source::message_error!(
+///     /// Why a patch could not be applied.
+///     PatchError
+/// );
+/// let e = PatchError::from("bad op");
+/// assert_eq!(e.to_string(), "bad op");
+/// ```
+#[macro_export]
+macro_rules! message_error {
+    ($(#[$meta:meta])* $name:ident) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct $name(pub String);
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl ::std::error::Error for $name {}
+
+        impl ::std::convert::From<String> for $name {
+            fn from(message: String) -> Self {
+                $name(message)
+            }
+        }
+
+        impl ::std::convert::From<&str> for $name {
+            fn from(message: &str) -> Self {
+                $name(message.to_string())
+            }
+        }
+    };
+}
+
+/// A place in a file that an error is about: the file as the user named it (or as the
+/// tool showed it), the 1-based line, and the 1-based column (0 when unknown). The one
+/// location type capstan's errors carry.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Location {
+    pub fn new(file: impl Into<String>, line: u32, column: u32) -> Location {
+        Location {
+            file: file.into(),
+            line,
+            column,
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    /// `file:line:column`, or `file:line` when the column is unknown.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)?;
+        if self.column > 0 {
+            write!(f, ":{}", self.column)?;
+        }
+        Ok(())
+    }
+}
+
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {

@@ -10,7 +10,7 @@
 
 use crate::der::{self, Element};
 use crate::reg;
-use capstan_gotmpl::{FuncMap, Ty};
+use capstan_gotmpl::{FuncError, FuncMap, FuncResult, Ty};
 use capstan_value::{GoField, HostObject, Value};
 use p256::elliptic_curve::rand_core::OsRng;
 use sha2::Digest;
@@ -120,12 +120,12 @@ fn prime_pair(prime: fn() -> rsa::BigUint) -> (rsa::BigUint, rsa::BigUint) {
 /// An RSA key of 2048 or 4096 bits with e = 65537 (the two sizes sprig makes). The
 /// primes come from `crypto-primes` (the `rsa` crate's own search is several times
 /// slower than Go's).
-fn generate_rsa(bits: usize) -> Result<PrivateKey, String> {
+fn generate_rsa(bits: usize) -> FuncResult<PrivateKey> {
     loop {
         let (p, q) = match bits {
             2048 => prime_pair(rsa_prime::<16>),
             4096 => prime_pair(rsa_prime::<32>),
-            other => return Err(format!("crypto/rsa: unsupported key size {other}")),
+            other => return Err(format!("crypto/rsa: unsupported key size {other}").into()),
         };
         // from_p_q refuses p == q and an e that is not invertible: draw again.
         if let Ok(mut key) = rsa::RsaPrivateKey::from_p_q(p, q, rsa::BigUint::from(65537u32)) {
@@ -140,7 +140,7 @@ fn be_bytes(n: &rsa::BigUint) -> Vec<u8> {
 }
 
 /// sprig's `pemBlockForKey`.
-fn key_pem(key: &PrivateKey) -> Result<String, String> {
+fn key_pem(key: &PrivateKey) -> FuncResult<String> {
     use rsa::pkcs1::EncodeRsaPrivateKey;
     Ok(match key {
         PrivateKey::Rsa(k) => {
@@ -196,34 +196,29 @@ fn key_pem(key: &PrivateKey) -> Result<String, String> {
 }
 
 /// sprig's `parsePrivateKeyPEM`, with Go's messages.
-fn parse_private_key_pem(text: &str) -> Result<PrivateKey, String> {
+fn parse_private_key_pem(text: &str) -> FuncResult<PrivateKey> {
     let block = der::pem_decode(text).ok_or("no PEM data in input")?;
     if block.kind == "PRIVATE KEY" {
-        return parse_pkcs8(&block.bytes).map_err(|e| format!("decoding PEM as PKCS#8: {e}"));
+        return Ok(parse_pkcs8(&block.bytes).map_err(|e| format!("decoding PEM as PKCS#8: {e}"))?);
     }
     let Some(kind) = block.kind.strip_suffix(" PRIVATE KEY") else {
-        return Err(format!(
-            "no private key data in PEM block of type {}",
-            block.kind
-        ));
+        return Err(format!("no private key data in PEM block of type {}", block.kind).into());
     };
     match kind {
-        "RSA" => {
-            parse_pkcs1(&block.bytes).map_err(|e| format!("parsing RSA private key from PEM: {e}"))
-        }
-        "EC" => p256::SecretKey::from_sec1_der(&block.bytes)
+        "RSA" => Ok(parse_pkcs1(&block.bytes)
+            .map_err(|e| format!("parsing RSA private key from PEM: {e}"))?),
+        "EC" => Ok(p256::SecretKey::from_sec1_der(&block.bytes)
             .map(PrivateKey::Ecdsa)
             .map_err(|_| {
                 "parsing EC private key from PEM: x509: failed to parse EC private key".to_string()
-            }),
-        "DSA" => {
-            parse_dsa(&block.bytes).map_err(|e| format!("parsing DSA private key from PEM: {e}"))
-        }
-        _ => Err(format!("invalid private key type {}", block.kind)),
+            })?),
+        "DSA" => Ok(parse_dsa(&block.bytes)
+            .map_err(|e| format!("parsing DSA private key from PEM: {e}"))?),
+        _ => Err(format!("invalid private key type {}", block.kind).into()),
     }
 }
 
-fn parse_pkcs1(bytes: &[u8]) -> Result<PrivateKey, String> {
+fn parse_pkcs1(bytes: &[u8]) -> FuncResult<PrivateKey> {
     use rsa::pkcs1::DecodeRsaPrivateKey;
     if p256::SecretKey::from_sec1_der(bytes).is_ok() {
         return Err(
@@ -234,12 +229,12 @@ fn parse_pkcs1(bytes: &[u8]) -> Result<PrivateKey, String> {
     if parse_pkcs8(bytes).is_ok() {
         return Err("x509: failed to parse private key (use ParsePKCS8PrivateKey instead for this key format)".into());
     }
-    rsa::RsaPrivateKey::from_pkcs1_der(bytes)
+    Ok(rsa::RsaPrivateKey::from_pkcs1_der(bytes)
         .map(|k| PrivateKey::Rsa(Box::new(k)))
-        .map_err(|e| format!("x509: invalid RSA private key: {e}"))
+        .map_err(|e| format!("x509: invalid RSA private key: {e}"))?)
 }
 
-fn parse_pkcs8(bytes: &[u8]) -> Result<PrivateKey, String> {
+fn parse_pkcs8(bytes: &[u8]) -> FuncResult<PrivateKey> {
     use rsa::pkcs8::DecodePrivateKey;
     let info = der::read_all(bytes)?;
     let parts = info.children()?;
@@ -250,13 +245,15 @@ fn parse_pkcs8(bytes: &[u8]) -> Result<PrivateKey, String> {
         .and_then(|a| a.first().map(|o| der::oid_arcs(o.content)))
         .ok_or("x509: malformed PKCS#8 private key")?;
     if alg == OID_RSA {
-        rsa::RsaPrivateKey::from_pkcs8_der(bytes)
+        Ok(rsa::RsaPrivateKey::from_pkcs8_der(bytes)
             .map(|k| PrivateKey::Rsa(Box::new(k)))
-            .map_err(|e| format!("x509: failed to parse RSA private key embedded in PKCS#8: {e}"))
+            .map_err(|e| {
+                format!("x509: failed to parse RSA private key embedded in PKCS#8: {e}")
+            })?)
     } else if alg == OID_EC_PUBLIC_KEY {
-        p256::SecretKey::from_pkcs8_der(bytes)
+        Ok(p256::SecretKey::from_pkcs8_der(bytes)
             .map(PrivateKey::Ecdsa)
-            .map_err(|_| "x509: failed to parse EC private key embedded in PKCS#8".to_string())
+            .map_err(|_| "x509: failed to parse EC private key embedded in PKCS#8".to_string())?)
     } else if alg == OID_ED25519 {
         let outer = parts.get(2).ok_or("x509: malformed PKCS#8 private key")?;
         let seed = der::read_all(outer.content)?;
@@ -271,11 +268,12 @@ fn parse_pkcs8(bytes: &[u8]) -> Result<PrivateKey, String> {
         Err(format!(
             "x509: PKCS#8 wrapping contained private key with unknown algorithm: {}",
             alg.iter().map(u64::to_string).collect::<Vec<_>>().join(".")
-        ))
+        )
+        .into())
     }
 }
 
-fn parse_dsa(bytes: &[u8]) -> Result<PrivateKey, String> {
+fn parse_dsa(bytes: &[u8]) -> FuncResult<PrivateKey> {
     let e = der::read_all(bytes)?;
     let ints: Vec<dsa::BigUint> = e
         .children()?
@@ -286,13 +284,13 @@ fn parse_dsa(bytes: &[u8]) -> Result<PrivateKey, String> {
         .map_err(|_| "asn1: structure error: too few fields".to_string())?;
     let components = dsa::Components::from_components(p, q, g).map_err(|e| e.to_string())?;
     let public = dsa::VerifyingKey::from_components(components, y).map_err(|e| e.to_string())?;
-    dsa::SigningKey::from_components(public, x)
+    Ok(dsa::SigningKey::from_components(public, x)
         .map(|k| PrivateKey::Dsa(Box::new(k)))
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?)
 }
 
 /// The SubjectPublicKeyInfo of a key's public half.
-fn public_key_info(key: &PrivateKey) -> Result<Vec<u8>, String> {
+fn public_key_info(key: &PrivateKey) -> Result<Vec<u8>, capstan_gotmpl::FuncError> {
     Ok(match key {
         PrivateKey::Rsa(k) => {
             use rsa::traits::PublicKeyParts;
@@ -339,7 +337,7 @@ fn public_key_info(key: &PrivateKey) -> Result<Vec<u8>, String> {
 }
 
 /// The signature algorithm Go picks for a key, and the signature of `data`.
-fn sign(key: &PrivateKey, data: &[u8]) -> Result<(Vec<u8>, Vec<u8>), String> {
+fn sign(key: &PrivateKey, data: &[u8]) -> Result<(Vec<u8>, Vec<u8>), capstan_gotmpl::FuncError> {
     use rsa::signature::{SignatureEncoding, Signer};
     Ok(match key {
         PrivateKey::Rsa(k) => {
@@ -387,7 +385,7 @@ struct Issuer {
     public_key_info: Vec<u8>,
 }
 
-fn random_bytes(n: usize) -> Result<Vec<u8>, String> {
+fn random_bytes(n: usize) -> Result<Vec<u8>, capstan_gotmpl::FuncError> {
     let mut b = vec![0u8; n];
     getrandom::getrandom(&mut b).map_err(|e| e.to_string())?;
     Ok(b)
@@ -431,7 +429,7 @@ fn create_certificate(
     signee: &PrivateKey,
     issuer: Option<&Issuer>,
     signer: &PrivateKey,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, capstan_gotmpl::FuncError> {
     if matches!(signer, PrivateKey::Dsa(_)) {
         return Err("x509: certificate private key does not implement crypto.Signer".into());
     }
@@ -503,7 +501,7 @@ fn create_certificate(
         let mut names = Vec::new();
         for name in &template.dns_names {
             if !name.is_ascii() {
-                return Err(format!("x509: {name:?} cannot be encoded as an IA5String"));
+                return Err(format!("x509: {name:?} cannot be encoded as an IA5String").into());
             }
             names.push(der::tlv(0x82, name.as_bytes()));
         }
@@ -551,8 +549,8 @@ fn create_certificate(
 }
 
 /// Reads the parts of a DER certificate that signing with it needs.
-fn parse_certificate(bytes: &[u8]) -> Result<Issuer, String> {
-    let malformed = || "x509: malformed certificate".to_string();
+fn parse_certificate(bytes: &[u8]) -> FuncResult<Issuer> {
+    let malformed = || capstan_gotmpl::FuncError::from("x509: malformed certificate");
     let cert = der::read_all(bytes).map_err(|_| malformed())?;
     let parts = cert.children().map_err(|_| malformed())?;
     let tbs = parts.first().ok_or_else(malformed)?;
@@ -594,7 +592,7 @@ fn cert_and_key(
     signee: &PrivateKey,
     issuer: Option<&Issuer>,
     signer: &PrivateKey,
-) -> Result<Certificate, String> {
+) -> FuncResult<Certificate> {
     let der = create_certificate(template, signee, issuer, signer)
         .map_err(|e| format!("error creating certificate: {e}"))?;
     Ok(Certificate {
@@ -604,7 +602,7 @@ fn cert_and_key(
 }
 
 /// sprig's `getNetIPs`: a list of IP strings.
-fn net_ips(ips: &Value) -> Result<Vec<Vec<u8>>, String> {
+fn net_ips(ips: &Value) -> Result<Vec<Vec<u8>>, capstan_gotmpl::FuncError> {
     let Value::List(list) = ips else {
         return Ok(Vec::new());
     };
@@ -612,10 +610,11 @@ fn net_ips(ips: &Value) -> Result<Vec<Vec<u8>>, String> {
         .iter()
         .map(|ip| {
             let Value::String(s) = ip else {
-                return Err(format!("error parsing ip: {ip} is not a string"));
+                return Err(format!("error parsing ip: {ip} is not a string").into());
             };
-            let parsed: std::net::IpAddr =
-                s.parse().map_err(|_| format!("error parsing ip: {s}"))?;
+            let parsed: std::net::IpAddr = s
+                .parse()
+                .map_err(|_| FuncError::from(format!("error parsing ip: {s}")))?;
             Ok(match parsed {
                 std::net::IpAddr::V4(v4) => v4.octets().to_vec(),
                 std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
@@ -628,7 +627,7 @@ fn net_ips(ips: &Value) -> Result<Vec<Vec<u8>>, String> {
 }
 
 /// sprig's `getAlternateDNSStrs`.
-fn dns_names(names: &Value) -> Result<Vec<String>, String> {
+fn dns_names(names: &Value) -> Result<Vec<String>, capstan_gotmpl::FuncError> {
     let Value::List(list) = names else {
         return Ok(Vec::new());
     };
@@ -636,14 +635,14 @@ fn dns_names(names: &Value) -> Result<Vec<String>, String> {
         .iter()
         .map(|n| match n {
             Value::String(s) => Ok(s.to_string()),
-            other => Err(format!(
-                "error processing alternate dns name: {other} is not a string"
-            )),
+            other => {
+                Err(format!("error processing alternate dns name: {other} is not a string").into())
+            }
         })
         .collect()
 }
 
-fn base_template(cn: &Value, ips: &Value, dns: &Value, days: &Value) -> Result<Template, String> {
+fn base_template(cn: &Value, ips: &Value, dns: &Value, days: &Value) -> FuncResult<Template> {
     Ok(Template {
         common_name: crate::strval(cn),
         ips: net_ips(ips)?,
@@ -653,33 +652,34 @@ fn base_template(cn: &Value, ips: &Value, dns: &Value, days: &Value) -> Result<T
     })
 }
 
-fn as_certificate(v: &Value) -> Result<Certificate, String> {
+fn as_certificate(v: &Value) -> FuncResult<Certificate> {
     match v {
-        Value::Host(h) => h
+        Value::Host(h) => Ok(h
             .as_any()
             .downcast_ref::<Certificate>()
             .cloned()
-            .ok_or_else(|| String::from("wrong type for value; expected sprig.certificate")),
+            .ok_or_else(|| String::from("wrong type for value; expected sprig.certificate"))?),
         _ => Err("wrong type for value; expected sprig.certificate".into()),
     }
 }
 
-fn with_key(pem: &Value) -> Result<PrivateKey, String> {
-    parse_private_key_pem(&crate::strval(pem)).map_err(|e| format!("parsing private key: {e}"))
+fn with_key(pem: &Value) -> FuncResult<PrivateKey> {
+    Ok(parse_private_key_pem(&crate::strval(pem))
+        .map_err(|e| format!("parsing private key: {e}"))?)
 }
 
-fn generate_ca(cn: &Value, days: &Value, key: PrivateKey) -> Result<Value, String> {
+fn generate_ca(cn: &Value, days: &Value, key: PrivateKey) -> FuncResult<Value> {
     let mut template = base_template(cn, &Value::Nil, &Value::Nil, days)?;
     template.is_ca = true;
     cert_and_key(&template, &key, None, &key).map(certificate_value)
 }
 
-fn generate_self_signed(a: &[Value], key: PrivateKey) -> Result<Value, String> {
+fn generate_self_signed(a: &[Value], key: PrivateKey) -> FuncResult<Value> {
     let template = base_template(&a[0], &a[1], &a[2], &a[3])?;
     cert_and_key(&template, &key, None, &key).map(certificate_value)
 }
 
-fn generate_signed(a: &[Value], key: PrivateKey) -> Result<Value, String> {
+fn generate_signed(a: &[Value], key: PrivateKey) -> FuncResult<Value> {
     let ca = as_certificate(&a[4])?;
     let block = der::pem_decode(&ca.cert).ok_or("unable to decode certificate")?;
     let issuer = parse_certificate(&block.bytes)
@@ -691,7 +691,7 @@ fn generate_signed(a: &[Value], key: PrivateKey) -> Result<Value, String> {
 }
 
 /// sprig's `buildCustomCertificate`.
-fn build_custom(b64cert: &str, b64key: &str) -> Result<Value, String> {
+fn build_custom(b64cert: &str, b64key: &str) -> FuncResult<Value> {
     let cert = crate::encoding::base64_decode(b64cert)
         .map_err(|_| "unable to decode base64 certificate".to_string())?;
     let key = crate::encoding::base64_decode(b64key)
@@ -791,11 +791,15 @@ mod tests {
         assert_eq!(
             parse_private_key_pem("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
                 .err()
+                .map(|e| e.to_string())
                 .as_deref(),
             Some("no private key data in PEM block of type CERTIFICATE")
         );
         assert_eq!(
-            parse_private_key_pem("nothing").err().as_deref(),
+            parse_private_key_pem("nothing")
+                .err()
+                .map(|e| e.to_string())
+                .as_deref(),
             Some("no PEM data in input")
         );
     }
@@ -827,6 +831,7 @@ mod tests {
         assert_eq!(
             create_certificate(&ca_template, &leaf_key, Some(&issuer), &other)
                 .err()
+                .map(|e| e.to_string())
                 .as_deref(),
             Some("x509: provided PrivateKey doesn't match parent's PublicKey")
         );
@@ -843,15 +848,24 @@ mod tests {
             Ok(vec![vec![10, 0, 0, 1], vec![1, 2, 3, 4]])
         );
         assert_eq!(
-            net_ips(&list(vec![Value::Int(1)])).err().as_deref(),
+            net_ips(&list(vec![Value::Int(1)]))
+                .err()
+                .map(|e| e.to_string())
+                .as_deref(),
             Some("error parsing ip: 1 is not a string")
         );
         assert_eq!(
-            net_ips(&list(vec![Value::from("nope")])).err().as_deref(),
+            net_ips(&list(vec![Value::from("nope")]))
+                .err()
+                .map(|e| e.to_string())
+                .as_deref(),
             Some("error parsing ip: nope")
         );
         assert_eq!(
-            dns_names(&list(vec![Value::Bool(true)])).err().as_deref(),
+            dns_names(&list(vec![Value::Bool(true)]))
+                .err()
+                .map(|e| e.to_string())
+                .as_deref(),
             Some("error processing alternate dns name: true is not a string")
         );
         assert_eq!(generate_private_key("x"), "Unknown type x");

@@ -6,7 +6,7 @@
 use crate::convert::{s, to_i64};
 use crate::reg;
 use aes::cipher::{block_padding::Pkcs7, BlockDecryptMut, BlockEncryptMut, KeyIvInit};
-use capstan_gotmpl::{FuncMap, Ty};
+use capstan_gotmpl::{FuncMap, FuncResult, Ty};
 use capstan_value::json::base64_encode;
 use capstan_value::Value;
 use hmac::Mac;
@@ -22,13 +22,13 @@ fn key32(password: &str) -> [u8; 32] {
     key
 }
 
-fn random_bytes<const N: usize>() -> Result<[u8; N], String> {
+fn random_bytes<const N: usize>() -> FuncResult<[u8; N]> {
     let mut b = [0u8; N];
     getrandom::getrandom(&mut b).map_err(|e| e.to_string())?;
     Ok(b)
 }
 
-fn encrypt_aes(password: &str, plaintext: &str) -> Result<String, String> {
+fn encrypt_aes(password: &str, plaintext: &str) -> FuncResult<String> {
     let iv: [u8; 16] = random_bytes()?;
     let n = plaintext.len();
     let mut buf = plaintext.as_bytes().to_vec();
@@ -41,7 +41,7 @@ fn encrypt_aes(password: &str, plaintext: &str) -> Result<String, String> {
     Ok(base64_encode(&all))
 }
 
-fn decrypt_aes(password: &str, crypt: &str) -> Result<Value, String> {
+fn decrypt_aes(password: &str, crypt: &str) -> FuncResult<Value> {
     let data = crate::encoding::base64_decode(crypt)?;
     if data.len() < 16 {
         return Err("ciphertext too short".into());
@@ -64,10 +64,10 @@ fn decrypt_aes(password: &str, crypt: &str) -> Result<Value, String> {
     })
 }
 
-fn bcrypt_hash(input: &str) -> Result<String, String> {
-    bcrypt::hash_with_result(input, 10)
+fn bcrypt_hash(input: &str) -> FuncResult<String> {
+    Ok(bcrypt::hash_with_result(input, 10)
         .map(|h| h.format_for_version(bcrypt::Version::TwoA))
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?)
 }
 
 const SEED: &str = "com.lyndir.masterpassword";

@@ -69,7 +69,7 @@ pub fn register(m: &mut FuncMap) {
         ))
     });
     reg(m, "mustToDate", &[Ty::String, Ty::String], |a| {
-        parse(&s(&a[0]), &s(&a[1]), &local()).map(time_value)
+        Ok(parse(&s(&a[0]), &s(&a[1]), &local()).map(time_value)?)
     });
     for name in ["dateModify", "date_modify"] {
         reg(m, name, &[Ty::String, Ty::Any], |a| {
@@ -82,7 +82,7 @@ pub fn register(m: &mut FuncMap) {
     }
     reg(m, "mustDateModify", &[Ty::String, Ty::Any], |a| {
         let t = time_arg(&a[1]);
-        parse_duration(&s(&a[0])).map(|d| time_value(add(&t, d)))
+        Ok(parse_duration(&s(&a[0])).map(|d| time_value(add(&t, d)))?)
     });
     reg(m, "now", &[], |_| Ok(time_value(now())));
     reg(m, "ago", &[Ty::Any], |a| {

@@ -3,7 +3,7 @@
 //! `env`, `expandenv`.
 
 use crate::{reg, regv};
-use capstan_gotmpl::{FuncMap, Ty};
+use capstan_gotmpl::{FuncMap, FuncResult, Ty};
 use capstan_value::json::{from_json, to_json, JsonStyle};
 use capstan_value::Value;
 
@@ -17,14 +17,14 @@ pub fn empty(v: &Value) -> bool {
     }
 }
 
-fn json(v: &Value, escape_html: bool, indent: Option<&str>) -> Result<String, String> {
-    to_json(
+fn json(v: &Value, escape_html: bool, indent: Option<&str>) -> FuncResult<String> {
+    Ok(to_json(
         v,
         JsonStyle {
             escape_html,
             indent,
         },
-    )
+    )?)
 }
 
 /// Go's `os.ExpandEnv`.
@@ -103,7 +103,7 @@ pub fn register(m: &mut FuncMap) {
         })
     });
     reg(m, "fail", &[Ty::String], |a| {
-        Err(crate::convert::strval(&a[0]))
+        Err(crate::convert::strval(&a[0]).into())
     });
     for name in ["deepCopy", "mustDeepCopy"] {
         reg(m, name, &[Ty::Any], |a| match &a[0] {
@@ -136,7 +136,7 @@ pub fn register(m: &mut FuncMap) {
         Ok(from_json(&crate::convert::strval(&a[0])).unwrap_or(Value::Nil))
     });
     reg(m, "mustFromJson", &[Ty::String], |a| {
-        from_json(&crate::convert::strval(&a[0]))
+        Ok(from_json(&crate::convert::strval(&a[0]))?)
     });
     reg(m, "env", &[Ty::String], |a| {
         Ok(Value::from(

@@ -163,7 +163,7 @@ pub struct Element<'a> {
 
 impl<'a> Element<'a> {
     /// The elements inside a constructed element.
-    pub fn children(&self) -> Result<Vec<Element<'a>>, String> {
+    pub fn children(&self) -> Result<Vec<Element<'a>>, capstan_gotmpl::FuncError> {
         let mut out = Vec::new();
         let mut rest = self.content;
         while !rest.is_empty() {
@@ -176,7 +176,7 @@ impl<'a> Element<'a> {
 }
 
 /// Reads one element from the front of `data`.
-pub fn read(data: &[u8]) -> Result<(Element<'_>, &[u8]), String> {
+pub fn read(data: &[u8]) -> Result<(Element<'_>, &[u8]), capstan_gotmpl::FuncError> {
     let malformed = || "asn1: syntax error: data truncated".to_string();
     let tag = *data.first().ok_or_else(malformed)?;
     if tag & 0x1f == 0x1f {
@@ -209,7 +209,7 @@ pub fn read(data: &[u8]) -> Result<(Element<'_>, &[u8]), String> {
 }
 
 /// Reads exactly one element filling `data`.
-pub fn read_all(data: &[u8]) -> Result<Element<'_>, String> {
+pub fn read_all(data: &[u8]) -> Result<Element<'_>, capstan_gotmpl::FuncError> {
     let (e, rest) = read(data)?;
     if !rest.is_empty() {
         return Err("x509: trailing data".into());

@@ -56,7 +56,7 @@ pub fn register(m: &mut FuncMap) {
     });
     reg(m, "set", &[Ty::Map, Ty::String, Ty::Any], |a| {
         let Value::Map(d) = &a[0] else {
-            return Err(nil_map_error());
+            return Err(nil_map_error().into());
         };
         d.write().insert(Str::from(s(&a[1])), a[2].clone());
         Ok(a[0].clone())
@@ -112,7 +112,7 @@ pub fn register(m: &mut FuncMap) {
     ] {
         regv(m, name, &[Ty::Map], Ty::Map, move |a| {
             let Value::Map(d) = &a[0] else {
-                return Err(nil_map_error());
+                return Err(nil_map_error().into());
             };
             for src in &a[1..] {
                 mergo(d, &entries(src), overwrite);
@@ -130,13 +130,14 @@ pub fn register(m: &mut FuncMap) {
         let mut cur = dict.clone();
         for k in keys {
             let Value::String(k) = k else {
-                return Err(format!("dig: key is not a string: {k}"));
+                return Err(format!("dig: key is not a string: {k}").into());
             };
             let Value::Map(m) = &cur else {
                 return Err(format!(
                     "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
                     cur.type_name()
-                ));
+                )
+                .into());
             };
             let next = m.get(k);
             match next {

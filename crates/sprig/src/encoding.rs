@@ -12,8 +12,8 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-pub(crate) fn base64_decode(s: &str) -> Result<Vec<u8>, String> {
-    capstan_gocompat::base64::decode(s)
+pub(crate) fn base64_decode(s: &str) -> Result<Vec<u8>, capstan_gotmpl::FuncError> {
+    Ok(capstan_gocompat::base64::decode(s)?)
 }
 
 const B32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
@@ -36,13 +36,10 @@ fn base32_encode(b: &[u8]) -> String {
     out
 }
 
-fn base32_decode(s: &str) -> Result<Vec<u8>, String> {
+fn base32_decode(s: &str) -> Result<Vec<u8>, capstan_gotmpl::FuncError> {
     let b: Vec<u8> = s.bytes().filter(|c| *c != b'\n' && *c != b'\r').collect();
     if !b.len().is_multiple_of(8) {
-        return Err(format!(
-            "illegal base32 data at input byte {}",
-            b.len() / 8 * 8
-        ));
+        return Err(format!("illegal base32 data at input byte {}", b.len() / 8 * 8).into());
     }
     let mut out = Vec::new();
     for (ci, chunk) in b.chunks(8).enumerate() {
@@ -90,7 +87,7 @@ pub fn register(m: &mut FuncMap) {
     reg(m, "b64dec", &[Ty::String], |a| {
         Ok(base64_decode(&s(&a[0]))
             .map(text)
-            .unwrap_or_else(Value::from))
+            .unwrap_or_else(|e| Value::from(e.to_string())))
     });
     reg(m, "b32enc", &[Ty::String], |a| {
         Ok(Value::from(base32_encode(s(&a[0]).as_bytes())))
@@ -98,7 +95,7 @@ pub fn register(m: &mut FuncMap) {
     reg(m, "b32dec", &[Ty::String], |a| {
         Ok(base32_decode(&s(&a[0]))
             .map(text)
-            .unwrap_or_else(Value::from))
+            .unwrap_or_else(|e| Value::from(e.to_string())))
     });
     reg(m, "sha1sum", &[Ty::String], |a| {
         Ok(Value::from(hex(&sha1::Sha1::digest(s(&a[0]).as_bytes()))))

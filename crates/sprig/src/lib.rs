@@ -23,7 +23,7 @@ mod urls;
 
 pub use convert::{strval, to_f64, to_i64};
 
-use capstan_gotmpl::{CallCtx, Func, FuncMap, Ty};
+use capstan_gotmpl::{CallCtx, Func, FuncMap, FuncResult, Ty};
 use capstan_value::Value;
 
 /// Registers a function with fixed parameters.
@@ -31,7 +31,7 @@ pub(crate) fn reg(
     m: &mut FuncMap,
     name: &str,
     params: &[Ty],
-    f: impl Fn(Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
+    f: impl Fn(Vec<Value>) -> FuncResult<Value> + Send + Sync + 'static,
 ) {
     m.insert(
         name.to_string(),
@@ -45,7 +45,7 @@ pub(crate) fn regv(
     name: &str,
     params: &[Ty],
     rest: Ty,
-    f: impl Fn(Vec<Value>) -> Result<Value, String> + Send + Sync + 'static,
+    f: impl Fn(Vec<Value>) -> FuncResult<Value> + Send + Sync + 'static,
 ) {
     m.insert(
         name.to_string(),

@@ -5,11 +5,14 @@
 use crate::convert::{deep_equal, to_i64};
 use crate::defaults::empty;
 use crate::{reg, regv};
-use capstan_gotmpl::{FuncMap, Ty};
+use capstan_gotmpl::{FuncMap, FuncResult, Ty};
 use capstan_value::Value;
 
 /// The items of a slice value, or sprig's "Cannot X on type K" error.
-fn items<'a>(v: &'a Value, what: &str) -> Result<std::borrow::Cow<'a, [Value]>, String> {
+fn items<'a>(
+    v: &'a Value,
+    what: &str,
+) -> Result<std::borrow::Cow<'a, [Value]>, capstan_gotmpl::FuncError> {
     match v {
         Value::List(l) => Ok(std::borrow::Cow::Borrowed(&l.items)),
         Value::Bytes(b) => Ok(std::borrow::Cow::Owned(
@@ -18,7 +21,7 @@ fn items<'a>(v: &'a Value, what: &str) -> Result<std::borrow::Cow<'a, [Value]>, 
         Value::Nil => {
             Err("runtime error: invalid memory address or nil pointer dereference".into())
         }
-        other => Err(format!("Cannot {what} on type {}", other.kind_name())),
+        other => Err(format!("Cannot {what} on type {}", other.kind_name()).into()),
     }
 }
 
@@ -32,13 +35,13 @@ fn contains(list: &[Value], x: &Value) -> bool {
 
 /// Registers `name` and `mustName`: the plain form turns errors into template errors too
 /// (sprig panics), so both behave the same here.
-fn both(m: &mut FuncMap, name: &str, params: &[Ty], f: fn(Vec<Value>) -> Result<Value, String>) {
+fn both(m: &mut FuncMap, name: &str, params: &[Ty], f: fn(Vec<Value>) -> FuncResult<Value>) {
     reg(m, name, params, f);
     let must = format!("must{}{}", name[..1].to_uppercase(), &name[1..]);
     reg(m, &must, params, f);
 }
 
-fn bothv(m: &mut FuncMap, name: &str, params: &[Ty], f: fn(Vec<Value>) -> Result<Value, String>) {
+fn bothv(m: &mut FuncMap, name: &str, params: &[Ty], f: fn(Vec<Value>) -> FuncResult<Value>) {
     regv(m, name, params, Ty::Any, f);
     let must = format!("must{}{}", name[..1].to_uppercase(), &name[1..]);
     regv(m, &must, params, Ty::Any, f);
@@ -139,7 +142,9 @@ pub fn register(m: &mut FuncMap) {
                         "runtime error: invalid memory address or nil pointer dereference".into(),
                     )
                 }
-                other => return Err(format!("Cannot concat type {} as list", other.kind_name())),
+                other => {
+                    return Err(format!("Cannot concat type {} as list", other.kind_name()).into())
+                }
             }
         }
         Ok(list(out))
@@ -153,7 +158,7 @@ pub fn register(m: &mut FuncMap) {
                     "runtime error: invalid memory address or nil pointer dereference".into(),
                 )
             }
-            other => return Err(format!("Cannot chunk type {}", other.kind_name())),
+            other => return Err(format!("Cannot chunk type {}", other.kind_name()).into()),
         };
         if size <= 0 {
             return Err("runtime error: makeslice: len out of range".into());

@@ -20,7 +20,37 @@ pub struct Version {
     pub original: String,
 }
 
-const INVALID: &str = "invalid semantic version";
+/// Why Masterminds' semver refused a version or constraint; `Display` is its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SemverError {
+    /// `NewVersion` of text that is not a semantic version.
+    InvalidVersion,
+    /// `NewConstraint` of text that is not a constraint (the whole constraint text).
+    ImproperConstraint(String),
+}
+
+impl std::fmt::Display for SemverError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SemverError::InvalidVersion => f.write_str("invalid semantic version"),
+            SemverError::ImproperConstraint(text) => write!(
+                f,
+                "improper constraint: {}",
+                capstan_gocompat::json::go_quote(text)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SemverError {}
+
+impl From<SemverError> for capstan_gotmpl::FuncError {
+    fn from(e: SemverError) -> Self {
+        e.to_string().into()
+    }
+}
+
+const INVALID: SemverError = SemverError::InvalidVersion;
 
 fn ident_ok(s: &str) -> bool {
     !s.is_empty()
@@ -30,7 +60,7 @@ fn ident_ok(s: &str) -> bool {
 
 impl Version {
     /// Masterminds' `NewVersion`.
-    pub fn parse(text: &str) -> Result<Version, String> {
+    pub fn parse(text: &str) -> Result<Version, SemverError> {
         let body = text.strip_prefix('v').unwrap_or(text);
         let (body, meta) = match body.split_once('+') {
             Some((b, m)) => (b, m.to_string()),
@@ -41,10 +71,10 @@ impl Version {
             None => (body, String::new()),
         };
         if (!meta.is_empty() || text.contains('+')) && !ident_ok(&meta) {
-            return Err(INVALID.into());
+            return Err(INVALID);
         }
         if (!pre.is_empty() || body.contains('-')) && !ident_ok(&pre) {
-            return Err(INVALID.into());
+            return Err(INVALID);
         }
         let parts: Vec<&str> = core.split('.').collect();
         if parts.is_empty()
@@ -53,12 +83,12 @@ impl Version {
                 .iter()
                 .any(|p| p.is_empty() || !p.bytes().all(|c| c.is_ascii_digit()))
         {
-            return Err(INVALID.into());
+            return Err(INVALID);
         }
-        let num = |i: usize| -> Result<u64, String> {
+        let num = |i: usize| -> Result<u64, SemverError> {
             parts
                 .get(i)
-                .map_or(Ok(0), |p| p.parse().map_err(|_| INVALID.to_string()))
+                .map_or(Ok(0), |p| p.parse().map_err(|_| INVALID))
         };
         Ok(Version {
             major: num(0)?,
@@ -124,15 +154,16 @@ impl HostObject for Version {
     fn field(&self, _name: &str) -> Option<Value> {
         None
     }
-    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
-        let other = || -> Result<Version, String> {
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, capstan_value::GoError>> {
+        let other = || -> Result<Version, capstan_value::GoError> {
+            let expected = || capstan_value::GoError("expected a *semver.Version".into());
             match args.first() {
                 Some(Value::Host(h)) => h
                     .as_any()
                     .downcast_ref::<Version>()
                     .cloned()
-                    .ok_or_else(|| "expected a *semver.Version".to_string()),
-                _ => Err("expected a *semver.Version".into()),
+                    .ok_or_else(expected),
+                _ => Err(expected()),
             }
         };
         Some(Ok(match name {
@@ -181,13 +212,8 @@ fn is_x(s: &str) -> bool {
     matches!(s, "x" | "X" | "*")
 }
 
-fn parse_constraint(text: &str) -> Result<Constraint, String> {
-    let improper = || {
-        format!(
-            "improper constraint: {}",
-            capstan_gocompat::json::go_quote(text)
-        )
-    };
+fn parse_constraint(text: &str) -> Result<Constraint, SemverError> {
+    let improper = || SemverError::ImproperConstraint(text.to_string());
     let ops = ["!=", ">=", "=>", "<=", "=<", "~>", ">", "<", "=", "~", "^"];
     let op = ops
         .iter()
@@ -366,17 +392,15 @@ fn clauses(group: &str) -> Vec<String> {
 }
 
 /// `semverCompare constraint version`.
-pub fn semver_compare(constraint: &str, version: &str) -> Result<bool, String> {
+pub fn semver_compare(constraint: &str, version: &str) -> Result<bool, SemverError> {
     let mut groups = Vec::new();
     for group in constraint.split("||") {
         let mut cs = Vec::new();
         for clause in clauses(group) {
-            cs.push(parse_constraint(&clause).map_err(|_| {
-                format!(
-                    "improper constraint: {}",
-                    capstan_gocompat::json::go_quote(constraint)
-                )
-            })?);
+            cs.push(
+                parse_constraint(&clause)
+                    .map_err(|_| SemverError::ImproperConstraint(constraint.to_string()))?,
+            );
         }
         groups.push(cs);
     }
@@ -386,10 +410,10 @@ pub fn semver_compare(constraint: &str, version: &str) -> Result<bool, String> {
 
 pub fn register(m: &mut FuncMap) {
     reg(m, "semver", &[Ty::String], |a| {
-        Version::parse(&s(&a[0])).map(|v| Value::Host(Arc::new(v)))
+        Ok(Version::parse(&s(&a[0])).map(|v| Value::Host(Arc::new(v)))?)
     });
     reg(m, "semverCompare", &[Ty::String, Ty::String], |a| {
-        semver_compare(&s(&a[0]), &s(&a[1])).map(Value::Bool)
+        Ok(semver_compare(&s(&a[0]), &s(&a[1])).map(Value::Bool)?)
     });
 }
 

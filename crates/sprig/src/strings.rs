@@ -4,7 +4,7 @@
 use crate::convert::{s, string_list, strslice, strval};
 use crate::{reg, regv};
 use capstan_gocompat::json::go_quote;
-use capstan_gotmpl::{FuncMap, Ty};
+use capstan_gotmpl::{FuncMap, FuncResult, Ty};
 use capstan_value::{Elem, Map, Str, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -17,7 +17,7 @@ fn i(v: &Value) -> i64 {
 }
 
 /// goutils' `AbbreviateFull`.
-fn abbreviate_full(s: &str, offset: i64, max: i64) -> Result<String, String> {
+fn abbreviate_full(s: &str, offset: i64, max: i64) -> FuncResult<String> {
     if s.is_empty() {
         return Ok(String::new());
     }
@@ -289,7 +289,7 @@ fn string_map(pairs: Vec<(String, String)>) -> Value {
     Value::Map(Arc::new(Map::new(Elem::String, false, entries)))
 }
 
-fn indent(n: i64, v: &str) -> Result<String, String> {
+fn indent(n: i64, v: &str) -> FuncResult<String> {
     if n < 0 {
         return Err("strings: negative Repeat count".into());
     }
@@ -297,11 +297,9 @@ fn indent(n: i64, v: &str) -> Result<String, String> {
     Ok(format!("{pad}{}", v.replace('\n', &format!("\n{pad}"))))
 }
 
-fn byte_slice(s: &str, a: usize, b: usize) -> Result<Value, String> {
+fn byte_slice(s: &str, a: usize, b: usize) -> FuncResult<Value> {
     if a > b || b > s.len() {
-        return Err(format!(
-            "runtime error: slice bounds out of range [{a}:{b}]"
-        ));
+        return Err(format!("runtime error: slice bounds out of range [{a}:{b}]").into());
     }
     Ok(match s.get(a..b) {
         Some(x) => Value::from(x),
@@ -386,15 +384,13 @@ pub fn register(m: &mut FuncMap) {
         let n = v.len() as i64;
         if st < 0 {
             if en < 0 {
-                return Err(format!("runtime error: slice bounds out of range [:{en}]"));
+                return Err(format!("runtime error: slice bounds out of range [:{en}]").into());
             }
             return byte_slice(&v, 0, en as usize);
         }
         if en < 0 || en > n {
             if st > n {
-                return Err(format!(
-                    "runtime error: slice bounds out of range [{st}:{n}]"
-                ));
+                return Err(format!("runtime error: slice bounds out of range [{st}:{n}]").into());
             }
             return byte_slice(&v, st as usize, n as usize);
         }

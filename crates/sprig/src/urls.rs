@@ -2,7 +2,7 @@
 
 use crate::convert::s;
 use crate::reg;
-use capstan_gotmpl::{FuncMap, Ty};
+use capstan_gotmpl::{FuncMap, FuncResult, Ty};
 use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
 
@@ -17,8 +17,10 @@ struct Url {
 }
 
 /// Go's `url.Parse` for the common shapes; errors carry Go's text.
-fn parse(raw: &str) -> Result<Url, String> {
-    let err = |msg: &str| format!("parse {}: {msg}", capstan_gocompat::json::go_quote(raw));
+fn parse(raw: &str) -> FuncResult<Url> {
+    let err = |msg: &str| -> capstan_gotmpl::FuncError {
+        format!("parse {}: {msg}", capstan_gocompat::json::go_quote(raw)).into()
+    };
     let (rest, fragment) = match raw.split_once('#') {
         Some((r, f)) => (r, f.to_string()),
         None => (raw, String::new()),

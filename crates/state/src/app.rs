@@ -11,6 +11,7 @@ use crate::release::{prepare_releases, Overrides as ReleaseOverrides, Release, S
 use crate::render::Renderer;
 use crate::select::{condition_enabled, selected, Selector};
 use crate::spec::{list_of, str_of, SubHelmfileSpec};
+use crate::StateError;
 use std::path::Path;
 
 /// One loaded state file with its prepared releases.
@@ -79,7 +80,7 @@ impl PreparedState {
 
     /// With selectors and neither `--skip-needs` nor `--include-needs`: helmfile's error
     /// when a selected release needs one the selectors leave out.
-    pub fn check_unselected_needs(&self) -> Result<(), String> {
+    pub fn check_unselected_needs(&self) -> Result<(), StateError> {
         for &i in &self.selected {
             let r = &self.releases[i];
             for need in &r.needs {
@@ -92,7 +93,7 @@ impl PreparedState {
                             r.id(),
                             o.id(),
                             o.name
-                        ));
+                        ).into());
                     }
                 }
             }
@@ -102,7 +103,7 @@ impl PreparedState {
 
     /// The selected releases a command renders or deploys: desired and with their
     /// `condition` met.
-    pub fn active(&self) -> Result<Vec<&Release>, String> {
+    pub fn active(&self) -> Result<Vec<&Release>, StateError> {
         let mut out = Vec::new();
         for &i in &self.selected {
             let r = &self.releases[i];
@@ -137,49 +138,27 @@ pub enum RunError {
         env: String,
         undefined: Vec<crate::Location>,
     },
+    /// helmfile's message, and the place in a file it is about when known.
     #[error("{0}")]
-    Other(String),
-    /// A message and the place in a file it is about.
-    #[error("{0}")]
-    Located(String, crate::Location),
+    Failed(#[from] StateError),
 }
 
-/// Finds where in the state file (or the values file it names) an error is.
-fn locate(s: &Settings, file: &str, msg: &str) -> Option<crate::Location> {
-    let read = |f: &str| {
-        s.host
-            .read_file(Path::new(f))
-            .ok()
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-    };
-    let quoted: Vec<&str> = msg.split('"').skip(1).step_by(2).collect();
-    // A values file that failed to parse: the line in that file.
-    if msg.contains("values file") {
-        if let (Some(f), Some(line)) = (quoted.first(), crate::yaml_line(msg)) {
-            if read(f).is_some() {
-                return Some(crate::Location {
-                    file: f.to_string(),
-                    line,
-                    column: 0,
-                });
-            }
-        }
-    }
-    let text = read(file)?;
-    quoted
-        .iter()
-        .filter(|q| !q.is_empty() && **q != ".")
-        .find_map(|q| crate::locate_text(&text, file, q))
+/// Where in the state file an error without a location is: the text it is about
+/// ([`StateError::subject`]), found in the file.
+fn locate(s: &Settings, file: &str, e: &StateError) -> Option<crate::Location> {
+    let subject = e.subject.as_deref()?;
+    let text = s.host.read_file(Path::new(file)).ok()?;
+    crate::locate_text(&String::from_utf8_lossy(&text), file, subject)
 }
 
 impl From<String> for RunError {
     fn from(s: String) -> Self {
-        RunError::Other(s)
+        RunError::Failed(StateError::new(s))
     }
 }
 
 /// The state files a `-f` value (or its absence) stands for.
-pub fn find_state_files(s: &Settings, file: &str) -> Result<Vec<String>, String> {
+pub fn find_state_files(s: &Settings, file: &str) -> Result<Vec<String>, StateError> {
     let host = s.host.as_ref();
     if capstan_fetch::is_remote(file) {
         let local = host.fetch(file).map_err(|e| format!("locate: {e}"))?;
@@ -193,7 +172,7 @@ pub fn find_state_files(s: &Settings, file: &str) -> Result<Vec<String>, String>
             if let Some(d) = default {
                 return Err(format!(
                     "configuration conlict error: you can have either {d} or helmfile.d, but not both"
-                ));
+                ).into());
             }
             "helmfile.d".to_string()
         } else if let Some(d) = default {
@@ -206,7 +185,7 @@ pub fn find_state_files(s: &Settings, file: &str) -> Result<Vec<String>, String>
     } else if host.is_dir(Path::new(file)) {
         file.trim_end_matches('/').to_string()
     } else {
-        return Err(format!("specified state file {file} is not found"));
+        return Err(format!("specified state file {file} is not found").into());
     };
     let mut files: Vec<String> = ["*.yaml", "*.yml", "*.yaml.gotmpl", "*.yml.gotmpl"]
         .iter()
@@ -276,12 +255,12 @@ impl Visit<'_> {
                 self.undefined.push(at);
                 return Ok(());
             }
-            Err(LoadError::Located(e, at)) => return Err(RunError::Located(e, at)),
-            Err(LoadError::Other(e)) => {
-                return Err(match locate(self.s, file, &e) {
-                    Some(at) => RunError::Located(e, at),
-                    None => RunError::Other(e),
-                })
+            Err(LoadError::Failed(e)) => {
+                return Err(match (&e.location, locate(self.s, file, &e)) {
+                    (None, Some(at)) => e.at(at),
+                    _ => e,
+                }
+                .into())
             }
         };
         self.warnings.extend(state.warnings.iter().cloned());
@@ -290,7 +269,7 @@ impl Visit<'_> {
             // A remote sub-helmfile (`git::…@path/helmfile.yaml?ref=…`) is fetched first.
             let pattern = if capstan_fetch::is_remote(&sub.path) {
                 let local = self.s.host.fetch(&sub.path).map_err(|e| {
-                    RunError::Other(format!(
+                    StateError::new(format!(
                         "in .helmfiles[{i}]: {}: {e}",
                         capstan_fetch::redact(&sub.path)
                     ))
@@ -337,10 +316,10 @@ impl Visit<'_> {
                 for f in files {
                     self.state(&f, &sub_overrides, &sub_selectors)
                         .map_err(|e| match e {
-                            RunError::Located(m, at) => {
-                                RunError::Located(format!("in .helmfiles[{i}]: {m}"), at)
+                            RunError::Failed(e) => {
+                                RunError::Failed(e.context(format_args!("in .helmfiles[{i}]")))
                             }
-                            other => RunError::Other(format!("in .helmfiles[{i}]: {other}")),
+                            other => format!("in .helmfiles[{i}]: {other}").into(),
                         })?;
                 }
             }
@@ -372,10 +351,16 @@ impl Visit<'_> {
             overrides: &overrides,
         };
         let mut releases = prepare_releases(&ctx).map_err(|e| {
-            let msg = format!("failed executing release templates in \"{file}\": {e}");
-            match locate(self.s, file, &e) {
-                Some(at) => RunError::Located(msg, at),
-                None => RunError::Other(msg),
+            let found = match &e.location {
+                None => locate(self.s, file, &e),
+                Some(_) => None,
+            };
+            let e = e.context(format_args!(
+                "failed executing release templates in \"{file}\""
+            ));
+            match found {
+                Some(at) => e.at(at),
+                None => e,
             }
         })?;
         crate::lockfile::apply_lock(self.s.host.as_ref(), file, &state.doc, &mut releases)?;
@@ -398,14 +383,17 @@ impl Visit<'_> {
             .filter(|&i| selected(&releases[i], &parsed))
             .collect();
         // helmfile's `getSelectedReleases`: two selected releases with one ID.
-        let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        let mut counts: std::collections::BTreeMap<String, usize> =
+            std::collections::BTreeMap::new();
         for &i in &picked {
             let id = releases[i].id();
             let c = counts.entry(id.clone()).or_insert(0);
             *c += 1;
             if *c > 1 {
                 let n = picked.iter().filter(|&&j| releases[j].id() == id).count();
-                return Err(format!("in ./{file}: found {n} duplicate releases with ID {id:?}").into());
+                return Err(
+                    format!("in ./{file}: found {n} duplicate releases with ID {id:?}").into(),
+                );
             }
         }
         if !picked.is_empty() {
@@ -510,7 +498,7 @@ mod tests {
         let (states, _) = load_run(&s, &opts)?;
         let mut out = Vec::new();
         for ps in &states {
-            for r in ps.active().map_err(RunError::Other)? {
+            for r in ps.active().map_err(RunError::Failed)? {
                 out.push(format!(
                     "{} {} {} {:?}",
                     r.name, r.namespace, r.chart, r.labels

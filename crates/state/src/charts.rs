@@ -7,6 +7,7 @@
 use crate::host::Host;
 use crate::merge::Tree;
 use crate::spec::{list_of, str_of};
+use crate::StateError;
 use capstan_sprig::{semver_compare, SemVersion};
 use capstan_value::Value;
 use sha2::{Digest, Sha256};
@@ -52,7 +53,7 @@ fn repository(doc: &Tree, name: &str) -> Option<Repo> {
     repositories(doc).into_iter().find(|r| r.name == name)
 }
 
-fn index(host: &dyn Host, repo: &Repo) -> Result<Arc<Value>, String> {
+fn index(host: &dyn Host, repo: &Repo) -> Result<Arc<Value>, StateError> {
     let url = format!("{}/index.yaml", repo.url.trim_end_matches('/'));
     if let Some(v) = INDEXES
         .lock()
@@ -131,7 +132,7 @@ pub fn repo_chart(
     base: &str,
     chart: &str,
     constraint: &str,
-) -> Result<Option<PathBuf>, String> {
+) -> Result<Option<PathBuf>, StateError> {
     if chart.starts_with("oci://") {
         let bare = chart.trim_start_matches("oci://");
         // Credentials of a listed OCI repository this reference lives under.
@@ -184,7 +185,7 @@ fn repo_archive(
     repo: &Repo,
     name: &str,
     constraint: &str,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, StateError> {
     let index = index(host, repo)?;
     let entries = index
         .get("entries")
@@ -200,7 +201,8 @@ fn repo_archive(
         return Err(format!(
             "chart \"{name}\" matching {wanted} not found in {} index. (try 'helm repo update')",
             repo.name
-        ));
+        )
+        .into());
     };
     let _one_at_a_time = DOWNLOADING.lock();
     // The repository's name comes from the state file, the chart's name and version from
@@ -255,7 +257,7 @@ fn repo_archive(
             return Err(format!(
                 "chart \"{name}\" {version} from {}: digest mismatch (index says {digest}, download is {got})",
                 repo.name
-            ));
+            ).into());
         }
     }
     host.write_file(&file, &data)
@@ -277,7 +279,7 @@ pub fn dependency_chart(
     name: &str,
     version: &str,
     repository: &str,
-) -> Result<Option<PathBuf>, String> {
+) -> Result<Option<PathBuf>, StateError> {
     let locked = chart_lock_version(host, chart_dir, name, repository);
     let constraint = locked.as_deref().unwrap_or(version);
     if repository.is_empty() {
@@ -339,7 +341,7 @@ pub fn dependency_chart(
     }
     Err(format!(
         "dependency {name:?}: repository {repository:?} is not a URL helm can fetch from (file://, https://, oci://, @name)"
-    ))
+    ).into())
 }
 
 /// The version `Chart.lock` beside the chart pins for a dependency.
@@ -373,7 +375,7 @@ fn oci_chart(
     repo: Option<&Repo>,
     reference: &str,
     constraint: &str,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, StateError> {
     let auth = crate::host::OciAuth {
         username: repo.map(|r| r.user.clone()).unwrap_or_default(),
         password: repo.map(|r| r.password.clone()).unwrap_or_default(),
@@ -430,11 +432,12 @@ fn oci_chart(
 
 /// One path component of a cache file named from a state file, an index or a registry:
 /// refused when it could name another directory.
-fn cache_component(part: &str) -> Result<&str, String> {
+fn cache_component(part: &str) -> Result<&str, StateError> {
     if part.is_empty() || part == "." || part == ".." || part.contains(['/', '\\', '\0']) {
         return Err(format!(
             "{part:?} cannot name a file in the chart cache (a path separator or '..')"
-        ));
+        )
+        .into());
     }
     Ok(part)
 }

@@ -9,6 +9,7 @@ use crate::merge::Tree;
 use crate::release::Release;
 use crate::release_values::{chart_input, HelmFlags};
 use crate::select::{condition_enabled, dag_table, plan_batches};
+use crate::StateError;
 use capstan_value::json::{to_json, JsonStyle};
 use capstan_value::{Str, Value};
 use sha1::Digest;
@@ -33,7 +34,7 @@ pub struct RenderedRelease {
 pub struct ReleaseError {
     pub release: String,
     pub message: String,
-    pub location: Option<capstan_chart::template::Location>,
+    pub location: Option<crate::Location>,
     /// For a manifest that is not valid YAML: every rendered file, as `helm template
     /// --debug` prints them.
     pub rendered: Option<String>,
@@ -69,15 +70,20 @@ pub fn template_reporting(
     for ps in states {
         let active = ps.active().map_err(|e| ReleaseError {
             release: String::new(),
-            message: e,
-            location: None,
+            message: e.message,
+            location: e.location,
             rendered: None,
         })?;
         for r in active {
             jobs.push((ps, r));
         }
     }
-    let results = parallel_map(&jobs, concurrency, |(ps, r)| render_one(s, ps, r, flags), done);
+    let results = parallel_map(
+        &jobs,
+        concurrency,
+        |(ps, r)| render_one(s, ps, r, flags),
+        done,
+    );
     let mut out = Vec::new();
     for slot in results {
         match slot {
@@ -149,16 +155,14 @@ pub fn render_one(
         location,
         rendered: None,
     };
-    let input = chart_input(s, ps, r, flags).map_err(|e| {
-        // The release is named once, by `ReleaseError`.
-        let own = format!("release \"{}\": ", r.name);
-        fail(e.strip_prefix(&own).map(String::from).unwrap_or(e), None)
-    })?;
+    // The release is named once, by `ReleaseError`.
+    let input = chart_input(s, ps, r, flags).map_err(|e| fail(e.message, e.location))?;
     if !input.local {
-        let mut out = render_with_helm(s, ps, r, &input).map_err(|e| fail(e, None))?;
+        let mut out =
+            render_with_helm(s, ps, r, &input).map_err(|e| fail(e.message, e.location))?;
         if !flags.show_only.is_empty() {
             out.manifest = capstan_chart::manifests::show_only(&out.manifest, &flags.show_only)
-                .map_err(|e| fail(e, None))?;
+                .map_err(|e| fail(e.0, None))?;
         }
         // helm printed it: its `# Source:` lines are all there is to name files by
         // (`output_files` keeps them inside the output directory).
@@ -177,7 +181,9 @@ pub fn render_one(
         // Locations are shown (and read back for snippets) from the process's own
         // directory: make them absolute under the working directory.
         let location = e.location.clone().map(|mut l| {
-            l.file = crate::host::join(&s.root, &l.file.to_string_lossy());
+            l.file = crate::host::join(&s.root, &l.file)
+                .to_string_lossy()
+                .into_owned();
             l
         });
         ReleaseError {
@@ -191,7 +197,7 @@ pub fn render_one(
         // `helm template --show-only`, as helmfile passes it to every release.
         let docs =
             capstan_chart::manifests::show_only_documents(&rendered.documents, &flags.show_only)
-                .map_err(|e| fail(e, None))?;
+                .map_err(|e| fail(e.0, None))?;
         (capstan_chart::manifests::documents_text(&docs), docs)
     };
     Ok(RenderedRelease {
@@ -210,7 +216,7 @@ fn render_with_helm(
     ps: &PreparedState,
     r: &Release,
     input: &crate::release_values::ChartInput,
-) -> Result<RenderedRelease, String> {
+) -> Result<RenderedRelease, StateError> {
     let files: Vec<(String, String)> = input
         .options
         .overlay
@@ -243,15 +249,12 @@ fn render_with_helm(
         .host
         .exec(&helm, &args, &[], None, Path::new(&ps.state.base));
     let _ = s.host.remove_private(&dir);
-    let manifest = out.map_err(|e| {
-        if e.starts_with(&format!("exec: \"{helm}\"")) {
-            format!(
-                "chart {:?} is not a local chart: rendering it needs helm ({helm}), which is not installed ({e})",
-                r.chart
-            )
-        } else {
-            e
-        }
+    let manifest = out.map_err(|e| match e {
+        crate::host::ExecError::NotStarted { .. } => StateError::new(format!(
+            "chart {:?} is not a local chart: rendering it needs helm ({helm}), which is not installed ({e})",
+            r.chart
+        )),
+        e => e.into(),
     })?;
     Ok(RenderedRelease {
         name: r.name.clone(),
@@ -315,7 +318,7 @@ pub fn path_template_data(
 /// folder the template names: a `..` component, or an absolute path, that neither the
 /// template's own text nor `output_dir` (the `--output-dir` the user gave) writes is an
 /// error.
-pub fn render_path(template: &str, data: &Value, output_dir: &str) -> Result<String, String> {
+pub fn render_path(template: &str, data: &Value, output_dir: &str) -> Result<String, StateError> {
     let mut t = capstan_gotmpl::Templates::new(Default::default());
     t.parse("output", template)?;
     let path = t.execute("output", data).map_err(|e| e.to_string())?;
@@ -337,7 +340,7 @@ pub fn render_path(template: &str, data: &Value, output_dir: &str) -> Result<Str
     if climbs(&path) > allowed || (absolute(&path) && !may_be_absolute) {
         return Err(format!(
             "refusing to write to {path:?}: the values put into {template:?} would leave the folder it names"
-        ));
+        ).into());
     }
     Ok(path)
 }
@@ -349,7 +352,7 @@ pub fn render_path(template: &str, data: &Value, output_dir: &str) -> Result<Str
 pub fn output_files(
     dir: &str,
     documents: &[(String, String)],
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, StateError> {
     let mut files: Vec<(String, String)> = Vec::new();
     for (source, content) in documents {
         let inside = !source.is_empty()
@@ -361,7 +364,7 @@ pub fn output_files(
         if !inside {
             return Err(format!(
                 "refusing to write manifest {source:?}: its path would leave the output directory {dir:?}"
-            ));
+            ).into());
         }
         let path = format!("{}/{}", dir.trim_end_matches('/'), source);
         let text = format!("---\n# Source: {source}\n{}\n", content.trim_end());
@@ -374,7 +377,7 @@ pub fn output_files(
 }
 
 /// `list`'s rows: name, namespace, enabled, installed, labels, chart, version.
-pub fn list_rows(states: &[PreparedState]) -> Result<Vec<[String; 7]>, String> {
+pub fn list_rows(states: &[PreparedState]) -> Result<Vec<[String; 7]>, StateError> {
     let mut rows = Vec::new();
     for ps in states {
         for i in ps.selected.iter().copied() {
@@ -485,7 +488,7 @@ pub fn list_json(rows: &[[String; 7]]) -> String {
 }
 
 /// `print-env` documents.
-pub fn print_env(s: &Settings, states: &[PreparedState], json: bool) -> Result<String, String> {
+pub fn print_env(s: &Settings, states: &[PreparedState], json: bool) -> Result<String, StateError> {
     let mut docs = Vec::new();
     for ps in states {
         let mut m = BTreeMap::new();
@@ -538,7 +541,7 @@ pub fn print_env(s: &Settings, states: &[PreparedState], json: bool) -> Result<S
 }
 
 /// `show-dag` for every state.
-pub fn show_dag(states: &[PreparedState]) -> Result<String, String> {
+pub fn show_dag(states: &[PreparedState]) -> Result<String, crate::select::NeedsError> {
     let mut out = String::new();
     for ps in states {
         let releases: Vec<Release> = ps
@@ -549,23 +552,29 @@ pub fn show_dag(states: &[PreparedState]) -> Result<String, String> {
         if releases.is_empty() {
             continue;
         }
-        let batches = plan_batches(&releases)?;
+        let batches = plan_batches(&releases).map_err(|e| crate::select::NeedsError {
+            file: ps.state.file.clone(),
+            ..e
+        })?;
         out.push_str(&dag_table(&releases, &batches));
     }
     Ok(out)
 }
 
 /// Checks the `needs:` graph of every state (cycles and unknown releases are errors).
-pub fn check_needs(states: &[PreparedState]) -> Result<(), String> {
+pub fn check_needs(states: &[PreparedState]) -> Result<(), crate::select::NeedsError> {
     for ps in states {
-        plan_batches(&ps.releases)?;
+        plan_batches(&ps.releases).map_err(|e| crate::select::NeedsError {
+            file: ps.state.file.clone(),
+            ..e
+        })?;
     }
     Ok(())
 }
 
 /// A struct-like mapping in field order, as yaml.v3 writes a Go struct: each `(key,
 /// value)` becomes `key: value` with the value in helmfile's YAML.
-fn struct_yaml(fields: &[(String, Value)]) -> Result<String, String> {
+fn struct_yaml(fields: &[(String, Value)]) -> Result<String, StateError> {
     let mut out = String::new();
     for (k, v) in fields {
         let mut one = BTreeMap::new();
@@ -578,7 +587,7 @@ fn struct_yaml(fields: &[(String, Value)]) -> Result<String, String> {
 }
 
 /// A list of struct-like mappings under `key:` (block style, two-space indent).
-fn struct_list_yaml(key: &str, items: &[Vec<(String, Value)>]) -> Result<String, String> {
+fn struct_list_yaml(key: &str, items: &[Vec<(String, Value)>]) -> Result<String, StateError> {
     if items.is_empty() {
         return Ok(String::new());
     }
@@ -660,7 +669,11 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
 
 /// `build`: every state as helmfile prints it (`---`, a `#  Source:` comment, the state
 /// as YAML). With `embed_values`, release values files are loaded into the output.
-pub fn build(s: &Settings, states: &[PreparedState], embed_values: bool) -> Result<String, String> {
+pub fn build(
+    s: &Settings,
+    states: &[PreparedState],
+    embed_values: bool,
+) -> Result<String, StateError> {
     build_with_charts(s, states, embed_values, &ChartPaths::new())
 }
 
@@ -675,7 +688,7 @@ pub fn build_with_charts(
     states: &[PreparedState],
     embed_values: bool,
     charts: &ChartPaths,
-) -> Result<String, String> {
+) -> Result<String, StateError> {
     let mut out = String::new();
     for (state_index, ps) in states.iter().enumerate() {
         let abs = absolute(&s.root, &ps.state.file);
@@ -770,7 +783,7 @@ pub fn write_values(
     states: &[PreparedState],
     flags: &HelmFlags,
     output_file_template: &str,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, StateError> {
     let tmpl = if output_file_template.is_empty() {
         "{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}/{{ .Release.Name }}.yaml"
     } else {
@@ -841,7 +854,7 @@ pub fn fetch(
     states: &[PreparedState],
     output_dir: &str,
     output_dir_template: &str,
-) -> Result<Vec<FetchedChart>, String> {
+) -> Result<Vec<FetchedChart>, StateError> {
     let tmpl = if output_dir_template.is_empty() {
         FETCH_OUTPUT_DIR_TEMPLATE
     } else {
@@ -852,7 +865,7 @@ pub fn fetch(
         for r in ps.active()? {
             let base = ps.state.base.as_str();
             let chart_name = r.chart.rsplit('/').next().unwrap_or(&r.chart).to_string();
-            let dir_of = |chart_name: &str| -> Result<String, String> {
+            let dir_of = |chart_name: &str| -> Result<String, StateError> {
                 let mut data = path_template_data(s, ps, r, output_dir)
                     .as_map()
                     .map(|m| m.snapshot())
@@ -917,12 +930,12 @@ pub fn fetch(
 fn local_chart_files(
     s: &Settings,
     path: &str,
-) -> Result<Vec<capstan_chart::load::ChartFile>, String> {
+) -> Result<Vec<capstan_chart::load::ChartFile>, StateError> {
     use capstan_chart::fs::ChartFs;
     let p = Path::new(path);
     if !s.host.is_dir(p) {
         let data = s.host.read_file(p).map_err(|e| format!("{path}: {e}"))?;
-        return capstan_chart::archive::read_archive(&data).map_err(|e| e.message);
+        return Ok(capstan_chart::archive::read_archive(&data).map_err(|e| e.message)?);
     }
     let fs = crate::host::HostFs(s.host.as_ref());
     let mut files = Vec::new();
@@ -944,12 +957,12 @@ fn local_chart_files(
             };
             if is_dir {
                 if depth >= 64 {
-                    return Err(format!("{path}: directories nest too deep at {inner}"));
+                    return Err(format!("{path}: directories nest too deep at {inner}").into());
                 }
                 stack.push((inner, depth + 1));
             } else {
                 if files.len() >= 10_000 {
-                    return Err(format!("{path}: more than 10000 files"));
+                    return Err(format!("{path}: more than 10000 files").into());
                 }
                 let data = fs
                     .read(&p.join(&inner))
@@ -980,35 +993,28 @@ pub fn explain_values(
     s: &Settings,
     states: &[PreparedState],
     flags: &HelmFlags,
-) -> Result<Vec<ExplainedRelease>, String> {
+) -> Result<Vec<ExplainedRelease>, StateError> {
     let mut jobs: Vec<(&PreparedState, &Release)> = Vec::new();
     for ps in states {
         for r in ps.active()? {
             jobs.push((ps, r));
         }
     }
-    let explain = |(ps, r): &(&PreparedState, &Release)| -> Result<ExplainedRelease, String> {
-        let fail = |e: String| {
-            let own = format!("release \"{}\": ", r.name);
-            format!(
-                "release \"{}\": {}",
-                r.name,
-                e.strip_prefix(&own).unwrap_or(&e)
-            )
-        };
+    let explain = |(ps, r): &(&PreparedState, &Release)| -> Result<ExplainedRelease, StateError> {
+        let fail = |e: StateError| e.context(format_args!("release \"{}\"", r.name));
         let mut input = chart_input(s, ps, r, flags).map_err(fail)?;
         if !input.local {
-            return Err(fail(format!(
+            return Err(fail(StateError::new(format!(
                 "chart {:?} is not a local chart: its values need helm",
                 r.chart
-            )));
+            ))));
         }
         input.options.post_renderer = None;
         let fs = crate::host::HostFs(s.host.as_ref());
         let chart = Path::new(&input.chart);
         let (values, layers) =
             capstan_chart::template::values_and_layers(&fs, chart, Path::new(""), &input.options)
-                .map_err(|e| fail(e.to_string()))?;
+                .map_err(|e| fail(e.into()))?;
         Ok(ExplainedRelease {
             name: r.name.clone(),
             namespace: input.options.namespace.clone(),
@@ -1025,6 +1031,9 @@ pub fn explain_values(
         .collect()
 }
 
+/// For each leaf path of a release's values (`a.b[0]`), where it came from.
+pub type ValueOrigins = BTreeMap<String, String>;
+
 /// A release's user-supplied values (what helm records as the release's values: the
 /// release's values files, inline values, secrets and `set:` merged, chart defaults
 /// left out) and, for each leaf (`a.b[0]`), where it came from (`file:line:col` or the
@@ -1033,15 +1042,16 @@ pub fn user_values_explained(
     s: &Settings,
     ps: &PreparedState,
     r: &Release,
-) -> Result<(Tree, BTreeMap<String, String>), String> {
-    let input = chart_input(s, ps, r, &HelmFlags::default())?;
+) -> Result<(Tree, ValueOrigins), StateError> {
+    let input = chart_input(s, ps, r, &HelmFlags::default())
+        .map_err(|e| e.context(format_args!("release \"{}\"", r.name)))?;
     let fs = crate::host::HostFs(s.host.as_ref());
     let read = |p: &str| match input.options.overlay.get(p) {
         Some(text) => Ok(text.clone().into_bytes()),
         None => s
             .host
             .read_file(Path::new(p))
-            .map_err(|e| format!("open {p}: {e}")),
+            .map_err(|e| capstan_values::ReadError(format!("open {p}: {e}"))),
     };
     let user = input.options.values.merge(&read).map_err(|e| e.message)?;
     let origins = if input.local {
@@ -1053,7 +1063,10 @@ pub fn user_values_explained(
         )?;
         capstan_values::provenance::explain(&user, &layers.layers[layers.user_from..])
             .into_iter()
-            .filter_map(|e| e.winner.map(|w| (e.path.to_string(), format!("{} ({})", w.origin, w.kind))))
+            .filter_map(|e| {
+                e.winner
+                    .map(|w| (e.path.to_string(), format!("{} ({})", w.origin, w.kind)))
+            })
             .collect()
     } else {
         BTreeMap::new()

@@ -7,6 +7,7 @@ use crate::environment::Environment;
 use crate::host::glob;
 use crate::merge::{merge_fallback, merge_maps, merge_override, ArrayMerge, Tree};
 use crate::render::Renderer;
+use crate::StateError;
 use capstan_value::Value;
 
 /// `mergeStrategy:` of an environment.
@@ -19,13 +20,13 @@ pub enum MergeStrategy {
 
 impl MergeStrategy {
     /// Parses the setting; `env` names the environment in the error.
-    pub fn parse(s: &str, env: &str) -> Result<MergeStrategy, String> {
+    pub fn parse(s: &str, env: &str) -> Result<MergeStrategy, StateError> {
         match s {
             "" | "override" => Ok(MergeStrategy::Override),
             "fallback" => Ok(MergeStrategy::Fallback),
             other => Err(format!(
                 "environment \"{env}\": invalid mergeStrategy \"{other}\" (must be \"override\" or \"fallback\")"
-            )),
+            ).into()),
         }
     }
 
@@ -70,7 +71,7 @@ impl MissingFileHandler {
 }
 
 /// HCL files are evaluated by the HCL engine: `(shown path, text)` pairs in order.
-pub type HclEvaluator = fn(&[(String, String)]) -> Result<Tree, String>;
+pub type HclEvaluator = fn(&[(String, String)]) -> Result<Tree, capstan_hcl::HclError>;
 
 /// Everything a values list is loaded with.
 pub struct ValuesLoader<'a> {
@@ -100,7 +101,7 @@ pub fn join_shown(base: &str, p: &str) -> String {
 impl ValuesLoader<'_> {
     /// `storage.resolveFile`: the files a values entry names, sorted, or none when the
     /// missing file is tolerated.
-    pub fn resolve(&mut self, what: &str, entry: &str) -> Result<Vec<String>, String> {
+    pub fn resolve(&mut self, what: &str, entry: &str) -> Result<Vec<String>, StateError> {
         if capstan_fetch::is_remote(entry) {
             let local =
                 self.renderer.host.fetch(entry).map_err(|e| {
@@ -114,10 +115,11 @@ impl ValuesLoader<'_> {
             // helmfile's resolveFile: Warn and Info are logged at the default level,
             // Debug only with --debug.
             return match &self.missing {
-                MissingFileHandler::Error => Err(format!(
+                MissingFileHandler::Error => Err(StateError::new(format!(
                     "{what} file matching \"{entry}\" does not exist in \"{}\"",
                     self.base
-                )),
+                ))
+                .about(entry)),
                 MissingFileHandler::Warn | MissingFileHandler::Info => {
                     self.warnings
                         .push(format!("skipping missing {what} file matching \"{entry}\""));
@@ -129,54 +131,71 @@ impl ValuesLoader<'_> {
                     state_file,
                 } => Err(format!(
                     "invalid missing file handler \"{handler}\" while processing \"{entry}\" in \"{state_file}\": it must be one of [Error Warn Info Debug]"
-                )),
+                ).into()),
             };
         }
         Ok(files)
     }
 
     /// Loads one YAML (or `.gotmpl`) values file as helmfile does.
-    pub fn load_file(&self, file: &str, data: &Value) -> Result<Tree, String> {
+    pub fn load_file(&self, file: &str, data: &Value) -> Result<Tree, StateError> {
         let text = self
             .renderer
             .render_file(file, file, data)
             .map_err(|e| format!("failed to load environment values file \"{file}\": {e}"))?;
         let v = capstan_yaml::decode_helmfile(&text).map_err(|e| {
-            format!(
+            let err = StateError::new(format!(
                 "failed to load environment values file \"{file}\": {e}\n\nOffending YAML:\n{text}"
-            )
+            ));
+            match e.pos {
+                Some(p) => err.at(crate::Location::new(file, p.line, 0)),
+                None => err,
+            }
         })?;
         let v = capstan_yaml::stringify_keys(&v).map_err(|e| e.to_string())?;
         Ok(v.as_map().map(|m| m.snapshot()).unwrap_or_default())
     }
 
+    /// Loads the files one `values:` path entry names into `result` (HCL files are
+    /// collected into `hcl_files` for the end).
+    fn load_path(
+        &mut self,
+        path: &str,
+        context_values: &Tree,
+        result: &mut Tree,
+        hcl_files: &mut Vec<(String, String)>,
+    ) -> Result<(), StateError> {
+        for f in self.resolve("environment values", path)? {
+            if f.ends_with(".hcl") {
+                let text = match self.decrypted.get(&f) {
+                    Some(t) => t.clone(),
+                    None => self.renderer.read(&f)?,
+                };
+                hcl_files.push((f, text));
+                continue;
+            }
+            let seen = match self.strategy {
+                MergeStrategy::Override => context_values.clone(),
+                MergeStrategy::Fallback => merge_maps(result, context_values, ArrayMerge::Sparse),
+            };
+            let data = self.context.template_data("", &seen);
+            let m = self.load_file(&f, &data)?;
+            self.strategy.merge(result, &m);
+        }
+        Ok(())
+    }
+
     /// `LoadEnvironmentValues`: merges the entries in order, HCL files last.
-    pub fn load(&mut self, entries: &[Value]) -> Result<Tree, String> {
+    pub fn load(&mut self, entries: &[Value]) -> Result<Tree, StateError> {
         let mut result = Tree::new();
         let mut hcl_files: Vec<(String, String)> = Vec::new();
         let context_values = self.context.merged_values();
         for entry in entries {
             match entry {
                 Value::String(path) => {
-                    for f in self.resolve("environment values", path)? {
-                        if f.ends_with(".hcl") {
-                            let text = match self.decrypted.get(&f) {
-                                Some(t) => t.clone(),
-                                None => self.renderer.read(&f)?,
-                            };
-                            hcl_files.push((f, text));
-                            continue;
-                        }
-                        let seen = match self.strategy {
-                            MergeStrategy::Override => context_values.clone(),
-                            MergeStrategy::Fallback => {
-                                merge_maps(&result, &context_values, ArrayMerge::Sparse)
-                            }
-                        };
-                        let data = self.context.template_data("", &seen);
-                        let m = self.load_file(&f, &data)?;
-                        self.strategy.merge(&mut result, &m);
-                    }
+                    // Errors are about this entry of the state file.
+                    self.load_path(path, &context_values, &mut result, &mut hcl_files)
+                        .map_err(|e| e.about(path.to_string()))?;
                 }
                 Value::Map(_) | Value::AnyMap(_) => {
                     let v = capstan_yaml::stringify_keys(entry).map_err(|e| e.to_string())?;
@@ -187,7 +206,8 @@ impl ValuesLoader<'_> {
                     return Err(format!(
                         "unexpected type of value: value={other}, type={}",
                         other.type_name()
-                    ))
+                    )
+                    .into())
                 }
             }
         }

@@ -5,7 +5,7 @@
 
 use capstan_gotmpl::register as reg;
 use capstan_gotmpl::register_variadic as regv;
-use capstan_gotmpl::{FuncMap, MissingKey, Templates, Ty};
+use capstan_gotmpl::{FuncError, FuncMap, MissingKey, Templates, Ty};
 use capstan_sprig::strval;
 use capstan_value::{Str, Value};
 use capstan_yaml::{decode_helmfile_value, encode_helmfile, stringify_keys};
@@ -70,10 +70,12 @@ fn get_args(a: &[Value]) -> Result<(String, Option<Value>, Value), GetError> {
     }
 }
 
-fn set_value_at_path(path: &str, value: Value, obj: &Value) -> Result<Value, String> {
+fn set_value_at_path(path: &str, value: Value, obj: &Value) -> Result<Value, FuncError> {
     let keys: Vec<&str> = path.split('.').collect();
     let not_a_map = |k: &str| {
-        format!("failed to set value at path \"{path}\": value for key \"{k}\" was not a map")
+        FuncError::from(format!(
+            "failed to set value at path \"{path}\": value for key \"{k}\" was not a map"
+        ))
     };
     let Value::Map(mut cur) = obj.clone() else {
         return Err(not_a_map(keys[0]));
@@ -90,7 +92,8 @@ fn set_value_at_path(path: &str, value: Value, obj: &Value) -> Result<Value, Str
             None => {
                 return Err(format!(
                     "failed to set value at path \"{path}\": value for key \"{k}\" does not exist"
-                ))
+                )
+                .into())
             }
         }
     }
@@ -104,32 +107,32 @@ pub fn helmfile_funcs() -> FuncMap {
         m.insert("sprigGet".into(), sprig_get);
     }
     reg(&mut m, "toYaml", &[Ty::Any], |_, a| {
-        encode_helmfile(&a[0])
+        Ok(encode_helmfile(&a[0])
             .map(Value::from)
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?)
     });
     reg(&mut m, "fromYaml", &[Ty::String], |_, a| {
         let text = strval(&a[0]);
         let offending = |e: String| format!("{e}, offending yaml: {text}");
         let v = decode_helmfile_value(&text).map_err(|e| offending(e.to_string()))?;
-        stringify_keys(&v).map_err(|e| offending(e.to_string()))
+        Ok(stringify_keys(&v).map_err(|e| offending(e.to_string()))?)
     });
     regv(&mut m, "get", &[Ty::String], |_, a| {
         let (path, def, obj) = get_args(&a).map_err(|e| match e {
-            GetError::NoValue(s) | GetError::Other(s) => s,
+            GetError::NoValue(s) | GetError::Other(s) => FuncError::Message(s),
         })?;
-        get(&path, def.as_ref(), &obj).map_err(|e| match e {
+        Ok(get(&path, def.as_ref(), &obj).map_err(|e| match e {
             GetError::NoValue(s) | GetError::Other(s) => s,
-        })
+        })?)
     });
     regv(&mut m, "getOrNil", &[Ty::String], |_, a| {
         let (path, def, obj) = get_args(&a).map_err(|e| match e {
-            GetError::NoValue(s) | GetError::Other(s) => s,
+            GetError::NoValue(s) | GetError::Other(s) => FuncError::Message(s),
         })?;
         match get(&path, def.as_ref(), &obj) {
             Ok(v) => Ok(v),
             Err(GetError::NoValue(_)) => Ok(Value::Nil),
-            Err(GetError::Other(s)) => Err(s),
+            Err(GetError::Other(s)) => Err(s.into()),
         }
     });
     reg(
@@ -143,8 +146,8 @@ pub fn helmfile_funcs() -> FuncMap {
         "required",
         &[Ty::String, Ty::Any],
         |_, a| match &a[1] {
-            Value::Nil => Err(strval(&a[0])),
-            Value::String(s) if s.is_empty() => Err(strval(&a[0])),
+            Value::Nil => Err(strval(&a[0]).into()),
+            Value::String(s) if s.is_empty() => Err(strval(&a[0]).into()),
             v => Ok(v.clone()),
         },
     );
@@ -152,7 +155,7 @@ pub fn helmfile_funcs() -> FuncMap {
         let name = strval(&a[0]);
         match std::env::var(&name) {
             Ok(v) if !v.is_empty() => Ok(Value::from(v)),
-            _ => Err(format!("required env var `{name}` is not set")),
+            _ => Err(format!("required env var `{name}` is not set").into()),
         }
     });
     reg(&mut m, "include", &[Ty::String, Ty::Any], |ctx, a| {

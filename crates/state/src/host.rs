@@ -1,6 +1,7 @@
 //! The outside world as the state loader sees it: files, directories, environment
 //! variables and commands. [`OsHost`] is the real one; tests can supply their own.
 
+use crate::StateError;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -20,6 +21,29 @@ pub struct OciAuth {
     pub plain_http: bool,
 }
 
+/// Why [`Host::exec`] failed; `Display` is helmfile's text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExecError {
+    /// The command could not be started (Go's `exec: "NAME": REASON`).
+    #[error("exec: \"{command}\": {reason}")]
+    NotStarted { command: String, reason: String },
+    /// The command ran and failed: helmfile's report with its output.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<ExecError> for StateError {
+    fn from(e: ExecError) -> StateError {
+        StateError::new(e.to_string())
+    }
+}
+
+impl From<ExecError> for capstan_gotmpl::FuncError {
+    fn from(e: ExecError) -> Self {
+        e.to_string().into()
+    }
+}
+
 /// Everything the state loader reads from outside the process.
 pub trait Host: Send + Sync {
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>>;
@@ -37,7 +61,7 @@ pub trait Host: Send + Sync {
         envs: &[(String, String)],
         stdin: Option<&str>,
         dir: &Path,
-    ) -> Result<String, String>;
+    ) -> Result<String, ExecError>;
 
     /// Writes files (name, content) with owner-only permissions into a new private
     /// directory and returns it (for values files helm must read).
@@ -60,19 +84,21 @@ pub trait Host: Send + Sync {
     }
 
     /// An HTTP(S) GET (chart repositories), with basic auth when given.
-    fn http_get(&self, url: &str, _user: &str, _password: &str) -> Result<Vec<u8>, String> {
+    fn http_get(&self, url: &str, _user: &str, _password: &str) -> Result<Vec<u8>, StateError> {
         Err(format!(
             "{}: the network is not available here",
             capstan_fetch::redact(url)
-        ))
+        )
+        .into())
     }
 
     /// The tags of an OCI repository (`oci://host/path`).
-    fn oci_tags(&self, reference: &str, _auth: &OciAuth) -> Result<Vec<String>, String> {
+    fn oci_tags(&self, reference: &str, _auth: &OciAuth) -> Result<Vec<String>, StateError> {
         Err(format!(
             "{}: the network is not available here",
             capstan_fetch::redact(reference)
-        ))
+        )
+        .into())
     }
 
     /// Pulls a chart from an OCI registry: (manifest digest, chart archive).
@@ -81,11 +107,12 @@ pub trait Host: Send + Sync {
         reference: &str,
         _tag: &str,
         _auth: &OciAuth,
-    ) -> Result<(String, Vec<u8>), String> {
+    ) -> Result<(String, Vec<u8>), StateError> {
         Err(format!(
             "{}: the network is not available here",
             capstan_fetch::redact(reference)
-        ))
+        )
+        .into())
     }
 
     /// Where fetched files are cached (helmfile's cache directory).
@@ -103,11 +130,12 @@ pub trait Host: Send + Sync {
 
     /// The local copy of a remote file (`git::…`, `http(s)://…`, `s3://…`), fetched into
     /// helmfile's cache unless already there.
-    fn fetch(&self, src: &str) -> Result<PathBuf, String> {
+    fn fetch(&self, src: &str) -> Result<PathBuf, StateError> {
         Err(format!(
             "{}: remote files are not available here",
             capstan_fetch::redact(src)
-        ))
+        )
+        .into())
     }
 
     /// A progress line (`Pulling …`), shown as it happens when the host shows progress.
@@ -241,7 +269,7 @@ impl Host for OsHost {
         envs: &[(String, String)],
         stdin: Option<&str>,
         dir: &Path,
-    ) -> Result<String, String> {
+    ) -> Result<String, ExecError> {
         use std::io::Write;
         let mut cmd = Command::new(command);
         cmd.args(args)
@@ -254,25 +282,28 @@ impl Host for OsHost {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         cmd.current_dir(self.at(dir));
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| format!("exec: \"{command}\": {}", go_io_reason(&e)))?;
+        let mut child = cmd.spawn().map_err(|e| ExecError::NotStarted {
+            command: command.to_string(),
+            reason: go_io_reason(&e),
+        })?;
         if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
             let input = input.to_string();
             std::thread::spawn(move || pipe.write_all(input.as_bytes()));
         }
-        let out = child.wait_with_output().map_err(|e| e.to_string())?;
+        let out = child
+            .wait_with_output()
+            .map_err(|e| ExecError::Failed(e.to_string()))?;
         if !out.status.success() {
             let code = out.status.code().unwrap_or(-1);
             let stderr = String::from_utf8_lossy(&out.stderr);
-            return Err(format!(
+            return Err(ExecError::Failed(format!(
                 "command \"{command}\" exited with non-zero status:\n\nPATH:\n  {command}\n\nARGS:\n{}\nERROR:\n  exit status {code}\n\nCOMBINED OUTPUT:\n{}",
                 args.iter()
                     .enumerate()
                     .map(|(i, a)| format!("  {i}: {a} ({} bytes)\n", a.len()))
                     .collect::<String>(),
                 indent(&stderr)
-            ));
+            )));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
@@ -321,8 +352,8 @@ impl Host for OsHost {
         std::fs::remove_dir_all(dir)
     }
 
-    fn http_get(&self, url: &str, user: &str, password: &str) -> Result<Vec<u8>, String> {
-        capstan_fetch::http_get(url, user, password).map_err(|e| e.to_string())
+    fn http_get(&self, url: &str, user: &str, password: &str) -> Result<Vec<u8>, StateError> {
+        Ok(capstan_fetch::http_get(url, user, password).map_err(|e| e.to_string())?)
     }
 
     fn lookup_host(&self, name: &str) -> Vec<String> {
@@ -337,12 +368,12 @@ impl Host for OsHost {
         out
     }
 
-    fn oci_tags(&self, reference: &str, auth: &OciAuth) -> Result<Vec<String>, String> {
+    fn oci_tags(&self, reference: &str, auth: &OciAuth) -> Result<Vec<String>, StateError> {
         let env = |k: &str| std::env::var(k).ok();
         let r = capstan_fetch::oci::Reference::parse(reference).map_err(|e| e.to_string())?;
-        oci_client(auth, self.oci_plain_http, &env)
+        Ok(oci_client(auth, self.oci_plain_http, &env)
             .tags(&r)
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?)
     }
 
     fn oci_pull(
@@ -350,7 +381,7 @@ impl Host for OsHost {
         reference: &str,
         tag: &str,
         auth: &OciAuth,
-    ) -> Result<(String, Vec<u8>), String> {
+    ) -> Result<(String, Vec<u8>), StateError> {
         let env = |k: &str| std::env::var(k).ok();
         let r = capstan_fetch::oci::Reference::parse(reference).map_err(|e| e.to_string())?;
         let pulled = oci_client(auth, self.oci_plain_http, &env)
@@ -388,7 +419,7 @@ impl Host for OsHost {
         }
     }
 
-    fn fetch(&self, src: &str) -> Result<PathBuf, String> {
+    fn fetch(&self, src: &str) -> Result<PathBuf, StateError> {
         let env = |k: &str| std::env::var(k).ok();
         if matches!(
             env("HELMFILE_DISABLE_INSECURE_FEATURES").as_deref(),
@@ -402,7 +433,7 @@ impl Host for OsHost {
             home: capstan_fetch::cache_dir(&env),
             env: Box::new(|k| std::env::var(k).ok()),
         };
-        fetcher.fetch(src).map_err(|e| e.to_string())
+        Ok(fetcher.fetch(src).map_err(|e| e.to_string())?)
     }
 }
 
@@ -597,10 +628,11 @@ impl Host for MemHost {
         _envs: &[(String, String)],
         _stdin: Option<&str>,
         _dir: &Path,
-    ) -> Result<String, String> {
-        Err(format!(
-            "exec: \"{command}\": running commands is disabled here"
-        ))
+    ) -> Result<String, ExecError> {
+        Err(ExecError::NotStarted {
+            command: command.to_string(),
+            reason: "running commands is disabled here".into(),
+        })
     }
 }
 

@@ -7,6 +7,7 @@ pub mod charts;
 pub mod commands;
 pub mod environment;
 pub mod envvals;
+pub mod error;
 pub mod funcs;
 pub mod host;
 pub mod load;
@@ -19,6 +20,7 @@ pub mod secrets;
 pub mod select;
 pub mod spec;
 
+pub use error::StateError;
 pub use funcs::{helmfile_funcs, helmfile_templates};
 
 use capstan_value::Value;
@@ -50,23 +52,7 @@ pub fn go_kind(v: &Value) -> &'static str {
     }
 }
 
-/// A place in a file an error is about (1-based; column 0 when unknown).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Location {
-    pub file: String,
-    pub line: u32,
-    pub column: u32,
-}
-
-/// The `N` of a go-yaml `yaml: line N: ...` message.
-pub fn yaml_line(message: &str) -> Option<u32> {
-    let i = message.find("line ")?;
-    let digits: String = message[i + 5..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit())
-        .collect();
-    digits.parse().ok()
-}
+pub use capstan_source::Location;
 
 /// The first place `needle` occurs in a file's text.
 pub fn locate_text(text: &str, file: &str, needle: &str) -> Option<Location> {

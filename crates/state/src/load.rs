@@ -9,18 +9,19 @@ use crate::host::Host;
 use crate::merge::{merge_maps, merge_override, set_typed, ArrayMerge, Tree};
 use crate::render::Renderer;
 use crate::spec::{self, is_empty, list_of, map_of, str_of, EnvironmentSpec};
+use crate::StateError;
 use capstan_value::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Reads a secrets file and returns its decrypted text (the secrets issue brings sops).
-pub type SecretsReader = fn(&Renderer, &str) -> Result<String, String>;
+pub type SecretsReader = fn(&Renderer, &str) -> Result<String, StateError>;
 
 /// The reader used until native decryption exists: a clear error.
-pub fn secrets_unsupported(_: &Renderer, path: &str) -> Result<String, String> {
+pub fn secrets_unsupported(_: &Renderer, path: &str) -> Result<String, StateError> {
     Err(format!(
         "failed to decrypt secrets file \"{path}\": sops decryption is not supported by this build of capstan yet"
-    ))
+    ).into())
 }
 
 /// A failure while loading a state file.
@@ -29,16 +30,14 @@ pub enum LoadError {
     /// The environment is not defined in this file (helmfile skips such files).
     #[error("failed to read {file}: environment \"{env}\" is not defined")]
     UndefinedEnv { file: String, env: String },
+    /// helmfile's message, and the place in a file it is about when known.
     #[error("{0}")]
-    Other(String),
-    /// helmfile's message and the place in a file it is about.
-    #[error("{0}")]
-    Located(String, crate::Location),
+    Failed(#[from] StateError),
 }
 
 impl From<String> for LoadError {
     fn from(s: String) -> Self {
-        LoadError::Other(s)
+        LoadError::Failed(StateError::new(s))
     }
 }
 
@@ -93,7 +92,7 @@ pub struct HelmState {
 
 /// `policy.Checker`: top-level keys in order (`bases`, `environments`, `releases`), and
 /// `environments` and `releases` never in the same part.
-pub fn check_policy(file: &str, content: &str) -> Result<(), String> {
+pub fn check_policy(file: &str, content: &str) -> Result<(), StateError> {
     let top_keys = |with_separators: bool| -> Vec<String> {
         let mut keys = Vec::new();
         for line in content.split('\n') {
@@ -125,7 +124,8 @@ pub fn check_policy(file: &str, content: &str) -> Result<(), String> {
             return Err(format!(
                 "top-level config key {} must be defined before {} in {file}",
                 w[1], w[0]
-            ));
+            )
+            .into());
         }
     }
     let mut seen = Vec::new();
@@ -275,7 +275,7 @@ impl Overrides {
     }
 
     /// Builds the overriding environment (`desiredStateLoader.Load`).
-    pub fn environment(&self, s: &Settings) -> Result<Option<Environment>, String> {
+    pub fn environment(&self, s: &Settings) -> Result<Option<Environment>, StateError> {
         if self.is_empty() {
             return Ok(None);
         }
@@ -291,7 +291,8 @@ impl Overrides {
                 let Some((k, v)) = kv.split_once('=') else {
                     return Err(format!(
                         "invalid --state-values-set item {kv:?}: expected KEY=VALUE"
-                    ));
+                    )
+                    .into());
                 };
                 set_typed(&mut cli, k, v, false)
                     .map_err(|e| format!("--state-values-set {kv:?}: {e}"))?;
@@ -410,7 +411,7 @@ pub fn load_env_values(
     ctx: Option<&Environment>,
     overrode: Option<&Environment>,
     warnings: &mut Vec<String>,
-) -> Result<Environment, String> {
+) -> Result<Environment, StateError> {
     let renderer = s.renderer(base);
     let name = s.env.as_str();
     let envs = map_of(doc, "environments");
@@ -548,10 +549,7 @@ pub fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option<(u32, 
             )
         };
         let v = capstan_yaml::decode_helmfile(d).map_err(|e| {
-            let pos = e
-                .pos
-                .map(|p| (p.line + doc_line, p.column))
-                .or_else(|| crate::yaml_line(&e.message).map(|l| (l + doc_line, 0)));
+            let pos = e.pos.map(|p| (p.line + doc_line, p.column));
             (fail(e.to_string()), pos)
         })?;
         let v = capstan_yaml::stringify_keys(&v).map_err(|e| (fail(e.to_string()), None))?;
@@ -644,18 +642,18 @@ pub fn load_file(
             let vals = final_env.merged_values();
             let data = final_env.template_data(&s.namespace, &vals);
             renderer.render(part, &data).map_err(|e| {
-                let msg = format!("error during {id} parsing: {e}");
+                let err = StateError::new(format!("error during {id} parsing: {e}"));
                 match e.position {
-                    Some((l, c)) => LoadError::Located(msg, at(l, c)),
-                    None => LoadError::Other(msg),
+                    Some((l, c)) => err.at(at(l, c)),
+                    None => err,
                 }
             })?
         } else {
             part.clone()
         };
         let mut part_doc = parse_part(file, &raw).map_err(|(msg, pos)| match pos {
-            Some((l, c)) => LoadError::Located(msg, at(l, c)),
-            None => LoadError::Other(msg),
+            Some((l, c)) => StateError::new(msg).at(at(l, c)),
+            None => StateError::new(msg),
         })?;
         // bases: loaded with the same inherited environment, then this part over them.
         let bases = spec::strings_of(&part_doc, "bases");

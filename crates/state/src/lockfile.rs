@@ -4,9 +4,10 @@
 //! `REPO/NAME` of a repository it lists uses the locked version.
 
 use crate::host::Host;
+use crate::merge::Tree;
 use crate::release::Release;
 use crate::spec::{list_of, str_of};
-use crate::merge::Tree;
+use crate::StateError;
 use std::path::Path;
 
 /// The lock file of a state file.
@@ -24,7 +25,12 @@ pub fn lock_path(state_file: &str) -> String {
 }
 
 /// Pins the releases' chart versions to the lock file's, when there is one.
-pub fn apply_lock(host: &dyn Host, state_file: &str, doc: &Tree, releases: &mut [Release]) -> Result<(), String> {
+pub fn apply_lock(
+    host: &dyn Host,
+    state_file: &str,
+    doc: &Tree,
+    releases: &mut [Release],
+) -> Result<(), StateError> {
     let path = lock_path(state_file);
     let Ok(bytes) = host.read_file(Path::new(&path)) else {
         return Ok(());
@@ -41,7 +47,9 @@ pub fn apply_lock(host: &dyn Host, state_file: &str, doc: &Tree, releases: &mut 
         .filter_map(|r| r.as_map().map(|m| m.snapshot()))
         .collect();
     for r in releases.iter_mut() {
-        let Some((repo, name)) = r.chart.split_once('/') else { continue };
+        let Some((repo, name)) = r.chart.split_once('/') else {
+            continue;
+        };
         let Some(url) = repos
             .iter()
             .find(|t| str_of(t, "name") == repo)

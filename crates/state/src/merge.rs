@@ -11,6 +11,7 @@
 //!   ([`ArrayMerge::ByIndex`], for `--state-values-set`).
 //! - [`set_typed`]: `maputil.Set` for one `--state-values-set` item.
 
+use crate::StateError;
 use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
 
@@ -204,15 +205,20 @@ fn unexpected(v: &Value) -> String {
 }
 
 /// `maputil.Set(m, ParseKey(key), value, keepString)`.
-pub fn set_typed(m: &mut Tree, key: &str, value: &str, keep_string: bool) -> Result<(), String> {
+pub fn set_typed(
+    m: &mut Tree,
+    key: &str,
+    value: &str,
+    keep_string: bool,
+) -> Result<(), StateError> {
     let path = parse_key(key);
     if path.is_empty() {
-        return Err(format!("bug: unexpected length of key: {}", path.len()));
+        return Err(format!("bug: unexpected length of key: {}", path.len()).into());
     }
     set_at(m, &path, typed_value(value, keep_string))
 }
 
-fn set_at(m: &mut Tree, path: &[String], value: Value) -> Result<(), String> {
+fn set_at(m: &mut Tree, path: &[String], value: Value) -> Result<(), StateError> {
     let (first, rest) = path
         .split_first()
         .expect("set_at is called with a non-empty path");
@@ -224,7 +230,7 @@ fn set_at(m: &mut Tree, path: &[String], value: Value) -> Result<(), String> {
             }
             let slot = m.entry(Str::from(k)).or_insert_with(Value::empty_map);
             let Some(child) = slot.map_entries_mut() else {
-                return Err(unexpected(slot));
+                return Err(unexpected(slot).into());
             };
             set_at(child, rest, value)
         }
@@ -234,14 +240,15 @@ fn set_at(m: &mut Tree, path: &[String], value: Value) -> Result<(), String> {
             if i > MAX_INDEX {
                 return Err(format!(
                     "index of {i} is greater than maximum supported index of {MAX_INDEX}"
-                ));
+                )
+                .into());
             }
             let key = Str::from(k);
             let slot = m
                 .entry(key.clone())
                 .or_insert_with(|| Value::list_from(vec![Value::Nil; i + 1]));
             let Some(items) = slot.list_items_mut() else {
-                return Err(unexpected(slot));
+                return Err(unexpected(slot).into());
             };
             // Go grows a short list into a new one that, when a deeper path follows, is
             // never stored back: the change is lost. Setting the element itself stores it.
@@ -260,7 +267,7 @@ fn set_at(m: &mut Tree, path: &[String], value: Value) -> Result<(), String> {
             }
             let elem = &mut items[i];
             let Some(child) = elem.map_entries_mut() else {
-                return Err(unexpected(elem));
+                return Err(unexpected(elem).into());
             };
             set_at(child, rest, value)
         }
@@ -322,7 +329,7 @@ mod tests {
         let e = set_typed(&mut t, "a[99999999999]", "1", false).unwrap_err();
         assert_eq!(
             e,
-            "index of 99999999999 is greater than maximum supported index of 65536"
+            "index of 99999999999 is greater than maximum supported index of 65536".into()
         );
         assert!(set_typed(&mut t, "b[65536]", "1", false).is_ok());
         assert!(set_typed(&mut t, "c[65537].d", "1", false).is_err());

@@ -8,6 +8,7 @@ use crate::merge::Tree;
 use crate::render::Renderer;
 use crate::scalar_text;
 use crate::spec::{bool_of, is_empty, list_of, map_of, str_of, strings_of};
+use crate::StateError;
 use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
 
@@ -161,7 +162,7 @@ fn fill(dst: &mut Tree, src: &Tree) {
 
 /// The state's `defaultInherit:` template names (a list of strings), trimmed, blanks
 /// left out.
-fn default_inherit(doc: &Tree) -> Result<Vec<String>, String> {
+fn default_inherit(doc: &Tree) -> Result<Vec<String>, StateError> {
     match doc.get("defaultInherit") {
         None | Some(Value::Nil) => Ok(Vec::new()),
         Some(Value::List(l)) => l
@@ -169,17 +170,18 @@ fn default_inherit(doc: &Tree) -> Result<Vec<String>, String> {
             .iter()
             .map(|v| match v {
                 Value::String(s) => Ok(s.trim().to_string()),
-                other => Err(format!(
+                other => Err(StateError::new(format!(
                     "defaultInherit: cannot unmarshal {} into string",
                     other.type_name()
-                )),
+                ))),
             })
             .filter(|n| !matches!(n, Ok(s) if s.is_empty()))
             .collect(),
         Some(other) => Err(format!(
             "defaultInherit: cannot unmarshal {} into []string",
             other.type_name()
-        )),
+        )
+        .into()),
     }
 }
 
@@ -215,7 +217,24 @@ fn with_default_inherit(r: &mut Tree, defaults: &[String]) {
 }
 
 /// `releaseWithInheritedTemplate`: the release with its `inherit:` templates applied.
-fn inherit(r: &Tree, templates: &Tree, path: &[String]) -> Result<Tree, String> {
+/// Why a release's `inherit:` could not be resolved: helmfile's text, and whether a cycle
+/// is the cause (helmfile then names the release that started it).
+#[derive(Debug)]
+struct InheritError {
+    message: String,
+    cyclic: bool,
+}
+
+impl InheritError {
+    fn other(message: String) -> InheritError {
+        InheritError {
+            message,
+            cyclic: false,
+        }
+    }
+}
+
+fn inherit(r: &Tree, templates: &Tree, path: &[String]) -> Result<Tree, InheritError> {
     let name = str_of(r, "name");
     let mut merged = Tree::new();
     for inh in list_of(r, "inherit") {
@@ -227,15 +246,23 @@ fn inherit(r: &Tree, templates: &Tree, path: &[String]) -> Result<Tree, String> 
         let mut next = path.to_vec();
         next.push(template_name.clone());
         if path.contains(&template_name) {
-            return Err(format!("cyclic inheritance detected: {}", next.join("->")));
+            return Err(InheritError {
+                message: format!("cyclic inheritance detected: {}", next.join("->")),
+                cyclic: true,
+            });
         }
         let Some(Value::Map(t)) = templates.get(template_name.as_str()) else {
-            return Err(format!(
+            return Err(InheritError::other(format!(
                 "release {name:?} tried to inherit inexistent release template {template_name:?}"
-            ));
+            )));
         };
-        let mut src = inherit(&t.snapshot(), templates, &next)
-            .map_err(|e| format!("unable to load release template {template_name:?}: {e}"))?;
+        let mut src = inherit(&t.snapshot(), templates, &next).map_err(|e| InheritError {
+            message: format!(
+                "unable to load release template {template_name:?}: {}",
+                e.message
+            ),
+            cyclic: e.cyclic,
+        })?;
         for k in strings_of(&it, "except") {
             match k.as_str() {
                 "labels" => {
@@ -245,9 +272,9 @@ fn inherit(r: &Tree, templates: &Tree, path: &[String]) -> Result<Tree, String> 
                     src.remove(k.as_str());
                 }
                 other => {
-                    return Err(format!(
+                    return Err(InheritError::other(format!(
                         "{other:?} is not allowed under `inherit`. Allowed values are \"set\", \"setTemplate\", \"values\", \"valuesTemplate\", \"secrets\", and \"labels\""
-                    ))
+                    )))
                 }
             }
         }
@@ -309,15 +336,16 @@ fn render_str(
     data: &Value,
     text: &str,
     what: impl FnOnce() -> String,
-) -> Result<String, String> {
+) -> Result<String, StateError> {
     if !text.contains("{{") {
         return Ok(text.to_string());
     }
-    r.render(text, data).map_err(|e| format!("{}: {e}", what()))
+    Ok(r.render(text, data)
+        .map_err(|e| format!("{}: {e}", what()))?)
 }
 
 /// `ExecuteTemplateExpressions`: one pass over the release's templated fields.
-fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, String> {
+fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, StateError> {
     let name = str_of(spec, "name");
     let mut out = spec.clone();
     for field in [
@@ -355,7 +383,7 @@ fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, String>
                 let fail = |e: String| {
                     format!("failed executing template expressions in release \"{name}\".values[{i}] = \"{serialized}\": {e}")
                 };
-                let s = r.render(&serialized, data).map_err(|e| fail(e.into()))?;
+                let s = r.render(&serialized, data).map_err(|e| fail(e.message))?;
                 let v = capstan_yaml::decode_helmfile(&s).map_err(|e| fail(e.to_string()))?;
                 values.push(v);
             }
@@ -434,7 +462,7 @@ fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, String>
     Ok(out)
 }
 
-fn templated_bool(t: &mut Tree, template_key: &str, key: &str) -> Result<(), String> {
+fn templated_bool(t: &mut Tree, template_key: &str, key: &str) -> Result<(), StateError> {
     if let Some(v) = t.remove(template_key) {
         let s = scalar_text(&v);
         let parsed = capstan_yaml::decode_helmfile_value(&s)
@@ -447,7 +475,7 @@ fn templated_bool(t: &mut Tree, template_key: &str, key: &str) -> Result<(), Str
                 return Err(format!(
                     "{template_key}: failed deserialising string {s}: yaml: unmarshal errors:\n  line 1: cannot unmarshal {} `{s}` into bool",
                     crate::go_kind(&other)
-                ))
+                ).into())
             }
         }
     }
@@ -465,7 +493,7 @@ pub struct StateContext<'a> {
 }
 
 /// `ExecuteTemplates` over every release of a state.
-pub fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, String> {
+pub fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, StateError> {
     let templates = map_of(c.doc, "templates");
     let helm_defaults = map_of(c.doc, "helmDefaults");
     let common_labels = map_of(c.doc, "commonLabels");
@@ -478,10 +506,13 @@ pub fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, String> {
         with_default_inherit(&mut r, &default_inherit);
         let name = str_of(&r, "name");
         let mut release = inherit(&r, &templates, &[]).map_err(|e| {
-            if e.starts_with("cyclic") || e.contains("cyclic inheritance") {
-                format!("unable to load release {name:?} with template: {e}")
+            if e.cyclic {
+                format!(
+                    "unable to load release {name:?} with template: {}",
+                    e.message
+                )
             } else {
-                e
+                e.message
             }
         })?;
         if str_of(&release, "kubeContext").is_empty() {
@@ -511,10 +542,11 @@ pub fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, String> {
         for _ in 0..6 {
             let data = release_template_data(c.env, c.values, &prev, c.overrides);
             let mut next = execute_once(c.renderer, &data, &release).map_err(|e| {
-                format!(
+                StateError::new(format!(
                     "failed executing templates in release \"{}\".\"{name}\": {e}",
                     c.file
-                )
+                ))
+                .about(format!("name: {name}"))
             })?;
             if next == prev {
                 for (tk, k) in [
@@ -523,10 +555,11 @@ pub fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, String> {
                     ("verifyTemplate", "verify"),
                 ] {
                     templated_bool(&mut next, tk, k).map_err(|e| {
-                        format!(
+                        StateError::new(format!(
                             "failed executing templates in release \"{}\".\"{name}\": {e}",
                             c.file
-                        )
+                        ))
+                        .about(format!("name: {name}"))
                     })?;
                 }
                 done = Some(next);
@@ -538,14 +571,15 @@ pub fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, String> {
             return Err(format!(
                 "failed executing templates in release \"{}\".\"{name}\": recursive references can't be resolved",
                 c.file
-            ));
+            ).into());
         };
         let rel = Release::from_tree(&templated);
         if rel.chart.is_empty() {
             return Err(format!(
                 "encountered empty chart while reading release {:?}",
                 rel.name
-            ));
+            )
+            .into());
         }
         out.push(rel);
     }

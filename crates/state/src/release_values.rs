@@ -8,6 +8,7 @@ use crate::envvals::{join_shown, MissingFileHandler, ValuesLoader};
 use crate::host::join;
 use crate::load::Settings;
 use crate::release::{release_template_data, Release};
+use crate::StateError;
 use capstan_chart::TemplateOptions;
 use capstan_value::Value;
 use capstan_values::UserValues;
@@ -119,7 +120,7 @@ pub fn chart_input(
     ps: &PreparedState,
     r: &Release,
     flags: &HelmFlags,
-) -> Result<ChartInput, String> {
+) -> Result<ChartInput, StateError> {
     chart_input_with(s, ps, r, flags, Charts::Fetch)
 }
 
@@ -130,7 +131,7 @@ pub fn chart_input_with(
     r: &Release,
     flags: &HelmFlags,
     charts: Charts,
-) -> Result<ChartInput, String> {
+) -> Result<ChartInput, StateError> {
     let base = ps.state.base.as_str();
     let (chart, local) = match local_chart(s, base, &r.chart) {
         Some(path) => (path, true),
@@ -141,9 +142,7 @@ pub fn chart_input_with(
             base,
             &r.chart,
             &chart_version(&ps.state.doc, r),
-        )
-        .map_err(|e| format!("release \"{}\": {e}", r.name))?
-        {
+        )? {
             Some(archive) => (archive.to_string_lossy().into_owned(), true),
             None => (r.chart.clone(), false),
         },
@@ -173,16 +172,16 @@ pub fn chart_input_with(
         patches
     };
     if !crate::spec::list_of(&r.raw, "transformers").is_empty() {
-        return Err(format!(
-            "release \"{}\": transformers: kustomize transformers are not supported (capstan applies strategicMergePatches and jsonPatches itself)",
-            r.name
-        ));
+        return Err(
+            "transformers: kustomize transformers are not supported (capstan applies strategicMergePatches and jsonPatches itself)"
+                .into(),
+        );
     }
     if !patches.is_empty() && !local {
         return Err(format!(
             "release \"{}\": strategicMergePatches/jsonPatches/forceNamespace on chart {:?}, which only helm can render: not supported",
             r.name, r.chart
-        ));
+        ).into());
     }
     let mut options = TemplateOptions {
         release_name: r.name.clone(),
@@ -407,6 +406,7 @@ pub fn command_post_renderer(
     let args = args.to_vec();
     capstan_chart::postrender::PostRenderer(std::sync::Arc::new(move |manifests: &str| {
         host.exec(&cmd, &args, &[], Some(manifests), Path::new(""))
+            .map_err(|e| capstan_chart::postrender::PostRenderError(e.to_string()))
     }))
 }
 
@@ -454,7 +454,7 @@ pub fn embedded_entries(
     ps: &PreparedState,
     r: &Release,
     secrets: bool,
-) -> Result<Value, String> {
+) -> Result<Value, StateError> {
     let renderer = ps.renderer(s);
     let env = ps.state.env.clone();
     let mut loader = ValuesLoader {
@@ -516,11 +516,11 @@ fn dependency_builder(
     capstan_chart::dependencies::DependencyBuilder(std::sync::Arc::new(
         move |chart_dir: &Path, dep: &capstan_chart::load::Dependency| {
             let fail = |e: String| {
-                format!(
+                capstan_chart::dependencies::DependencyError(format!(
                     "building dependency {:?} of {}: {e}",
                     dep.name,
                     chart_dir.display()
-                )
+                ))
             };
             let Some(path) = crate::charts::dependency_chart(
                 host.as_ref(),
@@ -530,7 +530,7 @@ fn dependency_builder(
                 &dep.version,
                 &dep.repository,
             )
-            .map_err(fail)?
+            .map_err(|e| fail(e.message))?
             else {
                 return Ok(None);
             };
@@ -546,7 +546,7 @@ fn extra_dependencies(
     s: &Settings,
     ps: &PreparedState,
     r: &Release,
-) -> Result<Vec<(capstan_chart::load::Dependency, capstan_chart::load::Chart)>, String> {
+) -> Result<Vec<(capstan_chart::load::Dependency, capstan_chart::load::Chart)>, StateError> {
     let base = ps.state.base.as_str();
     let mut out = Vec::new();
     for d in crate::spec::list_of(&r.raw, "dependencies") {
@@ -568,7 +568,7 @@ fn extra_dependencies(
                     &chart,
                     &version,
                 )
-                .map_err(fail)?
+                .map_err(|e| fail(e.message))?
                 .ok_or_else(|| fail("not a local chart and not in a listed repository".into()))?;
                 capstan_chart::load::load_dir_in(&fs, &archive).map_err(|e| fail(e.message))?
             }

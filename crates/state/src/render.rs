@@ -6,6 +6,7 @@
 
 use crate::funcs::{helmfile_funcs, helmfile_templates, TEMPLATE_NAME};
 use crate::host::{go_io_reason, join, DirEntry, Host};
+use crate::StateError;
 use capstan_gotmpl::register as reg;
 use capstan_gotmpl::{Func, FuncMap, Ty};
 use capstan_sprig::strval;
@@ -16,7 +17,7 @@ use std::sync::Arc;
 
 /// Renders templates for files in one base directory.
 /// The `_*.tpl` helper files beside a base (path, text), or why they could not be read.
-type HelperTemplates = Result<Vec<(String, String)>, String>;
+type HelperTemplates = Result<Vec<(String, String)>, StateError>;
 
 /// A template that failed: Go's text (its `Display`), and the line and column in the
 /// rendered text where Go's message places it (none for an error in a helper file).
@@ -41,10 +42,9 @@ impl std::fmt::Display for TemplateFailure {
     }
 }
 
-/// Callers that report errors as text keep using `?`.
-impl From<TemplateFailure> for String {
-    fn from(e: TemplateFailure) -> String {
-        e.message
+impl From<TemplateFailure> for StateError {
+    fn from(e: TemplateFailure) -> StateError {
+        StateError::new(e.message)
     }
 }
 
@@ -70,7 +70,12 @@ pub struct RendererCache(Arc<std::sync::Mutex<std::collections::HashMap<PathBuf,
 
 impl RendererCache {
     /// The renderer for files in `base`, made on first use.
-    pub fn get(&self, host: &Arc<dyn Host>, base: &std::path::Path, limits: Option<(u64, usize)>) -> Renderer {
+    pub fn get(
+        &self,
+        host: &Arc<dyn Host>,
+        base: &std::path::Path,
+        limits: Option<(u64, usize)>,
+    ) -> Renderer {
         let make = || Renderer {
             limits,
             family: Arc::downgrade(&self.0),
@@ -87,23 +92,24 @@ fn list_of_strings(items: Vec<String>) -> Value {
     Value::list_from(items.into_iter().map(Value::from).collect())
 }
 
-fn args_of(v: &Value) -> Result<Vec<String>, String> {
+fn args_of(v: &Value) -> Result<Vec<String>, StateError> {
     let Some(l) = v.as_list() else {
         return Err(format!(
             "wrong type for value; expected []interface {{}}; got {}",
             v.type_name()
-        ));
+        )
+        .into());
     };
     l.items
         .iter()
         .enumerate()
         .map(|(i, a)| match a {
             Value::String(s) => Ok(s.to_string()),
-            other => Err(format!(
+            other => Err(StateError::new(format!(
                 "unexpected type of arg \"{}\" in args {} at index {i}",
                 other.type_name(),
                 v
-            )),
+            ))),
         })
         .collect()
 }
@@ -128,9 +134,9 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
     let (h, b) = (host.clone(), base.clone());
     reg(&mut m, "readFile", &[Ty::String], move |_, a| {
         let p = join(&b, &strval(&a[0]));
-        h.read_file(&p)
+        Ok(h.read_file(&p)
             .map(|bytes| Value::from(String::from_utf8_lossy(&bytes).into_owned()))
-            .map_err(|e| format!("open {}: {}", p.display(), go_io_reason(&e)))
+            .map_err(|e| format!("open {}: {}", p.display(), go_io_reason(&e)))?)
     });
     let read_dir = |host: Arc<dyn Host>, base: PathBuf, dirs: bool| {
         move |_: &capstan_gotmpl::CallCtx, a: Vec<Value>| {
@@ -206,7 +212,7 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
         let name = strval(&a[0]);
         match h.env(&name) {
             Some(v) if !v.is_empty() => Ok(Value::from(v)),
-            _ => Err(format!("required env var `{name}` is not set")),
+            _ => Err(format!("required env var `{name}` is not set").into()),
         }
     });
     let (h, b) = (host.clone(), base.clone());
@@ -215,8 +221,8 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
         Func::variadic(&[Ty::String, Ty::List], Ty::String, move |_, a| {
             let args = args_of(&a[1])?;
             let stdin = a.get(2).map(strval);
-            h.exec(&strval(&a[0]), &args, &[], stdin.as_deref(), &b)
-                .map(Value::from)
+            Ok(h.exec(&strval(&a[0]), &args, &[], stdin.as_deref(), &b)
+                .map(Value::from)?)
         }),
     );
     let (h, b) = (host, base);
@@ -233,36 +239,37 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
                                 "unexpected type of env \"{}\" in envs {} at index {k}",
                                 other.type_name(),
                                 a[0]
-                            ))
+                            )
+                            .into())
                         }
                     }
                 }
             }
             let args = args_of(&a[2])?;
             let stdin = a.get(3).map(strval);
-            h.exec(&strval(&a[1]), &args, &envs, stdin.as_deref(), &b)
-                .map(Value::from)
+            Ok(h.exec(&strval(&a[1]), &args, &envs, stdin.as_deref(), &b)
+                .map(Value::from)?)
         }),
     );
     let h = switches_host.clone();
     reg(&mut m, "fetchSecretValue", &[Ty::String], move |_, a| {
         let s = strval(&a[0]);
         if s.starts_with("ref+") {
-            resolve_ref(h.as_ref(), &s).map(Value::from)
+            Ok(resolve_ref(h.as_ref(), &s).map(Value::from)?)
         } else {
             Ok(Value::from(s))
         }
     });
     let h = switches_host.clone();
     reg(&mut m, "expandSecretRefs", &[Ty::Map], move |_, a| {
-        expand_refs(h.as_ref(), &a[0])
+        Ok(expand_refs(h.as_ref(), &a[0])?)
     });
     insecure_switches(&mut m, switches_host.as_ref());
     m
 }
 
 /// A value at a `#/a/b` fragment of a decoded document.
-fn at_fragment(doc: &Value, fragment: &str, r: &str) -> Result<String, String> {
+fn at_fragment(doc: &Value, fragment: &str, r: &str) -> Result<String, StateError> {
     let mut cur = doc.clone();
     for key in fragment
         .trim_start_matches('/')
@@ -282,7 +289,7 @@ fn at_fragment(doc: &Value, fragment: &str, r: &str) -> Result<String, String> {
     match cur {
         Value::String(s) => Ok(s.to_string()),
         Value::Map(_) | Value::List(_) => {
-            capstan_yaml::encode_helmfile(&cur).map_err(|e| e.to_string())
+            Ok(capstan_yaml::encode_helmfile(&cur).map_err(|e| e.to_string())?)
         }
         other => Ok(crate::scalar_text(&other)),
     }
@@ -290,15 +297,15 @@ fn at_fragment(doc: &Value, fragment: &str, r: &str) -> Result<String, String> {
 
 /// vals' `ref+sops://FILE#/path`, `ref+file://FILE#/path`, `ref+envsubst://TEXT` and
 /// `ref+echo://TEXT` (the text itself).
-pub fn resolve_ref(host: &dyn Host, r: &str) -> Result<String, String> {
+pub fn resolve_ref(host: &dyn Host, r: &str) -> Result<String, StateError> {
     let Some((backend, rest)) = r.strip_prefix("ref+").and_then(|x| x.split_once("://")) else {
-        return Err(format!("expand {r}: not a ref+ expression"));
+        return Err(format!("expand {r}: not a ref+ expression").into());
     };
     let (target, fragment) = match rest.split_once('#') {
         Some((t, f)) => (t, Some(f)),
         None => (rest, None),
     };
-    let extract = |text: String| -> Result<String, String> {
+    let extract = |text: String| -> Result<String, StateError> {
         match fragment {
             None => Ok(text),
             Some(f) => {
@@ -323,7 +330,7 @@ pub fn resolve_ref(host: &dyn Host, r: &str) -> Result<String, String> {
         "echo" => extract(target.to_string()),
         other => Err(format!(
             "expand {r}: the {other} backend is not supported by capstan (supported: sops, file, envsubst, echo)"
-        )),
+        ).into()),
     }
 }
 
@@ -364,7 +371,7 @@ fn envsubst(host: &dyn Host, s: &str) -> String {
 }
 
 /// `expandSecretRefs`: every `ref+…` string in a map resolved.
-fn expand_refs(host: &dyn Host, v: &Value) -> Result<Value, String> {
+fn expand_refs(host: &dyn Host, v: &Value) -> Result<Value, StateError> {
     Ok(match v {
         Value::String(s) if s.starts_with("ref+") => Value::from(resolve_ref(host, s)?),
         Value::Map(m) => {
@@ -441,7 +448,7 @@ impl Renderer {
     }
 
     /// helmfile's `helperTPLs`: the `_*.tpl` files in the base directory, in name order.
-    fn helper_templates(&self) -> Result<&[(String, String)], String> {
+    fn helper_templates(&self) -> Result<&[(String, String)], StateError> {
         let loaded = self.helpers.get_or_init(|| {
             let pattern = self.base.join("_*.tpl");
             let mut out = Vec::new();
@@ -469,16 +476,19 @@ impl Renderer {
             set.step_limit = Some(steps);
             set.value_limit = Some(bytes);
         }
-        let helpers = self.helper_templates().map_err(TemplateFailure::elsewhere)?;
+        let helpers = self
+            .helper_templates()
+            .map_err(|e| TemplateFailure::elsewhere(e.message))?;
         for (file, helper) in helpers {
             set.parse(TEMPLATE_NAME, helper).map_err(|e| {
                 TemplateFailure::elsewhere(format!("failed to parse helper template {file}: {e}"))
             })?;
         }
-        set.parse(TEMPLATE_NAME, text).map_err(|e| TemplateFailure {
-            position: Some((e.line as u32, 0)),
-            message: e.message,
-        })?;
+        set.parse(TEMPLATE_NAME, text)
+            .map_err(|e| TemplateFailure {
+                position: Some((e.line as u32, 0)),
+                message: e.message,
+            })?;
         let mut out = String::new();
         set.execute_into(TEMPLATE_NAME, data, &mut out, 0)
             .map_err(|e| TemplateFailure {
@@ -493,28 +503,29 @@ impl Renderer {
 
     /// Reads a file (a path relative to the working directory, as helmfile resolves
     /// values files against the state file's directory first).
-    pub fn read(&self, path: &str) -> Result<String, String> {
+    pub fn read(&self, path: &str) -> Result<String, StateError> {
         self.read_bytes(path)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 
     /// A file's bytes, failing with Go's `open PATH: …` text.
-    fn read_bytes(&self, path: &str) -> Result<Vec<u8>, String> {
+    fn read_bytes(&self, path: &str) -> Result<Vec<u8>, StateError> {
         let p = std::path::PathBuf::from(path);
-        self.host
+        Ok(self
+            .host
             .read_file(&p)
-            .map_err(|e| format!("open {}: {}", p.display(), go_io_reason(&e)))
+            .map_err(|e| format!("open {}: {}", p.display(), go_io_reason(&e)))?)
     }
 
     /// `RenderToBytes`: a `.gotmpl` file is rendered, any other file read as is. `shown`
     /// is the path as helmfile names it in errors.
-    pub fn render_file(&self, path: &str, shown: &str, data: &Value) -> Result<String, String> {
+    pub fn render_file(&self, path: &str, shown: &str, data: &Value) -> Result<String, StateError> {
         let gotmpl = path.ends_with(".gotmpl");
         let bytes = self.read_bytes(path).map_err(|e| {
             if gotmpl {
                 e
             } else {
-                format!("failed to load [{shown}]: {e}")
+                e.context(format_args!("failed to load [{shown}]"))
             }
         })?;
         // Values files end in go-yaml, whose reader refuses invalid UTF-8 (a template
@@ -542,9 +553,9 @@ impl Renderer {
                 };
                 &here
             };
-            renderer
+            Ok(renderer
                 .render(&text, data)
-                .map_err(|e| format!("failed to render [{shown}], because of {e}"))
+                .map_err(|e| format!("failed to render [{shown}], because of {e}"))?)
         } else {
             Ok(text)
         }
@@ -563,8 +574,8 @@ mod tests {
         Renderer::new(Arc::new(h), PathBuf::from("conf"))
     }
 
-    fn run(text: &str) -> Result<String, String> {
-        renderer().render(text, &Value::empty_map()).map_err(String::from)
+    fn run(text: &str) -> Result<String, StateError> {
+        Ok(renderer().render(text, &Value::empty_map())?)
     }
 
     #[test]
@@ -588,7 +599,8 @@ mod tests {
         );
         let err = run(r#"{{ readFile "nope.txt" }}"#).unwrap_err();
         assert!(
-            err.contains("open conf/nope.txt: no such file or directory"),
+            err.to_string()
+                .contains("open conf/nope.txt: no such file or directory"),
             "{err}"
         );
     }
@@ -597,9 +609,17 @@ mod tests {
     fn env_and_exec_go_through_the_host() {
         assert_eq!(run(r#"[{{ env "HOME" }}]"#).unwrap(), "[]");
         let err = run(r#"{{ requiredEnv "HOME" }}"#).unwrap_err();
-        assert!(err.contains("required env var `HOME` is not set"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("required env var `HOME` is not set"),
+            "{err}"
+        );
         let err = run(r#"{{ exec "ls" (list "-l") }}"#).unwrap_err();
-        assert!(err.contains("running commands is disabled here"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("running commands is disabled here"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -633,7 +653,10 @@ mod tests {
         let err = r
             .render(r#"{{ fetchSecretValue "ref+vault://a#/b" }}"#, &v)
             .unwrap_err();
-        assert!(err.message.contains("the vault backend is not supported"), "{err}");
+        assert!(
+            err.message.contains("the vault backend is not supported"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -647,7 +670,8 @@ mod tests {
             .render(r#"{{ readFile "a.txt" }}"#, &Value::empty_map())
             .unwrap_err();
         assert!(
-            err.message.contains("HELMFILE_DISABLE_INSECURE_FEATURES is active"),
+            err.message
+                .contains("HELMFILE_DISABLE_INSECURE_FEATURES is active"),
             "{err}"
         );
         h.env.clear();
@@ -674,6 +698,9 @@ mod tests {
         let err = r
             .render_file("conf/x.yaml.gotmpl", "x.yaml.gotmpl", &data)
             .unwrap_err();
-        assert!(err.starts_with("open conf/x.yaml.gotmpl"), "{err}");
+        assert!(
+            err.to_string().starts_with("open conf/x.yaml.gotmpl"),
+            "{err}"
+        );
     }
 }

@@ -5,11 +5,12 @@
 
 use crate::host::{go_io_reason, Host};
 use crate::render::Renderer;
+use crate::StateError;
 use capstan_secrets::{decrypt, identities_from_env, SopsError};
 use std::path::Path;
 
 /// Decrypts the sops file at `path` (relative to the host's working directory).
-pub fn decrypt_file(host: &dyn Host, path: &str) -> Result<String, String> {
+pub fn decrypt_file(host: &dyn Host, path: &str) -> Result<String, StateError> {
     let data = host
         .read_file(Path::new(path))
         .map_err(|e| format!("open {path}: {}", go_io_reason(&e)))?;
@@ -25,18 +26,18 @@ pub fn decrypt_file(host: &dyn Host, path: &str) -> Result<String, String> {
             let args = vec!["--decrypt".to_string(), path.to_string()];
             match host.exec("sops", &args, &[], None, Path::new(".")) {
                 Ok(out) => Ok(out),
-                Err(e) if e.starts_with("exec: \"sops\"") => Err(format!(
+                Err(crate::host::ExecError::NotStarted { .. }) => Err(format!(
                     "{msg}; the sops binary, which capstan uses for key types it does not decrypt natively, is not installed"
-                )),
-                Err(e) => Err(format!("{msg}; sops --decrypt failed too: {e}")),
+                ).into()),
+                Err(e) => Err(format!("{msg}; sops --decrypt failed too: {e}").into()),
             }
         }
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e.to_string().into()),
     }
 }
 
 /// The secrets reader the CLI uses: helmfile's error wrapping around [`decrypt_file`].
-pub fn sops_reader(r: &Renderer, path: &str) -> Result<String, String> {
-    decrypt_file(r.host.as_ref(), path)
-        .map_err(|e| format!("failed to decrypt secrets file \"{path}\": {e}"))
+pub fn sops_reader(r: &Renderer, path: &str) -> Result<String, StateError> {
+    Ok(decrypt_file(r.host.as_ref(), path)
+        .map_err(|e| format!("failed to decrypt secrets file \"{path}\": {e}"))?)
 }

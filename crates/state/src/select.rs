@@ -4,6 +4,7 @@
 
 use crate::merge::Tree;
 use crate::release::Release;
+use crate::StateError;
 use capstan_value::Value;
 use std::collections::BTreeMap;
 
@@ -15,7 +16,7 @@ pub struct Selector {
 
 impl Selector {
     /// Parses `key=value,key2!=value2`; the error is helmfile's.
-    pub fn parse(s: &str) -> Result<Selector, String> {
+    pub fn parse(s: &str) -> Result<Selector, StateError> {
         let mut terms = Vec::new();
         for part in s.split(',') {
             let (k, v, positive) = if let Some((k, v)) = part.split_once("!=") {
@@ -23,9 +24,9 @@ impl Selector {
             } else if let Some((k, v)) = part.split_once('=') {
                 (k, v, true)
             } else {
-                return Err(format!(
-                    "malformed label: {part}. Expected label in form k=v or k!=v"
-                ));
+                return Err(
+                    format!("malformed label: {part}. Expected label in form k=v or k!=v").into(),
+                );
             };
             terms.push((k.to_string(), v.to_string(), positive));
         }
@@ -50,7 +51,7 @@ pub fn selected(r: &Release, selectors: &[Selector]) -> bool {
 }
 
 /// helmfile's `ConditionEnabled`: `condition: a.b.enabled` looked up in the state values.
-pub fn condition_enabled(r: &Release, values: &Tree) -> Result<bool, String> {
+pub fn condition_enabled(r: &Release, values: &Tree) -> Result<bool, StateError> {
     if r.condition.is_empty() {
         return Ok(true);
     }
@@ -59,17 +60,14 @@ pub fn condition_enabled(r: &Release, values: &Tree) -> Result<bool, String> {
         return Err(format!(
             "Condition value must be in the form 'foo.enabled' where 'foo' can be modified as necessary, but got {:?}",
             r.condition
-        ));
+        ).into());
     }
     let mut cur = Value::map_from(values.clone());
     for k in &keys[..keys.len() - 1] {
         match cur.get(k) {
             Some(v @ Value::Map(_)) => cur = v,
             _ => {
-                return Err(format!(
-                    "environment values field '{}' not found",
-                    r.condition
-                ))
+                return Err(format!("environment values field '{}' not found", r.condition).into())
             }
         }
     }
@@ -104,9 +102,20 @@ pub fn need_id(r: &Release, need: &str) -> String {
     }
 }
 
+/// A `needs:` problem: helmfile's text (its `Display`), the name of the release it is
+/// about (the one whose need is undefined, or where the cycle starts), and the state
+/// file holding it (set by the caller that knows it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct NeedsError {
+    pub message: String,
+    pub release: String,
+    pub file: String,
+}
+
 /// Groups releases into batches that can run together, each after the ones its members
 /// need (`PlanReleases`). Cycles and unknown needs are errors.
-pub fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, String> {
+pub fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, NeedsError> {
     let ids: Vec<String> = releases.iter().map(Release::id).collect();
     let index: BTreeMap<&str, usize> = ids
         .iter()
@@ -120,11 +129,15 @@ pub fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, String> {
             match index.get(id.as_str()) {
                 Some(&j) => deps[i].push(j),
                 None => {
-                    return Err(format!(
-                        "release(s) \"{}\" depend(s) on an undefined release \"{id}\". Perhaps you made a typo in \"needs\" or forgot defining a release named \"{}\" with appropriate \"namespace\" and \"kubeContext\"?",
-                        ids[i],
-                        id.rsplit('/').next().unwrap_or(&id)
-                    ))
+                    return Err(NeedsError {
+                        message: format!(
+                            "release(s) \"{}\" depend(s) on an undefined release \"{id}\". Perhaps you made a typo in \"needs\" or forgot defining a release named \"{}\" with appropriate \"namespace\" and \"kubeContext\"?",
+                            ids[i],
+                            id.rsplit('/').next().unwrap_or(&id)
+                        ),
+                        release: r.name.clone(),
+                        file: String::new(),
+                    })
                 }
             }
         }
@@ -136,7 +149,7 @@ pub fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, String> {
         ids: &[String],
         state: &mut [u8],
         stack: &mut Vec<usize>,
-    ) -> Result<(), String> {
+    ) -> Result<(), (String, usize)> {
         if state[i] == 2 {
             return Ok(());
         }
@@ -144,7 +157,10 @@ pub fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, String> {
             let start = stack.iter().position(|&x| x == i).unwrap_or(0);
             let mut path: Vec<&str> = stack[start..].iter().map(|&x| ids[x].as_str()).collect();
             path.push(ids[i].as_str());
-            return Err(format!("cycle detected: {}", path.join(" -> ")));
+            return Err((
+                format!("cycle detected: {}", path.join(" -> ")),
+                stack[start],
+            ));
         }
         state[i] = 1;
         stack.push(i);
@@ -157,7 +173,11 @@ pub fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, String> {
     }
     let mut state = vec![0u8; releases.len()];
     for i in 0..releases.len() {
-        visit(i, &deps, &ids, &mut state, &mut Vec::new())?;
+        visit(i, &deps, &ids, &mut state, &mut Vec::new()).map_err(|(message, at)| NeedsError {
+            message,
+            release: releases[at].name.clone(),
+            file: String::new(),
+        })?;
     }
     let mut level = vec![usize::MAX; releases.len()];
     fn level_of(i: usize, deps: &[Vec<usize>], level: &mut [usize]) -> usize {
@@ -247,11 +267,12 @@ mod tests {
         assert_eq!(plan_batches(&rs).unwrap(), vec![vec![1], vec![0], vec![2]]);
         let cyc = vec![rel("a", &["b"]), rel("b", &["a"])];
         assert_eq!(
-            plan_batches(&cyc).unwrap_err(),
+            plan_batches(&cyc).unwrap_err().message,
             "cycle detected: ns/a -> ns/b -> ns/a"
         );
         assert!(plan_batches(&[rel("a", &["zz"])])
             .unwrap_err()
+            .message
             .contains("undefined release \"ns/zz\""));
     }
 

@@ -6,6 +6,7 @@ use crate::{Str, Value};
 use capstan_gocompat::json::{format_json_float, quote_string};
 use capstan_gocompat::strconv::format_float;
 use std::collections::BTreeMap;
+use std::fmt;
 
 pub use capstan_gocompat::base64::encode as base64_encode;
 
@@ -37,11 +38,16 @@ fn newline(out: &mut String, style: &JsonStyle, depth: usize) {
     }
 }
 
-fn write(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> Result<(), String> {
+fn write(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> Result<(), JsonError> {
     crate::stack::grow(|| write_here(out, v, style, depth))
 }
 
-fn write_here(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> Result<(), String> {
+fn write_here(
+    out: &mut String,
+    v: &Value,
+    style: &JsonStyle,
+    depth: usize,
+) -> Result<(), JsonError> {
     match v {
         Value::Nil => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -49,19 +55,15 @@ fn write_here(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> R
         Value::Uint64(u) => out.push_str(&u.to_string()),
         Value::Float64(f) => {
             if !f.is_finite() {
-                return Err(format!(
-                    "json: unsupported value: {}",
-                    format_float(*f, 'g', -1, 64)
-                ));
+                return Err(JsonError::UnsupportedValue(format_float(*f, 'g', -1, 64)));
             }
             out.push_str(&format_json_float(*f, 64));
         }
         Value::Float32(f) => {
             if !f.is_finite() {
-                return Err(format!(
-                    "json: unsupported value: {}",
-                    format_float(*f as f64, 'g', -1, 32)
-                ));
+                return Err(JsonError::UnsupportedValue(format_float(
+                    *f as f64, 'g', -1, 32,
+                )));
             }
             out.push_str(&format_json_float(*f as f64, 32));
         }
@@ -115,7 +117,9 @@ fn write_here(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> R
             out.push('}');
         }
         Value::AnyMap(_) => {
-            return Err("json: unsupported type: map[interface {}]interface {}".into())
+            return Err(JsonError::UnsupportedType(
+                "map[interface {}]interface {}".into(),
+            ))
         }
         Value::Host(h) if h.fields().is_some() => {
             let fields: Vec<crate::GoField> = h
@@ -157,7 +161,7 @@ fn write_here(out: &mut String, v: &Value, style: &JsonStyle, depth: usize) -> R
         }
         Value::Host(h) => match h.display() {
             Some(s) => quote_string(out, &s, style.escape_html),
-            None => return Err(format!("json: unsupported type: {}", h.type_name())),
+            None => return Err(JsonError::UnsupportedType(h.type_name().to_string())),
         },
     }
     Ok(())
@@ -182,16 +186,43 @@ fn is_empty_value(v: &Value) -> bool {
 }
 
 /// `json.Marshal` (and `MarshalIndent` with `style.indent`).
-pub fn to_json(v: &Value, style: JsonStyle) -> Result<String, String> {
+pub fn to_json(v: &Value, style: JsonStyle) -> Result<String, JsonError> {
     let mut out = String::new();
     write(&mut out, v, &style, 0)?;
     Ok(out)
 }
 
-/// A JSON syntax error with Go's message text.
-fn syntax(msg: String) -> String {
-    msg
+/// Why JSON could not be encoded or decoded; `Display` is Go's `encoding/json` text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JsonError {
+    /// Go's `*json.SyntaxError`: `invalid character 'x' CONTEXT`, at byte `offset`.
+    Syntax { message: String, offset: usize },
+    /// `json.Unmarshal` of input that ends inside a value.
+    UnexpectedEnd,
+    /// `json.Decoder.Decode` of input that ends inside a value (`io.ErrUnexpectedEOF`).
+    UnexpectedEof,
+    /// Nesting deeper than Go's decoder allows.
+    TooDeep,
+    /// `*json.UnsupportedValueError` (NaN, infinities): the value as Go prints it.
+    UnsupportedValue(String),
+    /// `*json.UnsupportedTypeError`: the Go type's name.
+    UnsupportedType(String),
 }
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JsonError::Syntax { message, .. } => f.write_str(message),
+            JsonError::UnexpectedEnd => f.write_str("unexpected end of JSON input"),
+            JsonError::UnexpectedEof => f.write_str("unexpected EOF"),
+            JsonError::TooDeep => f.write_str("exceeded max depth"),
+            JsonError::UnsupportedValue(v) => write!(f, "json: unsupported value: {v}"),
+            JsonError::UnsupportedType(t) => write!(f, "json: unsupported type: {t}"),
+        }
+    }
+}
+
+impl std::error::Error for JsonError {}
 
 struct Reader<'a> {
     b: &'a [u8],
@@ -205,20 +236,23 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn bad(&self, context: &str) -> String {
+    fn bad(&self, context: &str) -> JsonError {
         match self.b.get(self.i) {
-            None => "unexpected end of JSON input".into(),
-            Some(&c) => syntax(format!("invalid character {} {context}", quote_char(c))),
+            None => JsonError::UnexpectedEnd,
+            Some(&c) => JsonError::Syntax {
+                message: format!("invalid character {} {context}", quote_char(c)),
+                offset: self.i,
+            },
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value, String> {
+    fn value(&mut self, depth: usize) -> Result<Value, JsonError> {
         if depth > 10000 {
-            return Err("exceeded max depth".into());
+            return Err(JsonError::TooDeep);
         }
         self.ws();
         match self.b.get(self.i) {
-            None => Err("unexpected end of JSON input".into()),
+            None => Err(JsonError::UnexpectedEnd),
             Some(b'{') => {
                 self.i += 1;
                 let mut m = BTreeMap::new();
@@ -282,7 +316,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn lit(&mut self, word: &str, v: Value) -> Result<Value, String> {
+    fn lit(&mut self, word: &str, v: Value) -> Result<Value, JsonError> {
         for (k, &w) in word.as_bytes().iter().enumerate() {
             if self.b.get(self.i + k) != Some(&w) {
                 self.i += k;
@@ -293,7 +327,7 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
-    fn number(&mut self) -> Result<Value, String> {
+    fn number(&mut self) -> Result<Value, JsonError> {
         let st = self.i;
         if self.b[self.i] == b'-' {
             self.i += 1;
@@ -329,12 +363,12 @@ impl<'a> Reader<'a> {
         Ok(Value::Float64(text.parse().unwrap_or(0.0)))
     }
 
-    fn string(&mut self) -> Result<String, String> {
+    fn string(&mut self) -> Result<String, JsonError> {
         self.i += 1;
         let mut out = Vec::new();
         loop {
             let Some(&c) = self.b.get(self.i) else {
-                return Err("unexpected end of JSON input".into());
+                return Err(JsonError::UnexpectedEnd);
             };
             match c {
                 b'"' => {
@@ -343,7 +377,7 @@ impl<'a> Reader<'a> {
                 }
                 b'\\' => {
                     let Some(&e) = self.b.get(self.i + 1) else {
-                        return Err("unexpected end of JSON input".into());
+                        return Err(JsonError::UnexpectedEnd);
                     };
                     self.i += 2;
                     match e {
@@ -406,7 +440,7 @@ fn quote_char(c: u8) -> String {
 
 /// `json.Unmarshal` into `interface {}`: objects become `map[string]interface {}`,
 /// numbers float64. Errors carry Go's texts.
-pub fn from_json(text: &str) -> Result<Value, String> {
+pub fn from_json(text: &str) -> Result<Value, JsonError> {
     let mut r = Reader {
         b: text.as_bytes(),
         i: 0,
@@ -421,14 +455,14 @@ pub fn from_json(text: &str) -> Result<Value, String> {
 
 /// `json.Decoder.Decode` of the first JSON value at the start of `text`: the value and
 /// the bytes consumed (`InputOffset`). Later text is not looked at.
-pub fn from_json_prefix(text: &str) -> Result<(Value, usize), String> {
+pub fn from_json_prefix(text: &str) -> Result<(Value, usize), JsonError> {
     let mut r = Reader {
         b: text.as_bytes(),
         i: 0,
     };
     match r.value(0) {
         Ok(v) => Ok((v, r.i)),
-        Err(e) if e == "unexpected end of JSON input" => Err("unexpected EOF".into()),
+        Err(JsonError::UnexpectedEnd) => Err(JsonError::UnexpectedEof),
         Err(e) => Err(e),
     }
 }
@@ -462,9 +496,12 @@ mod tests {
             "{\n  \"a\": null,\n  \"b\": [\n    1,\n    2.5,\n    \"<x>\"\n  ],\n  \"c\": {}\n}"
         );
         assert_eq!(
-            from_json("[1,]").unwrap_err(),
+            from_json("[1,]").unwrap_err().to_string(),
             "invalid character ']' looking for beginning of value"
         );
-        assert_eq!(from_json("").unwrap_err(), "unexpected end of JSON input");
+        assert_eq!(
+            from_json("").unwrap_err().to_string(),
+            "unexpected end of JSON input"
+        );
     }
 }

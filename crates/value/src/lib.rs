@@ -204,6 +204,25 @@ pub struct AnyMap {
     pub entries: Vec<(Value, Value)>,
 }
 
+/// A Go `error` value crossing into templates (a host object's method failing): its
+/// `Display` is Go's exact `Error()` text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoError(pub String);
+
+impl fmt::Display for GoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for GoError {}
+
+impl From<String> for GoError {
+    fn from(message: String) -> GoError {
+        GoError(message)
+    }
+}
+
 /// An object provided by the host (`.Files`, `.Capabilities`, `.Release`…): fields and
 /// methods reachable from templates.
 pub trait HostObject: Send + Sync + fmt::Debug {
@@ -212,7 +231,7 @@ pub trait HostObject: Send + Sync + fmt::Debug {
     /// A field or zero-argument accessor; `None` when there is no such field.
     fn field(&self, name: &str) -> Option<Value>;
     /// Calls a method; `None` when there is no such method.
-    fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
+    fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, GoError>> {
         None
     }
     /// The text Go prints for it (`String()` of a `fmt.Stringer`), also used by the

@@ -327,7 +327,8 @@ fn print_elem(out: &mut String, v: &Value, verb: char, f: &Flags) {
         out.push_str("<nil>");
         return;
     }
-    print_arg(out, v, verb, f);
+    // Slices and maps nest as deep as the value: each level may move to a fresh stack.
+    crate::stack::grow(|| print_arg(out, v, verb, f));
 }
 
 /// Formats one argument with a verb (Go's `printArg`/`printValue`).

@@ -145,4 +145,3 @@ mod tests {
         assert_eq!(depth(200_000), 200_000);
     }
 }
-

@@ -29,6 +29,16 @@ fn concat(prefix: &str, key: &str) -> String {
     }
 }
 
+/// Helm's coalescing error: a subchart's section of the parent's values is not a map.
+/// `Display` is Helm's `type mismatch on KEY: %t` text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("type mismatch on {key}: {value}")]
+pub struct TypeMismatch {
+    pub key: String,
+    /// The value as Go's `%t` verb prints it.
+    pub value: String,
+}
+
 fn as_map(v: &Value) -> Option<Map> {
     v.as_map().map(|m| m.snapshot())
 }
@@ -39,7 +49,7 @@ pub fn coalesce_values(
     chart: &ChartValues,
     user: &Map,
     warnings: &mut Vec<String>,
-) -> Result<Map, String> {
+) -> Result<Map, TypeMismatch> {
     coalesce_root(chart, user, false, warnings)
 }
 
@@ -49,7 +59,7 @@ pub fn merge_values(
     chart: &ChartValues,
     user: &Map,
     warnings: &mut Vec<String>,
-) -> Result<Map, String> {
+) -> Result<Map, TypeMismatch> {
     coalesce_root(chart, user, true, warnings)
 }
 
@@ -58,7 +68,7 @@ fn coalesce_root(
     user: &Map,
     merge: bool,
     warnings: &mut Vec<String>,
-) -> Result<Map, String> {
+) -> Result<Map, TypeMismatch> {
     let mut dest = user.clone();
     coalesce(chart, &mut dest, "", merge, warnings)?;
     Ok(dest)
@@ -77,7 +87,7 @@ fn coalesce(
     prefix: &str,
     merge: bool,
     warnings: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), TypeMismatch> {
     coalesce_chart_values(chart, dest, prefix, merge, warnings);
     coalesce_deps(chart, dest, prefix, merge, warnings)
 }
@@ -88,18 +98,17 @@ fn coalesce_deps(
     prefix: &str,
     merge: bool,
     warnings: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), TypeMismatch> {
     for sub in &chart.dependencies {
         let mut section = match dest.get(sub.name.as_str()) {
             None => Map::new(),
             Some(v) => match as_map(v) {
                 Some(m) => m,
                 None => {
-                    return Err(format!(
-                        "type mismatch on {}: {}",
-                        sub.name,
-                        go_bool_verb(v)
-                    ))
+                    return Err(TypeMismatch {
+                        key: sub.name.clone(),
+                        value: go_bool_verb(v),
+                    })
                 }
             },
         };

@@ -7,6 +7,6 @@ pub mod provenance;
 pub mod strvals;
 pub mod user;
 
-pub use coalesce::{coalesce_values, merge_tables, merge_values, ChartValues};
-pub use strvals::{parse_into, Flag};
+pub use coalesce::{coalesce_values, merge_tables, merge_values, ChartValues, TypeMismatch};
+pub use strvals::{parse_into, Flag, ReadError, SetError};
 pub use user::{merge_set_json, UserValues, ValuesError};

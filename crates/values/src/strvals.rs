@@ -22,9 +22,23 @@ const MAX_NESTED_NAME_LEVEL: usize = 30;
 
 type Map = BTreeMap<Str, Value>;
 
-/// Reads the value of a `--set-file` entry from its path.
-/// Reads a `--set-file` or `-f` path: the file's bytes.
-pub type FileReader<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, String>;
+/// Reads a `--set-file` or `-f` path: the file's bytes, or the error to report (Go's
+/// `open PATH: ...` text).
+pub type FileReader<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, ReadError>;
+
+/// Why a [`FileReader`] could not read a file; `Display` is the text Helm prints.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ReadError(pub String);
+
+/// Why a `--set`-style expression was refused: strvals' text (its `Display`) and the
+/// character position in the expression where parsing stopped.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct SetError {
+    pub message: String,
+    pub position: usize,
+}
 
 /// Why parsing stopped: the end of input (not an error) or an error text.
 enum Stop {
@@ -163,19 +177,24 @@ impl Parser<'_> {
             Flag::SetFile => match self.reader {
                 Some(read) => read(rs)
                     .map(|b| Value::from(String::from_utf8_lossy(&b).into_owned()))
-                    .map_err(Stop::Err),
+                    .map_err(|e| Stop::Err(e.0)),
                 None => err("--set-file needs a file reader"),
             },
             _ => Ok(typed_val(rs, false)),
         }
     }
 
-    fn parse(&mut self, data: &mut Map) -> Result<(), String> {
+    fn parse(&mut self, data: &mut Map) -> Result<(), SetError> {
         loop {
             match self.key(data, 0) {
                 Ok(()) => continue,
                 Err(Stop::Eof) => return Ok(()),
-                Err(Stop::Err(e)) => return Err(e),
+                Err(Stop::Err(message)) => {
+                    return Err(SetError {
+                        message,
+                        position: self.pos,
+                    })
+                }
             }
         }
     }
@@ -287,7 +306,7 @@ impl Parser<'_> {
                 self.pos += rest[..used_bytes].chars().count();
                 Ok(v)
             }
-            Err(e) => err(e),
+            Err(e) => err(e.to_string()),
         }
     }
 
@@ -455,7 +474,7 @@ pub fn parse_into(
     flag: Flag,
     dest: &mut Map,
     reader: Option<FileReader>,
-) -> Result<(), String> {
+) -> Result<(), SetError> {
     let mut p = Parser {
         chars: expr.chars().collect(),
         pos: 0,
@@ -469,7 +488,7 @@ pub fn parse_into(
 mod tests {
     use super::*;
 
-    fn run(flag: Flag, exprs: &[&str]) -> Result<Value, String> {
+    fn run(flag: Flag, exprs: &[&str]) -> Result<Value, SetError> {
         let mut m = Map::new();
         for e in exprs {
             parse_into(e, flag, &mut m, None)?;
@@ -490,10 +509,10 @@ mod tests {
             "map[a:007]"
         );
         assert_eq!(
-            run(Flag::Set, &["a=b,c"]).unwrap_err(),
+            run(Flag::Set, &["a=b,c"]).unwrap_err().message,
             "key \"c\" has no value"
         );
-        assert_eq!(run(Flag::Set, &["a=2", "a.b=1"]).unwrap_err(), "unable to parse key: interface conversion: interface {} is int64, not map[string]interface {}");
+        assert_eq!(run(Flag::Set, &["a=2", "a.b=1"]).unwrap_err().message, "unable to parse key: interface conversion: interface {} is int64, not map[string]interface {}");
         assert_eq!(
             run(Flag::SetLiteral, &["l[0].n=x,y"]).unwrap().to_string(),
             "map[l:[map[n:x,y]]]"

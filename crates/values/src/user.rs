@@ -41,6 +41,12 @@ impl From<String> for ValuesError {
     }
 }
 
+impl From<crate::strvals::ReadError> for ValuesError {
+    fn from(e: crate::strvals::ReadError) -> Self {
+        ValuesError::from(e.0)
+    }
+}
+
 impl UserValues {
     /// Merges everything into one map. `read` loads a `-f` or `--set-file` path and fails
     /// with Go's `open PATH: ...` text.
@@ -85,17 +91,18 @@ impl UserValues {
 
 /// One `--set-json` argument: a whole JSON object (deep-merged) or `path=json`.
 /// Helm drops the inner error text for the latter.
-pub fn merge_set_json(expr: &str, base: &mut Map) -> Result<(), String> {
+pub fn merge_set_json(expr: &str, base: &mut Map) -> Result<(), ValuesError> {
     let trimmed = expr.trim();
     if trimmed.starts_with('{') {
-        let v = capstan_value::json::from_json(trimmed)
-            .map_err(|_| format!("failed parsing --set-json data JSON: {expr}"))?;
+        let v = capstan_value::json::from_json(trimmed).map_err(|_| {
+            ValuesError::from(format!("failed parsing --set-json data JSON: {expr}"))
+        })?;
         let m = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
         *base = merge_maps(base, &m);
         return Ok(());
     }
     parse_into(expr, Flag::SetJson, base, None)
-        .map_err(|_| format!("failed parsing --set-json data {expr}"))
+        .map_err(|_| format!("failed parsing --set-json data {expr}").into())
 }
 
 #[cfg(test)]
@@ -115,7 +122,9 @@ mod tests {
             if p == "f.yaml" {
                 Ok(b"a: file\nc: {e: 2}\n".to_vec())
             } else {
-                Err(format!("open {p}: no such file or directory"))
+                Err(crate::strvals::ReadError(format!(
+                    "open {p}: no such file or directory"
+                )))
             }
         };
         let m = u.merge(&read).unwrap();
@@ -131,7 +140,11 @@ mod tests {
             set_json: vec!["a={bad".into()],
             ..Default::default()
         };
-        let read = |p: &str| Err(format!("open {p}: no such file or directory"));
+        let read = |p: &str| {
+            Err(crate::strvals::ReadError(format!(
+                "open {p}: no such file or directory"
+            )))
+        };
         assert_eq!(
             u.merge(&read).unwrap_err().message,
             "failed parsing --set-json data a={bad"

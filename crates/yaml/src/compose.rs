@@ -222,7 +222,8 @@ fn check_line_after_directive(text: &str) -> Result<(), YamlError> {
             return Err(YamlError::new(format!(
                 "yaml: line {}: mapping values are not allowed in this context",
                 i + 2
-            )));
+            ))
+            .at_line(i + 2));
         }
     }
     Ok(())
@@ -300,12 +301,13 @@ fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlEr
         // libyaml-safer panics on a tag running into a `,` (go-yaml reads an empty
         // tagged scalar there): say so when the text has one (looked for only now, as
         // the look is textual and would also match inside quotes).
-        Err(_) => Err(YamlError::new(match tag_before_comma(input) {
-            Some(line) => format!(
+        Err(_) => Err(match tag_before_comma(input) {
+            Some(line) => YamlError::new(format!(
                 "yaml: line {line}: a tag directly followed by ',' is not supported (write a space before the ',')"
-            ),
-            None => "yaml: the YAML parser failed on this input".to_string(),
-        })),
+            ))
+            .at_line(line),
+            None => YamlError::new("yaml: the YAML parser failed on this input"),
+        }),
     }
     };
 

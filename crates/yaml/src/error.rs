@@ -28,6 +28,16 @@ impl YamlError {
         self
     }
 
+    /// The same error, at `line` (column unknown) when it has no position yet.
+    pub(crate) fn at_line(self, line: usize) -> Self {
+        let line = u32::try_from(line).unwrap_or(u32::MAX);
+        self.at(Some(Pos {
+            offset: 0,
+            line,
+            column: 0,
+        }))
+    }
+
     /// The error as a diagnostic located in `file` (`file:line:col: message` when the
     /// position is known).
     pub fn diagnostic(&self, file: SourceId) -> Diagnostic {

@@ -43,9 +43,30 @@ enum Frame {
 fn is_special_word(s: &str) -> bool {
     matches!(
         s,
-        "y" | "Y" | "yes" | "Yes" | "YES" | "n" | "N" | "no" | "No" | "NO" | "true" | "True"
-            | "TRUE" | "false" | "False" | "FALSE" | "on" | "On" | "ON" | "off" | "Off" | "OFF"
-            | "null" | "Null" | "NULL"
+        "y" | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "true"
+            | "True"
+            | "TRUE"
+            | "false"
+            | "False"
+            | "FALSE"
+            | "on"
+            | "On"
+            | "ON"
+            | "off"
+            | "Off"
+            | "OFF"
+            | "null"
+            | "Null"
+            | "NULL"
     )
 }
 
@@ -201,7 +222,10 @@ mod tests {
         assert_eq!(manifest_head("kind: 'Job'\nspec: {}\n"), head("Job", None));
         assert_eq!(manifest_head("apiVersion: v1\n"), head("", None));
         // The hook under another mapping than metadata.annotations does not count.
-        assert_eq!(manifest_head("kind: Pod\nspec:\n  annotations:\n    helm.sh/hook: test\n"), head("Pod", None));
+        assert_eq!(
+            manifest_head("kind: Pod\nspec:\n  annotations:\n    helm.sh/hook: test\n"),
+            head("Pod", None)
+        );
     }
 
     #[test]

@@ -174,11 +174,16 @@ fn plain(value: &str) -> ENode {
     plain_scalar(value)
 }
 
+capstan_source::message_error!(
+    /// A node of the wrong kind where kyaml expects a mapping (kyaml's text).
+    NodeKindError
+);
+
 /// The mapping under `key` in `map`, created (at the end) when missing.
 fn child_map<'a>(
     map: &'a mut Vec<(ENode, ENode)>,
     key: &str,
-) -> Result<&'a mut Vec<(ENode, ENode)>, String> {
+) -> Result<&'a mut Vec<(ENode, ENode)>, NodeKindError> {
     let i = match map.iter().position(|(k, _)| key_is(k, key)) {
         Some(i) => {
             if matches!(&map[i].1, ENode::Scalar { value, .. } if value.is_empty() || value == "null" || value == "~")
@@ -194,12 +199,12 @@ fn child_map<'a>(
     };
     match &mut map[i].1 {
         ENode::Map(m) => Ok(m),
-        _ => Err(format!("wrong node kind: expected MappingNode for {key}")),
+        _ => Err(format!("wrong node kind: expected MappingNode for {key}").into()),
     }
 }
 
 /// Sets `metadata.annotations[name]` of a resource document (kyaml's `SetAnnotation`).
-pub fn set_annotation(doc: &mut ENode, name: &str, value: &str) -> Result<(), String> {
+pub fn set_annotation(doc: &mut ENode, name: &str, value: &str) -> Result<(), NodeKindError> {
     let ENode::Map(root) = doc else {
         return Err("wrong node kind: expected MappingNode".into());
     };

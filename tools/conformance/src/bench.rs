@@ -153,7 +153,10 @@ pub fn run_helm(dir: &Path, iterations: Option<usize>) -> Result<bool, String> {
         Ok(start.elapsed().as_secs_f64() * 1000.0 / n as f64)
     };
     let ratios = |go: &[f64], ms: f64| -> String {
-        go.iter().map(|g| format!("{:.1}x", g / ms)).collect::<Vec<_>>().join(" / ")
+        go.iter()
+            .map(|g| format!("{:.1}x", g / ms))
+            .collect::<Vec<_>>()
+            .join(" / ")
     };
     // Go's engine parses the templates on every render; so does this row.
     let ms = time(true)?;
@@ -171,20 +174,24 @@ pub fn run_helm(dir: &Path, iterations: Option<usize>) -> Result<bool, String> {
     // (a): coalescing alone, the chart loaded and its dependencies processed; its result
     // checked against the full render's values (which equal Go's).
     let full = capstan_chart::template(&chart, dir, &opts).map_err(|e| e.to_string())?;
-    let read = |p: &str| std::fs::read(dir.join(p)).map_err(|e| format!("open {p}: {e}"));
+    let read = |p: &str| {
+        std::fs::read(dir.join(p)).map_err(|e| capstan_values::ReadError(format!("open {p}: {e}")))
+    };
     let user = opts.values.merge(&read).map_err(|e| e.message)?;
     let mut loaded = capstan_chart::load::load_dir(&chart).map_err(|e| e.message)?;
-    capstan_chart::dependencies::process_dependencies(&mut loaded, &user)?;
+    capstan_chart::dependencies::process_dependencies(&mut loaded, &user)
+        .map_err(|e| e.to_string())?;
     let base = capstan_chart::dependencies::chart_values(&loaded);
     let mut warnings = Vec::new();
-    let coalesced = capstan_values::coalesce_values(&base, &user, &mut warnings)?;
+    let coalesced =
+        capstan_values::coalesce_values(&base, &user, &mut warnings).map_err(|e| e.to_string())?;
     if coalesced != full.values {
         println!("FAIL helm bench: coalescing alone gives other values than the full render");
         return Ok(false);
     }
     let start = Instant::now();
     for _ in 0..n {
-        capstan_values::coalesce_values(&base, &user, &mut warnings)?;
+        capstan_values::coalesce_values(&base, &user, &mut warnings).map_err(|e| e.to_string())?;
         warnings.clear();
     }
     let coalesce_ms = start.elapsed().as_secs_f64() * 1000.0 / n as f64;

@@ -401,7 +401,9 @@ fn run_case(id: String, dir: &Path) -> CaseResult {
     // A case with a registry gets a cache of its own: a chart cached by an earlier run
     // whose registry had the same port would not be pulled (nor its `Pulled:` line
     // printed). Cases run one at a time, so the variable is this case's while it runs.
-    let cache_home = _copy.as_ref().map(|c: &CaseCopy| c.root.join("helmfile-cache"));
+    let cache_home = _copy
+        .as_ref()
+        .map(|c: &CaseCopy| c.root.join("helmfile-cache"));
     let previous = std::env::var_os("HELMFILE_CACHE_HOME");
     if let Some(c) = &cache_home {
         std::env::set_var("HELMFILE_CACHE_HOME", c);

@@ -49,7 +49,7 @@ fn leaves(v: &Value, path: &str, out: &mut Vec<String>) {
     }
 }
 
-fn plaintext_secrets(r: &Renderer, path: &str) -> Result<String, String> {
+fn plaintext_secrets(r: &Renderer, path: &str) -> Result<String, capstan_state::StateError> {
     r.read(path)
 }
 
@@ -129,7 +129,7 @@ fn compute_merge(dir: &Path, spec: &J) -> Result<Value, String> {
         set_string: strings(spec, "cli_set_string"),
         base: ".".into(),
     };
-    let overrode = overrides.environment(&s)?;
+    let overrode = overrides.environment(&s).map_err(|e| e.to_string())?;
     let mut warnings = Vec::new();
     let env = load_env_values(
         &s,
@@ -139,7 +139,8 @@ fn compute_merge(dir: &Path, spec: &J) -> Result<Value, String> {
         None,
         overrode.as_ref(),
         &mut warnings,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     Ok(Value::map_from(env.merged_values()))
 }
 
@@ -151,8 +152,11 @@ fn compute_hcl(dir: &Path, order: &Vec<String>) -> Result<Value, String> {
     let files = order
         .iter()
         .map(|f| renderer.read(f).map(|t| (f.clone(), t)))
-        .collect::<Result<Vec<_>, _>>()?;
-    (s.hcl)(&files).map(Value::map_from)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    (s.hcl)(&files)
+        .map(Value::map_from)
+        .map_err(|e| e.to_string())
 }
 
 fn check(id: String, dir: &Path, result: Result<Value, String>) -> CaseResult {

@@ -56,7 +56,11 @@ fn b(j: &J, key: &str) -> bool {
 fn list(j: &J, key: &str) -> Vec<String> {
     j.get(key)
         .and_then(J::as_array)
-        .map(|a| a.iter().map(|x| x.as_str().unwrap_or("").to_string()).collect())
+        .map(|a| {
+            a.iter()
+                .map(|x| x.as_str().unwrap_or("").to_string())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -72,7 +76,7 @@ fn helmexec_case(index: usize, case: &J) -> CaseResult {
     let call = &case["call"];
     let version = match HelmVersion::parse(s(setup, "helmVersion")) {
         Ok(v) => v,
-        Err(e) => return CaseResult::fail(id, e, ""),
+        Err(e) => return CaseResult::fail(id, e.0, ""),
     };
     let execer = Execer {
         binary: s(setup, "helmBinary").to_string(),
@@ -136,9 +140,17 @@ fn helmexec_case(index: usize, case: &J) -> CaseResult {
             s(call, "chart"),
             &flags,
         ))),
-        "ChartPull" => Ok(Some(execer.chart_pull(s(call, "chart"), s(call, "path"), &flags))),
+        "ChartPull" => Ok(Some(execer.chart_pull(
+            s(call, "chart"),
+            s(call, "path"),
+            &flags,
+        ))),
         "ChartExport" => Ok(execer.chart_export(s(call, "chart"), s(call, "path"))),
-        "BuildDeps" => Ok(Some(execer.build_deps(s(call, "name"), s(call, "chart"), &flags))),
+        "BuildDeps" => Ok(Some(execer.build_deps(
+            s(call, "name"),
+            s(call, "chart"),
+            &flags,
+        ))),
         "UpdateDeps" => Ok(Some(execer.update_deps(s(call, "chart")))),
         other => return CaseResult::fail(id, format!("unknown method {other}"), ""),
     };
@@ -153,7 +165,9 @@ fn helmexec_case(index: usize, case: &J) -> CaseResult {
     }
     let note = s(case, "note");
     let same = if s(case, "match") == "regexp" {
-        regex::Regex::new(want).map(|r| r.is_match(&log)).unwrap_or(false)
+        regex::Regex::new(want)
+            .map(|r| r.is_match(&log))
+            .unwrap_or(false)
     } else if note.contains("collapsing whitespace") {
         fields(want) == fields(&log)
     } else if note.contains("TrimSpace") {
@@ -203,21 +217,28 @@ fn tree(j: &J) -> Tree {
 
 /// `helmDefaults.postRendererArgs` rendered as helmfile renders them: a Go template with
 /// the release's template data (`.Release.Name`, `.Release.Namespace`, `.Release.Chart`).
-fn render_release_arg(release: &Tree, arg: &str) -> Result<String, String> {
+fn render_release_arg(release: &Tree, arg: &str) -> Result<String, capstan_state::StateError> {
     let mut r = Tree::new();
-    for (field, key) in [("Name", "name"), ("Namespace", "namespace"), ("Chart", "chart")] {
-        r.insert(Str::from(field), Value::from(capstan_state::spec::str_of(release, key)));
+    for (field, key) in [
+        ("Name", "name"),
+        ("Namespace", "namespace"),
+        ("Chart", "chart"),
+    ] {
+        r.insert(
+            Str::from(field),
+            Value::from(capstan_state::spec::str_of(release, key)),
+        );
     }
     let mut data = Tree::new();
     data.insert(Str::from("Release"), Value::map_from(r));
     let mut t = capstan_gotmpl::Templates::new(Default::default());
     t.parse("postRendererArgs", arg)?;
-    t.execute("postRendererArgs", &Value::map_from(data))
-        .map_err(|e| e.to_string())
+    Ok(t.execute("postRendererArgs", &Value::map_from(data))
+        .map_err(|e| e.to_string())?)
 }
 
 /// `ref+…` references resolved as capstan resolves them (vals' backends), with no files.
-fn echo_ref(r: &str) -> Result<String, String> {
+fn echo_ref(r: &str) -> Result<String, capstan_state::StateError> {
     capstan_state::render::resolve_ref(&capstan_state::host::MemHost::default(), r)
 }
 
@@ -229,7 +250,7 @@ fn state_flags_case(case: &J) -> CaseResult {
             let helm = match case.get("helmVersion").and_then(J::as_str) {
                 Some(v) => match HelmVersion::parse(v) {
                     Ok(v) => v,
-                    Err(e) => return CaseResult::fail(id, e, ""),
+                    Err(e) => return CaseResult::fail(id, e.0, ""),
                 },
                 None => HelmVersion::UNKNOWN,
             };
@@ -325,14 +346,18 @@ fn state_flags_case(case: &J) -> CaseResult {
                     values: list(e, "values"),
                 })
                 .collect();
-            set_flags("--set-string", &entries, &echo_ref)
+            set_flags("--set-string", &entries, &echo_ref).map_err(|e| e.to_string())
         }
         other => return CaseResult::fail(id, format!("unknown function {other}"), ""),
     };
     let want_err = case.get("wantErr").and_then(J::as_str).unwrap_or("");
     match got {
         Err(e) if !want_err.is_empty() && e == want_err => CaseResult::pass(id),
-        Err(e) => CaseResult::fail(id.clone(), format!("error: {e}"), format!("want error {want_err:?}")),
+        Err(e) => CaseResult::fail(
+            id.clone(),
+            format!("error: {e}"),
+            format!("want error {want_err:?}"),
+        ),
         Ok(flags) if want_err.is_empty() => {
             let want = list(case, "want");
             if flags == want {
@@ -341,7 +366,11 @@ fn state_flags_case(case: &J) -> CaseResult {
                 CaseResult::fail(id, "flags differ", format!("want {want:?}\ngot  {flags:?}"))
             }
         }
-        Ok(flags) => CaseResult::fail(id, format!("want error {want_err:?}"), format!("got {flags:?}")),
+        Ok(flags) => CaseResult::fail(
+            id,
+            format!("want error {want_err:?}"),
+            format!("got {flags:?}"),
+        ),
     }
 }
 
@@ -377,7 +406,9 @@ impl RecordingHelm {
 
     fn fails(name: &str) -> Result<(), HelmError> {
         if name.contains("error") {
-            return Err(HelmError::new(format!("error: release {name} failed on purpose")));
+            return Err(HelmError::new(format!(
+                "error: release {name} failed on purpose"
+            )));
         }
         Ok(())
     }
@@ -448,18 +479,31 @@ impl Helm for RecordingHelm {
         }
     }
 
-    fn delete_release(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError> {
+    fn delete_release(
+        &self,
+        _ctx: &HelmContext,
+        name: &str,
+        flags: &[String],
+    ) -> Result<(), HelmError> {
         Self::fails(name)?;
         self.record("deleted", name, flags);
         Ok(())
     }
 
-    fn list(&self, _ctx: &HelmContext, filter: &str, flags: &[String]) -> Result<String, HelmError> {
+    fn list(
+        &self,
+        _ctx: &HelmContext,
+        filter: &str,
+        flags: &[String],
+    ) -> Result<String, HelmError> {
         let Some(lists) = &self.lists else {
             return Ok("dummy non-empty helm-list output".into());
         };
         let key = flags.join(" ");
-        match lists.iter().find(|l| s(l, "filter") == filter && s(l, "flags") == key) {
+        match lists
+            .iter()
+            .find(|l| s(l, "filter") == filter && s(l, "flags") == key)
+        {
             Some(l) => Ok(s(l, "output").to_string()),
             None if self.fail_on_unexpected_list => Err(HelmError::new(format!(
                 "unexpected list key: {filter} {key}"
@@ -468,7 +512,12 @@ impl Helm for RecordingHelm {
         }
     }
 
-    fn release_status(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError> {
+    fn release_status(
+        &self,
+        _ctx: &HelmContext,
+        name: &str,
+        flags: &[String],
+    ) -> Result<(), HelmError> {
         if name.contains("notFound") {
             return Err(HelmError::new("Error: release: not found"));
         }
@@ -476,7 +525,12 @@ impl Helm for RecordingHelm {
         Ok(())
     }
 
-    fn test_release(&self, _ctx: &HelmContext, name: &str, flags: &[String]) -> Result<(), HelmError> {
+    fn test_release(
+        &self,
+        _ctx: &HelmContext,
+        name: &str,
+        flags: &[String],
+    ) -> Result<(), HelmError> {
         self.record("upgraded", name, flags);
         Ok(())
     }
@@ -534,7 +588,9 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
     let files_root = dir.join("files");
     let mut stack = vec![files_root.clone()];
     while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -551,7 +607,8 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
     }
     if let Some(env) = case["env"].as_object() {
         for (k, v) in env {
-            host.env.insert(k.clone(), v.as_str().unwrap_or("").to_string());
+            host.env
+                .insert(k.clone(), v.as_str().unwrap_or("").to_string());
         }
     }
     let env_vars = host.env.clone();
@@ -616,7 +673,8 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
         fail_on_unexpected_diff: opt_bool(mock, "FailOnUnexpectedDiff"),
         calls: Default::default(),
     };
-    let no_values = |_: &capstan_state::app::PreparedState, _: &capstan_state::release::Release| Ok(Vec::new());
+    let no_values =
+        |_: &capstan_state::app::PreparedState, _: &capstan_state::release::Release| Ok(Vec::new());
     let getenv = |k: &str| env_vars.get(k).cloned();
     let log = |_: capstan_helm::LogLevel, _: &str| {};
     let result = match capstan_state::app::load_run(&settings, &run_opts) {
@@ -631,12 +689,13 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
                 log: &log,
                 print: &|_: &str| {},
                 confirm: &|_: &str| true,
-                user_values: &|_: &capstan_state::app::PreparedState, r: &capstan_state::release::Release| {
-                    Err(format!("release {}: the recording helm computes no values", r.name))
+                user_values: &|_: &capstan_state::app::PreparedState,
+                               r: &capstan_state::release::Release| {
+                    Err(format!("release {}: the recording helm computes no values", r.name).into())
                 },
                 // Hooks run for real, as helmfile's tests run them (`echo`).
                 exec: &|program: &str, args: &[String], _dir: &str| {
-                    std::process::Command::new(program)
+                    Ok(std::process::Command::new(program)
                         .args(args)
                         .output()
                         .map_err(|e| e.to_string())
@@ -646,10 +705,12 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
                             } else {
                                 Err(format!("exit status {}", o.status.code().unwrap_or(1)))
                             }
-                        })
+                        })?)
                 },
-                render: &|_: &capstan_state::app::PreparedState, r: &capstan_state::release::Release, _: bool| {
-                    Err(format!("release {}: the recording helm has no renderer", r.name))
+                render: &|_: &capstan_state::app::PreparedState,
+                          r: &capstan_state::release::Release,
+                          _: bool| {
+                    Err(format!("release {}: the recording helm has no renderer", r.name).into())
                 },
             };
             capstan_helm::deploy::run(&cluster, &states, command)
@@ -691,12 +752,16 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
             })
             .unwrap_or_default();
         let ok = if exact {
-            expected.get(kind).is_none() && !matches!(kind, "diffed" | "linted" | "unittested") || got == want
+            expected.get(kind).is_none() && !matches!(kind, "diffed" | "linted" | "unittested")
+                || got == want
         } else {
             want.iter().enumerate().all(|(i, w)| {
                 got.get(i).is_some_and(|g| {
                     g.name == w.name
-                        && w.flags.iter().enumerate().all(|(j, f)| g.flags.get(j) == Some(f))
+                        && w.flags
+                            .iter()
+                            .enumerate()
+                            .all(|(j, f)| g.flags.get(j) == Some(f))
                 })
             })
         };

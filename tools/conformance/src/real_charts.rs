@@ -222,7 +222,9 @@ pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
 
 /// Bytes of the files under `dir`.
 fn dir_size(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
     entries
         .flatten()
         .map(|e| match e.file_type() {

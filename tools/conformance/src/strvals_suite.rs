@@ -117,15 +117,17 @@ fn apply(case: &J) -> Result<Value, String> {
         files
             .get(path)
             .map(|t| t.clone().into_bytes())
-            .ok_or_else(|| format!("open {path}: no such file or directory"))
+            .ok_or_else(|| {
+                capstan_values::ReadError(format!("open {path}: no such file or directory"))
+            })
     };
     for e in case["exprs"].as_array().into_iter().flatten() {
         let expr = e.as_str().unwrap_or("");
         if f == Flag::SetJson && expr.trim().starts_with('{') {
-            capstan_values::merge_set_json(expr, &mut base)?;
+            capstan_values::merge_set_json(expr, &mut base).map_err(|e| e.to_string())?;
             continue;
         }
-        parse_into(expr, f, &mut base, Some(&reader))?;
+        parse_into(expr, f, &mut base, Some(&reader)).map_err(|e| e.to_string())?;
     }
     Ok(Value::map_from(base))
 }

@@ -183,7 +183,10 @@ pub fn run_with_stdin(cmd: &mut Command, stdin: &str) -> std::process::Output {
         .spawn()
         .expect("the command starts");
     // A command that exits without reading its input is not an error here.
-    let _ = child.stdin.take().expect("stdin").write_all(stdin.as_bytes());
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes());
     child.wait_with_output().expect("the command exits")
 }
-
