@@ -6,6 +6,7 @@ pub mod archive;
 pub mod cache;
 pub mod capabilities;
 pub mod dependencies;
+mod engine_errors;
 pub mod explain;
 pub mod files;
 pub mod fs;

@@ -161,7 +161,7 @@ pub fn render(
         let out = set
             .execute(name, &Value::map_from(scope))
             .map_err(|e| RenderError {
-                message: exec_error(name, &e.message),
+                message: crate::engine_errors::exec_error(name, &e),
                 at: e.at.and_then(|l| {
                     tpls.get(&l.template)
                         .map(|r| (r.file.clone(), l.line as u32, l.column as u32))
@@ -233,7 +233,7 @@ fn parsed_set(
     let mut set = crate::funcs::helm_templates(funcs);
     for (name, text) in texts() {
         set.parse(name, text).map_err(|e| RenderError {
-            message: parse_error(name, &e.message),
+            message: crate::engine_errors::parse_error(&e),
             at: tpls
                 .get(&e.template)
                 .map(|r| (r.file.clone(), e.line as u32, 1)),
@@ -252,180 +252,4 @@ fn parsed_set(
             .push((Arc::new(kept), set.clone()));
     }
     Ok(fresh(&set))
-}
-
-/// Helm's `cleanupParseError`.
-fn parse_error(name: &str, err: &str) -> String {
-    let tokens: Vec<&str> = err.split(": ").collect();
-    if tokens.len() == 1 {
-        return format!("parse error in ({name}): {err}");
-    }
-    format!(
-        "parse error at ({}): {}",
-        tokens[1],
-        tokens[tokens.len() - 1]
-    )
-}
-
-/// One step of an execution error chain.
-#[derive(PartialEq)]
-struct Trace {
-    location: String,
-    executing: String,
-    message: String,
-}
-
-/// Splits `template: LOC: executing "NAME" at <ARG>: MSG` into its parts; MSG stops at
-/// the first nested ` template:` error, which is returned too.
-fn split_exec(text: &str) -> Option<(Trace, Option<String>)> {
-    let rest = text.strip_prefix("template: ")?;
-    let exec_at = rest.find(": executing ")?;
-    let location = &rest[..exec_at];
-    let rest = &rest[exec_at + ": executing ".len()..];
-    let at = rest.find(" at <")?;
-    let function = &rest[..at];
-    let rest = &rest[at + " at ".len()..];
-    let close = rest.find(">: ")?;
-    let arg = &rest[..=close];
-    let msg = &rest[close + 3..];
-    let (message, next) = match msg.get(1..).and_then(|m| m.find(" template:")) {
-        Some(i) => (&msg[..=i], Some(msg[i + 2..].to_string())),
-        None => (msg, None),
-    };
-    Some((
-        Trace {
-            location: location.to_string(),
-            executing: format!("executing {function} at {arg}:"),
-            message: message.to_string(),
-        },
-        next,
-    ))
-}
-
-/// Helm reformats an execution error only when every error in its chain (Go's
-/// `errors.Unwrap`) is a template error: a function's error is wrapped by text/template
-/// as `error calling NAME: <cause>`, and a cause that is not itself `template: ...`
-/// (the error of `tpl`, of `deepCopy`, of `include`'s recursion limit) leaves the
-/// error as Go printed it.
-fn every_cause_is_a_template_error(err: &str) -> bool {
-    let message = |text: &str| -> Option<usize> {
-        let rest = text.strip_prefix("template: ")?;
-        let exec_at = rest.find(": executing ")?;
-        let after = &rest[exec_at..];
-        let at = after.find(" at <")?;
-        let close = after[at..].find(">: ")?;
-        Some(text.len() - after.len() + at + close + 3)
-    };
-    let mut text = err;
-    loop {
-        let Some(start) = message(text) else {
-            return text.starts_with("template: ");
-        };
-        let msg = &text[start..];
-        let Some(call) = msg.strip_prefix("error calling ") else {
-            return true;
-        };
-        let Some(colon) = call.find(": ") else {
-            return true;
-        };
-        let cause = &call[colon + 2..];
-        if !cause.starts_with("template: ") {
-            return false;
-        }
-        text = cause;
-    }
-}
-
-/// Helm's `reformatExecErrorMsg`.
-fn exec_error(name: &str, err: &str) -> String {
-    let tokens: Vec<&str> = err.splitn(3, ": ").collect();
-    if tokens.len() != 3 {
-        return format!("execution error in ({name}): {err}");
-    }
-    if let (Some(s), Some(e)) = (
-        tokens[2].find("HELM_ERR_START"),
-        tokens[2].rfind("HELM_ERR_END"),
-    ) {
-        if s < e {
-            let msg = &tokens[2][s + "HELM_ERR_START".len()..e];
-            return format!("execution error at ({}): {msg}", tokens[1]);
-        }
-    }
-    if !every_cause_is_a_template_error(err) {
-        return err.to_string();
-    }
-    let mut traces: Vec<Trace> = Vec::new();
-    let mut current = Some(err.to_string());
-    while let Some(text) = current.take() {
-        match split_exec(&text) {
-            Some((t, next)) => {
-                if traces.last() != Some(&t) {
-                    traces.push(t);
-                }
-                current = next;
-            }
-            None => traces.push(Trace {
-                location: String::new(),
-                executing: String::new(),
-                message: text,
-            }),
-        }
-    }
-    if traces.is_empty() {
-        return err.to_string();
-    }
-    for i in (0..traces.len().saturating_sub(1)).rev() {
-        let prev = traces[i + 1].message.clone();
-        // An outer message that repeats its cause's text ends with it; equal messages
-        // (two `error calling include:` steps) are two steps, both printed.
-        if traces[i].message.len() > prev.len() {
-            if let Some(stripped) = traces[i].message.strip_suffix(prev.as_str()) {
-                traces[i].message = stripped.to_string();
-            }
-        }
-    }
-    let mut out = String::new();
-    for t in &traces {
-        if !t.executing.is_empty() && t.message.contains(&t.executing) {
-            continue;
-        }
-        if !t.location.is_empty() {
-            out.push_str(&format!("{}\n  ", t.location));
-        }
-        if !t.executing.is_empty() {
-            out.push_str(&format!("{}\n    ", t.executing));
-        }
-        if !t.message.is_empty() {
-            out.push_str(&format!("{}\n", t.message));
-        }
-    }
-    out.trim().to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exec_errors_are_reformatted_like_helm() {
-        let e = r#"template: t/templates/t.yaml:4:11: executing "t/templates/t.yaml" at <include "nope" .>: error calling include: template: no template "nope" associated with template "gotpl""#;
-        assert_eq!(
-            exec_error("t/templates/t.yaml", e),
-            "t/templates/t.yaml:4:11\n  executing \"t/templates/t.yaml\" at <include \"nope\" .>:\n    error calling include:\ntemplate: no template \"nope\" associated with template \"gotpl\""
-        );
-        let e = "template: t/templates/t.yaml:1:3: executing \"t/templates/t.yaml\" at <fail \"x\">: error calling fail: HELM_ERR_STARTboomHELM_ERR_END";
-        assert_eq!(
-            exec_error("t", e),
-            "execution error at (t/templates/t.yaml:1:3): boom"
-        );
-    }
-
-    #[test]
-    fn parse_errors_keep_location_and_last_message() {
-        let e = "template: t/templates/t.yaml:5: unclosed action started at t/templates/t.yaml:4";
-        assert_eq!(
-            parse_error("t/templates/t.yaml", e),
-            "parse error at (t/templates/t.yaml:5): unclosed action started at t/templates/t.yaml:4"
-        );
-    }
 }

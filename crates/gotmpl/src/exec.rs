@@ -9,13 +9,48 @@ use capstan_value::{Elem, Value};
 use std::fmt;
 use std::sync::Arc;
 
-/// An execution failure: Go's message (its `Display`), and where in which template it
-/// happened when Go's message names a place (the outermost one: the action that failed
-/// in the template being executed, not a template it included).
+/// An execution failure, as Go's `text/template` reports it: where in which template it
+/// happened and which node was executing (absent for failures with no place: a missing
+/// template, a limit), and why. Its `Display` is Go's message
+/// (`template: NAME:LINE:COL: executing "NAME" at <NODE>: CAUSE`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecError {
-    pub message: String,
+    /// The action that failed, in the template being executed (not a template it included:
+    /// that one is in [`ExecCause::Call`]).
     pub at: Option<ExecLocation>,
+    /// The template executing and the node's source text; present when `at` is.
+    pub executing: Option<Executing>,
+    pub cause: ExecCause,
+}
+
+/// The template executing and the text of the node that failed (Go's
+/// `executing "NAME" at <NODE>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Executing {
+    pub template: String,
+    pub node: String,
+}
+
+/// Why an execution failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExecCause {
+    /// Go's text for a failure of the engine itself (`nil pointer evaluating ...`).
+    Message(String),
+    /// A function returned an error (`error calling NAME: ERROR`); an `include`d template's
+    /// failure stays whole inside it.
+    Call {
+        function: String,
+        error: crate::FuncError,
+    },
+}
+
+impl fmt::Display for ExecCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExecCause::Message(m) => f.write_str(m),
+            ExecCause::Call { function, error } => write!(f, "error calling {function}: {error}"),
+        }
+    }
 }
 
 /// A place in a template: its parse name (as Go's messages show it), line and column
@@ -27,19 +62,34 @@ pub struct ExecLocation {
     pub column: usize,
 }
 
+impl fmt::Display for ExecLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.template, self.line, self.column)
+    }
+}
+
 impl ExecError {
-    /// An error with no place in a template.
+    /// An error with no place in a template; `message` is Go's whole text.
     pub fn new(message: impl Into<String>) -> ExecError {
         ExecError {
-            message: message.into(),
             at: None,
+            executing: None,
+            cause: ExecCause::Message(message.into()),
         }
     }
 }
 
 impl fmt::Display for ExecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        if let (Some(at), Some(ex)) = (&self.at, &self.executing) {
+            write!(
+                f,
+                "template: {at}: executing {} at <{}>: ",
+                go_quote(&ex.template),
+                ex.node
+            )?;
+        }
+        write!(f, "{}", self.cause)
     }
 }
 
@@ -157,18 +207,32 @@ impl<'a> State<'a> {
     }
 
     fn error(&self, pos: usize, context: impl fmt::Display, msg: impl fmt::Display) -> ExecError {
-        let at = self.location(pos);
+        self.failed(pos, context, ExecCause::Message(msg.to_string()))
+    }
+
+    /// Function `function` returned `error` while executing `context`.
+    fn call_error(
+        &self,
+        pos: usize,
+        context: impl fmt::Display,
+        function: &str,
+        error: impl Into<crate::FuncError>,
+    ) -> ExecError {
+        let cause = ExecCause::Call {
+            function: function.to_string(),
+            error: error.into(),
+        };
+        self.failed(pos, context, cause)
+    }
+
+    fn failed(&self, pos: usize, context: impl fmt::Display, cause: ExecCause) -> ExecError {
         ExecError {
-            message: format!(
-                "template: {}:{}:{}: executing {} at <{}>: {}",
-                at.template,
-                at.line,
-                at.column,
-                go_quote(&self.name),
-                context,
-                msg
-            ),
-            at: Some(at),
+            at: Some(self.location(pos)),
+            executing: Some(Executing {
+                template: self.name.clone(),
+                node: context.to_string(),
+            }),
+            cause,
         }
     }
 
@@ -656,9 +720,7 @@ impl<'a> State<'a> {
                 }
                 match h.call(name, &argv) {
                     Some(Ok(v)) => Ok(Some(v)),
-                    Some(Err(e)) => {
-                        Err(self.error(pos, node, format!("error calling {name}: {e}")))
-                    }
+                    Some(Err(e)) => Err(self.call_error(pos, node, name, e.to_string())),
                     None => Err(self.error(
                         pos,
                         node,
@@ -725,16 +787,13 @@ impl<'a> State<'a> {
             let callee = self.eval_arg_value(dot, &args[0])?;
             return match callee {
                 None | Some(Value::Nil) => {
-                    Err(self.error(cmd.pos, cmd, "error calling call: call of nil"))
+                    Err(self.call_error(cmd.pos, cmd, "call", "call of nil"))
                 }
-                Some(v) => Err(self.error(
+                Some(v) => Err(self.call_error(
                     cmd.pos,
                     cmd,
-                    format!(
-                        "error calling call: non-function {} of type {}",
-                        args[0],
-                        v.type_name()
-                    ),
+                    "call",
+                    format!("non-function {} of type {}", args[0], v.type_name()),
                 )),
             };
         }
@@ -793,7 +852,7 @@ impl<'a> State<'a> {
             argv.push(self.check_type(pos, ident, v, ty)?);
         }
         if let (true, Some(message)) = (invalid, func.invalid_arg) {
-            return Err(self.error(cmd.pos, cmd, format!("error calling {name}: {message}")));
+            return Err(self.call_error(cmd.pos, cmd, name, message));
         }
         let mut interface_args: Vec<bool> = args
             .iter()
@@ -817,14 +876,15 @@ impl<'a> State<'a> {
         match (func.imp)(&ctx, argv) {
             Ok(Value::String(text)) if self.set.value_limit.is_some_and(|l| text.len() > l) => {
                 let limit = self.set.value_limit.unwrap_or_default();
-                Err(self.error(
+                Err(self.call_error(
                     cmd.pos,
                     cmd,
-                    format!("error calling {name}: result larger than the limit of {limit} bytes"),
+                    name,
+                    format!("result larger than the limit of {limit} bytes"),
                 ))
             }
             Ok(v) => Ok(Some(v)),
-            Err(e) => Err(self.error(cmd.pos, cmd, format!("error calling {name}: {e}"))),
+            Err(e) => Err(self.call_error(cmd.pos, cmd, name, e)),
         }
     }
 

@@ -12,7 +12,7 @@ pub mod lex;
 pub mod parse;
 
 pub use builtins::{builtins, escape_html, escape_js, query_escape};
-pub use exec::{ExecError, ExecLocation};
+pub use exec::{ExecCause, ExecError, ExecLocation, Executing};
 pub use parse::ParseError;
 
 use ast::Node;

@@ -6,20 +6,25 @@ use crate::ast::{Arg, Command, Control, Node, Number, Pipe};
 use crate::lex::{Kind, LexError, Lexer, Token};
 use capstan_gocompat::strconv::{parse_float, parse_int, parse_uint, unquote, unquote_char};
 
-/// A parse failure: Go's message (`template: NAME:LINE: msg`, its `Display`), and the
-/// template and line it names.
+/// A parse failure: the template and line it names and what is wrong there; its
+/// `Display` is Go's message (`template: NAME:LINE: DESCRIPTION`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
-    pub message: String,
     /// The template's parse name.
     pub template: String,
     /// 1-based.
     pub line: usize,
+    /// Go's text for the failure itself (`unexpected "}" in operand`).
+    pub description: String,
 }
 
 impl std::fmt::Display for ParseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+        write!(
+            f,
+            "template: {}:{}: {}",
+            self.template, self.line, self.description
+        )
     }
 }
 
@@ -28,7 +33,7 @@ impl std::error::Error for ParseError {}
 /// Callers that report errors as text keep using `?`.
 impl From<ParseError> for String {
     fn from(e: ParseError) -> String {
-        e.message
+        e.to_string()
     }
 }
 
@@ -82,9 +87,9 @@ pub fn parse(
                 a => format!(" in action started at {name}:{a}"),
             };
             ParseError {
-                message: format!("template: {name}:{line}: {msg}{extra}"),
                 template: name.to_string(),
                 line,
+                description: format!("{msg}{extra}"),
             }
         },
     )?;
@@ -187,9 +192,9 @@ impl<'a> Parser<'a> {
     fn error(&self, msg: impl AsRef<str>) -> ParseError {
         let line = self.current_line();
         ParseError {
-            message: format!("template: {}:{}: {}", self.parse_name, line, msg.as_ref()),
             template: self.parse_name.clone(),
             line,
+            description: msg.as_ref().to_string(),
         }
     }
 

@@ -7,7 +7,7 @@ use capstan_value::Value;
 fn run(text: &str, data: &Value) -> Result<String, String> {
     let mut t = Templates::new(Default::default());
     t.parse("t", text)?;
-    t.execute("t", data).map_err(|e| e.message)
+    t.execute("t", data).map_err(|e| e.to_string())
 }
 
 #[test]

@@ -487,16 +487,17 @@ impl Renderer {
         set.parse(TEMPLATE_NAME, text)
             .map_err(|e| TemplateFailure {
                 position: Some((e.line as u32, 0)),
-                message: e.message,
+                message: e.to_string(),
             })?;
         let mut out = String::new();
         set.execute_into(TEMPLATE_NAME, data, &mut out, 0)
             .map_err(|e| TemplateFailure {
                 position: e
                     .at
+                    .as_ref()
                     .filter(|a| a.template == TEMPLATE_NAME)
                     .map(|a| (a.line as u32, a.column as u32)),
-                message: e.message,
+                message: e.to_string(),
             })?;
         Ok(out)
     }
