@@ -135,10 +135,10 @@ mod tests {
                 line,
                 column,
             }),
-            executing: Some(Executing {
+            executing: Some(Box::new(Executing {
                 template: template.into(),
                 node: node.into(),
-            }),
+            })),
             cause,
         }
     }

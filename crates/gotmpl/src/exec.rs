@@ -19,7 +19,7 @@ pub struct ExecError {
     /// that one is in [`ExecCause::Call`]).
     pub at: Option<ExecLocation>,
     /// The template executing and the node's source text; present when `at` is.
-    pub executing: Option<Executing>,
+    pub executing: Option<Box<Executing>>,
     pub cause: ExecCause,
 }
 
@@ -228,10 +228,10 @@ impl<'a> State<'a> {
     fn failed(&self, pos: usize, context: impl fmt::Display, cause: ExecCause) -> ExecError {
         ExecError {
             at: Some(self.location(pos)),
-            executing: Some(Executing {
+            executing: Some(Box::new(Executing {
                 template: self.name.clone(),
                 node: context.to_string(),
-            }),
+            })),
             cause,
         }
     }
