@@ -7,7 +7,7 @@
 use crate::dependencies::process_dependencies;
 use crate::fs::ChartFs;
 use crate::load::Chart;
-use crate::template::{read_file_in, TemplateError, TemplateOptions};
+use crate::template::{TemplateError, TemplateOptions};
 use capstan_value::Str;
 use capstan_values::provenance::{Layer, Trap};
 use capstan_values::{merge_set_json, parse_into, Flag};
@@ -112,10 +112,7 @@ pub fn layers_in(
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<Layers, TemplateError> {
-    let read = |p: &str| match o.overlay.get(p) {
-        Some(text) => Ok(text.clone().into_bytes()),
-        None => read_file_in(fs, cwd, p),
-    };
+    let read = |p: &str| o.values_file(fs, cwd, p);
     let user = o.values.merge(&read).map_err(TemplateError::values)?;
     let mut raw = crate::cache::load_for(fs, chart_dir, o).map_err(TemplateError::load)?;
     if let Some(b) = &o.dependency_builder {
@@ -141,10 +138,7 @@ pub fn layers_of(
     fs: &dyn ChartFs,
     o: &TemplateOptions,
 ) -> Result<Layers, TemplateError> {
-    let read = |p: &str| match o.overlay.get(p) {
-        Some(text) => Ok(text.clone().into_bytes()),
-        None => read_file_in(fs, cwd, p),
-    };
+    let read = |p: &str| o.values_file(fs, cwd, p);
     let mut warnings = Vec::new();
     let mut tree = Vec::new();
     chart_layers(

@@ -309,6 +309,7 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                     LoadError::new(format!(
                         "cannot load Chart.yaml: error converting YAML to JSON: {e}"
                     ))
+                    .in_file("Chart.yaml", e.pos)
                 })?;
                 chart.metadata =
                     parse_metadata(&String::from_utf8_lossy(&f.data)).map_err(|(e, pos)| {
@@ -321,6 +322,7 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                     LoadError::new(format!(
                         "cannot load values.yaml: cannot unmarshal yaml document: error converting YAML to JSON: {e}"
                     ))
+                    .in_file("values.yaml", e.pos)
                 })?;
                 chart.values_text = String::from_utf8_lossy(&f.data).into_owned();
                 let v = capstan_yaml::decode_helm(&chart.values_text).map_err(|e| {

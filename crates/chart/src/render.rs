@@ -164,7 +164,7 @@ pub fn render(
                 message: crate::engine_errors::exec_error(name, &e),
                 at: e.at.and_then(|l| {
                     tpls.get(&l.template)
-                        .map(|r| (r.file.clone(), l.line as u32, l.column as u32))
+                        .map(|r| (r.file.clone(), l.line as u32, l.column as u32 + 1))
                 }),
             })?;
         rendered.insert(name.clone(), out.replace("<no value>", ""));

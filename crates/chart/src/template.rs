@@ -37,7 +37,7 @@ pub struct TemplateOptions {
     pub skip_schema_validation: bool,
     /// `-f` files held in memory (helmfile's temporary values files), by the name used
     /// in `values.files`; other names are read from disk.
-    pub overlay: std::collections::BTreeMap<String, String>,
+    pub overlay: std::collections::BTreeMap<String, Vec<u8>>,
     /// Dependencies added to the chart before rendering (helmfile's release
     /// `dependencies:`, which it adds with chartify): the `Chart.yaml` entry and the
     /// loaded subchart.
@@ -192,6 +192,22 @@ pub fn read_file(cwd: &Path, p: &str) -> Result<Vec<u8>, capstan_values::ReadErr
 }
 
 /// [`read_file`] through `fs`.
+impl TemplateOptions {
+    /// The bytes of `-f` file `p`: held in [`TemplateOptions::overlay`], else read from
+    /// `fs` relative to `cwd`.
+    pub fn values_file(
+        &self,
+        fs: &dyn crate::fs::ChartFs,
+        cwd: &Path,
+        p: &str,
+    ) -> Result<Vec<u8>, capstan_values::ReadError> {
+        match self.overlay.get(p) {
+            Some(bytes) => Ok(bytes.clone()),
+            None => read_file_in(fs, cwd, p),
+        }
+    }
+}
+
 pub fn read_file_in(
     fs: &dyn crate::fs::ChartFs,
     cwd: &Path,
@@ -255,17 +271,16 @@ fn prepare(
     keep_raw: bool,
 ) -> Result<Prepared, TemplateError> {
     validate_release_name(&o.release_name).map_err(TemplateError::load)?;
-    let read = |p: &str| match o.overlay.get(p) {
-        Some(text) => Ok(text.clone().into_bytes()),
-        None => read_file_in(fs, cwd, p),
-    };
-    let user = o.values.merge(&read).map_err(|e| {
-        let err = TemplateError::values(e.message);
-        match (e.file, e.pos) {
-            (Some(f), Some(p)) => err.at(relative_to(cwd, &f), p.line, p.column),
-            _ => err,
-        }
-    })?;
+    let user = o
+        .values
+        .merge(&|p: &str| o.values_file(fs, cwd, p))
+        .map_err(|e| {
+            let err = TemplateError::values(e.message);
+            match (e.file, e.pos) {
+                (Some(f), Some(p)) => err.at(relative_to(cwd, &f), p.line, p.column),
+                _ => err,
+            }
+        })?;
     let mut chart = crate::cache::load_for(fs, chart_dir, o).map_err(|e| {
         let err = TemplateError::load(e.message);
         match (e.file, e.pos) {

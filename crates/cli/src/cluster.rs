@@ -623,13 +623,13 @@ fn values_files_for(
     dirs: &Mutex<Vec<PathBuf>>,
 ) -> Result<Vec<String>, StateError> {
     let input = chart_input_with(s, ps, r, &HelmFlags::default(), Charts::Offline)?;
-    let overlay: Vec<(String, String)> = input
+    let overlay: Vec<(String, Vec<u8>)> = input
         .options
         .overlay
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let named: Vec<(String, String)> = overlay
+    let named: Vec<(String, Vec<u8>)> = overlay
         .iter()
         .enumerate()
         .map(|(i, (_, text))| (format!("values-{i}.yaml"), text.clone()))

@@ -673,10 +673,8 @@ fn describe_run(e: &RunError, env: &str, root: &Path) -> Failure {
                     "\nenvironment \"{env}\" is not defined in {}",
                     at.file
                 ));
-                if let Some(sn) = crate::location_snippet(at, root) {
-                    text.push('\n');
-                    text.push_str(&sn);
-                }
+                text.push('\n');
+                text.push_str(&crate::location_snippet(at, root));
             }
             Failure::new(text, None)
         }

@@ -296,19 +296,23 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
 /// can be read) the offending line with a caret under the column.
 pub(crate) fn render_failure(f: &chart::Failure, cwd: &Path) -> String {
     let mut text = f.message.clone();
-    if let Some(s) = f.location.as_ref().and_then(|l| location_snippet(l, cwd)) {
+    if let Some(l) = &f.location {
         text.push('\n');
-        text.push_str(&s);
+        text.push_str(&location_snippet(l, cwd));
     }
     text
 }
 
 /// The snippet of the line `at` points to (its file read relative to `cwd`), with any
-/// URL password in it hidden.
-pub(crate) fn location_snippet(at: &capstan_source::Location, cwd: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(cwd.join(&at.file)).ok()?;
-    capstan_source::snippet(&at.file, &text, at.line, at.column.max(1))
-        .map(|s| capstan_fetch::redact(s.trim_end()))
+/// URL password in it hidden; only the ` --> FILE:LINE:COLUMN` line when the file cannot
+/// be read again (a remote or temporary file, gone since).
+pub(crate) fn location_snippet(at: &capstan_source::Location, cwd: &Path) -> String {
+    let bytes = std::fs::read(cwd.join(&at.file)).ok();
+    let text = bytes.as_deref().map(String::from_utf8_lossy);
+    let shown = text
+        .and_then(|text| capstan_source::snippet(&at.file, &text, at.line, at.column.max(1)))
+        .unwrap_or_else(|| format!(" --> {at}"));
+    capstan_fetch::redact(shown.trim_end())
 }
 
 /// The global flags given on the command line before `chart`: helm's `-n` and `--debug`

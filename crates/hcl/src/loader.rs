@@ -81,7 +81,15 @@ fn just_attributes(body: &Body) -> Result<&[Attribute], Diag> {
 
 /// The names a definition depends on (`parseSingleAttrRef` over its variables).
 fn dependencies(expr: &Expr, block: &str) -> Result<Vec<String>, Diag> {
-    let mut out: Vec<String> = Vec::new();
+    Ok(references(expr, block)?
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect())
+}
+
+/// [`dependencies`] with the place of each name's first reference.
+fn references(expr: &Expr, block: &str) -> Result<Vec<(String, Range)>, Diag> {
+    let mut out: Vec<(String, Range)> = Vec::new();
     for (root, root_range, steps) in expr.variables() {
         if root == "local" && block != LOCALS {
             continue;
@@ -94,9 +102,9 @@ fn dependencies(expr: &Expr, block: &str) -> Result<Vec<String>, Diag> {
             ));
         };
         match first {
-            Step::Attr(name, _) => {
-                if !out.contains(name) {
-                    out.push(name.clone());
+            Step::Attr(name, r) => {
+                if !out.iter().any(|(n, _)| n == name) {
+                    out.push((name.clone(), Range::between(&root_range, r)));
                 }
             }
             Step::Index(_, r) => {
@@ -134,11 +142,20 @@ fn plan(defs: &BTreeMap<String, Vec<Def>>, block: &str) -> Result<Vec<Vec<String
                     .filter(|(_, x)| x.contains(d))
                     .map(|(n, _)| format!("{n:?}"))
                     .collect();
-                return Err(format!(
-                    "variables {} depend(s) on undefined vars {d:?}",
-                    dependents.join(", ")
-                )
-                .into());
+                let first_use = defs.values().flatten().find_map(|def| {
+                    references(&def.expr, block)
+                        .ok()?
+                        .into_iter()
+                        .find(|(n, _)| n == d)
+                        .map(|(_, r)| r.location())
+                });
+                return Err(HclError {
+                    message: format!(
+                        "variables {} depend(s) on undefined vars {d:?}",
+                        dependents.join(", ")
+                    ),
+                    location: first_use,
+                });
             }
         }
     }

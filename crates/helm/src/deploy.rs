@@ -567,7 +567,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
         {
             return match self.c.helm.release_status(&ctx, &r.name, &flags) {
                 Ok(()) => Ok(true),
-                Err(e) if e.message.contains("Error: release: not found") => Ok(false),
+                Err(e) if e.release_not_found() => Ok(false),
                 Err(e) => Err(StateFailure::release(r, e)),
             };
         }
@@ -902,7 +902,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
                         // and a fresh install.
                         Err(e)
                             if str_of(&r.raw, "updateStrategy") == "reinstallIfForbidden"
-                                && e.message.to_lowercase().contains("forbidden") =>
+                                && e.forbidden() =>
                         {
                             (self.c.log)(
                                 LogLevel::Info,

@@ -34,6 +34,18 @@ impl HelmError {
             stdout: String::new(),
         }
     }
+
+    /// helm said the release does not exist (`Error: release: not found`). helm's output
+    /// is the only interface a helm process has, and helmfile decides on the same text.
+    pub fn release_not_found(&self) -> bool {
+        self.message.contains("release: not found")
+    }
+
+    /// The API server refused the change (`... is forbidden`, an immutable field): what
+    /// helmfile's `updateStrategy: reinstallIfForbidden` looks for in helm's output.
+    pub fn forbidden(&self) -> bool {
+        self.message.to_lowercase().contains("forbidden")
+    }
 }
 
 impl From<Box<RunFailure>> for HelmError {
@@ -409,7 +421,7 @@ impl Helm for ProcessHelm {
                     })
                 })
                 .map_err(|e| HelmError::new(format!("helm get values {name}: {e}"))),
-            Err(e) if e.message.contains("release: not found") => Ok(None),
+            Err(e) if e.release_not_found() => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -469,7 +481,7 @@ impl Helm for ProcessHelm {
         let call = execer.get_manifest(name, flags);
         match self.run(call) {
             Ok(m) => Ok(Some(m)),
-            Err(e) if e.message.contains("release: not found") => Ok(None),
+            Err(e) if e.release_not_found() => Ok(None),
             Err(e) => Err(e),
         }
     }

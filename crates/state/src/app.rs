@@ -145,7 +145,7 @@ pub enum RunError {
 
 /// Where in the state file an error without a location is: the text it is about
 /// ([`StateError::subject`]), found in the file.
-fn locate(s: &Settings, file: &str, e: &StateError) -> Option<crate::Location> {
+pub(crate) fn locate(s: &Settings, file: &str, e: &StateError) -> Option<crate::Location> {
     let subject = e.subject.as_deref()?;
     let text = s.host.read_file(Path::new(file)).ok()?;
     crate::locate_text(&String::from_utf8_lossy(&text), file, subject)

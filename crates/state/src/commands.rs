@@ -156,10 +156,16 @@ pub fn render_one(
         rendered: None,
     };
     // The release is named once, by `ReleaseError`.
-    let input = chart_input(s, ps, r, flags).map_err(|e| fail(e.message, e.location))?;
+    let located = |e: StateError| {
+        let location = e
+            .location
+            .clone()
+            .or_else(|| crate::app::locate(s, &ps.state.file, &e));
+        fail(e.message, location)
+    };
+    let input = chart_input(s, ps, r, flags).map_err(located)?;
     if !input.local {
-        let mut out =
-            render_with_helm(s, ps, r, &input).map_err(|e| fail(e.message, e.location))?;
+        let mut out = render_with_helm(s, ps, r, &input).map_err(located)?;
         if !flags.show_only.is_empty() {
             out.manifest = capstan_chart::manifests::show_only(&out.manifest, &flags.show_only)
                 .map_err(|e| fail(e.0, None))?;
@@ -217,13 +223,13 @@ fn render_with_helm(
     r: &Release,
     input: &crate::release_values::ChartInput,
 ) -> Result<RenderedRelease, StateError> {
-    let files: Vec<(String, String)> = input
+    let files: Vec<(String, Vec<u8>)> = input
         .options
         .overlay
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let named: Vec<(String, String)> = files
+    let named: Vec<(String, Vec<u8>)> = files
         .iter()
         .enumerate()
         .map(|(i, (_, text))| (format!("values-{i}.yaml"), text.clone()))
@@ -804,7 +810,7 @@ pub fn write_values(
                 .options
                 .values
                 .merge(&|p: &str| match input.options.overlay.get(p) {
-                    Some(t) => Ok(t.clone().into_bytes()),
+                    Some(t) => Ok(t.clone()),
                     None => capstan_chart::template::read_file_in(
                         &crate::host::HostFs(s.host.as_ref()),
                         Path::new(""),
@@ -1047,7 +1053,7 @@ pub fn user_values_explained(
         .map_err(|e| e.context(format_args!("release \"{}\"", r.name)))?;
     let fs = crate::host::HostFs(s.host.as_ref());
     let read = |p: &str| match input.options.overlay.get(p) {
-        Some(text) => Ok(text.clone().into_bytes()),
+        Some(bytes) => Ok(bytes.clone()),
         None => s
             .host
             .read_file(Path::new(p))

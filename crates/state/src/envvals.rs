@@ -139,10 +139,11 @@ impl ValuesLoader<'_> {
 
     /// Loads one YAML (or `.gotmpl`) values file as helmfile does.
     pub fn load_file(&self, file: &str, data: &Value) -> Result<Tree, StateError> {
-        let text = self
-            .renderer
-            .render_file(file, file, data)
-            .map_err(|e| format!("failed to load environment values file \"{file}\": {e}"))?;
+        let text = self.renderer.render_file(file, file, data).map_err(|e| {
+            e.context(format_args!(
+                "failed to load environment values file \"{file}\""
+            ))
+        })?;
         let v = capstan_yaml::decode_helmfile(&text).map_err(|e| {
             let err = StateError::new(format!(
                 "failed to load environment values file \"{file}\": {e}\n\nOffending YAML:\n{text}"

@@ -65,7 +65,7 @@ pub trait Host: Send + Sync {
 
     /// Writes files (name, content) with owner-only permissions into a new private
     /// directory and returns it (for values files helm must read).
-    fn write_private(&self, _files: &[(String, String)]) -> io::Result<PathBuf> {
+    fn write_private(&self, _files: &[(String, Vec<u8>)]) -> io::Result<PathBuf> {
         Err(io::Error::new(
             io::ErrorKind::Unsupported,
             "writing files is disabled here",
@@ -308,7 +308,7 @@ impl Host for OsHost {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
-    fn write_private(&self, files: &[(String, String)]) -> io::Result<PathBuf> {
+    fn write_private(&self, files: &[(String, Vec<u8>)]) -> io::Result<PathBuf> {
         use std::sync::atomic::{AtomicUsize, Ordering};
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
@@ -336,7 +336,7 @@ impl Host for OsHost {
             }
             let written = opts
                 .open(dir.join(name))
-                .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+                .and_then(|mut f| std::io::Write::write_all(&mut f, text));
             if let Err(e) = written {
                 let _ = self.remove_private(&dir);
                 return Err(e);

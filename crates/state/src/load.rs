@@ -609,9 +609,14 @@ pub fn load_file(
         } else {
             ". Started seeing this since Helmfile v1? Add the .gotmpl file extension"
         };
-        return Err(
-            format!("failed to read {file}: reading document at index {index}{hint}: {e}").into(),
-        );
+        let err = StateError::new(format!(
+            "failed to read {file}: reading document at index {index}{hint}: {e}"
+        ));
+        return Err(match e.pos {
+            Some(p) => err.at(crate::Location::new(file, p.line, p.column)),
+            None => err,
+        }
+        .into());
     }
     let content = String::from_utf8_lossy(&bytes).replace("\r\n", "\n");
     check_policy(file, &content)?;

@@ -237,9 +237,12 @@ pub fn chart_input_with(
                     let text = if f.ends_with(".gotmpl") {
                         renderer
                             .render_file(&f, &f, &data)
-                            .map_err(|e| format!("failed to render values files \"{f}\": {e}"))?
+                            .map_err(|e| {
+                                e.context(format_args!("failed to render values files \"{f}\""))
+                            })?
+                            .into_bytes()
                     } else {
-                        renderer.read(&f)?
+                        renderer.read_bytes(&f)?
                     };
                     options.overlay.insert(f.clone(), text);
                     values.files.push(f);
@@ -250,7 +253,7 @@ pub fn chart_input_with(
                 // count within the entry).
                 let name = format!("{} (release {} values[{i}])", ps.state.file, r.name);
                 let text = capstan_yaml::encode_helmfile(other).map_err(|e| e.to_string())?;
-                options.overlay.insert(name.clone(), text);
+                options.overlay.insert(name.clone(), text.into_bytes());
                 values.files.push(name);
             }
         }
@@ -260,7 +263,7 @@ pub fn chart_input_with(
         for f in loader.resolve("secrets", &path)? {
             let text = (s.secrets)(&renderer, &f)?;
             let name = format!("{f} (decrypted)");
-            options.overlay.insert(name.clone(), text);
+            options.overlay.insert(name.clone(), text.into_bytes());
             values.files.push(name);
         }
     }
@@ -318,7 +321,7 @@ pub fn chart_path(root: &Path, chart: &str) -> PathBuf {
 pub fn helm_template_args(
     input: &ChartInput,
     values_dir: &Path,
-    files: &[(String, String)],
+    files: &[(String, Vec<u8>)],
 ) -> Vec<String> {
     let o = &input.options;
     let mut args = vec![
@@ -483,7 +486,7 @@ pub fn embedded_entries(
         let text = if f.ends_with(".gotmpl") {
             renderer
                 .render_file(f, f, &data)
-                .map_err(|e| format!("failed to render values files \"{path}\": {e}"))?
+                .map_err(|e| e.context(format_args!("failed to render values files \"{path}\"")))?
         } else {
             renderer.read(f)?
         };

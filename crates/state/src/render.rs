@@ -24,6 +24,7 @@ type HelperTemplates = Result<Vec<(String, String)>, StateError>;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TemplateFailure {
     pub message: String,
+    /// Line and column (1-based; column 0 when Go names only the line) in the text rendered.
     pub position: Option<(u32, u32)>,
 }
 
@@ -496,7 +497,8 @@ impl Renderer {
                     .at
                     .as_ref()
                     .filter(|a| a.template == TEMPLATE_NAME)
-                    .map(|a| (a.line as u32, a.column as u32)),
+                    // Go counts columns from 0; a Location from 1.
+                    .map(|a| (a.line as u32, a.column as u32 + 1)),
                 message: e.to_string(),
             })?;
         Ok(out)
@@ -510,7 +512,7 @@ impl Renderer {
     }
 
     /// A file's bytes, failing with Go's `open PATH: …` text.
-    fn read_bytes(&self, path: &str) -> Result<Vec<u8>, StateError> {
+    pub fn read_bytes(&self, path: &str) -> Result<Vec<u8>, StateError> {
         let p = std::path::PathBuf::from(path);
         Ok(self
             .host
@@ -554,9 +556,13 @@ impl Renderer {
                 };
                 &here
             };
-            Ok(renderer
-                .render(&text, data)
-                .map_err(|e| format!("failed to render [{shown}], because of {e}"))?)
+            renderer.render(&text, data).map_err(|e| {
+                let err = StateError::new(format!("failed to render [{shown}], because of {e}"));
+                match e.position {
+                    Some((line, column)) => err.at(crate::Location::new(path, line, column)),
+                    None => err,
+                }
+            })
         } else {
             Ok(text)
         }

@@ -55,10 +55,12 @@ impl UserValues {
         for path in &self.files {
             let bytes = read(path)?;
             // go-yaml's reader refuses invalid UTF-8 before parsing anything.
-            let text = capstan_yaml::yaml_documents_text(&bytes).map_err(|e| {
-                format!(
+            let text = capstan_yaml::yaml_documents_text(&bytes).map_err(|e| ValuesError {
+                message: format!(
                     "failed to parse {path}: cannot unmarshal yaml document: error converting YAML to JSON: {e}"
-                )
+                ),
+                file: Some(path.clone()),
+                pos: e.pos,
             })?;
             let doc = capstan_yaml::decode_helm(text).map_err(|e| ValuesError {
                 message: format!("failed to parse {path}: {e}"),

@@ -8,10 +8,25 @@ use crate::YamlError;
 pub fn yaml_text(bytes: &[u8]) -> Result<&str, YamlError> {
     match std::str::from_utf8(bytes) {
         Ok(text) => Ok(text),
-        Err(e) => Err(YamlError::new(format!(
-            "yaml: {}",
-            fault(&bytes[e.valid_up_to()..])
-        ))),
+        Err(e) => {
+            // The place of the first bad byte (go-yaml's message does not name it).
+            let valid = &bytes[..e.valid_up_to()];
+            let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&valid[line_start..])
+                .chars()
+                .count()
+                + 1;
+            let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+            Err(
+                YamlError::new(format!("yaml: {}", fault(&bytes[e.valid_up_to()..]))).at(Some(
+                    capstan_source::Pos {
+                        offset: e.valid_up_to(),
+                        line: u32::try_from(line).unwrap_or(u32::MAX),
+                        column: u32::try_from(column).unwrap_or(u32::MAX),
+                    },
+                )),
+            )
+        }
     }
 }
 
