@@ -96,7 +96,7 @@ pub fn process_dependencies(c: &mut Chart, user: &Map) -> Result<(), DependencyE
 
 fn compatible(constraint: &str, version: &str) -> bool {
     !constraint.trim().is_empty()
-        && capstan_sprig::semver_compare(constraint, version).unwrap_or(false)
+        && capstan_gocompat::semver::semver_compare(constraint, version).unwrap_or(false)
 }
 
 fn process_enabled(c: &mut Chart, user: &Map, path: &str) -> Result<(), DependencyError> {

@@ -1,7 +1,7 @@
 //! `.Files` in Helm templates: a chart's non-template files with `Get`, `GetBytes`,
 //! `Glob`, `Lines`, `AsConfig` and `AsSecrets`. Ranging over it visits path and bytes.
 
-use crate::glob::glob_match;
+use capstan_gocompat::glob::glob_match;
 use capstan_value::{GoError, HostObject, Str, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;

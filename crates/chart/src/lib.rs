@@ -11,7 +11,6 @@ pub mod explain;
 pub mod files;
 pub mod fs;
 pub mod funcs;
-pub mod glob;
 pub mod load;
 pub mod manifests;
 pub mod patch;

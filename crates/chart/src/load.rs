@@ -4,7 +4,7 @@
 //! A packaged chart (`.tgz`, also as a subchart in `charts/`) is read by `archive`.
 
 use crate::fs::ChartFs;
-use crate::glob::glob_match;
+use capstan_gocompat::glob::glob_match;
 use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -401,7 +401,7 @@ fn validate(m: &Metadata) -> Result<(), LoadError> {
     if m.version.is_empty() {
         return err("chart.metadata.version is required");
     }
-    if capstan_sprig::SemVersion::parse(&m.version).is_err() {
+    if capstan_gocompat::semver::Version::parse(&m.version).is_err() {
         return err(&format!(
             "chart.metadata.version {:?} is invalid",
             m.version

@@ -198,7 +198,7 @@ pub fn show_only_documents(
             let Some((_, rel)) = source.split_once('/') else {
                 continue;
             };
-            if crate::glob::glob_match(p, rel) {
+            if capstan_gocompat::glob::glob_match(p, rel) {
                 out.push((source.clone(), content.clone()));
                 found = true;
             }
@@ -248,7 +248,7 @@ pub fn show_only(manifest: &str, patterns: &[String]) -> Result<String, Manifest
             let Some((_, rel)) = path.split_once('/') else {
                 continue;
             };
-            if crate::glob::glob_match(p, rel) {
+            if capstan_gocompat::glob::glob_match(p, rel) {
                 out.push_str(&format!("---\n{}\n", d.trim_end()));
                 found = true;
             }

@@ -349,7 +349,8 @@ pub fn template_in(
     let Prepared { chart, values, .. } = prepare(fs, chart_dir, cwd, o, false)?;
     let (caps, kube) = capabilities(o)?;
     if !chart.metadata.kube_version.is_empty()
-        && !capstan_sprig::semver_compare(&chart.metadata.kube_version, &kube).unwrap_or(false)
+        && !capstan_gocompat::semver::semver_compare(&chart.metadata.kube_version, &kube)
+            .unwrap_or(false)
     {
         return Err(TemplateError::render(format!(
             "chart requires kubeVersion: {} which is incompatible with Kubernetes {kube}",

@@ -1,12 +1,16 @@
 //! Go standard-library behaviour that capstan must reproduce exactly.
 //!
 //! Everything here is pure: no I/O, no clock. Each module mirrors one Go package
-//! (`strconv`, the number and string parts of `encoding/json`, `time` formatting) so that
-//! output printed by capstan is byte-identical to what Helm and helmfile print.
+//! (`strconv`, the number and string parts of `encoding/json`, `time` formatting,
+//! `regexp`'s RE2, `encoding/base64`) or one Go library Helm and helmfile build on
+//! (Masterminds/semver, gobwas/glob), so that what capstan prints and decides is
+//! byte-identical to what Helm and helmfile print and decide.
 
 pub mod base64;
+pub mod glob;
 pub mod json;
 pub mod regexp;
+pub mod semver;
 pub mod strconv;
 pub mod time;
 pub mod timefmt;

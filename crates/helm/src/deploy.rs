@@ -1365,15 +1365,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
         if self.rs.selected.is_empty() {
             return Ok(false);
         }
-        let groups = self
-            .plan(
-                self.rs.selected.clone(),
-                false,
-                self.o().skip_needs,
-                self.include(),
-            )
-            .map_err(|e| vec![StateFailure::Plain(e)])?;
-        let with_needs: Vec<usize> = groups.concat();
+        let with_needs = self.selected_with_needs(self.include())?;
         self.prepare(&with_needs, "sync")?;
         let mut to_delete = Vec::new();
         for &i in &with_needs {
@@ -1417,15 +1409,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
         if self.rs.selected.is_empty() {
             return Ok((false, false));
         }
-        let groups = self
-            .plan(
-                self.rs.selected.clone(),
-                false,
-                self.o().skip_needs,
-                self.include(),
-            )
-            .map_err(|e| vec![StateFailure::Plain(e)])?;
-        let with_needs: Vec<usize> = groups.concat();
+        let with_needs = self.selected_with_needs(self.include())?;
         self.prepare(&with_needs, "apply")?;
         self.c.helm.set_extra_args(self.extra_args());
         let (to_update, to_delete) = self.diff_plan(&with_needs, true)?;
@@ -1467,9 +1451,9 @@ impl<'a, 'b> StateRun<'a, 'b> {
         }
     }
 
-    /// helmfile's `withNeeds`: the releases a diff/lint/template acts on, in order.
-    fn with_needs(&self, include_disabled: bool) -> Result<Vec<usize>, Vec<StateFailure>> {
-        let include = self.include();
+    /// The selected releases and what they need (`include` as [`Self::include`]), in the
+    /// order the plan runs them.
+    fn selected_with_needs(&self, include: bool) -> Result<Vec<usize>, Vec<StateFailure>> {
         let groups = self
             .plan(
                 self.rs.selected.clone(),
@@ -1478,7 +1462,13 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 include,
             )
             .map_err(|e| vec![StateFailure::Plain(e)])?;
-        let with_needs: Vec<usize> = groups.concat();
+        Ok(groups.concat())
+    }
+
+    /// helmfile's `withNeeds`: the releases a diff/lint/template acts on, in order.
+    fn with_needs(&self, include_disabled: bool) -> Result<Vec<usize>, Vec<StateFailure>> {
+        let include = self.include();
+        let with_needs = self.selected_with_needs(include)?;
         let to_render: Vec<usize> = with_needs
             .iter()
             .copied()

@@ -17,7 +17,6 @@ pub use paths::clean as path_clean;
 mod random;
 mod regexes;
 mod semver;
-pub use semver::{semver_compare, Version as SemVersion};
 mod strings;
 mod urls;
 

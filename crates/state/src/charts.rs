@@ -8,7 +8,7 @@ use crate::host::Host;
 use crate::merge::Tree;
 use crate::spec::{list_of, str_of};
 use crate::StateError;
-use capstan_sprig::{semver_compare, SemVersion};
+use capstan_gocompat::semver::{semver_compare, Version as SemVersion};
 use capstan_value::Value;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;

@@ -554,7 +554,7 @@ fn walk(host: &dyn Host, prefix: &str, segments: &[&str], found: &mut Vec<String
         return;
     };
     for e in entries {
-        if capstan_chart::glob::glob_match(seg, &e.name) {
+        if capstan_gocompat::glob::glob_match(seg, &e.name) {
             let next = child(prefix, &e.name);
             if rest.is_empty() {
                 found.push(next);

@@ -153,31 +153,7 @@ pub fn parse_key(key: &str) -> Vec<String> {
     parts
 }
 
-/// `maputil.typedVal`: `--state-values-set` typing (`--state-values-set-string` keeps the
-/// string).
-pub fn typed_value(val: &str, keep_string: bool) -> Value {
-    if keep_string {
-        return Value::from(val);
-    }
-    if val.eq_ignore_ascii_case("true") {
-        return Value::Bool(true);
-    }
-    if val.eq_ignore_ascii_case("false") {
-        return Value::Bool(false);
-    }
-    if val.eq_ignore_ascii_case("null") {
-        return Value::Nil;
-    }
-    if val == "0" {
-        return Value::Int64(0);
-    }
-    if !val.is_empty() && !val.starts_with('0') {
-        if let Ok(i) = capstan_gocompat::strconv::parse_int(val, 10, 64) {
-            return Value::Int64(i);
-        }
-    }
-    Value::from(val)
-}
+use capstan_values::strvals::typed_value;
 
 /// The largest list index a `--state-values-set` key may name (Helm's strvals limit).
 const MAX_INDEX: usize = 65536;

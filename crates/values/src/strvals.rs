@@ -112,8 +112,10 @@ fn set_index(
     Ok(list)
 }
 
-/// `typedVal`: Helm's `--set` type inference.
-fn typed_val(s: &str, as_string: bool) -> Value {
+/// `typedVal`: Helm's `--set` type inference (`true`/`false`/`null` in any case, decimal
+/// integers without a leading zero), also helmfile's `--state-values-set` typing
+/// (`maputil.typedVal`); `as_string` keeps the text (`--set-string`).
+pub fn typed_value(s: &str, as_string: bool) -> Value {
     if as_string {
         return Value::from(s);
     }
@@ -173,14 +175,14 @@ impl Parser<'_> {
 
     fn reader_val(&self, rs: &str) -> R<Value> {
         match self.flag {
-            Flag::SetString => Ok(typed_val(rs, true)),
+            Flag::SetString => Ok(typed_value(rs, true)),
             Flag::SetFile => match self.reader {
                 Some(read) => read(rs)
                     .map(|b| Value::from(String::from_utf8_lossy(&b).into_owned()))
                     .map_err(|e| Stop::Err(e.0)),
                 None => err("--set-file needs a file reader"),
             },
-            _ => Ok(typed_val(rs, false)),
+            _ => Ok(typed_value(rs, false)),
         }
     }
 
