@@ -2,6 +2,8 @@
 //! tags, import-values), Helm's template functions and engine, manifest sorting and the
 //! in-process `helm template` (`template::template`).
 
+#![forbid(unsafe_code)]
+
 pub mod archive;
 pub mod cache;
 pub mod capabilities;

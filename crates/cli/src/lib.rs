@@ -3,6 +3,8 @@
 //! command family lives in its own module (`chart`, `helmfile`); errors are `Error: ...`
 //! on stderr with a non-zero exit code, and nothing is written to stdout on failure.
 
+#![forbid(unsafe_code)]
+
 /// Appends a line to a log buffer (what goes to stderr).
 macro_rules! logln {
     ($log:expr, $($arg:tt)*) => {{

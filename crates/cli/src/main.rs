@@ -1,6 +1,8 @@
 //! The `capstan` binary: runs the command line of `capstan_cli` in the current directory
 //! and passes on what it printed and its exit code.
 
+#![forbid(unsafe_code)]
+
 /// mimalloc: allocation-heavy YAML and template work runs about a third faster than with
 /// the system allocator (see `conformance bench helm`).
 #[global_allocator]

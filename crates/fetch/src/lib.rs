@@ -6,6 +6,8 @@
 //! (`https://host/path/values.tgz@env/prod.yaml`) is downloaded and unpacked, as go-getter
 //! does, and the file after `@` is read from it. Credentials never appear in errors.
 
+#![forbid(unsafe_code)]
+
 pub mod oci;
 mod s3;
 pub mod unpack;

@@ -6,6 +6,9 @@
 //! (Masterminds/semver, gobwas/glob), so that what capstan prints and decides is
 //! byte-identical to what Helm and helmfile print and decide.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 pub mod base64;
 pub mod glob;
 pub mod json;

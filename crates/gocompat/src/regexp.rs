@@ -54,6 +54,7 @@ fn compile_uncached(pat: &str) -> Result<Regex, RegexpError> {
 /// of the pattern; `Display` is Go's `error parsing regexp: CODE: `EXPR``.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegexpError {
+    /// The RE2 error code as Go names it (`missing closing )`).
     pub code: String,
     /// The offending text (`None` when only the code is known).
     pub expr: Option<String>,

@@ -7,11 +7,17 @@ use std::cmp::Ordering;
 /// A parsed version (`*semver.Version`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Version {
+    /// The major version.
     pub major: u64,
+    /// The minor version (0 when not written).
     pub minor: u64,
+    /// The patch version (0 when not written).
     pub patch: u64,
+    /// The pre-release part after `-`, empty when none.
     pub pre: String,
+    /// The build metadata after `+`, empty when none.
     pub meta: String,
+    /// The text the version was parsed from (`Original()`).
     pub original: String,
 }
 
@@ -114,6 +120,7 @@ impl Version {
         Ordering::Equal
     }
 
+    /// Masterminds' `Compare`: numbers first, then pre-release precedence; metadata is ignored.
     pub fn compare(&self, o: &Version) -> Ordering {
         (self.major, self.minor, self.patch)
             .cmp(&(o.major, o.minor, o.patch))

@@ -276,16 +276,22 @@ pub fn unquote(s: &str) -> Result<String, SyntaxError> {
 /// Why a Go number parse failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NumErrorKind {
+    /// `ErrSyntax`: not a number in that base.
     Syntax,
+    /// `ErrRange`: out of range for the bit size.
     Range,
+    /// An invalid base argument.
     Base,
 }
 
 /// Go's `*strconv.NumError`; its `Display` is Go's `Error()` text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NumError {
+    /// The function that failed (`ParseInt`, `ParseFloat`, ...).
     pub func: &'static str,
+    /// The text it was given.
     pub input: String,
+    /// Why it failed.
     pub kind: NumErrorKind,
 }
 

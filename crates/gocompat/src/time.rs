@@ -8,20 +8,30 @@ use std::fmt;
 /// and the zone (offset east of UTC and name; Go prints an unnamed fixed zone by its offset).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GoTime {
+    /// Seconds since the Unix epoch.
     pub unix: i64,
+    /// Nanoseconds within the second.
     pub nanos: u32,
+    /// The zone's offset east of UTC, in seconds.
     pub offset: i32,
+    /// The zone's abbreviation (`UTC`, `CET`).
     pub zone: String,
 }
 
 /// Broken-down civil time in the value's own zone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Civil {
+    /// The year (astronomical: 0 is 1 BC).
     pub year: i64,
+    /// The month, 1 to 12.
     pub month: u32,
+    /// The day of the month, from 1.
     pub day: u32,
+    /// The hour, 0 to 23.
     pub hour: u32,
+    /// The minute, 0 to 59.
     pub minute: u32,
+    /// The second, 0 to 59.
     pub second: u32,
 }
 

@@ -300,12 +300,14 @@ pub fn format(t: &GoTime, layout: &str) -> String {
 /// A zone: fixed offset, or transitions from a TZif file.
 #[derive(Clone, Debug)]
 pub struct Zone {
+    /// The zone's name as `MST` prints it.
     pub name: String,
     transitions: Vec<(i64, usize)>,
     types: Vec<(i32, String)>,
 }
 
 impl Zone {
+    /// Go's `time.UTC`.
     pub fn utc() -> Zone {
         Zone {
             name: "UTC".into(),

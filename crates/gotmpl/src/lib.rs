@@ -5,6 +5,8 @@
 //! trees and functions are shared (`Arc`). Functions are registered in a [`FuncMap`];
 //! sprig, Helm and helmfile add theirs on top of [`builtins`].
 
+#![forbid(unsafe_code)]
+
 pub mod ast;
 mod builtins;
 mod exec;

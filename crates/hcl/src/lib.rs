@@ -3,6 +3,8 @@
 //! helmfile's loader (`values`/`locals` blocks, `hv.`/`local.`, dependency order,
 //! cross-file merging). Pure: it reads nothing itself.
 
+#![forbid(unsafe_code)]
+
 pub mod ast;
 pub mod diag;
 pub mod eval;

@@ -14,6 +14,8 @@
 //! Running the calls (process groups, concurrency, output prefixed by release) is the
 //! runner's job ([`exec::Runner`]); nothing here starts a process by itself.
 
+#![forbid(unsafe_code)]
+
 pub mod deploy;
 pub mod exec;
 pub mod flags;

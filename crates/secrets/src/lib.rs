@@ -3,6 +3,8 @@
 //! plaintext (or an error, never empty values) goes out. Other key types (PGP, KMS,
 //! Vault…) are left to the `sops` binary by the caller.
 
+#![forbid(unsafe_code)]
+
 pub mod age;
 pub mod sops;
 

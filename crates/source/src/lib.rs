@@ -1,6 +1,9 @@
 //! Where things come from: source files (`SourceId`), positions and spans inside them, and
 //! `Diagnostic`s as plain data. Rendering diagnostics with snippets is the CLI's job.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 use std::fmt;
 use std::sync::Arc;
 
@@ -9,9 +12,11 @@ use std::sync::Arc;
 pub struct SourceId(pub Arc<str>);
 
 impl SourceId {
+    /// A source named `name` (a path as the user wrote it, or a label such as `--set`).
     pub fn new(name: impl Into<Arc<str>>) -> Self {
         SourceId(name.into())
     }
+    /// The source's name.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -26,19 +31,25 @@ impl fmt::Display for SourceId {
 /// A position: byte offset plus 1-based line and column (columns count characters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Pos {
+    /// Byte offset from the start of the text.
     pub offset: usize,
+    /// 1-based line.
     pub line: u32,
+    /// 1-based column, in characters.
     pub column: u32,
 }
 
 /// A half-open range between two positions in one source.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {
+    /// Where the span starts.
     pub start: Pos,
+    /// Where it ends (exclusive).
     pub end: Pos,
 }
 
 impl Span {
+    /// The span from `start` to `end`.
     pub fn new(start: Pos, end: Pos) -> Self {
         Span { start, end }
     }
@@ -102,12 +113,16 @@ macro_rules! message_error {
 /// location type capstan's errors carry.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Location {
+    /// The file as the user named it.
     pub file: String,
+    /// 1-based line.
     pub line: u32,
+    /// 1-based column; 0 when only the line is known.
     pub column: u32,
 }
 
 impl Location {
+    /// The place `line`:`column` in `file`.
     pub fn new(file: impl Into<String>, line: u32, column: u32) -> Location {
         Location {
             file: file.into(),
@@ -131,22 +146,31 @@ impl fmt::Display for Location {
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
+    /// Stops the command.
     Error,
+    /// Printed; the command goes on.
     Warning,
+    /// Extra information attached to another diagnostic.
     Note,
 }
 
 /// A message about a place in a source, ready to be rendered by a front end.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// How serious it is.
     pub severity: Severity,
+    /// The message, as helm or helmfile would print it.
     pub message: String,
+    /// The source it is about, when there is one.
     pub source: Option<SourceId>,
+    /// Where in that source.
     pub span: Option<Span>,
+    /// Further lines printed after the snippet.
     pub notes: Vec<String>,
 }
 
 impl Diagnostic {
+    /// An error with `message` and no place yet.
     pub fn error(message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
@@ -156,17 +180,20 @@ impl Diagnostic {
             notes: Vec::new(),
         }
     }
+    /// A warning with `message` and no place yet.
     pub fn warning(message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Warning,
             ..Diagnostic::error(message)
         }
     }
+    /// The same diagnostic, about `span` in `source`.
     pub fn at(mut self, source: SourceId, span: Span) -> Self {
         self.source = Some(source);
         self.span = Some(span);
         self
     }
+    /// The same diagnostic with one more note.
     pub fn note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
         self
@@ -190,6 +217,7 @@ pub struct LineIndex {
 }
 
 impl LineIndex {
+    /// The line index of `text`.
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(

@@ -2,6 +2,8 @@
 //! follow sprig's helpers (`spf13/cast` for numbers, `strval` for strings), so results and
 //! error texts match what Helm and helmfile print.
 
+#![forbid(unsafe_code)]
+
 mod certs;
 mod convert;
 mod crypto;

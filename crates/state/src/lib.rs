@@ -2,6 +2,8 @@
 //! their values, releases (templates, inheritance, selectors, needs) and helmfile's
 //! template functions. All I/O goes through a [`host::Host`].
 
+#![forbid(unsafe_code)]
+
 pub mod app;
 pub mod charts;
 pub mod commands;

@@ -24,6 +24,7 @@ pub fn json_kind(v: &Value) -> &'static str {
 /// Options of Go's JSON encoder.
 #[derive(Clone, Copy)]
 pub struct JsonStyle<'a> {
+    /// `SetEscapeHTML`: write `<`, `>` and `&` as `\u003c`, `\u003e`, `\u0026` (Go's default).
     pub escape_html: bool,
     /// `Some(indent)` for `MarshalIndent(v, "", indent)`.
     pub indent: Option<&'a str>,
@@ -196,7 +197,12 @@ pub fn to_json(v: &Value, style: JsonStyle) -> Result<String, JsonError> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JsonError {
     /// Go's `*json.SyntaxError`: `invalid character 'x' CONTEXT`, at byte `offset`.
-    Syntax { message: String, offset: usize },
+    Syntax {
+        /// Go's text.
+        message: String,
+        /// The byte offset of the offending character.
+        offset: usize,
+    },
     /// `json.Unmarshal` of input that ends inside a value.
     UnexpectedEnd,
     /// `json.Decoder.Decode` of input that ends inside a value (`io.ErrUnexpectedEOF`).

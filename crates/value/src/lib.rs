@@ -8,6 +8,9 @@
 //! key order. Strings and collections are reference-counted, so clones are cheap and
 //! mutation is copy-on-write (`Arc::make_mut`).
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 mod any_map_builder;
 mod fmt_go;
 /// The stack a thread doing template, YAML or HCL work gets: Go grows goroutine stacks to
@@ -39,14 +42,20 @@ pub enum Elem {
     /// `interface {}`
     #[default]
     Any,
+    /// `string`
     String,
+    /// `int`
     Int,
+    /// `int64`
     Int64,
+    /// `float64`
     Float64,
+    /// `bool`
     Bool,
 }
 
 impl Elem {
+    /// The type's name as Go prints it (`interface {}`, `string`).
     pub fn go_name(self) -> &'static str {
         match self {
             Elem::Any => "interface {}",
@@ -62,8 +71,11 @@ impl Elem {
 /// A Go slice: element type, nil-ness and items.
 #[derive(Clone, Debug, Default)]
 pub struct List {
+    /// The element type (`[]string` has `String`).
     pub elem: Elem,
+    /// A nil slice (`%v` prints `[]` for both; JSON prints `null` for nil).
     pub nil: bool,
+    /// The elements.
     pub items: Vec<Value>,
     /// Capacity beyond the length (Go's `cap - len`), which `slice` can reach: slices
     /// built by appending (encoding/json) have some; equality ignores it.
@@ -132,7 +144,9 @@ pub fn append_capacity(n: usize) -> usize {
 /// holders.
 #[derive(Debug, Default)]
 pub struct Map {
+    /// The value type (`map[string]string` has `String`).
     pub elem: Elem,
+    /// A nil map.
     pub nil: bool,
     entries: RwLock<BTreeMap<Str, Value>>,
 }
@@ -156,6 +170,7 @@ impl PartialEq for Map {
 }
 
 impl Map {
+    /// A map of `elem` values with `entries`.
     pub fn new(elem: Elem, nil: bool, entries: BTreeMap<Str, Value>) -> Map {
         Map {
             elem,
@@ -184,10 +199,12 @@ impl Map {
         self.read().get(key).cloned()
     }
 
+    /// The number of entries.
     pub fn len(&self) -> usize {
         self.read().len()
     }
 
+    /// Whether the map has no entries.
     pub fn is_empty(&self) -> bool {
         self.read().is_empty()
     }
@@ -201,6 +218,7 @@ impl Map {
 /// A `map[interface {}]interface {}`: keys of any scalar type, in insertion order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AnyMap {
+    /// The entries, in insertion order.
     pub entries: Vec<(Value, Value)>,
 }
 
@@ -270,6 +288,7 @@ pub struct GoField {
     pub json: Option<&'static str>,
     /// `omitempty` in its JSON tag.
     pub omit_empty: bool,
+    /// The field's value.
     pub value: Value,
 }
 
@@ -298,23 +317,35 @@ impl GoField {
 /// A Go value as seen through `interface {}`.
 #[derive(Clone, Debug)]
 pub enum Value {
+    /// Go's `nil` (an absent or null value).
     Nil,
+    /// `bool`
     Bool(bool),
     /// Go `int` (64-bit).
     Int(i64),
+    /// `int64`
     Int64(i64),
+    /// `uint64`
     Uint64(u64),
+    /// `float64`
     Float64(f64),
+    /// `float32`
     Float32(f32),
+    /// `string`
     String(Str),
     /// A Go `string` whose bytes are not valid UTF-8 (from `!!binary` data, for example).
     RawString(Arc<[u8]>),
     /// `[]byte`
     Bytes(Arc<[u8]>),
+    /// `time.Time`
     Time(Arc<GoTime>),
+    /// A slice (`[]interface {}` or a typed slice).
     List(Arc<List>),
+    /// A `map[string]...`.
     Map(Arc<Map>),
+    /// A `map[interface {}]interface {}`.
     AnyMap(Arc<AnyMap>),
+    /// Any other Go object templates can call methods on.
     Host(Arc<dyn HostObject>),
 }
 
@@ -512,6 +543,7 @@ impl Value {
         }
     }
 
+    /// The text of a `String`.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::String(s) => Some(s),
@@ -519,6 +551,7 @@ impl Value {
         }
     }
 
+    /// The map of a `Map`.
     pub fn as_map(&self) -> Option<&Map> {
         match self {
             Value::Map(m) => Some(m),
@@ -526,6 +559,7 @@ impl Value {
         }
     }
 
+    /// The slice of a `List`.
     pub fn as_list(&self) -> Option<&List> {
         match self {
             Value::List(l) => Some(l),

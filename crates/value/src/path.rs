@@ -7,7 +7,9 @@ use std::fmt;
 /// One step of a path: a map key or a list index.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Segment {
+    /// A map key.
     Key(Str),
+    /// A list index.
     Index(usize),
 }
 
@@ -18,7 +20,9 @@ pub struct Path(pub Vec<Segment>);
 /// Why a path string could not be parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathError {
+    /// The path as written.
     pub path: String,
+    /// Why it is not a valid path.
     pub reason: &'static str,
 }
 

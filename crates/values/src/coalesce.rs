@@ -14,8 +14,11 @@ type Map = BTreeMap<Str, Value>;
 /// subcharts under the names the parent uses for them (an alias when one is set).
 #[derive(Clone, Debug, Default)]
 pub struct ChartValues {
+    /// The chart's name (or the alias its parent gives it).
     pub name: String,
+    /// Its `values.yaml`.
     pub values: Map,
+    /// Its enabled subcharts.
     pub dependencies: Vec<ChartValues>,
 }
 
@@ -34,6 +37,7 @@ fn concat(prefix: &str, key: &str) -> String {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("type mismatch on {key}: {value}")]
 pub struct TypeMismatch {
+    /// The dotted key whose value is not a map.
     pub key: String,
     /// The value as Go's `%t` verb prints it.
     pub value: String,

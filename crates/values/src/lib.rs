@@ -2,6 +2,9 @@
 //! Helm does (`user`) and Helm's coalescing with chart defaults (`coalesce`). Provenance
 //! of each leaf (`provenance`) is computed on demand, off the hot path.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 pub mod coalesce;
 pub mod provenance;
 pub mod strvals;

@@ -22,6 +22,7 @@ pub struct Layer {
     /// Where the layer's map sits in the top chart's values (a subchart's defaults sit
     /// under its name).
     pub prefix: Vec<Str>,
+    /// The values it sets.
     pub values: Map,
     /// Node positions, for YAML layers.
     pub spans: Option<SpanTree>,
@@ -32,14 +33,18 @@ pub struct Layer {
 pub struct Contribution {
     /// `file:line:col` or the flag expression.
     pub origin: String,
+    /// The layer's kind (`chart defaults`, `-f`, `--set`).
     pub kind: String,
+    /// The value it sets there.
     pub value: Value,
 }
 
 /// The story of one leaf of the final values.
 #[derive(Clone, Debug)]
 pub struct Explained {
+    /// Where the leaf is.
     pub path: Path,
+    /// Its final value.
     pub value: Value,
     /// `None` when no layer sets it directly (import-values, for example).
     pub winner: Option<Contribution>,
@@ -50,7 +55,9 @@ pub struct Explained {
 /// A trap found in the layers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trap {
+    /// Where the trap is.
     pub path: Path,
+    /// What goes wrong, in one sentence.
     pub message: String,
 }
 

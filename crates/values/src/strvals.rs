@@ -9,10 +9,15 @@ use std::collections::BTreeMap;
 /// Which flag an expression came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flag {
+    /// `--set`: values typed as Helm types them.
     Set,
+    /// `--set-string`: every value a string.
     SetString,
+    /// `--set-json`: values are JSON.
     SetJson,
+    /// `--set-file`: values are files to read.
     SetFile,
+    /// `--set-literal`: the value taken as written, commas and all.
     SetLiteral,
 }
 
@@ -36,7 +41,9 @@ pub struct ReadError(pub String);
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct SetError {
+    /// Helm's message.
     pub message: String,
+    /// The byte offset in the expression where parsing stopped.
     pub position: usize,
 }
 

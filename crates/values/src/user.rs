@@ -14,10 +14,15 @@ type Map = BTreeMap<Str, Value>;
 pub struct UserValues {
     /// `-f/--values`, in order.
     pub files: Vec<String>,
+    /// `--set-json` expressions, in order.
     pub set_json: Vec<String>,
+    /// `--set` expressions, in order.
     pub set: Vec<String>,
+    /// `--set-string` expressions, in order.
     pub set_string: Vec<String>,
+    /// `--set-file` expressions, in order.
     pub set_file: Vec<String>,
+    /// `--set-literal` expressions, in order.
     pub set_literal: Vec<String>,
 }
 
@@ -26,8 +31,11 @@ pub struct UserValues {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ValuesError {
+    /// Helm's message.
     pub message: String,
+    /// The file it is about, when there is one.
     pub file: Option<String>,
+    /// Where in that file.
     pub pos: Option<capstan_source::Pos>,
 }
 

@@ -20,11 +20,16 @@ pub enum Style {
 pub enum ENode {
     /// `tag`, when set, is written before the scalar (`!!binary`).
     Scalar {
+        /// The scalar's text.
         value: String,
+        /// How to write it.
         style: Style,
+        /// A tag written before it.
         tag: Option<&'static str>,
     },
+    /// A block sequence.
     Seq(Vec<ENode>),
+    /// A block mapping, in entry order.
     Map(Vec<(ENode, ENode)>),
 }
 

@@ -12,6 +12,7 @@ use std::collections::HashSet;
 /// The two fields; `kind` is empty when the manifest has none.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ManifestHead {
+    /// The manifest's `kind`.
     pub kind: String,
     /// The `helm.sh/hook` annotation, when it is there (a string).
     pub hook: Option<String>,

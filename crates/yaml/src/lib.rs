@@ -11,6 +11,9 @@
 //! The event parser is `libyaml-safer`, a Rust port of libyaml, which go-yaml itself is a
 //! port of; scalar resolution, composition, decoding and emission are ours.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 mod compose;
 mod emit;
 mod encode;

@@ -29,16 +29,21 @@ pub fn short_tag(tag: &str) -> String {
 /// A resolved scalar.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Scalar {
+    /// `null`, `~` or empty.
     Null,
+    /// `true`/`false` (YAML 1.1 spellings as go-yaml reads them).
     Bool(bool),
     /// Fits Go `int`.
     Int(i64),
     /// Only `uint64` can hold it.
     Uint(u64),
+    /// A float.
     Float(f64),
+    /// A string.
     Str(String),
     /// Decoded `!!binary` data that is not UTF-8 (a Go string of raw bytes).
     Bytes(Vec<u8>),
+    /// A `!!timestamp`.
     Timestamp(GoTime),
 }
 

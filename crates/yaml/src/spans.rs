@@ -12,13 +12,20 @@ use std::collections::BTreeMap;
 /// Aliases are leaves (their own span), so alias bombs cannot blow the tree up.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SpanTree {
+    /// A scalar or alias: its span.
     Leaf(Span),
+    /// A mapping: its span and, by key, the key's span and the value's tree.
     Map {
+        /// The mapping's span.
         span: Span,
+        /// By key: the key's span and the value's tree.
         entries: BTreeMap<String, (Span, SpanTree)>,
     },
+    /// A sequence: its span and its items' trees.
     List {
+        /// The sequence's span.
         span: Span,
+        /// The items' trees.
         items: Vec<SpanTree>,
     },
 }

@@ -13,8 +13,11 @@ use capstan_value::{Path, Segment, Str};
 /// A number that Helm will print differently than it is written.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NumberTrap {
+    /// Where the number is.
     pub path: Path,
+    /// Its span in the file.
     pub span: Span,
+    /// How it is written.
     pub written: String,
     /// How `{{ .Values.x }}` prints it.
     pub printed: String,
