@@ -16,7 +16,7 @@ pub fn read_archive(data: &[u8]) -> Result<Vec<ChartFile>, LoadError> {
 }
 
 /// [`read_archive`] with explicit limits (for tests).
-pub fn read_archive_limited(
+pub(crate) fn read_archive_limited(
     data: &[u8],
     max_total: u64,
     max_file: u64,

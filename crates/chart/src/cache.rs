@@ -27,7 +27,7 @@ impl std::fmt::Debug for ChartCache {
 impl ChartCache {
     /// The chart in `dir`: a detached copy of the one loaded before, else `load()`'s
     /// (kept for later releases when it succeeds). `load` runs without the lock held.
-    pub fn get_or_load<E>(
+    pub(crate) fn get_or_load<E>(
         &self,
         dir: &Path,
         manifests: bool,
@@ -47,7 +47,7 @@ impl ChartCache {
 
 /// The chart in `chart_dir` as `o` asks for it: a directory of plain manifests or a chart,
 /// through the run's cache when `o` has one.
-pub fn load_for(
+pub(crate) fn load_for(
     fs: &dyn crate::fs::ChartFs,
     chart_dir: &Path,
     o: &crate::template::TemplateOptions,
@@ -68,7 +68,7 @@ pub fn load_for(
 impl Chart {
     /// A copy sharing nothing mutable with `self`: values and the `Chart.yaml` document
     /// deep-copied, for this chart and every subchart.
-    pub fn detached(&self) -> Chart {
+    pub(crate) fn detached(&self) -> Chart {
         let deep = |m: &crate::load::Map| -> crate::load::Map {
             m.iter().map(|(k, v)| (k.clone(), v.deep_copy())).collect()
         };

@@ -155,7 +155,7 @@ impl HostObject for HelmVersion {
 pub struct ApiVersions(pub Vec<String>);
 
 /// client-go's scheme groups (v0.36) plus apiextensions, as Helm's default set.
-pub fn default_api_versions() -> Vec<String> {
+pub(crate) fn default_api_versions() -> Vec<String> {
     [
         "v1",
         "admissionregistration.k8s.io/v1",

@@ -46,7 +46,7 @@ impl std::fmt::Debug for DependencyBuilder {
 }
 
 /// Adds to `c` the dependencies `builder` finds for those missing from `charts/`.
-pub fn build_missing(
+pub(crate) fn build_missing(
     c: &mut Chart,
     chart_dir: &std::path::Path,
     builder: &DependencyBuilder,
@@ -70,7 +70,7 @@ pub fn build_missing(
 }
 
 /// Helm's `CheckDependencies`: every dependency named in `Chart.yaml` must be in `charts/`.
-pub fn check_dependencies(c: &Chart) -> Result<(), DependencyError> {
+pub(crate) fn check_dependencies(c: &Chart) -> Result<(), DependencyError> {
     let missing: Vec<&str> = c
         .metadata
         .dependencies

@@ -130,7 +130,7 @@ pub fn layers_in(
 
 /// The layers of a chart already loaded (`raw`, its dependencies built) and processed for
 /// the user's values (`chart`: conditions, tags, aliases, import-values applied).
-pub fn layers_of(
+pub(crate) fn layers_of(
     raw: &crate::load::Chart,
     chart: &crate::load::Chart,
     chart_dir: &Path,

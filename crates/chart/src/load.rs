@@ -72,7 +72,7 @@ impl Chart {
     }
 
     /// `crds/*.yaml|yml|json` files of this chart and its subcharts.
-    pub fn crd_files(&self, prefix: &str) -> Vec<(String, &ChartFile)> {
+    pub(crate) fn crd_files(&self, prefix: &str) -> Vec<(String, &ChartFile)> {
         let path = format!("{prefix}{}", self.name());
         let mut out: Vec<(String, &ChartFile)> = self
             .files
@@ -153,7 +153,7 @@ pub fn is_manifest_dir(fs: &dyn ChartFs, dir: &Path) -> bool {
 /// The chart chartify makes of a directory of manifests: named after the directory,
 /// version and appVersion 1.0.0, every `.yaml`/`.yml` file (at any depth) a template
 /// at its relative path. A kustomization is refused (it needs kustomize).
-pub fn load_manifest_dir_in(fs: &dyn ChartFs, dir: &Path) -> Result<Chart, LoadError> {
+pub(crate) fn load_manifest_dir_in(fs: &dyn ChartFs, dir: &Path) -> Result<Chart, LoadError> {
     for k in ["kustomization.yaml", "kustomization.yml", "Kustomization"] {
         if fs.is_file(&dir.join(k)) {
             return Err(LoadError::new(format!(

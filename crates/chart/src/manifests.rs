@@ -108,7 +108,7 @@ pub fn split_documents(text: &str) -> Vec<String> {
 }
 
 /// The rendered files that hold manifests: partials (`_*`) and empty files left out.
-pub fn manifest_files(
+pub(crate) fn manifest_files(
     files: &BTreeMap<String, String>,
 ) -> impl Iterator<Item = (&String, &String)> {
     files.iter().filter(|(path, content)| {
@@ -119,7 +119,7 @@ pub fn manifest_files(
 
 /// Helm's `SortManifests` over the rendered files (partials, empty files and NOTES.txt
 /// already excluded by the caller or here).
-pub fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, ManifestError> {
+pub(crate) fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, ManifestError> {
     let mut out = Sorted::default();
     for (path, content) in manifest_files(files) {
         for doc in split_documents(content) {

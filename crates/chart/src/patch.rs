@@ -45,7 +45,7 @@ impl Patches {
 }
 
 /// The file the patched resources are put in, inside chart `chart`.
-pub fn patched_file(chart: &str) -> String {
+pub(crate) fn patched_file(chart: &str) -> String {
     format!("{chart}/templates/patched_resources.yaml")
 }
 

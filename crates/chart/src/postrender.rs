@@ -60,7 +60,7 @@ pub fn split_and_deannotate(output: &str) -> Result<crate::render::RenderedFiles
 }
 
 /// Runs `renderer` over the rendered files as Helm 4 does.
-pub fn post_render(
+pub(crate) fn post_render(
     files: &BTreeMap<String, String>,
     renderer: &PostRenderer,
 ) -> Result<crate::render::RenderedFiles, PostRenderError> {

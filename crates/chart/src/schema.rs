@@ -16,7 +16,7 @@ capstan_source::message_error!(
 type Map = BTreeMap<Str, Value>;
 
 /// Helm's `ValidateAgainstSchema`: `Err` holds the per-chart report.
-pub fn validate_chart(chart: &Chart, values: &Map) -> Result<(), SchemaError> {
+pub(crate) fn validate_chart(chart: &Chart, values: &Map) -> Result<(), SchemaError> {
     let mut report = String::new();
     check(chart, values, &mut report)?;
     if report.is_empty() {

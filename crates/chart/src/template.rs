@@ -195,7 +195,7 @@ pub fn read_file(cwd: &Path, p: &str) -> Result<Vec<u8>, capstan_values::ReadErr
 impl TemplateOptions {
     /// The bytes of `-f` file `p`: held in [`TemplateOptions::overlay`], else read from
     /// `fs` relative to `cwd`.
-    pub fn values_file(
+    pub(crate) fn values_file(
         &self,
         fs: &dyn crate::fs::ChartFs,
         cwd: &Path,
@@ -237,7 +237,7 @@ pub fn template(
 /// name can never be a path such as `../x`). Helm 4.1.4 also refuses names longer than
 /// 53 characters; the helm-values corpus (Helm main, "v4.2") renders a 76-character name,
 /// and capstan follows the corpus (see COMPATIBILITY.md); the message keeps Helm's text.
-pub fn validate_release_name(name: &str) -> Result<(), ReleaseNameError> {
+pub(crate) fn validate_release_name(name: &str) -> Result<(), ReleaseNameError> {
     let label_ok = |l: &str| {
         let b = l.as_bytes();
         let edge = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();

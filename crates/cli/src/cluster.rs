@@ -663,7 +663,7 @@ fn values_files_for(
 /// helmfile's `prepare` or `cleanup` hooks for a command that does not reach the cluster
 /// (`template`): the state's hooks, then each active release's. A failing `prepare`
 /// hook is an error; a failing `cleanup` hook a warning.
-pub fn state_hooks(
+pub(crate) fn state_hooks(
     g: &Global,
     s: &Settings,
     states: &[PreparedState],

@@ -125,7 +125,7 @@ pub fn script(args: &CompletionArgs) -> String {
 /// The man page (roff), `capstan man > capstan.1`: name, synopsis, description and the
 /// global options from clap's definition, then a COMMANDS section with each command, what
 /// it does and the flags of its own.
-pub fn man_page(cmd: clap::Command) -> String {
+pub(crate) fn man_page(cmd: clap::Command) -> String {
     let mut cmd = cmd;
     cmd.build();
     let globals: Vec<clap::Id> = cmd.get_arguments().map(|a| a.get_id().clone()).collect();
@@ -345,7 +345,7 @@ fn environment_names(file: &Path, depth: usize, into: &mut Vec<String>) {
 }
 
 /// Candidates for `-e`: the environments of the typed (or default) state file.
-pub fn environment_candidates() -> Vec<CompletionCandidate> {
+pub(crate) fn environment_candidates() -> Vec<CompletionCandidate> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let (file, _) = typed_context();
     let mut names = Vec::new();
@@ -360,7 +360,7 @@ pub fn environment_candidates() -> Vec<CompletionCandidate> {
 
 /// Candidates for `-l`: `KEY=VALUE` for every label (`name`, `namespace`, `chart` and the
 /// release's own) of the releases `list` finds with the typed state file and environment.
-pub fn selector_candidates() -> Vec<CompletionCandidate> {
+pub(crate) fn selector_candidates() -> Vec<CompletionCandidate> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let (file, env) = typed_context();
     let mut args = vec!["capstan".to_string()];

@@ -176,7 +176,7 @@ pub fn parse(src: &str) -> Option<Source> {
 
 impl Source {
     /// Whether the source's directory part is an archive go-getter unpacks.
-    pub fn is_archive(&self) -> bool {
+    pub(crate) fn is_archive(&self) -> bool {
         unpack::archive_kind(&self.dir, &self.query).is_some()
     }
 }

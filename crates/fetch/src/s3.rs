@@ -219,13 +219,13 @@ fn region(env: Env, endpoint: &str, bucket: &str, path_style: bool) -> String {
 }
 
 /// `s3://bucket/key`.
-pub fn get_s3_url(env: Env, bucket: &str, key: &str, file: &Path) -> Result<(), FetchError> {
+pub(crate) fn get_s3_url(env: Env, bucket: &str, key: &str, file: &Path) -> Result<(), FetchError> {
     let body = get_object(env, bucket, key)?;
     crate::write_private(file, &body)
 }
 
 /// The object `key` of `bucket` (`s3://bucket/key`).
-pub fn get_object(env: Env, bucket: &str, key: &str) -> Result<Vec<u8>, FetchError> {
+pub(crate) fn get_object(env: Env, bucket: &str, key: &str) -> Result<Vec<u8>, FetchError> {
     let (endpoint, path_style) = match endpoint_override(env) {
         Some(e) => (e, true),
         None => (format!("https://{bucket}.s3.amazonaws.com"), false),
@@ -339,7 +339,7 @@ fn getter_location(
 /// The object a go-getter S3 URL names (`s3::https://host/bucket/key`,
 /// `s3::https://bucket.s3.region.amazonaws.com/key`; `?region=` and `?version=`
 /// honoured).
-pub fn get_getter_object(
+pub(crate) fn get_getter_object(
     env: Env,
     scheme: &str,
     host: &str,
@@ -368,7 +368,7 @@ pub fn get_getter_object(
 }
 
 /// `s3::https://host/bucket/key`, written to `file`.
-pub fn get_s3_getter_url(env: Env, src: &Source, file: &Path) -> Result<(), FetchError> {
+pub(crate) fn get_s3_getter_url(env: Env, src: &Source, file: &Path) -> Result<(), FetchError> {
     let path = format!("{}/{}", src.dir.trim_start_matches('/'), src.file);
     let body = get_getter_object(env, &src.scheme, &src.host, &path, &src.query)?;
     crate::write_private(file, &body)

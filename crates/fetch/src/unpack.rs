@@ -39,7 +39,7 @@ impl ArchiveKind {
 
 /// The archive a source path names: the `archive=` query parameter (go-getter's
 /// override), else the path's suffix.
-pub fn archive_kind(path: &str, query: &str) -> Option<ArchiveKind> {
+pub(crate) fn archive_kind(path: &str, query: &str) -> Option<ArchiveKind> {
     for p in query.split('&') {
         if let Some(name) = p.strip_prefix("archive=") {
             return ArchiveKind::from_name(name);
@@ -55,7 +55,7 @@ pub fn archive_kind(path: &str, query: &str) -> Option<ArchiveKind> {
 }
 
 /// `query` without go-getter's `archive=` parameter (not sent to the server).
-pub fn without_archive_param(query: &str) -> String {
+pub(crate) fn without_archive_param(query: &str) -> String {
     query
         .split('&')
         .filter(|p| !p.is_empty() && !p.starts_with("archive="))

@@ -5,7 +5,7 @@ use crate::strconv::format_float;
 
 /// Appends `s` as a JSON string the way `encoding/json` does (`escape_html`: `<`, `>`, `&`
 /// become `\u003c` …, as `json.Marshal` does by default). Invalid UTF-8 has already been
-/// replaced by U+FFFD when it reaches Rust `&str`; use [`quote_bytes`] for raw bytes.
+/// replaced by U+FFFD when it reaches Rust `&str`; use [`go_quote_bytes`] for raw bytes.
 pub fn quote_string(out: &mut String, s: &str, escape_html: bool) {
     out.push('"');
     for c in s.chars() {
@@ -26,12 +26,6 @@ pub fn quote_string(out: &mut String, s: &str, escape_html: bool) {
         }
     }
     out.push('"');
-}
-
-/// Like [`quote_string`] for bytes that may not be UTF-8: each invalid byte becomes
-/// `\ufffd`, as Go does.
-pub fn quote_bytes(out: &mut String, b: &[u8], escape_html: bool) {
-    quote_string(out, &String::from_utf8_lossy(b), escape_html);
 }
 
 /// A float the way `encoding/json` writes it: `'f'` layout, or `'e'` below 1e-6 and from

@@ -65,7 +65,7 @@ fn is_leap(y: i64) -> bool {
 }
 
 /// Number of days in a month of a year.
-pub fn days_in_month(y: i64, m: u32) -> u32 {
+pub(crate) fn days_in_month(y: i64, m: u32) -> u32 {
     match m {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
@@ -76,7 +76,7 @@ pub fn days_in_month(y: i64, m: u32) -> u32 {
 
 impl GoTime {
     /// A UTC time from civil fields.
-    pub fn from_civil_utc(c: Civil, nanos: u32) -> GoTime {
+    pub(crate) fn from_civil_utc(c: Civil, nanos: u32) -> GoTime {
         let days = days_from_civil(c.year, c.month, c.day);
         let unix = days * 86400 + c.hour as i64 * 3600 + c.minute as i64 * 60 + c.second as i64;
         GoTime {

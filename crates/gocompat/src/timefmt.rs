@@ -2,7 +2,7 @@
 //! `time.ParseInLocation`, plus zones read from the system's TZif files the way
 //! `time.LoadLocation` does.
 
-use crate::time::{civil_from_days, days_in_month, Civil, GoTime};
+use crate::time::{days_in_month, Civil, GoTime};
 
 /// Go's month names (`time.Month.String`).
 pub const MONTHS: [&str; 12] = [
@@ -760,11 +760,6 @@ pub fn zero_time() -> GoTime {
         },
         0,
     )
-}
-
-/// Day count helper re-exported for callers formatting dates.
-pub fn civil_of_days(days: i64) -> (i64, u32, u32) {
-    civil_from_days(days)
 }
 
 #[cfg(test)]

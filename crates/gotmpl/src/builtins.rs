@@ -294,7 +294,7 @@ pub fn escape_html(s: &str) -> String {
 }
 
 /// `text/template`'s `JSEscapeString`.
-pub fn escape_js(s: &str) -> String {
+pub(crate) fn escape_js(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

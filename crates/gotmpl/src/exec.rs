@@ -148,7 +148,7 @@ pub fn execute(
 }
 
 /// Executes one parsed tree as template `name` of `set`.
-pub fn execute_def(
+pub(crate) fn execute_def(
     set: &Templates,
     name: &str,
     def: &Arc<TemplateDef>,

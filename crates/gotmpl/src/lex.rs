@@ -471,7 +471,7 @@ impl<'a> Lexer<'a> {
 }
 
 /// Go's `%#U` rendering of a rune: `U+0041 'A'`.
-pub fn go_unicode_name(c: char) -> String {
+pub(crate) fn go_unicode_name(c: char) -> String {
     if c.is_control() {
         format!("U+{:04X}", c as u32)
     } else {

@@ -13,7 +13,7 @@ mod exec;
 pub mod lex;
 pub mod parse;
 
-pub use builtins::{builtins, escape_html, escape_js, query_escape};
+pub use builtins::{builtins, escape_html, query_escape};
 pub use exec::{ExecCause, ExecError, ExecLocation, Executing};
 pub use parse::ParseError;
 
@@ -194,7 +194,7 @@ impl Func {
     }
 
     /// Marks the function as taking `reflect.Value`s (see [`Func::invalid_arg`]).
-    pub fn with_invalid_arg(mut self, message: &'static str) -> Func {
+    pub(crate) fn with_invalid_arg(mut self, message: &'static str) -> Func {
         self.invalid_arg = Some(message);
         self
     }

@@ -45,7 +45,7 @@ pub struct Tree {
 }
 
 /// Whether a body counts as empty for redefinition (only whitespace text).
-pub fn is_empty_tree(nodes: &[Node]) -> bool {
+pub(crate) fn is_empty_tree(nodes: &[Node]) -> bool {
     nodes
         .iter()
         .all(|n| matches!(n, Node::Text(t) if t.trim().is_empty()))

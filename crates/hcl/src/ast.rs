@@ -144,7 +144,7 @@ pub struct Expr {
 
 impl Expr {
     /// HCL's `StartRange`: where an error about the expression as a whole points.
-    pub fn start_range(&self) -> Range {
+    pub(crate) fn start_range(&self) -> Range {
         match &self.kind {
             ExprKind::Tuple { open_range, .. }
             | ExprKind::Object { open_range, .. }

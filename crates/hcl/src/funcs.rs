@@ -632,7 +632,7 @@ fn loose_equal(a: &Value, b: &Value) -> bool {
 
 /// The function call of an expression (arity, argument conversion, errors at the
 /// places hclsyntax reports them).
-pub fn call_function(e: &Expr, ctx: &Ctx) -> Result<Value, FuncError> {
+pub(crate) fn call_function(e: &Expr, ctx: &Ctx) -> Result<Value, FuncError> {
     let ExprKind::Call {
         name,
         name_range,
@@ -1287,7 +1287,7 @@ fn jsondecode(s: &str) -> FResult {
 }
 
 /// cty's JSON encoding: sorted keys, numbers as `Text('f', -1)`, HTML-safe strings.
-pub fn json_encode(v: &Value, out: &mut String) {
+pub(crate) fn json_encode(v: &Value, out: &mut String) {
     match v {
         Value::Null(_) => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),

@@ -135,7 +135,7 @@ impl Scanner<'_> {
 }
 
 /// Scans a whole file.
-pub fn scan(src: &str, file: &str) -> Vec<Token> {
+pub(crate) fn scan(src: &str, file: &str) -> Vec<Token> {
     let mut s = Scanner {
         src,
         file: Arc::from(file),

@@ -92,12 +92,12 @@ impl Number {
         self.mant.is_zero()
     }
 
-    pub fn is_negative(&self) -> bool {
+    pub(crate) fn is_negative(&self) -> bool {
         self.neg && !self.is_zero()
     }
 
     /// An integer with precision 64 (`cty.NumberIntVal`).
-    pub fn from_i64(i: i64) -> Number {
+    pub(crate) fn from_i64(i: i64) -> Number {
         Number::round(i < 0, BigUint::from(i.unsigned_abs()), 0, false, 64)
     }
 
@@ -239,7 +239,7 @@ impl Number {
     }
 
     /// `self / o`; `None` when `o` is zero.
-    pub fn quo(&self, o: &Number) -> Option<Number> {
+    pub(crate) fn quo(&self, o: &Number) -> Option<Number> {
         if o.is_zero() {
             return None;
         }
@@ -274,7 +274,7 @@ impl Number {
     }
 
     /// cty's `Modulo`: `a - b * trunc(a / b)`.
-    pub fn modulo(&self, o: &Number) -> Option<Number> {
+    pub(crate) fn modulo(&self, o: &Number) -> Option<Number> {
         let q = self.quo(o)?.trunc();
         Some(self.sub(&o.mul(&q)))
     }
@@ -301,19 +301,8 @@ impl Number {
         i64::try_from(v).ok()
     }
 
-    /// The integer part as a big integer magnitude and sign.
-    pub fn to_bigint(&self) -> (bool, BigUint) {
-        let t = self.trunc();
-        let m = if t.exp >= 0 {
-            t.mant.clone() << (t.exp as usize)
-        } else {
-            t.mant.clone() >> ((-t.exp) as usize)
-        };
-        (t.neg && !m.is_zero(), m)
-    }
-
     /// A number from a big integer (precision: its bit length, at least 64).
-    pub fn from_bigint(neg: bool, m: BigUint) -> Number {
+    pub(crate) fn from_bigint(neg: bool, m: BigUint) -> Number {
         let prec = (m.bits() as u32).max(64);
         Number::round(neg, m, 0, false, prec)
     }

@@ -23,7 +23,7 @@ struct Parser {
 type PResult<T> = Result<T, Diag>;
 
 /// Parses a file into its body.
-pub fn parse_file(src: &str, file: &str) -> PResult<Body> {
+pub(crate) fn parse_file(src: &str, file: &str) -> PResult<Body> {
     let mut p = Parser {
         toks: scan(src, file),
         i: 0,

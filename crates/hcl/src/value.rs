@@ -22,7 +22,7 @@ pub enum Type {
 
 impl Type {
     /// cty's `FriendlyName`.
-    pub fn friendly(&self) -> String {
+    pub(crate) fn friendly(&self) -> String {
         match self {
             Type::Dynamic => "dynamic".into(),
             Type::String => "string".into(),
@@ -36,7 +36,7 @@ impl Type {
         }
     }
 
-    pub fn is_primitive(&self) -> bool {
+    pub(crate) fn is_primitive(&self) -> bool {
         matches!(self, Type::String | Type::Number | Type::Bool)
     }
 }
@@ -119,7 +119,7 @@ impl Value {
     }
 
     /// cty's `Equals` (true when both are the same value of the same type).
-    pub fn equals(&self, o: &Value) -> bool {
+    pub(crate) fn equals(&self, o: &Value) -> bool {
         match (self, o) {
             (Value::Null(_), Value::Null(_)) => true,
             (Value::String(a), Value::String(b)) => a == b,
@@ -252,7 +252,7 @@ pub fn convert(v: &Value, want: &Type) -> Result<Value, ConvError> {
 
 /// A set: elements deduplicated and ordered as cty orders sets (strings lexically,
 /// numbers by value, others by their first appearance).
-pub fn set_of(elem: Type, items: Vec<Value>) -> Value {
+pub(crate) fn set_of(elem: Type, items: Vec<Value>) -> Value {
     let mut out: Vec<Value> = Vec::new();
     for x in items {
         if !out.iter().any(|y| y.equals(&x)) {
@@ -275,7 +275,7 @@ pub fn set_of(elem: Type, items: Vec<Value>) -> Value {
 
 /// cty's `convert.Unify` for the types HCL meets in conditionals and collection
 /// literals: the common type every value converts to, if any.
-pub fn unify(types: &[Type]) -> Option<Type> {
+pub(crate) fn unify(types: &[Type]) -> Option<Type> {
     let known: Vec<&Type> = types.iter().filter(|t| **t != Type::Dynamic).collect();
     let Some(first) = known.first() else {
         return Some(Type::Dynamic);

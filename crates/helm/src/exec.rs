@@ -529,7 +529,7 @@ impl Execer {
 
     /// `helm get manifest NAME FLAGS`: the manifest helm recorded for the deployed release
     /// (capstan's own diff compares it with its rendering).
-    pub fn get_manifest(&self, name: &str, flags: &[String]) -> HelmCall {
+    pub(crate) fn get_manifest(&self, name: &str, flags: &[String]) -> HelmCall {
         let mut args = strings(&["get", "manifest", name]);
         args.extend(flags.iter().cloned());
         self.call(
@@ -588,7 +588,7 @@ fn oci_chart_url(chart: &str) -> String {
 }
 
 /// A URL with its password replaced by `xxxxx` (Go's `URL.Redacted`); anything else as is.
-pub fn redact_url(s: &str) -> String {
+pub(crate) fn redact_url(s: &str) -> String {
     let Some(scheme_end) = s.find("://") else {
         return s.to_string();
     };

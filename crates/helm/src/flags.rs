@@ -408,7 +408,7 @@ impl FlagSource<'_> {
     /// A release's `helm diff upgrade` flags (helmfile's `flagsForDiff`), before the flags
     /// every release shares. `disable_validation`: `disableValidationOnInstall` on a
     /// release not installed yet (a release's or `helmDefaults`' `disableValidation` wins).
-    pub fn diff_flags(
+    pub(crate) fn diff_flags(
         &self,
         opt: &DiffOptions,
         disable_validation: bool,
@@ -452,7 +452,7 @@ impl FlagSource<'_> {
     }
 
     /// `helm lint` flags (helmfile's `flagsForLint`).
-    pub fn lint_flags(&self) -> Result<Vec<String>, FlagError> {
+    pub(crate) fn lint_flags(&self) -> Result<Vec<String>, FlagError> {
         let mut flags = self.namespace_and_values()?;
         self.adopt(&mut flags);
         Ok(flags)
@@ -484,7 +484,7 @@ impl FlagSource<'_> {
     }
 
     /// `--namespace`, `--values` files, `--set`, `--set-string` and the old `env:` section.
-    pub fn namespace_and_values(&self) -> Result<Vec<String>, FlagError> {
+    pub(crate) fn namespace_and_values(&self) -> Result<Vec<String>, FlagError> {
         let mut flags = Vec::new();
         let ns = str_of(self.release, "namespace");
         if !ns.is_empty() {
@@ -595,7 +595,7 @@ pub fn set_flags(
 }
 
 /// helmfile's `argparser.CollectArgs`: the words of `--sync-args`/`--template-args`.
-pub fn collect_args(args: &str) -> Vec<String> {
+pub(crate) fn collect_args(args: &str) -> Vec<String> {
     args.split_whitespace().map(String::from).collect()
 }
 

@@ -81,7 +81,10 @@ fn pem(v: &Value, field: &str, dir: &std::path::Path) -> Result<Option<Vec<u8>>,
 
 impl KubeClient {
     /// The client for `context` (empty: the current context) of the kubeconfig at `path`.
-    pub fn from_kubeconfig(path: &std::path::Path, context: &str) -> Result<KubeClient, KubeError> {
+    pub(crate) fn from_kubeconfig(
+        path: &std::path::Path,
+        context: &str,
+    ) -> Result<KubeClient, KubeError> {
         let raw = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let doc =
             capstan_yaml::decode_helm(&raw).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -166,7 +169,7 @@ impl KubeClient {
 
     /// The deployed releases of a namespace, by release name (the newest deployed
     /// revision of each): its manifest and user-supplied values.
-    pub fn deployed_releases(
+    pub(crate) fn deployed_releases(
         &self,
         namespace: &str,
     ) -> Result<BTreeMap<String, Deployed>, KubeError> {

@@ -37,7 +37,7 @@ impl HelmError {
 
     /// helm said the release does not exist (`Error: release: not found`). helm's output
     /// is the only interface a helm process has, and helmfile decides on the same text.
-    pub fn release_not_found(&self) -> bool {
+    pub(crate) fn release_not_found(&self) -> bool {
         self.message.contains("release: not found")
     }
 

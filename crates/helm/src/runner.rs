@@ -55,7 +55,7 @@ const VALUE_FLAGS: &[&str] = &[
 
 /// The argv as shown in an error: values of `--set`-like flags replaced by `***`, chart
 /// URL passwords redacted.
-pub fn shown_args(args: &[String]) -> String {
+pub(crate) fn shown_args(args: &[String]) -> String {
     let mut out = Vec::new();
     let mut hide_next = false;
     for a in args {

@@ -77,12 +77,12 @@ impl HelmVersion {
     }
 
     /// helmfile's `IsHelm3`.
-    pub fn is_helm3(&self) -> bool {
+    pub(crate) fn is_helm3(&self) -> bool {
         self.major() == Some(3)
     }
 
     /// helmfile's `IsHelm4`: major 4, or a version it could not tell.
-    pub fn is_helm4(&self) -> bool {
+    pub(crate) fn is_helm4(&self) -> bool {
         matches!(self.major(), None | Some(4))
     }
 

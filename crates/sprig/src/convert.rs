@@ -28,7 +28,7 @@ fn trim_zero_decimal(s: &str) -> &str {
 }
 
 /// `cast.ToInt64E`; `None` where cast fails (sprig then uses 0).
-pub fn to_i64_opt(v: &Value) -> Option<i64> {
+pub(crate) fn to_i64_opt(v: &Value) -> Option<i64> {
     match v {
         Value::Int(i) | Value::Int64(i) => Some(*i),
         Value::Uint64(u) => Some(*u as i64),
@@ -56,7 +56,7 @@ pub fn to_i64(v: &Value) -> i64 {
 }
 
 /// `cast.ToFloat64E`.
-pub fn to_f64_opt(v: &Value) -> Option<f64> {
+pub(crate) fn to_f64_opt(v: &Value) -> Option<f64> {
     match v {
         Value::Int(i) | Value::Int64(i) => Some(*i as f64),
         Value::Uint64(u) => Some(*u as f64),
@@ -75,7 +75,7 @@ pub fn to_f64(v: &Value) -> f64 {
 }
 
 /// A `[]string`.
-pub fn string_list(items: Vec<String>) -> Value {
+pub(crate) fn string_list(items: Vec<String>) -> Value {
     Value::List(Arc::new(List {
         elem: Elem::String,
         nil: false,
@@ -85,7 +85,7 @@ pub fn string_list(items: Vec<String>) -> Value {
 }
 
 /// sprig's `strslice`: a list's items as strings (nil items dropped), else `[strval(v)]`.
-pub fn strslice(v: &Value) -> Vec<String> {
+pub(crate) fn strslice(v: &Value) -> Vec<String> {
     match v {
         Value::List(l) => l
             .items
@@ -154,7 +154,7 @@ pub fn register(m: &mut FuncMap) {
 }
 
 /// Go's `reflect.DeepEqual` on values (types must match too).
-pub fn deep_equal(a: &Value, b: &Value) -> bool {
+pub(crate) fn deep_equal(a: &Value, b: &Value) -> bool {
     a.type_name() == b.type_name() && a == b
 }
 

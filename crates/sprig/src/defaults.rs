@@ -28,7 +28,7 @@ fn json(v: &Value, escape_html: bool, indent: Option<&str>) -> FuncResult<String
 }
 
 /// Go's `os.ExpandEnv`.
-pub fn expand_env(s: &str) -> String {
+pub(crate) fn expand_env(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = String::new();
     let mut i = 0;

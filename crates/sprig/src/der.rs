@@ -18,7 +18,7 @@ pub const UTC_TIME: u8 = 0x17;
 pub const GENERALIZED_TIME: u8 = 0x18;
 
 /// One TLV: tag, length, contents.
-pub fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
+pub(crate) fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
     let mut out = vec![tag];
     let n = content.len();
     if n < 0x80 {
@@ -67,7 +67,7 @@ pub fn int(v: i64) -> Vec<u8> {
 }
 
 /// An OBJECT IDENTIFIER from its arcs.
-pub fn oid(arcs: &[u64]) -> Vec<u8> {
+pub(crate) fn oid(arcs: &[u64]) -> Vec<u8> {
     let mut content = Vec::new();
     let mut push = |mut v: u64| {
         let mut tmp = vec![(v & 0x7f) as u8];
@@ -89,7 +89,7 @@ pub fn oid(arcs: &[u64]) -> Vec<u8> {
 }
 
 /// A BIT STRING of whole bytes.
-pub fn bit_string(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn bit_string(bytes: &[u8]) -> Vec<u8> {
     let mut content = vec![0];
     content.extend_from_slice(bytes);
     tlv(BIT_STRING, &content)
@@ -97,7 +97,7 @@ pub fn bit_string(bytes: &[u8]) -> Vec<u8> {
 
 /// A BIT STRING as Go marshals an `asn1.BitString` of `bytes`: its length ends at the
 /// last set bit.
-pub fn bit_string_trimmed(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn bit_string_trimmed(bytes: &[u8]) -> Vec<u8> {
     let Some(last) = bytes.iter().rposition(|b| *b != 0) else {
         return tlv(BIT_STRING, &[0]);
     };
@@ -109,7 +109,7 @@ pub fn bit_string_trimmed(bytes: &[u8]) -> Vec<u8> {
 
 /// A string as Go's `encoding/asn1` marshals a Go string without a type: a
 /// PrintableString when every character allows it, else a UTF8String.
-pub fn go_string(s: &str) -> Vec<u8> {
+pub(crate) fn go_string(s: &str) -> Vec<u8> {
     let printable = s
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b" '()+,-./:=?".contains(&b));
@@ -209,7 +209,7 @@ pub fn read(data: &[u8]) -> Result<(Element<'_>, &[u8]), capstan_gotmpl::FuncErr
 }
 
 /// Reads exactly one element filling `data`.
-pub fn read_all(data: &[u8]) -> Result<Element<'_>, capstan_gotmpl::FuncError> {
+pub(crate) fn read_all(data: &[u8]) -> Result<Element<'_>, capstan_gotmpl::FuncError> {
     let (e, rest) = read(data)?;
     if !rest.is_empty() {
         return Err("x509: trailing data".into());
@@ -218,7 +218,7 @@ pub fn read_all(data: &[u8]) -> Result<Element<'_>, capstan_gotmpl::FuncError> {
 }
 
 /// The arcs of an OBJECT IDENTIFIER's contents.
-pub fn oid_arcs(content: &[u8]) -> Vec<u64> {
+pub(crate) fn oid_arcs(content: &[u8]) -> Vec<u64> {
     let mut arcs = Vec::new();
     let mut v: u64 = 0;
     for b in content {
@@ -244,7 +244,7 @@ pub struct Pem {
 }
 
 /// Go's `pem.EncodeToMemory`: base64 in lines of 64 characters.
-pub fn pem_encode(kind: &str, bytes: &[u8]) -> String {
+pub(crate) fn pem_encode(kind: &str, bytes: &[u8]) -> String {
     let b64 = base64_encode(bytes);
     let mut out = format!("-----BEGIN {kind}-----\n");
     for chunk in b64.as_bytes().chunks(64) {
@@ -256,7 +256,7 @@ pub fn pem_encode(kind: &str, bytes: &[u8]) -> String {
 }
 
 /// Go's `pem.Decode`: the first well-formed block in `text` (headers skipped).
-pub fn pem_decode(text: &str) -> Option<Pem> {
+pub(crate) fn pem_decode(text: &str) -> Option<Pem> {
     let mut rest = text;
     loop {
         let at = rest.find("-----BEGIN ")?;

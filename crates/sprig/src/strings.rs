@@ -491,7 +491,7 @@ pub fn register(m: &mut FuncMap) {
 }
 
 /// Go's `strings.SplitN` (`n < 0`: all parts; an empty separator splits into runes).
-pub fn go_split(s: &str, sep: &str, n: i64) -> Vec<String> {
+pub(crate) fn go_split(s: &str, sep: &str, n: i64) -> Vec<String> {
     if n == 0 {
         return Vec::new();
     }

@@ -158,7 +158,7 @@ impl From<String> for RunError {
 }
 
 /// The state files a `-f` value (or its absence) stands for.
-pub fn find_state_files(s: &Settings, file: &str) -> Result<Vec<String>, StateError> {
+pub(crate) fn find_state_files(s: &Settings, file: &str) -> Result<Vec<String>, StateError> {
     let host = s.host.as_ref();
     if capstan_fetch::is_remote(file) {
         let local = host.fetch(file).map_err(|e| format!("locate: {e}"))?;

@@ -272,7 +272,7 @@ fn repo_archive(
 /// `oci://` a registry. The version is `Chart.lock`'s when it pins one, else the
 /// constraint in `Chart.yaml`. `None` for a dependency without a repository (it must be
 /// in `charts/`).
-pub fn dependency_chart(
+pub(crate) fn dependency_chart(
     host: &dyn Host,
     doc: &Tree,
     chart_dir: &std::path::Path,

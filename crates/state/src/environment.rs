@@ -52,7 +52,7 @@ impl Environment {
     }
 
     /// The value templates see as `.Environment`.
-    pub fn template_value(&self) -> Value {
+    pub(crate) fn template_value(&self) -> Value {
         let mut m = BTreeMap::new();
         m.insert(Str::from("Name"), Value::from(self.name.as_str()));
         m.insert(
@@ -65,7 +65,7 @@ impl Environment {
 
     /// helmfile's `EnvironmentTemplateData`: `.Environment`, `.Namespace`, `.Values` and
     /// `.StateValues`.
-    pub fn template_data(&self, namespace: &str, values: &Tree) -> Value {
+    pub(crate) fn template_data(&self, namespace: &str, values: &Tree) -> Value {
         let mut m = BTreeMap::new();
         m.insert(Str::from("Environment"), self.template_value());
         m.insert(Str::from("Namespace"), Value::from(namespace));

@@ -138,7 +138,7 @@ impl ValuesLoader<'_> {
     }
 
     /// Loads one YAML (or `.gotmpl`) values file as helmfile does.
-    pub fn load_file(&self, file: &str, data: &Value) -> Result<Tree, StateError> {
+    pub(crate) fn load_file(&self, file: &str, data: &Value) -> Result<Tree, StateError> {
         let text = self.renderer.render_file(file, file, data).map_err(|e| {
             e.context(format_args!(
                 "failed to load environment values file \"{file}\""

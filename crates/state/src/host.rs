@@ -455,7 +455,7 @@ fn indent(s: &str) -> String {
 }
 
 /// The reason part of a Go `*PathError` text for an I/O error.
-pub fn go_io_reason(e: &io::Error) -> String {
+pub(crate) fn go_io_reason(e: &io::Error) -> String {
     match e.kind() {
         io::ErrorKind::NotFound => "no such file or directory".into(),
         io::ErrorKind::PermissionDenied => "permission denied".into(),

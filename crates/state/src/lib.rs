@@ -42,7 +42,7 @@ pub fn scalar_text(v: &Value) -> String {
 }
 
 /// The YAML kind helmfile's decoder names in type errors.
-pub fn go_kind(v: &Value) -> &'static str {
+pub(crate) fn go_kind(v: &Value) -> &'static str {
     match v {
         Value::List(_) => "!!seq",
         Value::Map(_) | Value::AnyMap(_) => "!!map",

@@ -92,7 +92,7 @@ pub struct HelmState {
 
 /// `policy.Checker`: top-level keys in order (`bases`, `environments`, `releases`), and
 /// `environments` and `releases` never in the same part.
-pub fn check_policy(file: &str, content: &str) -> Result<(), StateError> {
+pub(crate) fn check_policy(file: &str, content: &str) -> Result<(), StateError> {
     let top_keys = |with_separators: bool| -> Vec<String> {
         let mut keys = Vec::new();
         for line in content.split('\n') {
@@ -322,7 +322,7 @@ impl Overrides {
 
 /// Splits a `--state-values-set` argument on commas not escaped with a backslash (`\,`
 /// is a comma; other backslashes stay for the key parser).
-pub fn split_unescaped_commas(input: &str) -> Vec<String> {
+pub(crate) fn split_unescaped_commas(input: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut escaped = false;
@@ -350,7 +350,7 @@ pub fn split_unescaped_commas(input: &str) -> Vec<String> {
 
 /// The `KEY=VALUE` items of a `--state-values-set-string` argument, as helmfile's
 /// pattern `(?:,|^)([^\s=]+)=(['"][^'"]*['"]|[^,]+)` finds them (quotes kept).
-pub fn split_set_string(input: &str) -> Vec<(String, String)> {
+pub(crate) fn split_set_string(input: &str) -> Vec<(String, String)> {
     let b = input.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -515,7 +515,7 @@ pub fn load_env_values(
 }
 
 /// Splits a state file into its `---` parts (CRLF normalised).
-pub fn split_parts(content: &str) -> Vec<String> {
+pub(crate) fn split_parts(content: &str) -> Vec<String> {
     content
         .replace("\r\n", "\n")
         .split("\n---\n")
@@ -525,7 +525,7 @@ pub fn split_parts(content: &str) -> Vec<String> {
 
 /// Parses one rendered part: every YAML document in it, merged (lists appended). An
 /// error carries the line and column in the part when known.
-pub fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option<(u32, u32)>)> {
+pub(crate) fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option<(u32, u32)>)> {
     let docs = capstan_yaml::split_documents(text)
         .map_err(|e| (e.to_string(), e.pos.map(|p| (p.line, p.column))))?;
     let mut out = Tree::new();
@@ -583,7 +583,7 @@ pub fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option<(u32, 
 /// `base_of` is, for a file listed under `bases:`, the directory of the helmfile that
 /// lists it: as in helmfile, the base is rendered and its relative paths (values files,
 /// `readFile`, `exec`'s working directory) resolved there, not beside the base file.
-pub fn load_file(
+pub(crate) fn load_file(
     s: &Settings,
     file: &str,
     inherited: Option<&Environment>,

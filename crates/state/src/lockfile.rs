@@ -25,7 +25,7 @@ pub fn lock_path(state_file: &str) -> String {
 }
 
 /// Pins the releases' chart versions to the lock file's, when there is one.
-pub fn apply_lock(
+pub(crate) fn apply_lock(
     host: &dyn Host,
     state_file: &str,
     doc: &Tree,

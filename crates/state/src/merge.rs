@@ -23,7 +23,7 @@ fn entries(v: &Value) -> Option<Tree> {
 }
 
 /// `mergo.Merge(&dst, src, mergo.WithOverride)` on `map[string]any`.
-pub fn merge_override(dst: &mut Tree, src: &Tree) {
+pub(crate) fn merge_override(dst: &mut Tree, src: &Tree) {
     for (k, v) in src {
         if let (Some(sm), Some(Some(dm))) = (entries(v), dst.get(k).map(entries)) {
             if !dm.is_empty() {
@@ -42,7 +42,7 @@ fn has_nil(items: &[Value]) -> bool {
 }
 
 /// `mergeStrategy: fallback`: values already in `dst` win over `src`.
-pub fn merge_fallback(dst: &mut Tree, src: &Tree) {
+pub(crate) fn merge_fallback(dst: &mut Tree, src: &Tree) {
     for (k, v) in src {
         let merged = match dst.get(k) {
             None | Some(Value::Nil) => v.clone(),
@@ -131,7 +131,7 @@ fn merge_lists(base: &[Value], over: &[Value], arrays: ArrayMerge) -> Value {
 }
 
 /// `maputil.ParseKey`: splits a `--state-values-set` key on dots, `\.` escaping one.
-pub fn parse_key(key: &str) -> Vec<String> {
+pub(crate) fn parse_key(key: &str) -> Vec<String> {
     let mut parts = Vec::new();
     let mut part = String::new();
     let mut escaped = false;
@@ -181,7 +181,7 @@ fn unexpected(v: &Value) -> String {
 }
 
 /// `maputil.Set(m, ParseKey(key), value, keepString)`.
-pub fn set_typed(
+pub(crate) fn set_typed(
     m: &mut Tree,
     key: &str,
     value: &str,

@@ -86,7 +86,7 @@ impl Release {
 
     /// The labels selectors see: the release's own plus `name`, `namespace` and `chart`
     /// (the chart name without its repository or directory).
-    pub fn selector_labels(&self) -> BTreeMap<String, String> {
+    pub(crate) fn selector_labels(&self) -> BTreeMap<String, String> {
         let mut l = self.labels.clone();
         l.insert("name".into(), self.name.clone());
         l.insert("namespace".into(), self.namespace.clone());
@@ -127,7 +127,7 @@ impl Release {
 }
 
 /// The chart name without its repository prefix or directories (`stable/nginx` → `nginx`).
-pub fn chart_name(chart: &str) -> String {
+pub(crate) fn chart_name(chart: &str) -> String {
     chart
         .trim_end_matches('/')
         .rsplit('/')
@@ -493,7 +493,7 @@ pub struct StateContext<'a> {
 }
 
 /// `ExecuteTemplates` over every release of a state.
-pub fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, StateError> {
+pub(crate) fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, StateError> {
     let templates = map_of(c.doc, "templates");
     let helm_defaults = map_of(c.doc, "helmDefaults");
     let common_labels = map_of(c.doc, "commonLabels");

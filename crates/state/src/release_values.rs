@@ -12,7 +12,7 @@ use crate::StateError;
 use capstan_chart::TemplateOptions;
 use capstan_value::Value;
 use capstan_values::UserValues;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Flags of `helmfile template` that reach helm.
 #[derive(Clone, Debug, Default)]
@@ -70,7 +70,7 @@ pub fn escape_set(v: &str) -> String {
 
 /// Whether `chart` (relative to `base`) is a chart on disk rather than `repo/name` or
 /// an OCI reference.
-pub fn local_chart(s: &Settings, base: &str, chart: &str) -> Option<String> {
+pub(crate) fn local_chart(s: &Settings, base: &str, chart: &str) -> Option<String> {
     if chart.starts_with("oci://") {
         return None;
     }
@@ -115,7 +115,7 @@ pub enum Charts {
 }
 
 /// Builds the renderer input for a release, or the error helmfile would print.
-pub fn chart_input(
+pub(crate) fn chart_input(
     s: &Settings,
     ps: &PreparedState,
     r: &Release,
@@ -311,14 +311,9 @@ pub fn chart_input_with(
     })
 }
 
-/// The chart path as a filesystem path under the host's root.
-pub fn chart_path(root: &Path, chart: &str) -> PathBuf {
-    join(root, chart)
-}
-
 /// The `helm template` command line helmfile runs for a release whose chart is not local,
 /// with the values files written under `values_dir` (named as in `files`).
-pub fn helm_template_args(
+pub(crate) fn helm_template_args(
     input: &ChartInput,
     values_dir: &Path,
     files: &[(String, Vec<u8>)],
@@ -452,7 +447,7 @@ fn post_renderer_of(
 /// (or `secrets:`) entries with each file replaced by its content as YAML — a `.gotmpl`
 /// file rendered, any other file as it is on disk (secrets stay encrypted); inline maps
 /// as they are.
-pub fn embedded_entries(
+pub(crate) fn embedded_entries(
     s: &Settings,
     ps: &PreparedState,
     r: &Release,

@@ -466,7 +466,8 @@ impl Renderer {
     }
 
     /// The names of every function a template rendered here can call.
-    pub fn function_names(&self) -> Vec<String> {
+    #[cfg(test)]
+    pub(crate) fn function_names(&self) -> Vec<String> {
         self.funcs.keys().cloned().collect()
     }
 
@@ -512,7 +513,7 @@ impl Renderer {
     }
 
     /// A file's bytes, failing with Go's `open PATH: …` text.
-    pub fn read_bytes(&self, path: &str) -> Result<Vec<u8>, StateError> {
+    pub(crate) fn read_bytes(&self, path: &str) -> Result<Vec<u8>, StateError> {
         let p = std::path::PathBuf::from(path);
         Ok(self
             .host
@@ -522,7 +523,12 @@ impl Renderer {
 
     /// `RenderToBytes`: a `.gotmpl` file is rendered, any other file read as is. `shown`
     /// is the path as helmfile names it in errors.
-    pub fn render_file(&self, path: &str, shown: &str, data: &Value) -> Result<String, StateError> {
+    pub(crate) fn render_file(
+        &self,
+        path: &str,
+        shown: &str,
+        data: &Value,
+    ) -> Result<String, StateError> {
         let gotmpl = path.ends_with(".gotmpl");
         let bytes = self.read_bytes(path).map_err(|e| {
             if gotmpl {

@@ -10,7 +10,7 @@ use capstan_secrets::{decrypt, identities_from_env, SopsError};
 use std::path::Path;
 
 /// Decrypts the sops file at `path` (relative to the host's working directory).
-pub fn decrypt_file(host: &dyn Host, path: &str) -> Result<String, StateError> {
+pub(crate) fn decrypt_file(host: &dyn Host, path: &str) -> Result<String, StateError> {
     let data = host
         .read_file(Path::new(path))
         .map_err(|e| format!("open {path}: {}", go_io_reason(&e)))?;

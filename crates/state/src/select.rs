@@ -115,7 +115,7 @@ pub struct NeedsError {
 
 /// Groups releases into batches that can run together, each after the ones its members
 /// need (`PlanReleases`). Cycles and unknown needs are errors.
-pub fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, NeedsError> {
+pub(crate) fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, NeedsError> {
     let ids: Vec<String> = releases.iter().map(Release::id).collect();
     let index: BTreeMap<&str, usize> = ids
         .iter()
@@ -209,7 +209,7 @@ pub fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, NeedsError>
 
 /// helmfile's `show-dag` table (Go's tabwriter with padding 1): one row per release,
 /// its group (batch), its id and its `needs:` as written.
-pub fn dag_table(releases: &[Release], batches: &[Vec<usize>]) -> String {
+pub(crate) fn dag_table(releases: &[Release], batches: &[Vec<usize>]) -> String {
     let mut rows: Vec<[String; 3]> = vec![[
         "GROUP".to_string(),
         "RELEASE".to_string(),
@@ -230,7 +230,7 @@ pub fn dag_table(releases: &[Release], batches: &[Vec<usize>]) -> String {
 /// Go's `text/tabwriter` (minwidth 0, padding 1, blanks) over rows whose cells are all
 /// tab-terminated but the last: every cell but the last padded to its column's width
 /// plus one.
-pub fn tab_table<const N: usize>(rows: &[[String; N]]) -> String {
+pub(crate) fn tab_table<const N: usize>(rows: &[[String; N]]) -> String {
     let widths: Vec<usize> = (0..N)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();

@@ -279,7 +279,7 @@ fn check_bools(t: &Tree, keys: &[&str]) -> Result<(), SpecError> {
 
 /// Rewrites the YAML 1.1 words of `bool` fields (`installed: no`) as booleans, as the
 /// decoded Go struct holds them (and `build` prints them).
-pub fn normalize_bools(doc: &mut Tree) {
+pub(crate) fn normalize_bools(doc: &mut Tree) {
     fn fix(t: &mut Tree, keys: &[&str]) {
         for k in keys {
             if let Some(Value::String(s)) = t.get(*k) {
@@ -355,7 +355,7 @@ pub fn is_empty(v: &Value) -> bool {
 
 /// Checks the keys of a map against a Go struct's; `what` is the type name helmfile's
 /// YAML decoder reports (`state.ReleaseSpec`).
-pub fn check_keys(t: &Tree, allowed: &[&str], what: &str) -> Result<(), SpecError> {
+pub(crate) fn check_keys(t: &Tree, allowed: &[&str], what: &str) -> Result<(), SpecError> {
     for k in t.keys() {
         if !allowed.contains(&k.as_ref()) {
             return Err(SpecError {
@@ -470,11 +470,6 @@ impl SubHelmfileSpec {
             },
         }
     }
-}
-
-/// Builds a string-keyed map value.
-pub fn tree_value(t: Tree) -> Value {
-    Value::map_from(t)
 }
 
 /// A map from pairs.

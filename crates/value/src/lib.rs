@@ -127,7 +127,7 @@ fn grow_capacity(old: usize) -> usize {
 
 /// The capacity of a `[]interface {}` built by appending `n` elements one by one, as
 /// encoding/json builds the slices it decodes.
-pub fn append_capacity(n: usize) -> usize {
+pub(crate) fn append_capacity(n: usize) -> usize {
     let mut cap = 0;
     while cap < n {
         cap = grow_capacity(cap);
@@ -190,7 +190,7 @@ impl Map {
     }
 
     /// The entries through exclusive access (no lock needed).
-    pub fn entries_mut(&mut self) -> &mut BTreeMap<Str, Value> {
+    pub(crate) fn entries_mut(&mut self) -> &mut BTreeMap<Str, Value> {
         self.entries.get_mut().unwrap_or_else(|e| e.into_inner())
     }
 

@@ -56,7 +56,7 @@ pub fn mark_thread_stack(size: usize) {
 
 /// Runs `f` on a new thread with a [`DEEP_STACK_BYTES`] stack, one segment further down
 /// the chain than the current thread. Runs it here when no thread can be started.
-pub fn on_deep_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+pub(crate) fn on_deep_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     let segment = SEGMENT.with(Cell::get) + 1;
     if segment > MAX_SEGMENTS {
         std::panic::panic_any(TooDeep);

@@ -466,7 +466,7 @@ fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlEr
 
 /// Runs `f` on a thread with a stack large enough for recursing `depth` levels of YAML
 /// nesting (go-yaml accepts up to 10000); shallow documents run in place.
-pub fn with_stack_for<T: Send>(depth: usize, f: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn with_stack_for<T: Send>(depth: usize, f: impl FnOnce() -> T + Send) -> T {
     if depth < 200 {
         return f();
     }

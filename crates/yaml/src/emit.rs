@@ -265,7 +265,7 @@ impl Emitter {
 
     /// Sequences under a mapping key start at the key's column (`- a`), as kyaml writes
     /// them, whatever the generation.
-    pub fn compact_sequences(mut self) -> Self {
+    pub(crate) fn compact_sequences(mut self) -> Self {
         self.compact_sequences = true;
         self
     }

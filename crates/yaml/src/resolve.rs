@@ -19,7 +19,7 @@ pub const SEQ: &str = "tag:yaml.org,2002:seq";
 pub const MAP: &str = "tag:yaml.org,2002:map";
 
 /// `!!int` for `tag:yaml.org,2002:int`, other tags unchanged.
-pub fn short_tag(tag: &str) -> String {
+pub(crate) fn short_tag(tag: &str) -> String {
     match tag.strip_prefix("tag:yaml.org,2002:") {
         Some(rest) => format!("!!{rest}"),
         None => tag.to_string(),
@@ -233,7 +233,7 @@ fn resolve_untagged(gen: Generation, tag: &str, s: &str) -> Scalar {
 
 /// yaml.v2's and yaml.v3's `isBase60Float`: `1:20`-style numbers that YAML 1.1 readers
 /// would take as sexagesimal, so encoders quote them.
-pub fn is_base60_float(s: &str) -> bool {
+pub(crate) fn is_base60_float(s: &str) -> bool {
     // ^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$
     let b = s.as_bytes();
     if b.is_empty() {
@@ -280,7 +280,7 @@ pub fn is_base60_float(s: &str) -> bool {
 }
 
 /// yaml.v3's `isOldBool`: YAML 1.1 booleans that v3 quotes when encoding.
-pub fn is_old_bool(s: &str) -> bool {
+pub(crate) fn is_old_bool(s: &str) -> bool {
     matches!(
         s,
         "y" | "Y"

@@ -61,7 +61,7 @@ impl<'d> Walker<'d> {
 
     /// Enters alias node `alias`, refusing self-containing anchors; returns the node it
     /// names. Pair with [`Walker::leave_alias`].
-    pub fn enter_alias(&mut self, alias: usize) -> Result<usize, YamlError> {
+    pub(crate) fn enter_alias(&mut self, alias: usize) -> Result<usize, YamlError> {
         let NodeKind::Alias(target, name) = &self.doc.node(alias).kind else {
             return Ok(alias);
         };
@@ -75,13 +75,13 @@ impl<'d> Walker<'d> {
         Ok(*target)
     }
 
-    pub fn leave_alias(&mut self, alias: usize) {
+    pub(crate) fn leave_alias(&mut self, alias: usize) {
         self.alias_depth -= 1;
         self.active_aliases.remove(&alias);
     }
 
     /// Follows aliases to the node they name (for kind checks, not decoding).
-    pub fn deref(&self, mut i: usize) -> usize {
+    pub(crate) fn deref(&self, mut i: usize) -> usize {
         while let NodeKind::Alias(t, _) = &self.doc.node(i).kind {
             i = *t;
         }
@@ -90,12 +90,12 @@ impl<'d> Walker<'d> {
 }
 
 /// Whether a scalar node was written quoted or as a block scalar.
-pub fn is_quoted(style: ScalarStyle) -> bool {
+pub(crate) fn is_quoted(style: ScalarStyle) -> bool {
     !matches!(style, ScalarStyle::Plain | ScalarStyle::Any)
 }
 
 /// go-yaml's `isMerge`: a plain `<<` key, or one tagged `!!merge`.
-pub fn is_merge_key(doc: &Document, i: usize) -> bool {
+pub(crate) fn is_merge_key(doc: &Document, i: usize) -> bool {
     match &doc.node(i).kind {
         NodeKind::Scalar { value, style, .. } if value == "<<" => {
             match doc.node(i).tag.as_deref() {
@@ -108,11 +108,11 @@ pub fn is_merge_key(doc: &Document, i: usize) -> bool {
 }
 
 /// go-yaml's `failWantMap`.
-pub fn want_map() -> YamlError {
+pub(crate) fn want_map() -> YamlError {
     YamlError::new("yaml: map merge requires map or sequence of maps as the value")
 }
 
 /// Decodes `!!binary` data (standard base64; line breaks are skipped).
-pub fn decode_base64(s: &str) -> Option<Vec<u8>> {
+pub(crate) fn decode_base64(s: &str) -> Option<Vec<u8>> {
     capstan_gocompat::base64::decode(s).ok()
 }
