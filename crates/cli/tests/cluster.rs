@@ -101,6 +101,19 @@ impl Kube {
             .expect("kubectl runs");
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
+
+    /// The `greeting` of configmap `name` in `namespace` (what the test charts render).
+    fn greeting(&self, name: &str, namespace: &str) -> String {
+        self.kubectl(&[
+            "get",
+            "configmap",
+            name,
+            "-n",
+            namespace,
+            "-o",
+            "jsonpath={.data.greeting}",
+        ])
+    }
 }
 
 impl Drop for Kube {
@@ -173,15 +186,7 @@ fn sync_status_lint_upgrade_uninstall_and_destroy_against_a_real_api_server() {
     assert!(out.status.success(), "{}", text(&out));
     let listed = kube.helm(&["list", "-n", "apps", "-q"]);
     assert_eq!(listed.lines().collect::<Vec<_>>(), ["a", "b"], "{listed}");
-    let greeting = kube.kubectl(&[
-        "get",
-        "configmap",
-        "a-note",
-        "-n",
-        "apps",
-        "-o",
-        "jsonpath={.data.greeting}",
-    ]);
+    let greeting = kube.greeting("a-note", "apps");
     assert_eq!(greeting, "hi");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("UPDATED RELEASES:"), "{err}");
@@ -209,15 +214,7 @@ fn sync_status_lint_upgrade_uninstall_and_destroy_against_a_real_api_server() {
         ],
     );
     assert!(out.status.success(), "{}", text(&out));
-    let greeting = kube.kubectl(&[
-        "get",
-        "configmap",
-        "a-note",
-        "-n",
-        "apps",
-        "-o",
-        "jsonpath={.data.greeting}",
-    ]);
+    let greeting = kube.greeting("a-note", "apps");
     assert_eq!(greeting, "bonjour");
     assert!(kube
         .helm(&["history", "a", "-n", "apps", "-o", "json"])
@@ -273,15 +270,7 @@ fn sync_status_lint_upgrade_uninstall_and_destroy_against_a_real_api_server() {
         "{}",
         text(&out)
     );
-    let greeting = kube.kubectl(&[
-        "get",
-        "configmap",
-        "p-note",
-        "-n",
-        "apps",
-        "-o",
-        "jsonpath={.data.greeting}",
-    ]);
+    let greeting = kube.greeting("p-note", "apps");
     assert_eq!(greeting, "hello");
     let out = kube.capstan(&dir, &["-f", "withdeps.yaml", "destroy"]);
     assert!(out.status.success(), "{}", text(&out));
@@ -352,15 +341,7 @@ fn diff_and_apply_compare_the_deployed_manifest_without_the_plugin() {
     let out = kube.capstan(&dir, &[&changed[..], &["apply", "-l", "name=a"]].concat());
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!((revision("a"), revision("b")), (2, 1));
-    let greeting = kube.kubectl(&[
-        "get",
-        "configmap",
-        "a-note",
-        "-n",
-        "apps",
-        "-o",
-        "jsonpath={.data.greeting}",
-    ]);
+    let greeting = kube.greeting("a-note", "apps");
     assert_eq!(greeting, "bonjour");
 
     // installed: false on an existing release: apply uninstalls it (diff lists it).
@@ -568,15 +549,7 @@ fn repositories_are_added_for_helm_and_repository_charts_deploy() {
     helm_in(&["repo", "remove", "local"]);
     let out = kube.capstan(&dir, &["-f", "fromrepo.yaml", "sync"]);
     assert!(out.status.success(), "{}", text(&out));
-    let greeting = kube.kubectl(&[
-        "get",
-        "configmap",
-        "r-note",
-        "-n",
-        "repo",
-        "-o",
-        "jsonpath={.data.greeting}",
-    ]);
+    let greeting = kube.greeting("r-note", "repo");
     assert_eq!(greeting, "from a repository");
     let out = kube.capstan(
         &dir,
@@ -887,15 +860,7 @@ fn oci_registries_are_logged_in_and_their_charts_deploy() {
     assert!(std::fs::read_to_string(&config)
         .unwrap_or_default()
         .contains(&host));
-    let greeting = kube.kubectl(&[
-        "get",
-        "configmap",
-        "o-note",
-        "-n",
-        "oci",
-        "-o",
-        "jsonpath={.data.greeting}",
-    ]);
+    let greeting = kube.greeting("o-note", "oci");
     assert_eq!(greeting, "from a registry");
     let out = kube.capstan(&dir, &["-f", "oci.yaml", "diff", "--detailed-exitcode"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
