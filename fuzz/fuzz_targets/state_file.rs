@@ -28,6 +28,7 @@ fuzz_target!(|data: &[u8]| {
             helm_binary: String::new(),
             renderers: Default::default(),
             charts: Default::default(),
+        env_journal: None,
         };
         let opts = RunOptions {
             file: name.into(),

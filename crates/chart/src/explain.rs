@@ -63,6 +63,7 @@ fn yaml_layer(
         prefix,
         values,
         spans,
+        origins: BTreeMap::new(),
     })
 }
 
@@ -178,6 +179,7 @@ pub(crate) fn layers_of(
             prefix: Vec::new(),
             values: m,
             spans: None,
+            origins: BTreeMap::new(),
         });
         Ok(())
     };

@@ -285,7 +285,10 @@ pub fn run(
             let layers = capstan_chart::explain::layers(&at(cwd, &chart), cwd, &opts)?;
             warn(&layers, &r.values, strict, log)?;
             if explain {
-                return Ok(explain_text(&r.values, &layers.layers));
+                return Ok(crate::explain::text(
+                    &provenance::explain(&r.values, &layers.layers),
+                    false,
+                ));
             }
             let v = capstan_value::Value::map_from(r.values);
             Ok(match output {
@@ -331,36 +334,4 @@ pub(crate) fn warn(
         return Err(format!("{} warning(s) and --strict is set", traps.len()).into());
     }
     Ok(())
-}
-
-fn show(v: &capstan_value::Value) -> String {
-    capstan_value::json::to_json(
-        v,
-        capstan_value::json::JsonStyle {
-            escape_html: false,
-            indent: None,
-        },
-    )
-    .unwrap_or_else(|_| v.to_string())
-}
-
-/// One line per leaf: `path = value  <- origin (kind)`, then what it overrode.
-pub(crate) fn explain_text(values: &Values, layers: &[provenance::Layer]) -> String {
-    let mut out = String::new();
-    for e in provenance::explain(values, layers) {
-        out.push_str(&format!("{} = {}", e.path, show(&e.value)));
-        match &e.winner {
-            Some(w) => out.push_str(&format!("  <- {} ({})\n", w.origin, w.kind)),
-            None => out.push_str("  <- computed (import-values or globals)\n"),
-        }
-        for o in &e.overridden {
-            out.push_str(&format!(
-                "    overrides {} = {} ({})\n",
-                o.origin,
-                show(&o.value),
-                o.kind
-            ));
-        }
-    }
-    out
 }

@@ -287,6 +287,13 @@ pub struct PrintEnvArgs {
     /// `yaml` (default) or `json`.
     #[arg(short = 'o', long = "output", default_value = "yaml")]
     output: String,
+    /// List every environment value with the layer (file:line:col or flag) that set it
+    /// and the ones it overrode (capstan's own).
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    explain: bool,
+    /// With --explain: show the values that came from secrets files (hidden otherwise).
+    #[arg(long = "show-secrets", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    show_secrets: bool,
 }
 
 #[derive(Args, Clone, Debug, Default)]
@@ -515,6 +522,7 @@ fn settings(
         helm_binary: g.helm_binary.clone(),
         renderers: Default::default(),
         charts: Default::default(),
+        env_journal: None,
     })
 }
 
@@ -680,6 +688,43 @@ fn describe_run(e: &RunError, env: &str, root: &Path) -> Failure {
         }
         other => Failure::new(other.to_string(), None),
     }
+}
+
+/// `print-env --explain`: per state file, every environment value and its layers.
+fn print_env_explained(
+    s: &Settings,
+    states: &[PreparedState],
+    json: bool,
+    show_secrets: bool,
+) -> Result<String, Failure> {
+    let explained = commands::explain_env(s, states);
+    if json {
+        let docs = explained
+            .iter()
+            .map(|e| {
+                let mut m = std::collections::BTreeMap::new();
+                m.insert("file".into(), capstan_value::Value::from(e.file.as_str()));
+                m.insert(
+                    "environment".into(),
+                    capstan_value::Value::from(e.environment.as_str()),
+                );
+                m.insert(
+                    "values".into(),
+                    crate::explain::json(&e.leaves, show_secrets),
+                );
+                capstan_value::Value::map_from(m)
+            })
+            .collect();
+        return Ok(crate::explain::to_json_text(
+            &capstan_value::Value::list_from(docs),
+        )?);
+    }
+    let mut out = String::new();
+    for e in &explained {
+        out.push_str(&format!("# environment {} ({})\n", e.environment, e.file));
+        out.push_str(&crate::explain::text(&e.leaves, show_secrets));
+    }
+    Ok(out)
 }
 
 /// `needs:` errors, pointed at the release they name (its `name:` line in its file).
@@ -973,7 +1018,10 @@ fn run_with(
                 );
                 if explain {
                     out.push_str(&header);
-                    out.push_str(&crate::chart::explain_text(&r.values, &r.layers.layers));
+                    out.push_str(&crate::explain::text(
+                        &capstan_values::provenance::explain(&r.values, &r.layers.layers),
+                        false,
+                    ));
                 } else if output == "json" {
                     json.insert(
                         capstan_value::Str::from(r.name.as_str()),
@@ -1088,13 +1136,25 @@ fn run_with(
             Ok(String::new())
         }
         StateCommand::PrintEnv(With {
-            args: PrintEnvArgs { output },
+            args:
+                PrintEnvArgs {
+                    output,
+                    explain,
+                    show_secrets,
+                },
             ..
         }) => {
             if output != "yaml" && output != "json" && !output.is_empty() {
                 return Err(
                     format!("unsupported output format: {output} (supported: yaml, json)").into(),
                 );
+            }
+            if explain {
+                // Record every value layer while the states load.
+                let mut s = s.clone();
+                s.env_journal = Some(Default::default());
+                let (states, _) = load_any(g, &s, log, cwd)?;
+                return print_env_explained(&s, &states, output == "json", show_secrets);
             }
             // print-env needs no release (helmfile suppresses "no releases found").
             let (states, _) = load_any(g, &s, log, cwd)?;

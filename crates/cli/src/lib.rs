@@ -25,6 +25,7 @@ mod chart;
 mod cluster;
 mod completion;
 mod create;
+mod explain;
 mod helm_args;
 mod helmfile;
 mod init;

@@ -322,6 +322,47 @@ fn to_go(v: &Value) -> GoValue {
     }
 }
 
+/// Where a `values` attribute is defined, and the names its expression reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueOrigin {
+    /// The attribute's definition (the last one when several files define it).
+    pub location: capstan_source::Location,
+    /// The `hv.NAME` and `local.NAME` references in its expression, in order.
+    pub references: Vec<String>,
+}
+
+/// For provenance: where each `values` attribute of `files` is defined and what it reads.
+/// Files that do not parse are left out (evaluating them reports the error).
+pub fn value_origins(files: &[(String, String)]) -> BTreeMap<String, ValueOrigin> {
+    let mut out = BTreeMap::new();
+    for (file, text) in files {
+        let Ok(body) = parse_file(text, file) else {
+            continue;
+        };
+        for b in body.blocks.iter().filter(|b| b.kind == VALUES) {
+            for a in &b.body.attributes {
+                let mut references = Vec::new();
+                for (root, _, steps) in a.expr.variables() {
+                    if let Some(Step::Attr(name, _)) = steps.first() {
+                        let r = format!("{root}.{name}");
+                        if !references.contains(&r) {
+                            references.push(r);
+                        }
+                    }
+                }
+                out.insert(
+                    a.name.clone(),
+                    ValueOrigin {
+                        location: a.range.location(),
+                        references,
+                    },
+                );
+            }
+        }
+    }
+    out
+}
+
 /// `HCLRender` over `(file name, text)` pairs, in order: the values map, or helmfile's
 /// error text.
 pub fn render(files: &[(String, String)]) -> Result<BTreeMap<Str, GoValue>, HclError> {

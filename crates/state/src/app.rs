@@ -480,6 +480,7 @@ mod tests {
             helm_binary: String::new(),
             renderers: Default::default(),
             charts: Default::default(),
+            env_journal: None,
         }
     }
 

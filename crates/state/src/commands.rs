@@ -493,6 +493,58 @@ pub fn list_json(rows: &[[String; 7]]) -> String {
     out
 }
 
+/// One state file's environment values, explained (`print-env --explain`).
+pub struct ExplainedEnv {
+    /// The state file.
+    pub file: String,
+    /// The environment's name.
+    pub environment: String,
+    /// Every leaf of its values, with the layer that set it and the ones it overrode.
+    pub leaves: Vec<capstan_values::provenance::Explained>,
+}
+
+/// Explains the environment values of each state from the layers recorded while loading
+/// (`s.env_journal` must have been set before the states were loaded).
+pub fn explain_env(s: &Settings, states: &[PreparedState]) -> Vec<ExplainedEnv> {
+    let journal = s
+        .env_journal
+        .as_ref()
+        .and_then(|j| j.lock().ok().map(|j| j.clone()))
+        .unwrap_or_default();
+    states
+        .iter()
+        .map(|ps| {
+            // A file is loaded again for each `---` part: its last recording holds what
+            // was merged last.
+            let mut kept: Vec<&crate::envvals::EnvLayer> = Vec::new();
+            for l in journal
+                .iter()
+                .filter(|l| l.state_file.is_empty() || l.state_file == ps.state.file)
+            {
+                kept.retain(|k| (k.tier, &k.kind, &k.label) != (l.tier, &l.kind, &l.label));
+                kept.push(l);
+            }
+            kept.sort_by_key(|l| l.tier);
+            let layers: Vec<capstan_values::provenance::Layer> = kept
+                .into_iter()
+                .map(|l| capstan_values::provenance::Layer {
+                    label: l.label.clone(),
+                    kind: l.kind.clone(),
+                    prefix: Vec::new(),
+                    values: l.values.clone(),
+                    spans: l.spans.clone(),
+                    origins: l.origins.clone(),
+                })
+                .collect();
+            ExplainedEnv {
+                file: ps.state.file.clone(),
+                environment: ps.state.env.name.clone(),
+                leaves: capstan_values::provenance::explain(&ps.state.values, &layers),
+            }
+        })
+        .collect()
+}
+
 /// `print-env` documents.
 pub fn print_env(s: &Settings, states: &[PreparedState], json: bool) -> Result<String, StateError> {
     let mut docs = Vec::new();

@@ -8,7 +8,102 @@ use crate::host::glob;
 use crate::merge::{merge_fallback, merge_maps, merge_override, ArrayMerge, Tree};
 use crate::render::Renderer;
 use crate::StateError;
-use capstan_value::Value;
+use capstan_value::{Str, Value};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+/// Where an environment value layer stands, lowest first (helmfile's order: the root
+/// `values:`, the environment's `defaults:`, its `values:` with HCL last, its `secrets:`,
+/// then the overriding values and `--state-values-set`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Tier {
+    /// The state's root `values:`.
+    Defaults,
+    /// The environment's `defaults:`.
+    EnvDefaults,
+    /// The environment's `values:` (files, inline maps, HCL).
+    Values,
+    /// The environment's `secrets:`.
+    Secrets,
+    /// `--state-values-file` (or a `helmfiles:` entry's `values:`).
+    Overrides,
+    /// `--state-values-set` and `--state-values-set-string`.
+    Set,
+}
+
+impl Tier {
+    /// How explain names the layer.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Tier::Defaults => "values",
+            Tier::EnvDefaults => "environment defaults",
+            Tier::Values => "environment values",
+            Tier::Secrets => "environment secrets",
+            Tier::Overrides => "--state-values-file",
+            Tier::Set => "--state-values-set",
+        }
+    }
+}
+
+/// One layer of environment values as it was merged, kept for `print-env --explain`.
+#[derive(Clone, Debug)]
+pub struct EnvLayer {
+    /// The state file it was loaded for (empty: the command line's, for every file).
+    pub state_file: String,
+    /// Its place in the order of layers.
+    pub tier: Tier,
+    /// `HCL` for HCL files, else the tier's kind.
+    pub kind: String,
+    /// The file, the inline entry or the flag.
+    pub label: String,
+    /// What it set.
+    pub values: Tree,
+    /// Node positions (YAML layers).
+    pub spans: Option<capstan_yaml::SpanTree>,
+    /// Where each top-level key is defined when `spans` cannot say (HCL attributes).
+    pub origins: BTreeMap<Str, String>,
+}
+
+/// The layers recorded during a run (only when an explain asked for them).
+pub type Journal = Arc<Mutex<Vec<EnvLayer>>>;
+
+/// Where a loader records what it merges: the journal, and the file and tier it loads for.
+#[derive(Clone)]
+pub struct Recorder {
+    /// The run's journal.
+    pub journal: Journal,
+    /// The state file being loaded (empty for the command line's layers).
+    pub state_file: String,
+    /// The tier of what the loader merges next.
+    pub tier: Tier,
+}
+
+impl Recorder {
+    /// Records one merged layer.
+    pub fn record(&self, kind: Option<&str>, label: &str, values: &Tree, text: Option<&str>) {
+        let spans = text.and_then(|t| {
+            capstan_yaml::spans(t, capstan_yaml::Generation::V3)
+                .ok()
+                .flatten()
+        });
+        self.push(EnvLayer {
+            state_file: self.state_file.clone(),
+            tier: self.tier,
+            kind: kind.unwrap_or(self.tier.kind()).to_string(),
+            label: label.to_string(),
+            values: values.clone(),
+            spans,
+            origins: BTreeMap::new(),
+        });
+    }
+
+    /// Records a layer built elsewhere.
+    pub fn push(&self, layer: EnvLayer) {
+        if let Ok(mut j) = self.journal.lock() {
+            j.push(layer);
+        }
+    }
+}
 
 /// `mergeStrategy:` of an environment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -87,6 +182,8 @@ pub struct ValuesLoader<'a> {
     pub warnings: Vec<String>,
     /// Decrypted secrets files (`.hcl` secrets join the HCL pass by name).
     pub decrypted: std::collections::BTreeMap<String, String>,
+    /// Records each merged layer, for `print-env --explain`.
+    pub recorder: Option<Recorder>,
 }
 
 /// `filepath.Join(base, p)` as text.
@@ -138,7 +235,8 @@ impl ValuesLoader<'_> {
     }
 
     /// Loads one YAML (or `.gotmpl`) values file as helmfile does.
-    pub(crate) fn load_file(&self, file: &str, data: &Value) -> Result<Tree, StateError> {
+    /// Returns the values and the text they were read from (rendered).
+    fn load_file(&self, file: &str, data: &Value) -> Result<(Tree, String), StateError> {
         let text = self.renderer.render_file(file, file, data).map_err(|e| {
             e.context(format_args!(
                 "failed to load environment values file \"{file}\""
@@ -154,7 +252,7 @@ impl ValuesLoader<'_> {
             }
         })?;
         let v = capstan_yaml::stringify_keys(&v).map_err(|e| e.to_string())?;
-        Ok(v.as_map().map(|m| m.snapshot()).unwrap_or_default())
+        Ok((v.as_map().map(|m| m.snapshot()).unwrap_or_default(), text))
     }
 
     /// Loads the files one `values:` path entry names into `result` (HCL files are
@@ -180,7 +278,10 @@ impl ValuesLoader<'_> {
                 MergeStrategy::Fallback => merge_maps(result, context_values, ArrayMerge::Sparse),
             };
             let data = self.context.template_data("", &seen);
-            let m = self.load_file(&f, &data)?;
+            let (m, text) = self.load_file(&f, &data)?;
+            if let Some(r) = &self.recorder {
+                r.record(None, &f, &m, Some(&text));
+            }
             self.strategy.merge(result, &m);
         }
         Ok(())
@@ -191,7 +292,7 @@ impl ValuesLoader<'_> {
         let mut result = Tree::new();
         let mut hcl_files: Vec<(String, String)> = Vec::new();
         let context_values = self.context.merged_values();
-        for entry in entries {
+        for (i, entry) in entries.iter().enumerate() {
             match entry {
                 Value::String(path) => {
                     // Errors are about this entry of the state file.
@@ -201,6 +302,11 @@ impl ValuesLoader<'_> {
                 Value::Map(_) | Value::AnyMap(_) => {
                     let v = capstan_yaml::stringify_keys(entry).map_err(|e| e.to_string())?;
                     let m = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
+                    if let Some(r) = &self.recorder {
+                        let label = format!("{} (inline values[{i}])", r.state_file);
+                        let text = capstan_yaml::encode_helmfile(entry).ok();
+                        r.record(None, &label, &m, text.as_deref());
+                    }
                     self.strategy.merge(&mut result, &m);
                 }
                 other => {
@@ -214,6 +320,29 @@ impl ValuesLoader<'_> {
         }
         if !hcl_files.is_empty() {
             let m = (self.hcl)(&hcl_files)?;
+            if let Some(r) = &self.recorder {
+                let origins = capstan_hcl::loader::value_origins(&hcl_files)
+                    .into_iter()
+                    .map(|(name, o)| {
+                        let uses = if o.references.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (from {})", o.references.join(", "))
+                        };
+                        (Str::from(name.as_str()), format!("{}{uses}", o.location))
+                    })
+                    .collect();
+                let files: Vec<&str> = hcl_files.iter().map(|(f, _)| f.as_str()).collect();
+                r.push(EnvLayer {
+                    state_file: r.state_file.clone(),
+                    tier: r.tier,
+                    kind: format!("HCL, {}", r.tier.kind()),
+                    label: files.join(", "),
+                    values: m.clone(),
+                    spans: None,
+                    origins,
+                });
+            }
             self.strategy.merge(&mut result, &m);
         }
         Ok(result)

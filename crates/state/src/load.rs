@@ -4,7 +4,9 @@
 //! environment rules. Sub-helmfiles are listed, not followed: [`crate::visit`] walks them.
 
 use crate::environment::{Environment, DEFAULT_ENV};
-use crate::envvals::{HclEvaluator, MergeStrategy, MissingFileHandler, ValuesLoader};
+use crate::envvals::{
+    HclEvaluator, MergeStrategy, MissingFileHandler, Recorder, Tier, ValuesLoader,
+};
 use crate::host::Host;
 use crate::merge::{merge_maps, merge_override, set_typed, ArrayMerge, Tree};
 use crate::render::Renderer;
@@ -65,9 +67,21 @@ pub struct Settings {
     pub renderers: crate::render::RendererCache,
     /// Charts loaded so far (each chart directory is read and decoded once per run).
     pub charts: capstan_chart::cache::ChartCache,
+    /// When set, every environment value layer merged is recorded here (for
+    /// `print-env --explain`); `None` costs nothing.
+    pub env_journal: Option<crate::envvals::Journal>,
 }
 
 impl Settings {
+    /// A recorder of environment value layers for `state_file`, when explaining.
+    pub(crate) fn recorder(&self, state_file: &str, tier: Tier) -> Option<Recorder> {
+        self.env_journal.as_ref().map(|journal| Recorder {
+            journal: journal.clone(),
+            state_file: state_file.to_string(),
+            tier,
+        })
+    }
+
     /// A template renderer for files in `base` (made once per base and run).
     pub fn renderer(&self, base: &str) -> Renderer {
         self.renderers
@@ -296,6 +310,23 @@ impl Overrides {
                 };
                 set_typed(&mut cli, k, v, false)
                     .map_err(|e| format!("--state-values-set {kv:?}: {e}"))?;
+                if let Some(r) = s.recorder("", Tier::Set) {
+                    let mut one = Tree::new();
+                    set_typed(&mut one, k, v, false)
+                        .map_err(|e| format!("--state-values-set {kv:?}: {e}"))?;
+                    r.record(None, &format!("--state-values-set {kv}"), &one, None);
+                }
+            }
+        }
+        if let Some(r) = s.recorder("", Tier::Set) {
+            for item in &self.set_string {
+                let mut one = Tree::new();
+                for (k, v) in split_set_string(item) {
+                    set_typed(&mut one, &k, &v, true)
+                        .map_err(|e| format!("--state-values-set-string {item:?}: {e}"))?;
+                }
+                let label = format!("--state-values-set-string {item}");
+                r.record(Some("--state-values-set-string"), &label, &one, None);
             }
         }
         let renderer = s.renderer(&self.base);
@@ -309,6 +340,7 @@ impl Overrides {
             hcl: s.hcl,
             warnings: Vec::new(),
             decrypted: Default::default(),
+            recorder: s.recorder("", Tier::Overrides),
         };
         let values = loader.load(&self.entries)?;
         Ok(Some(Environment {
@@ -444,6 +476,7 @@ pub fn load_env_values(
             hcl: s.hcl,
             warnings: Vec::new(),
             decrypted: Default::default(),
+            recorder: s.recorder(file, Tier::EnvDefaults),
         };
         // `defaults:` first: a layer of its own under `values:` (HCL files in it are
         // evaluated with it), which the values files already see as `.Values`.
@@ -451,6 +484,9 @@ pub fn load_env_values(
         let mut values_ctx = loading_ctx.clone();
         values_ctx.defaults = merge_maps(&values_ctx.defaults, &env_defaults, ArrayMerge::Sparse);
         loader.context = &values_ctx;
+        if let Some(r) = &mut loader.recorder {
+            r.tier = Tier::Values;
+        }
         let mut secret_values = Tree::new();
         let mut entries: Vec<Value> = Vec::new();
         for secret in &spec.secrets {
@@ -464,6 +500,9 @@ pub fn load_env_values(
                 }
                 let v = capstan_yaml::decode_helmfile(&text)
                     .map_err(|e| format!("failed to load environment secrets file \"{f}\": {e}"))?;
+                if let Some(r) = s.recorder(file, Tier::Secrets) {
+                    r.record(None, &f, &tree_of(&v), Some(&text));
+                }
                 merge_override(&mut secret_values, &tree_of(&v));
             }
         }
@@ -505,6 +544,7 @@ pub fn load_env_values(
         hcl: s.hcl,
         warnings: Vec::new(),
         decrypted: Default::default(),
+        recorder: s.recorder(file, Tier::Defaults),
     };
     let defaults = loader.load(&list_of(doc, "values"))?;
     merge_override(&mut env.defaults, &defaults);

@@ -227,6 +227,7 @@ pub fn chart_input_with(
         hcl: s.hcl,
         warnings: Vec::new(),
         decrypted: Default::default(),
+        recorder: None,
     };
     let data = release_template_data(&ps.state.env, &ps.state.values, &r.raw, &ps.overrides);
     let mut values = UserValues::default();
@@ -464,6 +465,7 @@ pub(crate) fn embedded_entries(
         hcl: s.hcl,
         warnings: Vec::new(),
         decrypted: Default::default(),
+        recorder: None,
     };
     let data = release_template_data(&ps.state.env, &ps.state.values, &r.raw, &ps.overrides);
     let entries = if secrets { &r.secrets } else { &r.values };

@@ -26,6 +26,9 @@ pub struct Layer {
     pub values: Map,
     /// Node positions, for YAML layers.
     pub spans: Option<SpanTree>,
+    /// Where a top-level key is set when `spans` cannot say (an HCL attribute:
+    /// `file:line:col`, and what it references).
+    pub origins: BTreeMap<Str, String>,
 }
 
 /// A layer's contribution at one path.
@@ -92,10 +95,14 @@ impl Layer {
 
     fn origin(&self, path: &[Segment]) -> String {
         let rel = Path(path[self.prefix.len().min(path.len())..].to_vec());
-        match self.spans.as_ref().and_then(|s| s.key_span(&rel)) {
-            Some(span) => format!("{}:{}", self.label, position(span)),
-            None => self.label.clone(),
+        if let Some(span) = self.spans.as_ref().and_then(|s| s.key_span(&rel)) {
+            return format!("{}:{}", self.label, position(span));
         }
+        match rel.0.first() {
+            Some(Segment::Key(k)) => self.origins.get(k).cloned(),
+            _ => None,
+        }
+        .unwrap_or_else(|| self.label.clone())
     }
 
     fn contribution(&self, path: &[Segment]) -> Option<Contribution> {
@@ -142,6 +149,15 @@ pub fn explain(final_values: &Map, layers: &[Layer]) -> Vec<Explained> {
                         .rev()
                         .filter_map(|l| l.contribution(global))
                         .collect();
+                }
+            }
+            // The highest layer wins, unless a lower one set exactly the final value and
+            // the highest did not (helmfile's `mergeStrategy: fallback`, where an earlier
+            // file keeps what it set).
+            if found.first().is_some_and(|w| w.value != value) {
+                if let Some(i) = found.iter().position(|c| c.value == value) {
+                    let w = found.remove(i);
+                    found.insert(0, w);
                 }
             }
             let mut found = found.into_iter();
@@ -220,6 +236,7 @@ mod tests {
             prefix: prefix.iter().map(|p| Str::from(*p)).collect(),
             values: v.as_map().map(|m| m.snapshot()).unwrap_or_default(),
             spans: capstan_yaml::spans(yaml, capstan_yaml::Generation::V2).unwrap(),
+            origins: BTreeMap::new(),
         }
     }
 

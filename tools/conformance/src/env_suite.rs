@@ -67,6 +67,7 @@ fn settings(dir: &Path, env: &str) -> Settings {
         helm_binary: String::new(),
         renderers: Default::default(),
         charts: Default::default(),
+        env_journal: None,
     }
 }
 

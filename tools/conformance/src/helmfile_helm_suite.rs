@@ -629,6 +629,7 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
         helm_binary: "helm".into(),
         renderers: Default::default(),
         charts: Default::default(),
+        env_journal: None,
     };
     let run_opts = capstan_state::app::RunOptions {
         file: String::new(),

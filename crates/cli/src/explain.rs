@@ -1,0 +1,109 @@
+//! How `--explain` output looks: the text lines (`path = value  <- origin (layer)`, then
+//! what it overrode) and the JSON form, for `values --explain`, `chart values --explain`
+//! and `print-env --explain`. Values from a secrets layer are hidden unless asked for.
+//!
+//! JSON schema (`-o json`), one object per leaf:
+//! `{"path": "a.b", "value": V, "origin": "file:line:col" | "--set a.b=1" | null,
+//!   "layer": "-f" | "chart defaults" | "environment values" | ... | null,
+//!   "overrides": [{"origin": ..., "layer": ..., "value": V}, ...]}`
+//! (`origin` and `layer` are null when no layer set the leaf directly: import-values,
+//! globals). A hidden secret's `value` is the string `(secret)`.
+
+use capstan_value::json::{to_json, JsonError, JsonStyle};
+use capstan_value::{Str, Value};
+use capstan_values::provenance::{Contribution, Explained};
+use std::collections::BTreeMap;
+
+/// The layer kind whose values are secrets.
+const SECRET_KIND: &str = "environment secrets";
+
+/// What a value shows as: JSON text, or `(secret)` when it came from a secrets layer and
+/// `show_secrets` is off.
+fn shown(value: &Value, from: Option<&Contribution>, show_secrets: bool) -> Value {
+    match from {
+        Some(c) if c.kind == SECRET_KIND && !show_secrets => Value::from("(secret)"),
+        _ => value.clone(),
+    }
+}
+
+fn json_text(v: &Value) -> String {
+    to_json(
+        v,
+        JsonStyle {
+            escape_html: false,
+            indent: None,
+        },
+    )
+    .unwrap_or_else(|_| v.to_string())
+}
+
+/// One line per leaf, then one per value it overrode.
+pub(crate) fn text(explained: &[Explained], show_secrets: bool) -> String {
+    let mut out = String::new();
+    for e in explained {
+        let value = shown(&e.value, e.winner.as_ref(), show_secrets);
+        out.push_str(&format!("{} = {}", e.path, json_text(&value)));
+        match &e.winner {
+            Some(w) => out.push_str(&format!("  <- {} ({})\n", w.origin, w.kind)),
+            None => out.push_str("  <- computed (import-values or globals)\n"),
+        }
+        for o in &e.overridden {
+            out.push_str(&format!(
+                "    overrides {} = {} ({})\n",
+                o.origin,
+                json_text(&shown(&o.value, Some(o), show_secrets)),
+                o.kind
+            ));
+        }
+    }
+    out
+}
+
+/// The leaves as JSON values (the schema above).
+pub(crate) fn json(explained: &[Explained], show_secrets: bool) -> Value {
+    let entry = |pairs: Vec<(&str, Value)>| -> Value {
+        Value::map_from(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (Str::from(k), v))
+                .collect::<BTreeMap<_, _>>(),
+        )
+    };
+    let opt = |s: Option<&String>| s.map_or(Value::Nil, |s| Value::from(s.as_str()));
+    let leaves = explained
+        .iter()
+        .map(|e| {
+            let overrides = e
+                .overridden
+                .iter()
+                .map(|o| {
+                    entry(vec![
+                        ("origin", Value::from(o.origin.as_str())),
+                        ("layer", Value::from(o.kind.as_str())),
+                        ("value", shown(&o.value, Some(o), show_secrets)),
+                    ])
+                })
+                .collect();
+            entry(vec![
+                ("path", Value::from(e.path.to_string())),
+                ("value", shown(&e.value, e.winner.as_ref(), show_secrets)),
+                ("origin", opt(e.winner.as_ref().map(|w| &w.origin))),
+                ("layer", opt(e.winner.as_ref().map(|w| &w.kind))),
+                ("overrides", Value::list_from(overrides)),
+            ])
+        })
+        .collect();
+    Value::list_from(leaves)
+}
+
+/// `value` as indented JSON text with a final newline.
+pub(crate) fn to_json_text(value: &Value) -> Result<String, JsonError> {
+    to_json(
+        value,
+        JsonStyle {
+            escape_html: false,
+            indent: Some("  "),
+        },
+    )
+    .map(|t| t + "\n")
+}
