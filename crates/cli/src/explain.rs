@@ -5,7 +5,9 @@
 //! JSON schema (`-o json`), one object per leaf:
 //! `{"path": "a.b", "value": V, "origin": "file:line:col" | "--set a.b=1" | null,
 //!   "layer": "-f" | "chart defaults" | "environment values" | ... | null,
-//!   "overrides": [{"origin": ..., "layer": ..., "value": V}, ...]}`
+//!   "overrides": [{"origin": ..., "layer": ..., "value": V}, ...],
+//!   "through": ["values.yaml.gotmpl:1 (.Values.domain)", "env/prod.yaml:1:1 (environment values)"]}`
+//! (`through` is the chain behind a value a values template wrote; empty otherwise)
 //! (`origin` and `layer` are null when no layer set the leaf directly: import-values,
 //! globals). A hidden secret's `value` is the string `(secret)`.
 
@@ -44,9 +46,13 @@ pub(crate) fn text(explained: &[Explained], show_secrets: bool) -> String {
         let value = shown(&e.value, e.winner.as_ref(), show_secrets);
         out.push_str(&format!("{} = {}", e.path, json_text(&value)));
         match &e.winner {
-            Some(w) => out.push_str(&format!("  <- {} ({})\n", w.origin, w.kind)),
-            None => out.push_str("  <- computed (import-values or globals)\n"),
+            Some(w) => out.push_str(&format!("  <- {} ({})", w.origin, w.kind)),
+            None => out.push_str("  <- computed (import-values or globals)"),
         }
+        for step in &e.through {
+            out.push_str(&format!(" <- {step}"));
+        }
+        out.push('\n');
         for o in &e.overridden {
             out.push_str(&format!(
                 "    overrides {} = {} ({})\n",
@@ -90,6 +96,10 @@ pub(crate) fn json(explained: &[Explained], show_secrets: bool) -> Value {
                 ("origin", opt(e.winner.as_ref().map(|w| &w.origin))),
                 ("layer", opt(e.winner.as_ref().map(|w| &w.kind))),
                 ("overrides", Value::list_from(overrides)),
+                (
+                    "through",
+                    Value::list_from(e.through.iter().map(|t| Value::from(t.as_str())).collect()),
+                ),
             ])
         })
         .collect();

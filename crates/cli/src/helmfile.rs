@@ -986,6 +986,12 @@ fn run_with(
                     format!("unsupported output format: {output} (supported: yaml, json)").into(),
                 );
             }
+            // --explain follows template values back to the environment: its layers are
+            // recorded while the states load.
+            let mut s = s.clone();
+            if explain {
+                s.env_journal = Some(Default::default());
+            }
             let states = match load(g, &s, log) {
                 Ok(st) => st,
                 Err(e) => return no_match(e, g, cwd),
@@ -997,6 +1003,7 @@ fn run_with(
                 ..Default::default()
             };
             let releases = commands::explain_values(&s, &states, &flags)?;
+            let mut explained_json = Vec::new();
             let mut warnings = 0;
             let mut out = String::new();
             let mut json = std::collections::BTreeMap::new();
@@ -1016,12 +1023,27 @@ fn run_with(
                     "# release {} (namespace {}, chart {})\n",
                     r.name, r.namespace, r.chart
                 );
-                if explain {
+                if explain && output == "json" {
+                    let mut m = std::collections::BTreeMap::new();
+                    let text = |t: &str| capstan_value::Value::from(t);
+                    m.insert("release".into(), text(&r.name));
+                    m.insert("namespace".into(), text(&r.namespace));
+                    m.insert("chart".into(), text(&r.chart));
+                    m.insert("values".into(), crate::explain::json(&r.leaves, false));
+                    let warnings = traps
+                        .iter()
+                        .map(|t| {
+                            let mut w = std::collections::BTreeMap::new();
+                            w.insert("path".into(), text(&t.path.to_string()));
+                            w.insert("message".into(), text(&t.message));
+                            capstan_value::Value::map_from(w)
+                        })
+                        .collect();
+                    m.insert("warnings".into(), capstan_value::Value::list_from(warnings));
+                    explained_json.push(capstan_value::Value::map_from(m));
+                } else if explain {
                     out.push_str(&header);
-                    out.push_str(&crate::explain::text(
-                        &capstan_values::provenance::explain(&r.values, &r.layers.layers),
-                        false,
-                    ));
+                    out.push_str(&crate::explain::text(&r.leaves, false));
                 } else if output == "json" {
                     json.insert(
                         capstan_value::Str::from(r.name.as_str()),
@@ -1041,7 +1063,10 @@ fn run_with(
             if strict && warnings > 0 {
                 return Err(format!("{warnings} warning(s) and --strict is set").into());
             }
-            if output == "json" && !explain {
+            if output == "json" && explain {
+                out =
+                    crate::explain::to_json_text(&capstan_value::Value::list_from(explained_json))?;
+            } else if output == "json" {
                 let style = capstan_value::json::JsonStyle {
                     escape_html: false,
                     indent: Some("  "),

@@ -1043,6 +1043,10 @@ pub struct ExplainedRelease {
     /// The layers (chart defaults, subchart defaults, the release's values files,
     /// inline values, secrets, `set`), lowest first.
     pub layers: capstan_chart::explain::Layers,
+    /// Every leaf of `values` with its layers and, for a value a values template wrote,
+    /// the chain back to the environment value it read (when the environment layers were
+    /// recorded: [`Settings::env_journal`]).
+    pub leaves: Vec<capstan_values::provenance::Explained>,
 }
 
 /// `values`: the final values of every active release with their layers, for charts
@@ -1058,6 +1062,7 @@ pub fn explain_values(
             jobs.push((ps, r));
         }
     }
+    let envs = explain_env(s, states);
     let explain = |(ps, r): &(&PreparedState, &Release)| -> Result<ExplainedRelease, StateError> {
         let fail = |e: StateError| e.context(format_args!("release \"{}\"", r.name));
         let mut input = chart_input(s, ps, r, flags).map_err(fail)?;
@@ -1073,12 +1078,16 @@ pub fn explain_values(
         let (values, layers) =
             capstan_chart::template::values_and_layers(&fs, chart, Path::new(""), &input.options)
                 .map_err(|e| fail(e.into()))?;
+        let mut leaves = capstan_values::provenance::explain(&values, &layers.layers);
+        let env = envs.iter().find(|e| e.file == ps.state.file);
+        crate::template_chain::follow(s.host.as_ref(), &mut leaves, env);
         Ok(ExplainedRelease {
             name: r.name.clone(),
             namespace: input.options.namespace.clone(),
             chart: r.chart.clone(),
             values,
             layers,
+            leaves,
         })
     };
     // Releases in parallel (their values templates and charts are independent), results in

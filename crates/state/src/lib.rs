@@ -21,6 +21,7 @@ pub mod render;
 pub mod secrets;
 pub mod select;
 pub mod spec;
+mod template_chain;
 
 pub use error::StateError;
 pub use funcs::{helmfile_funcs, helmfile_templates};

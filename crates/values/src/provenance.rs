@@ -53,6 +53,11 @@ pub struct Explained {
     pub winner: Option<Contribution>,
     /// Lower layers that set it too, highest first.
     pub overridden: Vec<Contribution>,
+    /// When a template wrote the winning value: the steps back from the template line to
+    /// where it read the value (`values.yaml.gotmpl:1 (.Values.domain)`, then the
+    /// environment layer), or `computed in FILE:LINE`. Filled by the caller that has the
+    /// templates; empty otherwise.
+    pub through: Vec<String>,
 }
 
 /// A trap found in the layers.
@@ -167,6 +172,7 @@ pub fn explain(final_values: &Map, layers: &[Layer]) -> Vec<Explained> {
                 value,
                 winner,
                 overridden: found.collect(),
+                through: Vec::new(),
             }
         })
         .collect()

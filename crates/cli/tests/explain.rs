@@ -1,0 +1,251 @@
+//! `print-env --explain` and `values --explain` on the environments documentation's
+//! examples, run through the real binary: every environment layer (root values,
+//! `defaults:`, values files and inline maps, HCL, sops secrets, `--state-values-file`,
+//! `--state-values-set`) under both merge strategies, the chain from a release value a
+//! template wrote back to the environment value it read, and a chart with subcharts.
+//! Each explained line is checked as a whole.
+
+use std::path::Path;
+use std::process::Command;
+
+mod common;
+use common::{encrypt, keygen, tempdir};
+
+fn write(dir: &Path, files: &[(&str, &str)]) {
+    for (name, text) in files {
+        let p = dir.join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(p, text).expect("write");
+    }
+}
+
+fn capstan(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> String {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
+    c.args(args)
+        .current_dir(dir)
+        .env_remove("HELMFILE_ENVIRONMENT")
+        .env_remove("SOPS_AGE_KEY")
+        .env_remove("SOPS_AGE_KEY_FILE")
+        .env("HELMFILE_CACHE_HOME", dir.join(".cache"));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().expect("run capstan");
+    assert!(
+        out.status.success(),
+        "capstan {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The documentation's `domain` example: a release's `values.yaml.gotmpl` reads the
+/// environment's `domain` with a default.
+const DOMAIN_EXAMPLE: &[(&str, &str)] = &[
+    (
+        "helmfile.yaml",
+        "environments:\n  default:\n    values:\n    - environments/default.yaml\n  production:\n    values:\n    - environments/production.yaml\n---\nreleases:\n- name: myapp\n  chart: ./chart\n  values:\n  - values.yaml.gotmpl\n",
+    ),
+    ("environments/default.yaml", "replicas: 1\n"),
+    (
+        "environments/production.yaml",
+        "domain: prod.example.com\nreplicas: 3\n",
+    ),
+    (
+        "values.yaml.gotmpl",
+        "domain: {{ .Values | get \"domain\" \"dev.example.com\" }}\nreplicas: {{ .Values.replicas }}\nurl: https://{{ .Values | get \"domain\" \"dev.example.com\" }}/\n",
+    ),
+    ("chart/Chart.yaml", "apiVersion: v2\nname: myapp\nversion: 0.1.0\n"),
+    ("chart/values.yaml", "domain: example.com\nreplicas: 1\n"),
+    ("chart/templates/cm.yaml", "x: {{ .Values.domain }}\n"),
+];
+
+#[test]
+fn the_domain_example_chains_back_to_the_environment() {
+    let dir = tempdir("domain");
+    write(&dir, DOMAIN_EXAMPLE);
+    let prod = capstan(&dir, &["-e", "production", "values", "--explain"], &[]);
+    let dev = capstan(&dir, &["values", "--explain"], &[]);
+    let json = capstan(
+        &dir,
+        &["-e", "production", "values", "--explain", "-o", "json"],
+        &[],
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        prod,
+        "# release myapp (namespace default, chart ./chart)\n\
+         domain = \"prod.example.com\"  <- values.yaml.gotmpl:1:1 (-f) <- values.yaml.gotmpl:1 (get \"domain\") <- environments/production.yaml:1:1 (environment values)\n\
+         \x20   overrides chart/values.yaml:1:1 = \"example.com\" (chart defaults)\n\
+         replicas = 3  <- values.yaml.gotmpl:2:1 (-f) <- values.yaml.gotmpl:2 (.Values.replicas) <- environments/production.yaml:2:1 (environment values)\n\
+         \x20   overrides chart/values.yaml:2:1 = 1 (chart defaults)\n\
+         url = \"https://prod.example.com/\"  <- values.yaml.gotmpl:3:1 (-f) <- computed in values.yaml.gotmpl:3\n"
+    );
+    // Without `-e production` the template's default wins, and says so.
+    assert!(
+        dev.contains("domain = \"dev.example.com\"  <- values.yaml.gotmpl:1:1 (-f) <- values.yaml.gotmpl:1 (the template's default: no environment value domain)\n"),
+        "{dev}"
+    );
+    assert!(
+        dev.contains("replicas = 1  <- values.yaml.gotmpl:2:1 (-f) <- values.yaml.gotmpl:2 (.Values.replicas) <- environments/default.yaml:1:1 (environment values)\n"),
+        "{dev}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let domain = &v[0]["values"][0];
+    assert_eq!(domain["path"], "domain");
+    assert_eq!(domain["origin"], "values.yaml.gotmpl:1:1");
+    assert_eq!(
+        domain["through"],
+        serde_json::json!([
+            "values.yaml.gotmpl:1 (get \"domain\")",
+            "environments/production.yaml:1:1 (environment values)"
+        ])
+    );
+}
+
+#[test]
+fn print_env_explains_every_layer() {
+    let dir = tempdir("layers");
+    let key = keygen(&dir, "key.txt");
+    write(
+        &dir,
+        &[
+            (
+                "helmfile.yaml",
+                "values:\n- common.yaml\nenvironments:\n  production:\n    defaults:\n    - region: eu-west-1\n    values:\n    - env/production.yaml\n    - replicas: 4\n    - env/extra.hcl\n    secrets:\n    - secrets.yaml\n---\nreleases:\n- name: app\n  chart: ./chart\n",
+            ),
+            ("common.yaml", "domain: dev.example.com\nreplicas: 1\nteam: web\n"),
+            (
+                "env/production.yaml",
+                "domain: prod.example.com\nreplicas: 3\nlimits:\n  cpu: 2\n",
+            ),
+            (
+                "env/extra.hcl",
+                "values {\n  base = \"example.com\"\n  url = \"https://${local.z}.${hv.base}\"\n}\nlocals {\n  z = \"b\"\n}\n",
+            ),
+            ("override.yaml", "limits:\n  cpu: 8\n"),
+        ],
+    );
+    encrypt(&dir, "secrets.yaml", "password: hunter2\n", &key, &[]);
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "-e",
+            "production",
+            "--state-values-file",
+            "override.yaml",
+            "--state-values-set",
+            "team=ops",
+            "print-env",
+            "--explain",
+        ];
+        args.extend_from_slice(extra);
+        capstan(&dir, &args, &[("SOPS_AGE_KEY_FILE", &key.file)])
+    };
+    let hidden = run(&[]);
+    let shown = run(&["--show-secrets"]);
+    let json = run(&["-o", "json"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        hidden,
+        "# environment production (helmfile.yaml)\n\
+         base = \"example.com\"  <- env/extra.hcl:2:3 (HCL, environment values)\n\
+         domain = \"prod.example.com\"  <- env/production.yaml:1:1 (environment values)\n\
+         \x20   overrides common.yaml:1:1 = \"dev.example.com\" (values)\n\
+         limits.cpu = 8  <- override.yaml:2:3 (--state-values-file)\n\
+         \x20   overrides env/production.yaml:4:3 = 2 (environment values)\n\
+         password = \"(secret)\"  <- secrets.yaml:1:1 (environment secrets)\n\
+         region = \"eu-west-1\"  <- helmfile.yaml (inline values[0]):1:1 (environment defaults)\n\
+         replicas = 4  <- helmfile.yaml (inline values[1]):1:1 (environment values)\n\
+         \x20   overrides env/production.yaml:2:1 = 3 (environment values)\n\
+         \x20   overrides common.yaml:2:1 = 1 (values)\n\
+         team = \"ops\"  <- --state-values-set team=ops (--state-values-set)\n\
+         \x20   overrides common.yaml:3:1 = \"web\" (values)\n\
+         url = \"https://b.example.com\"  <- env/extra.hcl:3:3 (from local.z, hv.base) (HCL, environment values)\n"
+    );
+    assert!(!hidden.contains("hunter2"), "{hidden}");
+    assert!(
+        shown.contains("password = \"hunter2\"  <- secrets.yaml:1:1 (environment secrets)\n"),
+        "{shown}"
+    );
+    assert!(!json.contains("hunter2"), "{json}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(v[0]["environment"], "production");
+    let replicas = v[0]["values"]
+        .as_array()
+        .and_then(|a| a.iter().find(|x| x["path"] == "replicas"))
+        .expect("replicas");
+    assert_eq!(replicas["layer"], "environment values");
+    assert_eq!(replicas["overrides"][1]["origin"], "common.yaml:2:1");
+}
+
+#[test]
+fn under_fallback_the_first_file_keeps_its_value() {
+    let dir = tempdir("fallback");
+    write(
+        &dir,
+        &[
+            (
+                "helmfile.yaml",
+                "environments:\n  default:\n    mergeStrategy: fallback\n    values:\n    - a.yaml\n    - b.yaml\n---\nreleases:\n- name: app\n  chart: ./chart\n",
+            ),
+            ("a.yaml", "x: from-a\n"),
+            ("b.yaml", "x: from-b\ny: only-b\n"),
+        ],
+    );
+    let out = capstan(&dir, &["print-env", "--explain"], &[]);
+    let plain = capstan(&dir, &["print-env"], &[]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(plain.contains("x: from-a"), "{plain}");
+    assert_eq!(
+        out,
+        "# environment default (helmfile.yaml)\n\
+         x = \"from-a\"  <- a.yaml:1:1 (environment values)\n\
+         \x20   overrides b.yaml:1:1 = \"from-b\" (environment values)\n\
+         y = \"only-b\"  <- b.yaml:2:1 (environment values)\n"
+    );
+}
+
+#[test]
+fn subchart_values_chain_through_the_parent_template() {
+    let dir = tempdir("subchart");
+    write(
+        &dir,
+        &[
+            (
+                "helmfile.yaml",
+                "environments:\n  default:\n    values:\n    - env.yaml\n---\nreleases:\n- name: shop\n  chart: ./parent\n  values:\n  - values.yaml.gotmpl\n",
+            ),
+            ("env.yaml", "db:\n  size: 10Gi\n"),
+            (
+                "values.yaml.gotmpl",
+                "postgres:\n  storage:\n    {{- toYaml .Values.db | nindent 4 }}\n",
+            ),
+            (
+                "parent/Chart.yaml",
+                "apiVersion: v2\nname: parent\nversion: 0.1.0\ndependencies:\n- name: postgres\n  version: 0.1.0\n",
+            ),
+            ("parent/values.yaml", "postgres:\n  storage:\n    size: 1Gi\n"),
+            (
+                "parent/charts/postgres/Chart.yaml",
+                "apiVersion: v2\nname: postgres\nversion: 0.1.0\n",
+            ),
+            (
+                "parent/charts/postgres/values.yaml",
+                "storage:\n  size: 5Gi\n  class: standard\n",
+            ),
+        ],
+    );
+    let out = capstan(&dir, &["values", "--explain"], &[]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        out,
+        "# release shop (namespace default, chart ./parent)\n\
+         postgres.global = {}  <- computed (import-values or globals)\n\
+         postgres.storage.class = \"standard\"  <- parent/charts/postgres/values.yaml:3:3 (subchart postgres defaults)\n\
+         postgres.storage.size = \"10Gi\"  <- values.yaml.gotmpl:3:5 (-f) <- values.yaml.gotmpl:2 (.Values.db) <- env.yaml:2:3 (environment values)\n\
+         \x20   overrides parent/values.yaml:3:5 = \"1Gi\" (chart defaults)\n\
+         \x20   overrides parent/charts/postgres/values.yaml:2:3 = \"5Gi\" (subchart postgres defaults)\n"
+    );
+}

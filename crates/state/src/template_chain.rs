@@ -1,0 +1,330 @@
+//! Following a release value that a values template wrote back to the environment value
+//! it read, for `values --explain`. The template line that wrote a leaf is read from the
+//! source; the environment values it names (`.Values.a.b`, `.StateValues.a.b`,
+//! `.Environment.Values.a.b`, `get "a.b"`, `index .Values "a" "b"`) are looked up in the
+//! explained environment; when one holds exactly the value written, the chain continues
+//! to the layer that set it. Otherwise the chain says what it knows: the template's own
+//! default (the environment has no such value) or "computed" — never a guess.
+
+use crate::commands::ExplainedEnv;
+use crate::host::Host;
+use capstan_value::Value;
+use capstan_values::provenance::Explained;
+use std::path::Path;
+
+/// One environment value a template line reads, and the default it gives, if any.
+#[derive(Debug, PartialEq)]
+struct Read {
+    /// As written (`.Values.domain`, `get "domain"`).
+    written: String,
+    /// Dotted path into the environment values.
+    path: String,
+    /// The literal a `get PATH DEFAULT` or `| default DEFAULT` falls back to.
+    default: Option<String>,
+}
+
+/// Adds the chain behind every leaf a `.gotmpl` values file wrote.
+pub(crate) fn follow(host: &dyn Host, leaves: &mut [Explained], env: Option<&ExplainedEnv>) {
+    for leaf in leaves.iter_mut() {
+        let Some(winner) = &leaf.winner else { continue };
+        let Some(origin) = template_origin(&winner.origin) else {
+            continue;
+        };
+        let Ok(bytes) = host.read_file(Path::new(origin.file)) else {
+            continue;
+        };
+        let source = String::from_utf8_lossy(&bytes);
+        let keys: Vec<String> = leaf
+            .path
+            .0
+            .iter()
+            .map(|s| match s {
+                capstan_value::Segment::Key(k) => k.to_string(),
+                capstan_value::Segment::Index(i) => i.to_string(),
+            })
+            .collect();
+        // The deepest key the template writes itself: a leaf of a map the template
+        // printed whole (`toYaml`) is found under that map's key.
+        for depth in (0..keys.len()).rev() {
+            let Some((line_no, line)) = writing_line(&source, &origin, &keys[depth]) else {
+                continue;
+            };
+            // `key:` with the action on the next line (`{{- toYaml .Values.x | nindent 2 }}`).
+            let next = source
+                .lines()
+                .nth(line_no)
+                .filter(|l| line.trim_end().ends_with(':') && l.trim_start().starts_with("{{"));
+            let text = match next {
+                Some(n) => format!("{line} {n}"),
+                None => line.to_string(),
+            };
+            if text.contains("{{") {
+                let place = format!("{}:{line_no}", origin.file);
+                let below = keys[depth + 1..].join(".");
+                let reads = reads_in(&text);
+                let fields = context_fields(&text);
+                leaf.through = if reads.is_empty() && !fields.is_empty() {
+                    // `.Release.Name`, `.Environment.Name`: the release's own fields.
+                    vec![format!("{place} ({})", fields.join(", "))]
+                } else {
+                    chain(&place, &reads, &below, &leaf.value, env)
+                };
+            }
+            break;
+        }
+    }
+}
+
+/// Where a template-written value was written: the template file, the rendered line,
+/// and for a release's inline values in a state file, the release.
+struct TemplateOrigin<'a> {
+    file: &'a str,
+    line: usize,
+    release: Option<&'a str>,
+}
+
+/// The template place an origin names: a `.gotmpl` values file (`values.yaml.gotmpl:3:1`)
+/// or a release's inline values in a `.gotmpl` state file
+/// (`helmfile.yaml.gotmpl (release api values[1]):3:1`).
+fn template_origin(origin: &str) -> Option<TemplateOrigin<'_>> {
+    let (rest, _column) = origin.rsplit_once(':')?;
+    let (label, line) = rest.rsplit_once(':')?;
+    let line = line.parse().ok()?;
+    if let Some((file, inline)) = label.split_once(" (release ") {
+        let release = inline.rsplit_once(" values[")?.0;
+        return file.ends_with(".gotmpl").then_some(TemplateOrigin {
+            file,
+            line,
+            release: Some(release),
+        });
+    }
+    label.ends_with(".gotmpl").then_some(TemplateOrigin {
+        file: label,
+        line,
+        release: None,
+    })
+}
+
+/// The source line that wrote `key`: the rendered line's number when that line names the
+/// key, else the first line that does (a template's blocks can shift lines); for inline
+/// release values, the first such line after the release's `name:`.
+fn writing_line<'a>(
+    source: &'a str,
+    origin: &TemplateOrigin<'_>,
+    key: &str,
+) -> Option<(usize, &'a str)> {
+    let names_key = |l: &str| {
+        let t = l.trim_start().trim_start_matches("- ");
+        t.starts_with(&format!("{key}:"))
+            || t.starts_with(&format!("\"{key}\":"))
+            || t.starts_with(&format!("'{key}':"))
+    };
+    let lines: Vec<&str> = source.lines().collect();
+    let from = match origin.release {
+        Some(name) => lines.iter().position(|l| {
+            let t = l.trim_start().trim_start_matches("- ").trim_end();
+            t == format!("name: {name}") || t == format!("name: \"{name}\"")
+        })?,
+        None => {
+            if let Some(l) = origin.line.checked_sub(1).and_then(|i| lines.get(i)) {
+                if names_key(l) {
+                    return Some((origin.line, l));
+                }
+            }
+            0
+        }
+    };
+    lines
+        .iter()
+        .enumerate()
+        .skip(from)
+        .find(|(_, l)| names_key(l))
+        .map(|(i, l)| (i + 1, *l))
+}
+
+/// Where the chain goes from the template line at `place`; `below` is the rest of the
+/// leaf's path under what the line wrote (empty when the line wrote the leaf).
+fn chain(
+    place: &str,
+    reads: &[Read],
+    below: &str,
+    value: &Value,
+    env: Option<&ExplainedEnv>,
+) -> Vec<String> {
+    let written = value_text(value);
+    for r in reads {
+        let path = if below.is_empty() {
+            r.path.clone()
+        } else {
+            format!("{}.{below}", r.path)
+        };
+        let found = env.and_then(|e| e.leaves.iter().find(|l| l.path.to_string() == path));
+        match found {
+            Some(l) if value_text(&l.value) == written => {
+                let from = match &l.winner {
+                    Some(w) => format!("{} ({})", w.origin, w.kind),
+                    None => "the environment".to_string(),
+                };
+                return vec![format!("{place} ({})", r.written), from];
+            }
+            None if below.is_empty() && r.default.as_deref() == Some(written.as_str()) => {
+                return vec![format!(
+                    "{place} (the template's default: no environment value {path})"
+                )];
+            }
+            _ => {}
+        }
+    }
+    vec![format!("computed in {place}")]
+}
+
+/// A value as a template would have printed it (strings unquoted).
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// The environment values a template line reads.
+fn reads_in(line: &str) -> Vec<Read> {
+    let mut out = Vec::new();
+    for root in [".Environment.Values", ".StateValues", ".Values"] {
+        let mut from = 0;
+        while let Some(i) = line[from..].find(root) {
+            let start = from + i;
+            let end = start + root.len();
+            from = end;
+            // `.Environment.Values` also contains `.Values`: count it once.
+            if root == ".Values" && line[..start].ends_with(".Environment") {
+                continue;
+            }
+            let rest = &line[end..];
+            let path_len = rest
+                .char_indices()
+                .find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
+                .map_or(rest.len(), |(i, _)| i);
+            let path = rest[..path_len]
+                .trim_start_matches('.')
+                .trim_end_matches('.');
+            let after = rest[path_len..].trim_start();
+            if !path.is_empty() {
+                out.push(Read {
+                    written: format!("{root}.{path}"),
+                    path: path.to_string(),
+                    default: piped_default(after),
+                });
+            } else if let Some(r) = get_call(after).or_else(|| index_call(line, end)) {
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// The release and environment fields a line prints (`.Release.Name`, `.Namespace`).
+fn context_fields(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for field in [
+        ".Release.Name",
+        ".Release.Namespace",
+        ".Release.Chart",
+        ".Environment.Name",
+        ".Environment.KubeContext",
+        ".Namespace",
+    ] {
+        if let Some(i) = line.find(field) {
+            let next = line[i + field.len()..].chars().next();
+            let prev_is_release = field == ".Namespace" && line[..i].ends_with(".Release");
+            if !next.is_some_and(|c| c.is_alphanumeric() || c == '_') && !prev_is_release {
+                out.push(field.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// `| get "a.b" DEFAULT` after a bare `.Values`.
+fn get_call(after: &str) -> Option<Read> {
+    let rest = after.strip_prefix('|')?.trim_start().strip_prefix("get")?;
+    let mut args = string_literals(rest);
+    let path = args.next()?;
+    Some(Read {
+        written: format!("get {path:?}"),
+        default: args.next(),
+        path,
+    })
+}
+
+/// `index .Values "a" "b"` (the root ends at `end`).
+fn index_call(line: &str, end: usize) -> Option<Read> {
+    let before = line[..end].trim_end();
+    let head = before.rsplit_once("index")?.1;
+    if !head.trim_start().starts_with('.') && !head.trim_start().starts_with('$') {
+        return None;
+    }
+    let keys: Vec<String> = string_literals(&line[end..]).collect();
+    if keys.is_empty() {
+        return None;
+    }
+    Some(Read {
+        written: format!(
+            "index {}",
+            keys.iter()
+                .map(|k| format!("{k:?}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        path: keys.join("."),
+        default: None,
+    })
+}
+
+/// `| default "x"` after a path.
+fn piped_default(after: &str) -> Option<String> {
+    let rest = after
+        .strip_prefix('|')?
+        .trim_start()
+        .strip_prefix("default")?;
+    string_literals(rest).next()
+}
+
+/// The double-quoted literals at the start of `text`, up to the end of the action.
+fn string_literals(text: &str) -> impl Iterator<Item = String> + '_ {
+    let action = text.split("}}").next().unwrap_or_default();
+    let action = action.split('|').next().unwrap_or_default();
+    action
+        .split('"')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, s)| s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_of_a_template_line() {
+        let r = reads_in(r#"domain: {{ .Values | get "domain" "dev.example.com" }}"#);
+        assert_eq!(
+            r,
+            [Read {
+                written: "get \"domain\"".into(),
+                path: "domain".into(),
+                default: Some("dev.example.com".into()),
+            }]
+        );
+        let r = reads_in(r#"url: https://{{ .Environment.Values.db.host | default "x" }}"#);
+        assert_eq!(r[0].path, "db.host");
+        assert_eq!(r[0].default.as_deref(), Some("x"));
+        assert_eq!(r.len(), 1);
+        let r = reads_in(r#"port: {{ index .Values "db" "port" }}"#);
+        assert_eq!(r[0].path, "db.port");
+        let o = template_origin("a/v.yaml.gotmpl:3:1").unwrap();
+        assert_eq!((o.file, o.line, o.release), ("a/v.yaml.gotmpl", 3, None));
+        let o = template_origin("h.yaml.gotmpl (release api values[1]):2:1").unwrap();
+        assert_eq!((o.file, o.release), ("h.yaml.gotmpl", Some("api")));
+        assert!(template_origin("a/v.yaml:3:1").is_none());
+    }
+}
