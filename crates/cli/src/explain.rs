@@ -39,12 +39,21 @@ fn json_text(v: &Value) -> String {
     .unwrap_or_else(|_| v.to_string())
 }
 
+/// A leaf's final value as explain prints it (JSON text, or `"(secret)"`).
+pub(crate) fn shown_value(e: &Explained, show_secrets: bool) -> String {
+    json_text(&shown(&e.value, e.winner.as_ref(), show_secrets))
+}
+
+/// An overridden layer's value as explain prints it.
+pub(crate) fn contribution_value(c: &Contribution, show_secrets: bool) -> String {
+    json_text(&shown(&c.value, Some(c), show_secrets))
+}
+
 /// One line per leaf, then one per value it overrode.
 pub(crate) fn text(explained: &[Explained], show_secrets: bool) -> String {
     let mut out = String::new();
     for e in explained {
-        let value = shown(&e.value, e.winner.as_ref(), show_secrets);
-        out.push_str(&format!("{} = {}", e.path, json_text(&value)));
+        out.push_str(&format!("{} = {}", e.path, shown_value(e, show_secrets)));
         match &e.winner {
             Some(w) => out.push_str(&format!("  <- {} ({})", w.origin, w.kind)),
             None => out.push_str("  <- computed (import-values or globals)"),
@@ -57,7 +66,7 @@ pub(crate) fn text(explained: &[Explained], show_secrets: bool) -> String {
             out.push_str(&format!(
                 "    overrides {} = {} ({})\n",
                 o.origin,
-                json_text(&shown(&o.value, Some(o), show_secrets)),
+                contribution_value(o, show_secrets),
                 o.kind
             ));
         }

@@ -694,11 +694,26 @@ fn describe_run(e: &RunError, env: &str, root: &Path) -> Failure {
 fn print_env_explained(
     s: &Settings,
     states: &[PreparedState],
-    json: bool,
+    output: &str,
     show_secrets: bool,
 ) -> Result<String, Failure> {
     let explained = commands::explain_env(s, states);
-    if json {
+    if output == "html" {
+        let sections: Vec<crate::explain_html::Section> = explained
+            .iter()
+            .map(|e| crate::explain_html::Section {
+                title: format!("environment {} ({})", e.environment, e.file),
+                leaves: &e.leaves,
+                warnings: Vec::new(),
+            })
+            .collect();
+        return Ok(crate::explain_html::page(
+            "capstan print-env --explain",
+            &sections,
+            show_secrets,
+        ));
+    }
+    if output == "json" {
         let docs = explained
             .iter()
             .map(|e| {
@@ -981,10 +996,14 @@ fn run_with(
                 },
             ..
         }) => {
-            if output != "yaml" && output != "json" {
-                return Err(
-                    format!("unsupported output format: {output} (supported: yaml, json)").into(),
-                );
+            if output == "html" && !explain {
+                return Err("-o html shows --explain: add --explain".into());
+            }
+            if output != "yaml" && output != "json" && output != "html" {
+                return Err(format!(
+                    "unsupported output format: {output} (supported: yaml, json, html with --explain)"
+                )
+                .into());
             }
             // --explain follows template values back to the environment: its layers are
             // recorded while the states load.
@@ -1004,6 +1023,7 @@ fn run_with(
             };
             let releases = commands::explain_values(&s, &states, &flags)?;
             let mut explained_json = Vec::new();
+            let mut html_sections = Vec::new();
             let mut warnings = 0;
             let mut out = String::new();
             let mut json = std::collections::BTreeMap::new();
@@ -1023,7 +1043,16 @@ fn run_with(
                     "# release {} (namespace {}, chart {})\n",
                     r.name, r.namespace, r.chart
                 );
-                if explain && output == "json" {
+                if explain && output == "html" {
+                    html_sections.push(crate::explain_html::Section {
+                        title: header.trim_start_matches("# ").trim_end().to_string(),
+                        leaves: &r.leaves,
+                        warnings: traps
+                            .iter()
+                            .map(|t| (t.path.to_string(), t.message.clone()))
+                            .collect(),
+                    });
+                } else if explain && output == "json" {
                     let mut m = std::collections::BTreeMap::new();
                     let text = |t: &str| capstan_value::Value::from(t);
                     m.insert("release".into(), text(&r.name));
@@ -1063,7 +1092,9 @@ fn run_with(
             if strict && warnings > 0 {
                 return Err(format!("{warnings} warning(s) and --strict is set").into());
             }
-            if output == "json" && explain {
+            if output == "html" {
+                out = crate::explain_html::page("capstan values --explain", &html_sections, false);
+            } else if output == "json" && explain {
                 out =
                     crate::explain::to_json_text(&capstan_value::Value::list_from(explained_json))?;
             } else if output == "json" {
@@ -1169,17 +1200,21 @@ fn run_with(
                 },
             ..
         }) => {
-            if output != "yaml" && output != "json" && !output.is_empty() {
-                return Err(
-                    format!("unsupported output format: {output} (supported: yaml, json)").into(),
-                );
+            if output == "html" && !explain {
+                return Err("-o html shows --explain: add --explain".into());
+            }
+            if output != "yaml" && output != "json" && output != "html" && !output.is_empty() {
+                return Err(format!(
+                    "unsupported output format: {output} (supported: yaml, json, html with --explain)"
+                )
+                .into());
             }
             if explain {
                 // Record every value layer while the states load.
                 let mut s = s.clone();
                 s.env_journal = Some(Default::default());
                 let (states, _) = load_any(g, &s, log, cwd)?;
-                return print_env_explained(&s, &states, output == "json", show_secrets);
+                return print_env_explained(&s, &states, &output, show_secrets);
             }
             // print-env needs no release (helmfile suppresses "no releases found").
             let (states, _) = load_any(g, &s, log, cwd)?;

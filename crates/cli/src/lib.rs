@@ -26,6 +26,7 @@ mod cluster;
 mod completion;
 mod create;
 mod explain;
+mod explain_html;
 mod helm_args;
 mod helmfile;
 mod init;

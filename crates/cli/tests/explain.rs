@@ -249,3 +249,85 @@ fn subchart_values_chain_through_the_parent_template() {
          \x20   overrides parent/charts/postgres/values.yaml:2:3 = \"5Gi\" (subchart postgres defaults)\n"
     );
 }
+
+/// Runs headless Chromium on `url` with `args`; its stdout and stderr.
+fn chromium(args: &[&str], url: &str) -> (String, String) {
+    common::need("chromium");
+    let out = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .args(args)
+        .arg(url)
+        .env("HOME", std::env::temp_dir())
+        .output()
+        .expect("run chromium");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_explain_page_works_in_a_real_browser() {
+    let dir = tempdir("page");
+    write(&dir, DOMAIN_EXAMPLE);
+    // A trap: the release's list replaces the chart's as a whole.
+    write(
+        &dir,
+        &[
+            ("chart/values.yaml", "domain: example.com\nreplicas: 1\nhosts: [a, b]\n"),
+            (
+                "values.yaml.gotmpl",
+                "domain: {{ .Values | get \"domain\" \"dev.example.com\" }}\nreplicas: {{ .Values.replicas }}\nhosts: [c]\n",
+            ),
+        ],
+    );
+    let page = capstan(
+        &dir,
+        &["-e", "production", "values", "--explain", "-o", "html"],
+        &[],
+    );
+    let file = dir.join("page.html");
+    std::fs::write(&file, &page).expect("write page");
+    // Self-contained: nothing is loaded from anywhere.
+    assert!(!page.contains(" src=") && !page.contains("<link"), "{page}");
+    let url = format!("file://{}", file.display());
+
+    // The page loads and its script runs to the end without an error.
+    let (dom, log) = chromium(&["--dump-dom"], &url);
+    assert!(dom.contains("data-ready=\"yes\""), "{dom}\n{log}");
+    assert!(!log.contains("Uncaught"), "{log}");
+    assert!(dom.contains("data-shown=\"3\""), "{dom}");
+    assert!(dom.contains("class=\"leaf trap\""), "{dom}");
+    assert!(dom.contains("replaces the list from"), "{dom}");
+
+    // A search filters the tree: only `replicas` stays visible.
+    let (filtered, _) = chromium(&["--dump-dom"], &format!("{url}#q=replicas"));
+    assert!(filtered.contains("data-shown=\"1\""), "{filtered}");
+    let visible: Vec<&str> = filtered
+        .split("<li class=\"leaf")
+        .skip(1)
+        .filter(|li| !li.split('>').next().unwrap_or_default().contains("hidden"))
+        .collect();
+    assert_eq!(visible.len(), 1, "{filtered}");
+    assert!(visible[0].contains(">replicas<"), "{}", visible[0]);
+
+    // A screenshot of the filtered page, kept with the test's output.
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explain-page.png");
+    let _ = std::fs::remove_file(&shot);
+    let shot_arg = format!("--screenshot={}", shot.display());
+    chromium(
+        &["--hide-scrollbars", "--window-size=1300,700", &shot_arg],
+        &format!("{url}#q=prod"),
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    let png = std::fs::read(&shot).expect("screenshot written");
+    assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+    println!("screenshot of the explain page: {}", shot.display());
+}
