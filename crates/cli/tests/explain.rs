@@ -331,3 +331,38 @@ fn the_explain_page_works_in_a_real_browser() {
     assert!(png.starts_with(b"\x89PNG"), "not a PNG");
     println!("screenshot of the explain page: {}", shot.display());
 }
+
+#[test]
+fn environment_templates_chain_too() {
+    let dir = tempdir("envtemplates");
+    write(
+        &dir,
+        &[
+            (
+                "helmfile.yaml.gotmpl",
+                "environments:\n  production:\n    defaults:\n    - region: eu\n    values:\n    - computed.yaml.gotmpl\n---\nreleases:\n- name: myapp\n  chart: ./chart\n  values:\n  - values.yaml.gotmpl\n",
+            ),
+            (
+                "computed.yaml.gotmpl",
+                "zone: {{ .Values.region }}-a\nregion2: {{ .Values.region }}\n",
+            ),
+            ("values.yaml.gotmpl", "where: {{ .Values.region2 }}\n"),
+            ("chart/Chart.yaml", "apiVersion: v2\nname: myapp\nversion: 0.1.0\n"),
+        ],
+    );
+    let env = capstan(&dir, &["-e", "production", "print-env", "--explain"], &[]);
+    let values = capstan(&dir, &["-e", "production", "values", "--explain"], &[]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        env,
+        "# environment production (helmfile.yaml.gotmpl)\n\
+         region = \"eu\"  <- helmfile.yaml.gotmpl (inline values[0]):1:1 (environment defaults)\n\
+         region2 = \"eu\"  <- computed.yaml.gotmpl:2:1 (environment values) <- computed.yaml.gotmpl:2 (.Values.region) <- helmfile.yaml.gotmpl (inline values[0]):1:1 (environment defaults)\n\
+         zone = \"eu-a\"  <- computed.yaml.gotmpl:1:1 (environment values) <- computed in computed.yaml.gotmpl:1\n"
+    );
+    assert_eq!(
+        values,
+        "# release myapp (namespace default, chart ./chart)\n\
+         where = \"eu\"  <- values.yaml.gotmpl:1:1 (-f) <- values.yaml.gotmpl:1 (.Values.region2) <- computed.yaml.gotmpl:2:1 (environment values) <- computed.yaml.gotmpl:2 (.Values.region) <- helmfile.yaml.gotmpl (inline values[0]):1:1 (environment defaults)\n"
+    );
+}

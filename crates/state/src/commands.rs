@@ -536,10 +536,13 @@ pub fn explain_env(s: &Settings, states: &[PreparedState]) -> Vec<ExplainedEnv> 
                     origins: l.origins.clone(),
                 })
                 .collect();
+            let mut leaves = capstan_values::provenance::explain(&ps.state.values, &layers);
+            let lookup = leaves.clone();
+            crate::template_chain::follow(s.host.as_ref(), &mut leaves, &lookup);
             ExplainedEnv {
                 file: ps.state.file.clone(),
                 environment: ps.state.env.name.clone(),
-                leaves: capstan_values::provenance::explain(&ps.state.values, &layers),
+                leaves,
             }
         })
         .collect()
@@ -1080,7 +1083,8 @@ pub fn explain_values(
                 .map_err(|e| fail(e.into()))?;
         let mut leaves = capstan_values::provenance::explain(&values, &layers.layers);
         let env = envs.iter().find(|e| e.file == ps.state.file);
-        crate::template_chain::follow(s.host.as_ref(), &mut leaves, env);
+        let env_leaves = env.map(|e| e.leaves.as_slice()).unwrap_or_default();
+        crate::template_chain::follow(s.host.as_ref(), &mut leaves, env_leaves);
         Ok(ExplainedRelease {
             name: r.name.clone(),
             namespace: input.options.namespace.clone(),

@@ -1,12 +1,11 @@
-//! Following a release value that a values template wrote back to the environment value
-//! it read, for `values --explain`. The template line that wrote a leaf is read from the
+//! Following a value that a values template wrote (a release's, or an environment's own
+//! `.gotmpl` values file) back to the environment value it read, for `--explain`. The template line that wrote a leaf is read from the
 //! source; the environment values it names (`.Values.a.b`, `.StateValues.a.b`,
 //! `.Environment.Values.a.b`, `get "a.b"`, `index .Values "a" "b"`) are looked up in the
 //! explained environment; when one holds exactly the value written, the chain continues
 //! to the layer that set it. Otherwise the chain says what it knows: the template's own
 //! default (the environment has no such value) or "computed" — never a guess.
 
-use crate::commands::ExplainedEnv;
 use crate::host::Host;
 use capstan_value::Value;
 use capstan_values::provenance::Explained;
@@ -24,9 +23,11 @@ struct Read {
 }
 
 /// Adds the chain behind every leaf a `.gotmpl` values file wrote.
-pub(crate) fn follow(host: &dyn Host, leaves: &mut [Explained], env: Option<&ExplainedEnv>) {
+pub(crate) fn follow(host: &dyn Host, leaves: &mut [Explained], env: &[Explained]) {
     for leaf in leaves.iter_mut() {
-        let Some(winner) = &leaf.winner else { continue };
+        let Some(winner) = leaf.winner.clone() else {
+            continue;
+        };
         let Some(origin) = template_origin(&winner.origin) else {
             continue;
         };
@@ -67,7 +68,7 @@ pub(crate) fn follow(host: &dyn Host, leaves: &mut [Explained], env: Option<&Exp
                     // `.Release.Name`, `.Environment.Name`: the release's own fields.
                     vec![format!("{place} ({})", fields.join(", "))]
                 } else {
-                    chain(&place, &reads, &below, &leaf.value, env)
+                    chain(&place, &reads, &below, &leaf.value, &winner.origin, env)
                 };
             }
             break;
@@ -149,7 +150,8 @@ fn chain(
     reads: &[Read],
     below: &str,
     value: &Value,
-    env: Option<&ExplainedEnv>,
+    origin: &str,
+    env: &[Explained],
 ) -> Vec<String> {
     let written = value_text(value);
     for r in reads {
@@ -158,14 +160,30 @@ fn chain(
         } else {
             format!("{}.{below}", r.path)
         };
-        let found = env.and_then(|e| e.leaves.iter().find(|l| l.path.to_string() == path));
+        let found = env.iter().find(|l| l.path.to_string() == path);
+        // An environment `.gotmpl` file reading the value it sets itself (`x: {{ .Values.x }}`)
+        // read what the layers below it had set.
+        let source = found.and_then(|l| match &l.winner {
+            Some(w) if w.origin == origin => l
+                .overridden
+                .iter()
+                .find(|c| value_text(&c.value) == written)
+                .map(|c| format!("{} ({})", c.origin, c.kind)),
+            Some(w) if value_text(&l.value) == written => {
+                Some(format!("{} ({})", w.origin, w.kind))
+            }
+            None if value_text(&l.value) == written => Some("the environment".to_string()),
+            _ => None,
+        });
         match found {
-            Some(l) if value_text(&l.value) == written => {
-                let from = match &l.winner {
-                    Some(w) => format!("{} ({})", w.origin, w.kind),
-                    None => "the environment".to_string(),
-                };
-                return vec![format!("{place} ({})", r.written), from];
+            Some(l) if source.is_some() => {
+                let mut steps = vec![format!("{place} ({})", r.written)];
+                steps.extend(source);
+                // The environment value was itself written by a template: go on.
+                if l.winner.as_ref().is_some_and(|w| w.origin != origin) {
+                    steps.extend(l.through.iter().cloned());
+                }
+                return steps;
             }
             None if below.is_empty() && r.default.as_deref() == Some(written.as_str()) => {
                 return vec![format!(
