@@ -49,6 +49,8 @@ pub enum ChartCommand {
 pub enum Output {
     Yaml,
     Json,
+    /// One self-contained page (with --explain).
+    Html,
 }
 
 /// Helm's value and rendering flags.
@@ -285,13 +287,33 @@ pub fn run(
             let layers = capstan_chart::explain::layers(&at(cwd, &chart), cwd, &opts)?;
             warn(&layers, &r.values, strict, log)?;
             if explain {
-                return Ok(crate::explain::text(
-                    &provenance::explain(&r.values, &layers.layers),
-                    false,
-                ));
+                let leaves = provenance::explain(&r.values, &layers.layers);
+                return Ok(match output {
+                    Output::Yaml => crate::explain::text(&leaves, false),
+                    Output::Json => {
+                        crate::explain::to_json_text(&crate::explain::json(&leaves, false))?
+                    }
+                    Output::Html => {
+                        let warnings = traps(&layers, &r.values)
+                            .iter()
+                            .map(|t| (t.path.to_string(), t.message.clone()))
+                            .collect();
+                        let section = crate::explain_html::Section {
+                            title: format!("chart {chart}"),
+                            leaves: &leaves,
+                            warnings,
+                        };
+                        crate::explain_html::page(
+                            "capstan chart values --explain",
+                            &[section],
+                            false,
+                        )
+                    }
+                });
             }
             let v = capstan_value::Value::map_from(r.values);
             Ok(match output {
+                Output::Html => return Err("-o html shows --explain: add --explain".into()),
                 Output::Yaml => capstan_yaml::encode_helm(&v).map_err(|e| e.to_string())?,
                 Output::Json => capstan_value::json::to_json(
                     &v,
