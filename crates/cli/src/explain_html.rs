@@ -17,19 +17,9 @@ pub(crate) struct Section<'a> {
     pub warnings: Vec<(String, String)>,
 }
 
+/// HTML text as Go's `HTMLEscapeString` escapes it.
 fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    capstan_gotmpl::escape_html(s)
 }
 
 /// A tree of the leaves by path segment.
