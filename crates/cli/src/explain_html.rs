@@ -211,7 +211,7 @@ mod tests {
     fn text_is_escaped() {
         assert_eq!(
             escape("<a href=\"x\">&'"),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+            "&lt;a href=&#34;x&#34;&gt;&amp;&#39;"
         );
     }
 }
