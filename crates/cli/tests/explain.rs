@@ -156,8 +156,8 @@ fn print_env_explains_every_layer() {
          limits.cpu = 8  <- override.yaml:2:3 (--state-values-file)\n\
          \x20   overrides env/production.yaml:4:3 = 2 (environment values)\n\
          password = \"(secret)\"  <- secrets.yaml:1:1 (environment secrets)\n\
-         region = \"eu-west-1\"  <- helmfile.yaml (inline values[0]):1:1 (environment defaults)\n\
-         replicas = 4  <- helmfile.yaml (inline values[1]):1:1 (environment values)\n\
+         region = \"eu-west-1\"  <- helmfile.yaml (environments.production.defaults[0]):1:1 (environment defaults)\n\
+         replicas = 4  <- helmfile.yaml (environments.production.values[1]):1:1 (environment values)\n\
          \x20   overrides env/production.yaml:2:1 = 3 (environment values)\n\
          \x20   overrides common.yaml:2:1 = 1 (values)\n\
          team = \"ops\"  <- --state-values-set team=ops (--state-values-set)\n\
@@ -356,13 +356,13 @@ fn environment_templates_chain_too() {
     assert_eq!(
         env,
         "# environment production (helmfile.yaml.gotmpl)\n\
-         region = \"eu\"  <- helmfile.yaml.gotmpl (inline values[0]):1:1 (environment defaults)\n\
-         region2 = \"eu\"  <- computed.yaml.gotmpl:2:1 (environment values) <- computed.yaml.gotmpl:2 (.Values.region) <- helmfile.yaml.gotmpl (inline values[0]):1:1 (environment defaults)\n\
+         region = \"eu\"  <- helmfile.yaml.gotmpl (environments.production.defaults[0]):1:1 (environment defaults)\n\
+         region2 = \"eu\"  <- computed.yaml.gotmpl:2:1 (environment values) <- computed.yaml.gotmpl:2 (.Values.region) <- helmfile.yaml.gotmpl (environments.production.defaults[0]):1:1 (environment defaults)\n\
          zone = \"eu-a\"  <- computed.yaml.gotmpl:1:1 (environment values) <- computed in computed.yaml.gotmpl:1\n"
     );
     assert_eq!(
         values,
         "# release myapp (namespace default, chart ./chart)\n\
-         where = \"eu\"  <- values.yaml.gotmpl:1:1 (-f) <- values.yaml.gotmpl:1 (.Values.region2) <- computed.yaml.gotmpl:2:1 (environment values) <- computed.yaml.gotmpl:2 (.Values.region) <- helmfile.yaml.gotmpl (inline values[0]):1:1 (environment defaults)\n"
+         where = \"eu\"  <- values.yaml.gotmpl:1:1 (-f) <- values.yaml.gotmpl:1 (.Values.region2) <- computed.yaml.gotmpl:2:1 (environment values) <- computed.yaml.gotmpl:2 (.Values.region) <- helmfile.yaml.gotmpl (environments.production.defaults[0]):1:1 (environment defaults)\n"
     );
 }

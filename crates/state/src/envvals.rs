@@ -76,9 +76,22 @@ pub struct Recorder {
     pub state_file: String,
     /// The tier of what the loader merges next.
     pub tier: Tier,
+    /// The environment being loaded (names the list an inline entry is in).
+    pub environment: String,
 }
 
 impl Recorder {
+    /// The state file's list the loader reads (`environments.prod.values`).
+    fn list(&self) -> String {
+        match self.tier {
+            Tier::Defaults => "values".to_string(),
+            Tier::EnvDefaults => format!("environments.{}.defaults", self.environment),
+            Tier::Values | Tier::Secrets => format!("environments.{}.values", self.environment),
+            Tier::Overrides => "helmfiles[].values".to_string(),
+            Tier::Set => "--state-values-set".to_string(),
+        }
+    }
+
     /// Records one merged layer.
     pub fn record(&self, kind: Option<&str>, label: &str, values: &Tree, text: Option<&str>) {
         let spans = text.and_then(|t| {
@@ -303,7 +316,7 @@ impl ValuesLoader<'_> {
                     let v = capstan_yaml::stringify_keys(entry).map_err(|e| e.to_string())?;
                     let m = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
                     if let Some(r) = &self.recorder {
-                        let label = format!("{} (inline values[{i}])", r.state_file);
+                        let label = format!("{} ({}[{i}])", r.state_file, r.list());
                         let text = capstan_yaml::encode_helmfile(entry).ok();
                         r.record(None, &label, &m, text.as_deref());
                     }

@@ -79,6 +79,7 @@ impl Settings {
             journal: journal.clone(),
             state_file: state_file.to_string(),
             tier,
+            environment: self.env.clone(),
         })
     }
 
