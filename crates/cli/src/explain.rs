@@ -11,19 +11,17 @@
 //! (`origin` and `layer` are null when no layer set the leaf directly: import-values,
 //! globals). A hidden secret's `value` is the string `(secret)`.
 
+use capstan_state::envvals::Tier;
 use capstan_value::json::{to_json, JsonError, JsonStyle};
 use capstan_value::{Str, Value};
 use capstan_values::provenance::{Contribution, Explained};
 use std::collections::BTreeMap;
 
-/// The layer kind whose values are secrets.
-const SECRET_KIND: &str = "environment secrets";
-
 /// What a value shows as: JSON text, or `(secret)` when it came from a secrets layer and
 /// `show_secrets` is off.
 fn shown(value: &Value, from: Option<&Contribution>, show_secrets: bool) -> Value {
     match from {
-        Some(c) if c.kind == SECRET_KIND && !show_secrets => Value::from("(secret)"),
+        Some(c) if c.kind == Tier::Secrets.kind() && !show_secrets => Value::from("(secret)"),
         _ => value.clone(),
     }
 }
