@@ -80,7 +80,6 @@ pub struct Command {
 #[derive(Clone, Debug)]
 pub struct Pipe {
     pub pos: usize,
-    pub line: usize,
     pub is_assign: bool,
     pub decl: Vec<std::sync::Arc<str>>,
     pub cmds: Vec<Command>,
@@ -97,12 +96,10 @@ pub enum Control {
 pub enum Node {
     Text(String),
     Action {
-        pos: usize,
         pipe: Pipe,
     },
     Control {
         kind: Control,
-        pos: usize,
         pipe: Pipe,
         list: Vec<Node>,
         else_list: Option<Vec<Node>>,
@@ -112,8 +109,8 @@ pub enum Node {
         name: String,
         pipe: Option<Pipe>,
     },
-    Break(usize),
-    Continue(usize),
+    Break,
+    Continue,
 }
 
 impl fmt::Display for Arg {
@@ -197,8 +194,8 @@ impl Node {
                 ),
             },
             Node::Action { pipe, .. } => format!("{{{{{pipe}}}}}"),
-            Node::Break(_) => "{{break}}".into(),
-            Node::Continue(_) => "{{continue}}".into(),
+            Node::Break => "{{break}}".into(),
+            Node::Continue => "{{continue}}".into(),
             Node::Text(t) => t.clone(),
             Node::Control { kind, pipe, .. } => {
                 let k = match kind {

@@ -20,6 +20,7 @@ pub struct ExecError {
     pub at: Option<ExecLocation>,
     /// The template executing and the node's source text; present when `at` is.
     pub executing: Option<Box<Executing>>,
+    /// Why it failed.
     pub cause: ExecCause,
 }
 
@@ -27,7 +28,9 @@ pub struct ExecError {
 /// `executing "NAME" at <NODE>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Executing {
+    /// The template's name (Go quotes it in the message).
     pub template: String,
+    /// The node's source text.
     pub node: String,
 }
 
@@ -39,7 +42,9 @@ pub enum ExecCause {
     /// A function returned an error (`error calling NAME: ERROR`); an `include`d template's
     /// failure stays whole inside it.
     Call {
+        /// The function called.
         function: String,
+        /// What it returned.
         error: crate::FuncError,
     },
 }
@@ -57,8 +62,11 @@ impl fmt::Display for ExecCause {
 /// (1-based line; the column counts bytes from 0, as Go prints it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecLocation {
+    /// The template's parse name.
     pub template: String,
+    /// 1-based line.
     pub line: usize,
+    /// Byte column from 0, as Go counts it.
     pub column: usize,
 }
 
@@ -342,8 +350,8 @@ impl<'a> State<'a> {
                 self.steps = st.steps;
                 r?;
             }
-            Node::Break(_) => return Ok(Flow::Break),
-            Node::Continue(_) => return Ok(Flow::Continue),
+            Node::Break => return Ok(Flow::Break),
+            Node::Continue => return Ok(Flow::Continue),
         }
         Ok(Flow::Normal)
     }

@@ -6,16 +6,17 @@
 //! sprig, Helm and helmfile add theirs on top of [`builtins`].
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
-pub mod ast;
+mod ast;
 mod builtins;
 mod exec;
-pub mod lex;
-pub mod parse;
+mod lex;
+mod parse;
 
 pub use builtins::{builtins, escape_html, query_escape};
 pub use exec::{ExecCause, ExecError, ExecLocation, Executing};
-pub use parse::ParseError;
+pub use parse::{ParseError, Tree};
 
 use ast::Node;
 use capstan_value::Value;
@@ -38,11 +39,17 @@ pub enum MissingKey {
 /// converted as Go's `evalArg` does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ty {
+    /// `interface {}`: any value.
     Any,
+    /// `string`
     String,
+    /// `int`
     Int,
+    /// `int64`
     Int64,
+    /// `float64`
     Float64,
+    /// `bool`
     Bool,
     /// `[]interface {}`
     List,
@@ -53,6 +60,7 @@ pub enum Ty {
 }
 
 impl Ty {
+    /// The type's name as Go prints it in errors.
     pub fn go_name(self) -> &'static str {
         match self {
             Ty::Any => "interface {}",
@@ -70,7 +78,9 @@ impl Ty {
 
 /// What a function sees besides its arguments: the template set it runs in.
 pub struct CallCtx<'a> {
+    /// The set the calling template belongs to (`include`, `tpl` execute in it).
     pub templates: &'a Templates,
+    /// How deep template calls are nested (Go's limit is checked against it).
     pub depth: usize,
     /// Per argument: whether Go sees it with the static type `interface {}` — a map value
     /// reached by a field lookup (`.a.b`, `$x.a`), not unwrapped by a pipeline. Builtins
@@ -150,14 +160,17 @@ func_errors_from_go!(
 /// What a template function returns.
 pub type FuncResult<T = Value> = Result<T, FuncError>;
 
+/// A template function's implementation: the call context and the arguments, converted to the declared parameter types.
 pub type FuncImpl = dyn Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync;
 
 /// A template function: its Go signature and its implementation.
 #[derive(Clone)]
 pub struct Func {
+    /// The declared parameter types, in order.
     pub params: Arc<[Ty]>,
     /// The element type of a final `...T` parameter.
     pub variadic: Option<Ty>,
+    /// The implementation.
     pub imp: Arc<FuncImpl>,
     /// For Go builtins whose parameters are `reflect.Value` (`len`): the error the call
     /// fails with when an argument is invalid (a missing key), which Go tells apart from
@@ -206,6 +219,7 @@ impl std::fmt::Debug for Func {
     }
 }
 
+/// Template functions by name.
 pub type FuncMap = HashMap<String, Func>;
 
 /// Helm's and helmfile's `include`: executes template `name` of the calling set with
@@ -247,7 +261,8 @@ pub fn register_variadic(
 /// One parsed template body and the text it came from (for error positions).
 #[derive(Debug)]
 pub struct TemplateDef {
-    pub root: Vec<Node>,
+    pub(crate) root: Vec<Node>,
+    /// The text the body was parsed from (for line and column in errors).
     pub text: Arc<str>,
     /// The name of the top-level template whose text holds this one (Go's `ParseName`).
     pub parse_name: String,
@@ -258,6 +273,7 @@ pub struct TemplateDef {
 pub struct Templates {
     defs: HashMap<String, Arc<TemplateDef>>,
     funcs: Arc<FuncMap>,
+    /// `missingkey=` (`Option("missingkey=error")`): what a missing map key yields.
     pub missing_key: MissingKey,
     /// The name of the set's root template (Go's `template.New(name)`), used in
     /// "no template … associated with template …" errors and by Helm's `tpl`.
@@ -303,6 +319,7 @@ impl Templates {
         }
     }
 
+    /// The function map every template of the set can call.
     pub fn funcs(&self) -> &Arc<FuncMap> {
         &self.funcs
     }
@@ -361,6 +378,7 @@ impl Templates {
         exec::execute_def(self, name, def, data, out, depth)
     }
 
+    /// The parsed template `name`, if the set has one.
     pub fn lookup(&self, name: &str) -> Option<&Arc<TemplateDef>> {
         self.defs.get(name)
     }

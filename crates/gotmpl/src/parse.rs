@@ -40,8 +40,9 @@ impl From<ParseError> for String {
 /// One parsed tree: a template name and its body.
 #[derive(Debug, Clone)]
 pub struct Tree {
+    /// The template's name.
     pub name: String,
-    pub root: Vec<Node>,
+    pub(crate) root: Vec<Node>,
 }
 
 /// Whether a body counts as empty for redefinition (only whitespace text).
@@ -288,9 +289,9 @@ impl<'a> Parser<'a> {
                         return Err(self.error(format!("{{{{{}}}}} outside {{{{range}}}}", t.text)));
                     }
                     return Ok(Item::Node(if t.text == "break" {
-                        Node::Break(t.pos)
+                        Node::Break
                     } else {
-                        Node::Continue(t.pos)
+                        Node::Continue
                     }));
                 }
                 "else" => {
@@ -316,9 +317,8 @@ impl<'a> Parser<'a> {
         while self.toks[self.i].kind == Kind::Space {
             self.i -= 1;
         }
-        let pos = self.peek_non_space().pos;
         let pipe = self.pipeline("command", Kind::RightDelim)?;
-        Ok(Item::Node(Node::Action { pos, pipe }))
+        Ok(Item::Node(Node::Action { pipe }))
     }
 
     fn control(&mut self, kind: Control) -> R<Node> {
@@ -356,7 +356,6 @@ impl<'a> Parser<'a> {
         self.vars.truncate(nvars);
         Ok(Node::Control {
             kind,
-            pos: pipe.pos,
             pipe,
             list,
             else_list,
@@ -413,7 +412,6 @@ impl<'a> Parser<'a> {
         let first = self.peek_non_space();
         let mut pipe = Pipe {
             pos: first.pos,
-            line: first.line,
             is_assign: false,
             decl: Vec::new(),
             cmds: Vec::new(),
