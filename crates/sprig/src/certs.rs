@@ -14,7 +14,8 @@ use capstan_gotmpl::{FuncError, FuncMap, FuncResult, Ty};
 use capstan_value::{GoField, HostObject, Value};
 use p256::elliptic_curve::rand_core::OsRng;
 use sha2::Digest;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// A private key sprig can make or read.
 enum PrivateKey {
@@ -79,10 +80,14 @@ fn certificate_value(cert: Certificate) -> Value {
 }
 
 /// A random prime of exactly `L * 64` bits whose two top bits are set, so that the
-/// product of two has exactly twice as many bits (as Go's `rsa.GenerateKey` makes them).
-fn rsa_prime<const L: usize>() -> rsa::BigUint {
+/// product of two has exactly twice as many bits (as Go's `rsa.GenerateKey` makes them);
+/// `None` once `stop` is set.
+fn rsa_prime<const L: usize>(stop: &AtomicBool) -> Option<rsa::BigUint> {
     use crypto_primes::hazmat::Sieve;
     loop {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
         let Ok(bytes) = random_bytes(L * 8) else {
             continue;
         };
@@ -91,7 +96,7 @@ fn rsa_prime<const L: usize>() -> rsa::BigUint {
         start |= crypto_bigint::Uint::<L>::ONE.shl_vartime(L * 64 - 1);
         start |= crypto_bigint::Uint::<L>::ONE.shl_vartime(L * 64 - 2);
         for candidate in Sieve::new(&start, L * 64, false) {
-            if candidate.bits() != L * 64 {
+            if candidate.bits() != L * 64 || stop.load(Ordering::Relaxed) {
                 break;
             }
             // Nearly every candidate is composite and fails base-2 Fermat; that test
@@ -104,7 +109,7 @@ fn rsa_prime<const L: usize>() -> rsa::BigUint {
                     .iter()
                     .flat_map(|w| w.to_le_bytes())
                     .collect();
-                return rsa::BigUint::from_bytes_le(&le);
+                return Some(rsa::BigUint::from_bytes_le(&le));
             }
         }
     }
@@ -126,15 +131,39 @@ fn fermat_base_2<const L: usize>(n: &crypto_bigint::Uint<L>) -> bool {
     x.retrieve() == crypto_bigint::Uint::<L>::ONE
 }
 
-/// Two primes from `prime`, searched at once on two threads (the search is random and
-/// dominates key generation: a 4096-bit key takes about a second on one core).
-fn prime_pair(prime: fn() -> rsa::BigUint) -> (rsa::BigUint, rsa::BigUint) {
+/// Two primes from `prime`, searched on two threads at once: the first two found, by
+/// either thread, are the pair (the search is random and dominates key generation; a
+/// thread that finds its prime early goes on to help with the second, so the pair takes
+/// about as long as one prime takes one thread, not the longer of two searches).
+fn prime_pair(prime: fn(&AtomicBool) -> Option<rsa::BigUint>) -> (rsa::BigUint, rsa::BigUint) {
+    let found: Mutex<Vec<rsa::BigUint>> = Mutex::new(Vec::new());
+    let stop = AtomicBool::new(false);
+    let search = || {
+        while let Some(p) = prime(&stop) {
+            let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
+            f.push(p);
+            if f.len() >= 2 {
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+        }
+    };
     std::thread::scope(|scope| {
-        let q = scope.spawn(prime);
-        let p = prime();
-        let q = q.join().unwrap_or_else(|_| prime());
-        (p, q)
-    })
+        let helper = scope.spawn(search);
+        search();
+        // A helper that failed leaves the search to this thread: it stops only at two.
+        let _ = helper.join();
+    });
+    let mut primes = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    let never = AtomicBool::new(false);
+    while primes.len() < 2 {
+        if let Some(p) = prime(&never) {
+            primes.push(p);
+        }
+    }
+    let q = primes.swap_remove(1);
+    let p = primes.swap_remove(0);
+    (p, q)
 }
 
 /// An RSA key of 2048 or 4096 bits with e = 65537 (the two sizes sprig makes). The
