@@ -78,7 +78,10 @@ pub(crate) fn read_archive_limited(
                 "decompressed chart is larger than the maximum size {max_total}"
             )));
         }
-        files.push(ChartFile { name, data: buf });
+        files.push(ChartFile {
+            name,
+            data: buf.into(),
+        });
     }
     if files.is_empty() {
         return Err(LoadError::new("no files in chart archive"));

@@ -20,7 +20,8 @@ pub(crate) type Map = BTreeMap<Str, Value>;
 #[derive(Clone, Debug)]
 pub struct ChartFile {
     pub name: String,
-    pub data: Vec<u8>,
+    /// Shared: a chart is cloned for every release and its files handed to every render.
+    pub data: std::sync::Arc<[u8]>,
 }
 
 /// One entry of `dependencies:` in `Chart.yaml`.
@@ -193,7 +194,8 @@ pub(crate) fn load_manifest_dir_in(fs: &dyn ChartFs, dir: &Path) -> Result<Chart
     files.push(ChartFile {
         name: "Chart.yaml".into(),
         data: format!("name: {name:?}\nversion: 1.0.0\nappVersion: 1.0.0\napiVersion: v2\n")
-            .into_bytes(),
+            .into_bytes()
+            .into(),
     });
     files.sort_by(|a, b| a.name.cmp(&b.name));
     from_files(files)
@@ -238,7 +240,10 @@ fn walk(
                     crate::archive::MAX_FILE_SIZE
                 )));
             }
-            out.push(ChartFile { name: path, data });
+            out.push(ChartFile {
+                name: path,
+                data: data.into(),
+            });
         }
     }
     Ok(())
@@ -331,8 +336,8 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                 })?;
                 chart.values = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
             }
-            "values.schema.json" => chart.schema = Some(f.data),
-            "requirements.yaml" => requirements = Some(f.data),
+            "values.schema.json" => chart.schema = Some(f.data.to_vec()),
+            "requirements.yaml" => requirements = Some(f.data.to_vec()),
             name if name.starts_with("templates/") => chart.templates.push(f),
             name if name.starts_with("charts/") => {
                 let rest = &name["charts/".len()..];
@@ -511,7 +516,7 @@ mod tests {
     fn file(name: &str, text: &str) -> ChartFile {
         ChartFile {
             name: name.into(),
-            data: text.as_bytes().to_vec(),
+            data: text.as_bytes().into(),
         }
     }
 

@@ -82,7 +82,7 @@ fn collect(
     let files = Files(
         c.files
             .iter()
-            .map(|f| (f.name.clone(), Arc::from(f.data.clone())))
+            .map(|f| (f.name.clone(), f.data.clone()))
             .collect(),
     );
     let mut scope = Map::new();

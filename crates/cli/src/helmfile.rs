@@ -1178,7 +1178,7 @@ fn run_with(
                 files.extend(
                     c.files
                         .into_iter()
-                        .map(|f| (format!("{}/{}", c.dir, f.name), f.data)),
+                        .map(|f| (format!("{}/{}", c.dir, f.name), f.data.to_vec())),
                 );
             }
             let written = write_all(cwd, &files, false);

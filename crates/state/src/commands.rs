@@ -1028,7 +1028,10 @@ fn local_chart_files(
                 let data = fs
                     .read(&p.join(&inner))
                     .map_err(|e| format!("{}/{inner}: {e}", path))?;
-                files.push(capstan_chart::load::ChartFile { name: inner, data });
+                files.push(capstan_chart::load::ChartFile {
+                    name: inner,
+                    data: data.into(),
+                });
             }
         }
     }
