@@ -195,7 +195,7 @@ pub fn read_file(cwd: &Path, p: &str) -> Result<Vec<u8>, capstan_values::ReadErr
 impl TemplateOptions {
     /// The bytes of `-f` file `p`: held in [`TemplateOptions::overlay`], else read from
     /// `fs` relative to `cwd`.
-    pub(crate) fn values_file(
+    pub fn values_file(
         &self,
         fs: &dyn crate::fs::ChartFs,
         cwd: &Path,

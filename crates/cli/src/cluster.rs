@@ -623,17 +623,7 @@ fn values_files_for(
     dirs: &Mutex<Vec<PathBuf>>,
 ) -> Result<Vec<String>, StateError> {
     let input = chart_input_with(s, ps, r, &HelmFlags::default(), Charts::Offline)?;
-    let overlay: Vec<(String, Vec<u8>)> = input
-        .options
-        .overlay
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let named: Vec<(String, Vec<u8>)> = overlay
-        .iter()
-        .enumerate()
-        .map(|(i, (_, text))| (format!("values-{i}.yaml"), text.clone()))
-        .collect();
+    let named = capstan_state::release_values::overlay_for_helm(&input);
     let dir = if named.is_empty() {
         None
     } else {
@@ -652,8 +642,8 @@ fn values_files_for(
         .files
         .iter()
         .map(
-            |f| match (overlay.iter().position(|(name, _)| name == f), &dir) {
-                (Some(i), Some(d)) => d.join(format!("values-{i}.yaml")).display().to_string(),
+            |f| match (capstan_state::release_values::overlay_name(&input, f), &dir) {
+                (Some(name), Some(d)) => d.join(name).display().to_string(),
                 _ => s.root.join(f).display().to_string(),
             },
         )

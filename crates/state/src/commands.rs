@@ -223,24 +223,14 @@ fn render_with_helm(
     r: &Release,
     input: &crate::release_values::ChartInput,
 ) -> Result<RenderedRelease, StateError> {
-    let files: Vec<(String, Vec<u8>)> = input
-        .options
-        .overlay
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let named: Vec<(String, Vec<u8>)> = files
-        .iter()
-        .enumerate()
-        .map(|(i, (_, text))| (format!("values-{i}.yaml"), text.clone()))
-        .collect();
+    let named = crate::release_values::overlay_for_helm(input);
     let dir = s.host.write_private(&named).map_err(|e| {
         format!(
             "chart {:?} is not a local chart, and its values could not be written for helm: {e}",
             r.chart
         )
     })?;
-    let args = crate::release_values::helm_template_args(input, &dir, &files);
+    let args = crate::release_values::helm_template_args(input, &dir);
     let helm = if s.helm_binary.is_empty() {
         crate::spec::str_of(&ps.state.doc, "helmBinary")
     } else {
@@ -864,13 +854,9 @@ pub fn write_values(
             let merged = input
                 .options
                 .values
-                .merge(&|p: &str| match input.options.overlay.get(p) {
-                    Some(t) => Ok(t.clone()),
-                    None => capstan_chart::template::read_file_in(
-                        &crate::host::HostFs(s.host.as_ref()),
-                        Path::new(""),
-                        p,
-                    ),
+                .merge(&|p: &str| {
+                    let fs = crate::host::HostFs(s.host.as_ref());
+                    input.options.values_file(&fs, Path::new(""), p)
                 })
                 .map_err(|e| e.to_string())?;
             let text = capstan_yaml::encode_helmfile(&Value::map_from(merged))

@@ -312,13 +312,33 @@ pub fn chart_input_with(
     })
 }
 
+/// The release's in-memory values files ([`TemplateOptions::overlay`]) as helm gets
+/// them: named `values-N.yaml` in the overlay's order, to write to a private directory.
+///
+/// [`TemplateOptions::overlay`]: capstan_chart::TemplateOptions::overlay
+pub fn overlay_for_helm(input: &ChartInput) -> Vec<(String, Vec<u8>)> {
+    input
+        .options
+        .overlay
+        .values()
+        .enumerate()
+        .map(|(i, bytes)| (format!("values-{i}.yaml"), bytes.clone()))
+        .collect()
+}
+
+/// The name [`overlay_for_helm`] gives values file `f`, if it is held in memory.
+pub fn overlay_name(input: &ChartInput, f: &str) -> Option<String> {
+    input
+        .options
+        .overlay
+        .keys()
+        .position(|name| name == f)
+        .map(|i| format!("values-{i}.yaml"))
+}
+
 /// The `helm template` command line helmfile runs for a release whose chart is not local,
 /// with the values files written under `values_dir` (named as in `files`).
-pub(crate) fn helm_template_args(
-    input: &ChartInput,
-    values_dir: &Path,
-    files: &[(String, Vec<u8>)],
-) -> Vec<String> {
+pub(crate) fn helm_template_args(input: &ChartInput, values_dir: &Path) -> Vec<String> {
     let o = &input.options;
     let mut args = vec![
         "template".to_string(),
@@ -332,11 +352,8 @@ pub(crate) fn helm_template_args(
         args.extend(["--namespace".into(), o.namespace.clone()]);
     }
     for f in &o.values.files {
-        let path = match files.iter().position(|(name, _)| name == f) {
-            Some(i) => values_dir
-                .join(format!("values-{i}.yaml"))
-                .display()
-                .to_string(),
+        let path = match overlay_name(input, f) {
+            Some(name) => values_dir.join(name).display().to_string(),
             None => f.clone(),
         };
         args.extend(["--values".into(), path]);
