@@ -10,10 +10,12 @@ use crate::load::Chart;
 use crate::template::{TemplateError, TemplateOptions};
 use capstan_value::Str;
 use capstan_values::provenance::{Layer, Trap};
+use crate::load::Map;
 use capstan_values::{merge_set_json, parse_into, Flag};
-use capstan_yaml::Generation;
+use capstan_yaml::{Generation, NumberTrap, SpanTree};
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The layers, lowest priority first, and the index of the first user layer.
 pub struct Layers {
@@ -23,6 +25,72 @@ pub struct Layers {
     pub warnings: Vec<Trap>,
 }
 
+/// A YAML values file read for explaining: its values, node positions and number traps.
+#[derive(Debug)]
+pub(crate) struct DefaultsLayer {
+    values: Map,
+    spans: Option<Arc<SpanTree>>,
+    traps: Vec<NumberTrap>,
+}
+
+impl DefaultsLayer {
+    /// Reads `text` (named `label` in errors).
+    fn read(label: &str, text: &str) -> Result<DefaultsLayer, TemplateError> {
+        let values = capstan_yaml::decode_helm(text)
+            .map_err(|e| {
+                let err = TemplateError::values(format!("{label}: {e}"));
+                match e.pos {
+                    Some(p) => err.at(label.to_string().into(), p.line, p.column),
+                    None => err,
+                }
+            })?
+            .as_map()
+            .map(|m| m.snapshot())
+            .unwrap_or_default();
+        Ok(DefaultsLayer {
+            values,
+            spans: capstan_yaml::spans(text, Generation::V2)
+                .ok()
+                .flatten()
+                .map(Arc::new),
+            traps: capstan_yaml::number_traps(text).unwrap_or_default(),
+        })
+    }
+
+    /// The layer named `label` under `prefix`, its traps added to `warnings`.
+    fn layer(
+        &self,
+        label: String,
+        kind: String,
+        prefix: Vec<Str>,
+        warnings: &mut Vec<Trap>,
+    ) -> Layer {
+        for t in &self.traps {
+            let mut full: Vec<capstan_value::Segment> = prefix
+                .iter()
+                .cloned()
+                .map(capstan_value::Segment::Key)
+                .collect();
+            full.extend(t.path.0.iter().cloned());
+            warnings.push(Trap {
+                path: capstan_value::Path(full),
+                message: format!(
+                    "{label}:{}:{}: {} is read as a number and prints as {}; quote it to keep it as written",
+                    t.span.start.line, t.span.start.column, t.written, t.printed
+                ),
+            });
+        }
+        Layer {
+            label,
+            kind,
+            prefix,
+            values: self.values.clone(),
+            spans: self.spans.clone(),
+            origins: BTreeMap::new(),
+        }
+    }
+}
+
 fn yaml_layer(
     label: String,
     kind: String,
@@ -30,41 +98,7 @@ fn yaml_layer(
     text: &str,
     warnings: &mut Vec<Trap>,
 ) -> Result<Layer, TemplateError> {
-    let values = capstan_yaml::decode_helm(text)
-        .map_err(|e| {
-            let err = TemplateError::values(format!("{label}: {e}"));
-            match e.pos {
-                Some(p) => err.at(label.clone().into(), p.line, p.column),
-                None => err,
-            }
-        })?
-        .as_map()
-        .map(|m| m.snapshot())
-        .unwrap_or_default();
-    let spans = capstan_yaml::spans(text, Generation::V2).ok().flatten();
-    for t in capstan_yaml::number_traps(text).unwrap_or_default() {
-        let mut full: Vec<capstan_value::Segment> = prefix
-            .iter()
-            .cloned()
-            .map(capstan_value::Segment::Key)
-            .collect();
-        full.extend(t.path.0.iter().cloned());
-        warnings.push(Trap {
-            path: capstan_value::Path(full),
-            message: format!(
-                "{label}:{}:{}: {} is read as a number and prints as {}; quote it to keep it as written",
-                t.span.start.line, t.span.start.column, t.written, t.printed
-            ),
-        });
-    }
-    Ok(Layer {
-        label,
-        kind,
-        prefix,
-        values,
-        spans,
-        origins: BTreeMap::new(),
-    })
+    Ok(DefaultsLayer::read(&label, text)?.layer(label, kind, prefix, warnings))
 }
 
 fn chart_layers(
@@ -81,10 +115,15 @@ fn chart_layers(
         format!("subchart {} defaults", c.name())
     };
     let label = format!("{dir}/values.yaml");
-    out.push((
-        depth,
-        yaml_layer(label, kind, prefix.clone(), &c.values_text, warnings)?,
-    ));
+    // The chart's copies share what reading its `values.yaml` found (it is the same file).
+    let read = match c.defaults_layer.get() {
+        Some(read) => read,
+        None => {
+            let read = DefaultsLayer::read(&label, &c.values_text)?;
+            c.defaults_layer.get_or_init(|| read)
+        }
+    };
+    out.push((depth, read.layer(label, kind, prefix.clone(), warnings)));
     for d in &c.dependencies {
         let mut p = prefix.clone();
         p.push(Str::from(d.name()));

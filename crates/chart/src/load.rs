@@ -8,6 +8,7 @@ use capstan_gocompat::glob::glob_match;
 use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 capstan_source::message_error!(
     /// A `Chart.yaml` field of the wrong type (Go's `encoding/json` unmarshal text).
@@ -56,7 +57,10 @@ pub struct Chart {
     /// `values.yaml`, decoded as Helm does.
     pub values: Map,
     /// `values.yaml` as written (for positions and warnings).
-    pub values_text: String,
+    pub values_text: Arc<str>,
+    /// `values.yaml` read for explaining (decoded, positions, number traps): computed the
+    /// first time a release asks, shared by every copy of this chart in the run.
+    pub(crate) defaults_layer: Arc<OnceLock<crate::explain::DefaultsLayer>>,
     /// For a subchart: its entry under the parent's `charts/` (folder or archive name).
     pub dir: String,
     pub schema: Option<Vec<u8>>,
@@ -329,7 +333,7 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                     ))
                     .in_file("values.yaml", e.pos)
                 })?;
-                chart.values_text = String::from_utf8_lossy(&f.data).into_owned();
+                chart.values_text = String::from_utf8_lossy(&f.data).into();
                 let v = capstan_yaml::decode_helm(&chart.values_text).map_err(|e| {
                     LoadError::new(format!("cannot load values.yaml: {e}"))
                         .in_file("values.yaml", e.pos)

@@ -1028,8 +1028,8 @@ fn run_with(
             let mut out = String::new();
             let mut json = std::collections::BTreeMap::new();
             for r in &releases {
-                let traps = crate::chart::traps(&r.layers, &r.values);
-                for t in &traps {
+                let traps = &r.traps;
+                for t in traps {
                     logln!(
                         log,
                         "warning: release {}: {}: {}",
@@ -1105,6 +1105,7 @@ fn run_with(
                 out = capstan_value::json::to_json(&capstan_value::Value::map_from(json), style)?
                     + "\n";
             }
+            crate::leave_to_exit((releases, states));
             Ok(out)
         }
         StateCommand::Fetch(With {

@@ -21,6 +21,20 @@ macro_rules! logln {
 /// happen instead of into [`Outcome::stderr`].
 pub static LIVE_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Set by the `capstan` binary: the process exits as soon as [`run`] returns, so a big
+/// result (every release's explained values) is left for the exit to reclaim at once
+/// instead of being freed piece by piece ([`leave_to_exit`]). Unset in-process (tests,
+/// the conformance runner), where everything is freed as usual.
+pub static PROCESS_EXITS_AFTER_RUN: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Drops `v`, or leaves it to the process exit when [`PROCESS_EXITS_AFTER_RUN`] is set.
+pub(crate) fn leave_to_exit<T>(v: T) {
+    if PROCESS_EXITS_AFTER_RUN.load(std::sync::atomic::Ordering::Relaxed) {
+        std::mem::forget(v);
+    }
+}
+
 mod chart;
 mod cluster;
 mod completion;

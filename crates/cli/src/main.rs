@@ -28,6 +28,7 @@ fn main() -> ExitCode {
         std::process::exit(130);
     });
     capstan_cli::LIVE_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
+    capstan_cli::PROCESS_EXITS_AFTER_RUN.store(true, std::sync::atomic::Ordering::Relaxed);
     let out = capstan_cli::run(std::env::args_os(), std::path::Path::new("."));
     // A signal stopped helm under the command: the command's own failure is not the
     // outcome, the signal is (the handler may still be finishing).

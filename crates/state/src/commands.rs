@@ -528,7 +528,7 @@ pub fn explain_env(s: &Settings, states: &[PreparedState]) -> Vec<ExplainedEnv> 
                 .collect();
             let mut leaves = capstan_values::provenance::explain(&ps.state.values, &layers);
             let lookup = leaves.clone();
-            crate::template_chain::follow(s.host.as_ref(), &mut leaves, &lookup);
+            crate::template_chain::Chains::new(s.host.as_ref(), &lookup).follow(&mut leaves);
             ExplainedEnv {
                 file: ps.state.file.clone(),
                 environment: ps.state.env.name.clone(),
@@ -1039,6 +1039,9 @@ pub struct ExplainedRelease {
     /// the chain back to the environment value it read (when the environment layers were
     /// recorded: [`Settings::env_journal`]).
     pub leaves: Vec<capstan_values::provenance::Explained>,
+    /// The traps in these values: the layers' warnings, lists replaced whole, `null`s
+    /// that delete a default.
+    pub traps: Vec<capstan_values::provenance::Trap>,
 }
 
 /// `values`: the final values of every active release with their layers, for charts
@@ -1055,6 +1058,16 @@ pub fn explain_values(
         }
     }
     let envs = explain_env(s, states);
+    let chains: Vec<(&str, crate::template_chain::Chains)> = envs
+        .iter()
+        .map(|e| {
+            (
+                e.file.as_str(),
+                crate::template_chain::Chains::new(s.host.as_ref(), &e.leaves),
+            )
+        })
+        .collect();
+    let no_env = crate::template_chain::Chains::new(s.host.as_ref(), &[]);
     let explain = |(ps, r): &(&PreparedState, &Release)| -> Result<ExplainedRelease, StateError> {
         let fail = |e: StateError| e.context(format_args!("release \"{}\"", r.name));
         let mut input = chart_input(s, ps, r, flags).map_err(fail)?;
@@ -1071,9 +1084,17 @@ pub fn explain_values(
             capstan_chart::template::values_and_layers(&fs, chart, Path::new(""), &input.options)
                 .map_err(|e| fail(e.into()))?;
         let mut leaves = capstan_values::provenance::explain(&values, &layers.layers);
-        let env = envs.iter().find(|e| e.file == ps.state.file);
-        let env_leaves = env.map(|e| e.leaves.as_slice()).unwrap_or_default();
-        crate::template_chain::follow(s.host.as_ref(), &mut leaves, env_leaves);
+        chains
+            .iter()
+            .find(|(file, _)| *file == ps.state.file)
+            .map_or(&no_env, |(_, c)| c)
+            .follow(&mut leaves);
+        let mut traps = layers.warnings.clone();
+        traps.extend(capstan_values::provenance::traps_of(
+            &leaves,
+            &layers.layers,
+            layers.user_from,
+        ));
         Ok(ExplainedRelease {
             name: r.name.clone(),
             namespace: input.options.namespace.clone(),
@@ -1081,6 +1102,7 @@ pub fn explain_values(
             values,
             layers,
             leaves,
+            traps,
         })
     };
     // Releases in parallel (their values templates and charts are independent), results in

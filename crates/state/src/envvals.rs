@@ -59,7 +59,7 @@ pub struct EnvLayer {
     /// What it set.
     pub values: Tree,
     /// Node positions (YAML layers).
-    pub spans: Option<capstan_yaml::SpanTree>,
+    pub spans: Option<std::sync::Arc<capstan_yaml::SpanTree>>,
     /// Where each top-level key is defined when `spans` cannot say (HCL attributes).
     pub origins: BTreeMap<Str, String>,
 }
@@ -98,6 +98,7 @@ impl Recorder {
             capstan_yaml::spans(t, capstan_yaml::Generation::V3)
                 .ok()
                 .flatten()
+                .map(std::sync::Arc::new)
         });
         self.push(EnvLayer {
             state_file: self.state_file.clone(),

@@ -9,7 +9,9 @@
 use crate::host::Host;
 use capstan_value::Value;
 use capstan_values::provenance::Explained;
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 /// One environment value a template line reads, and the default it gives, if any.
 #[derive(Debug, PartialEq)]
@@ -22,56 +24,127 @@ struct Read {
     default: Option<String>,
 }
 
-/// Adds the chain behind every leaf a `.gotmpl` values file wrote.
-pub(crate) fn follow(host: &dyn Host, leaves: &mut [Explained], env: &[Explained]) {
-    for leaf in leaves.iter_mut() {
-        let Some(winner) = leaf.winner.clone() else {
-            continue;
-        };
-        let Some(origin) = template_origin(&winner.origin) else {
-            continue;
-        };
-        let Ok(bytes) = host.read_file(Path::new(origin.file)) else {
-            continue;
-        };
-        let source = String::from_utf8_lossy(&bytes);
-        let keys: Vec<String> = leaf
-            .path
-            .0
-            .iter()
-            .map(|s| match s {
-                capstan_value::Segment::Key(k) => k.to_string(),
-                capstan_value::Segment::Index(i) => i.to_string(),
-            })
-            .collect();
-        // The deepest key the template writes itself: a leaf of a map the template
-        // printed whole (`toYaml`) is found under that map's key.
-        for depth in (0..keys.len()).rev() {
-            let Some((line_no, line)) = writing_line(&source, &origin, &keys[depth]) else {
+/// What following chains needs once per run: the explained environment, indexed by
+/// dotted path, and each template source read once (shared by every release and thread).
+pub(crate) struct Chains<'a> {
+    host: &'a dyn Host,
+    env: HashMap<String, &'a Explained>,
+    sources: Mutex<HashMap<String, Option<Arc<Source>>>>,
+}
+
+/// A template's source, split into lines once, with the line of each release's `name:`.
+struct Source {
+    lines: Vec<String>,
+    /// Release name → index of the first line naming it (`name: api`, `- name: "api"`).
+    releases: HashMap<String, usize>,
+}
+
+impl Source {
+    fn new(bytes: &[u8]) -> Source {
+        let text = String::from_utf8_lossy(bytes);
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let mut releases = HashMap::new();
+        for (i, l) in lines.iter().enumerate() {
+            let t = l.trim_start().trim_start_matches("- ").trim_end();
+            if let Some(name) = t.strip_prefix("name: ") {
+                let name = name
+                    .strip_prefix('"')
+                    .and_then(|n| n.strip_suffix('"'))
+                    .unwrap_or(name);
+                releases.entry(name.to_string()).or_insert(i);
+            }
+        }
+        Source { lines, releases }
+    }
+}
+
+impl<'a> Chains<'a> {
+    /// Chains over the explained environment `env`, reading templates through `host`.
+    pub(crate) fn new(host: &'a dyn Host, env: &'a [Explained]) -> Chains<'a> {
+        let mut by_path = HashMap::with_capacity(env.len());
+        for l in env {
+            by_path.entry(l.path.to_string()).or_insert(l);
+        }
+        Chains {
+            host,
+            env: by_path,
+            sources: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A template's source, read at most once per run (`None`: unreadable).
+    fn source(&self, file: &str) -> Option<Arc<Source>> {
+        if let Some(known) = self.sources.lock().ok()?.get(file) {
+            return known.clone();
+        }
+        let read = self
+            .host
+            .read_file(Path::new(file))
+            .ok()
+            .map(|bytes| Arc::new(Source::new(&bytes)));
+        self.sources
+            .lock()
+            .ok()?
+            .insert(file.to_string(), read.clone());
+        read
+    }
+
+    /// Adds the chain behind every leaf a `.gotmpl` values file wrote.
+    pub(crate) fn follow(&self, leaves: &mut [Explained]) {
+        for leaf in leaves.iter_mut() {
+            let Some(winner) = &leaf.winner else {
                 continue;
             };
-            // `key:` with the action on the next line (`{{- toYaml .Values.x | nindent 2 }}`).
-            let next = source
-                .lines()
-                .nth(line_no)
-                .filter(|l| line.trim_end().ends_with(':') && l.trim_start().starts_with("{{"));
-            let text = match next {
-                Some(n) => format!("{line} {n}"),
-                None => line.to_string(),
+            let Some(origin) = template_origin(&winner.origin) else {
+                continue;
             };
-            if text.contains("{{") {
-                let place = format!("{}:{line_no}", origin.file);
-                let below = keys[depth + 1..].join(".");
-                let reads = reads_in(&text);
-                let fields = context_fields(&text);
-                leaf.through = if reads.is_empty() && !fields.is_empty() {
-                    // `.Release.Name`, `.Environment.Name`: the release's own fields.
-                    vec![format!("{place} ({})", fields.join(", "))]
-                } else {
-                    chain(&place, &reads, &below, &leaf.value, &winner.origin, env)
+            let Some(source) = self.source(origin.file) else {
+                continue;
+            };
+            let keys: Vec<String> = leaf
+                .path
+                .0
+                .iter()
+                .map(|s| match s {
+                    capstan_value::Segment::Key(k) => k.to_string(),
+                    capstan_value::Segment::Index(i) => i.to_string(),
+                })
+                .collect();
+            // The deepest key the template writes itself: a leaf of a map the template
+            // printed whole (`toYaml`) is found under that map's key.
+            for depth in (0..keys.len()).rev() {
+                let Some((line_no, line)) = writing_line(&source, &origin, &keys[depth]) else {
+                    continue;
                 };
+                // `key:` with the action on the next line (`{{- toYaml .Values.x | nindent 2 }}`).
+                let next = source.lines.get(line_no).filter(|l| {
+                    line.trim_end().ends_with(':') && l.trim_start().starts_with("{{")
+                });
+                let text = match next {
+                    Some(n) => format!("{line} {n}"),
+                    None => line.to_string(),
+                };
+                if text.contains("{{") {
+                    let place = format!("{}:{line_no}", origin.file);
+                    let below = keys[depth + 1..].join(".");
+                    let reads = reads_in(&text);
+                    let fields = context_fields(&text);
+                    leaf.through = if reads.is_empty() && !fields.is_empty() {
+                        // `.Release.Name`, `.Environment.Name`: the release's own fields.
+                        vec![format!("{place} ({})", fields.join(", "))]
+                    } else {
+                        chain(
+                            &place,
+                            &reads,
+                            &below,
+                            &leaf.value,
+                            &winner.origin,
+                            &self.env,
+                        )
+                    };
+                }
+                break;
             }
-            break;
         }
     }
 }
@@ -109,23 +182,24 @@ fn template_origin(origin: &str) -> Option<TemplateOrigin<'_>> {
 /// The source line that wrote `key`: the rendered line's number when that line names the
 /// key, else the first line that does (a template's blocks can shift lines); for inline
 /// release values, the first such line after the release's `name:`.
-fn writing_line<'a>(
-    source: &'a str,
+fn writing_line<'s>(
+    source: &'s Source,
     origin: &TemplateOrigin<'_>,
     key: &str,
-) -> Option<(usize, &'a str)> {
+) -> Option<(usize, &'s str)> {
     let names_key = |l: &str| {
         let t = l.trim_start().trim_start_matches("- ");
-        t.starts_with(&format!("{key}:"))
-            || t.starts_with(&format!("\"{key}\":"))
-            || t.starts_with(&format!("'{key}':"))
+        let quoted = |q: char| {
+            t.strip_prefix(q)
+                .and_then(|r| r.strip_prefix(key))
+                .and_then(|r| r.strip_prefix(q))
+                .is_some_and(|r| r.starts_with(':'))
+        };
+        t.strip_prefix(key).is_some_and(|r| r.starts_with(':')) || quoted('"') || quoted('\'')
     };
-    let lines: Vec<&str> = source.lines().collect();
+    let lines = &source.lines;
     let from = match origin.release {
-        Some(name) => lines.iter().position(|l| {
-            let t = l.trim_start().trim_start_matches("- ").trim_end();
-            t == format!("name: {name}") || t == format!("name: \"{name}\"")
-        })?,
+        Some(name) => *source.releases.get(name)?,
         None => {
             if let Some(l) = origin.line.checked_sub(1).and_then(|i| lines.get(i)) {
                 if names_key(l) {
@@ -140,7 +214,7 @@ fn writing_line<'a>(
         .enumerate()
         .skip(from)
         .find(|(_, l)| names_key(l))
-        .map(|(i, l)| (i + 1, *l))
+        .map(|(i, l)| (i + 1, l.as_str()))
 }
 
 /// Where the chain goes from the template line at `place`; `below` is the rest of the
@@ -151,7 +225,7 @@ fn chain(
     below: &str,
     value: &Value,
     origin: &str,
-    env: &[Explained],
+    env: &HashMap<String, &Explained>,
 ) -> Vec<String> {
     let written = value_text(value);
     for r in reads {
@@ -160,7 +234,7 @@ fn chain(
         } else {
             format!("{}.{below}", r.path)
         };
-        let found = env.iter().find(|l| l.path.to_string() == path);
+        let found = env.get(&path).copied();
         // An environment `.gotmpl` file reading the value it sets itself (`x: {{ .Values.x }}`)
         // read what the layers below it had set.
         let source = found.and_then(|l| match &l.winner {

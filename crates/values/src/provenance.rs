@@ -9,6 +9,7 @@ use capstan_source::Span;
 use capstan_value::{Path, Segment, Str, Value};
 use capstan_yaml::SpanTree;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 type Map = BTreeMap<Str, Value>;
 
@@ -25,7 +26,7 @@ pub struct Layer {
     /// The values it sets.
     pub values: Map,
     /// Node positions, for YAML layers.
-    pub spans: Option<SpanTree>,
+    pub spans: Option<Arc<SpanTree>>,
     /// Where a top-level key is set when `spans` cannot say (an HCL attribute:
     /// `file:line:col`, and what it references).
     pub origins: BTreeMap<Str, String>,
@@ -181,8 +182,13 @@ pub fn explain(final_values: &Map, layers: &[Layer]) -> Vec<Explained> {
 /// Lists silently replaced and `null`s that delete a default. `layers` are lowest
 /// priority first; `user_from` is the index of the first user layer.
 pub fn traps(final_values: &Map, layers: &[Layer], user_from: usize) -> Vec<Trap> {
+    traps_of(&explain(final_values, layers), layers, user_from)
+}
+
+/// [`traps`] from the leaves [`explain`] gave for these layers.
+pub fn traps_of(explained: &[Explained], layers: &[Layer], user_from: usize) -> Vec<Trap> {
     let mut out = Vec::new();
-    for e in explain(final_values, layers) {
+    for e in explained {
         let (Some(w), Value::List(_)) = (&e.winner, &e.value) else {
             continue;
         };
@@ -241,7 +247,9 @@ mod tests {
             kind: kind.into(),
             prefix: prefix.iter().map(|p| Str::from(*p)).collect(),
             values: v.as_map().map(|m| m.snapshot()).unwrap_or_default(),
-            spans: capstan_yaml::spans(yaml, capstan_yaml::Generation::V2).unwrap(),
+            spans: capstan_yaml::spans(yaml, capstan_yaml::Generation::V2)
+                .unwrap()
+                .map(Arc::new),
             origins: BTreeMap::new(),
         }
     }
