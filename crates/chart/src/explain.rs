@@ -7,10 +7,10 @@
 use crate::dependencies::process_dependencies;
 use crate::fs::ChartFs;
 use crate::load::Chart;
+use crate::load::Map;
 use crate::template::{TemplateError, TemplateOptions};
 use capstan_value::Str;
 use capstan_values::provenance::{Layer, Trap};
-use crate::load::Map;
 use capstan_values::{merge_set_json, parse_into, Flag};
 use capstan_yaml::{Generation, NumberTrap, SpanTree};
 use std::collections::BTreeMap;
@@ -139,13 +139,9 @@ fn chart_layers(
     Ok(())
 }
 
-/// Builds the layers of rendering `chart_dir` with `o`'s value flags.
-pub fn layers(chart_dir: &Path, cwd: &Path, o: &TemplateOptions) -> Result<Layers, TemplateError> {
-    layers_in(&crate::fs::OsFs, chart_dir, cwd, o)
-}
-
-/// [`layers`] reading through `fs`, with `o`'s in-memory values files (`overlay`) and
-/// extra dependencies (helmfile's release `dependencies:`).
+/// The layers of rendering `chart_dir` with `o`'s value flags, reading through `fs`, with
+/// `o`'s in-memory values files (`overlay`) and extra dependencies (helmfile's release
+/// `dependencies:`).
 pub fn layers_in(
     fs: &dyn ChartFs,
     chart_dir: &Path,

@@ -121,42 +121,91 @@ pub(crate) fn manifest_files(
 /// already excluded by the caller or here).
 pub(crate) fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, ManifestError> {
     let mut out = Sorted::default();
-    for (path, content) in manifest_files(files) {
-        for doc in split_documents(content) {
-            // Most manifests: read from the parser's events; the rest decoded in full.
-            let (kind, hook) = match capstan_yaml::manifest_head(&doc) {
-                Some(h) => (h.kind, h.hook.map(Value::from)),
-                None => full_head(&doc, path)?,
-            };
-            let mut m = Manifest {
-                source: path.clone(),
-                content: doc,
-                kind,
-                events: Vec::new(),
-            };
-            match hook {
-                Some(Value::String(events)) => {
-                    let mut known = true;
-                    for e in events.split(',') {
-                        let e = e.trim().to_lowercase();
-                        if HOOK_EVENTS.contains(&e.as_str()) {
-                            m.events.push(e);
-                        } else {
-                            known = false;
-                            break;
-                        }
-                    }
-                    if known {
-                        out.hooks.push(m);
+    let docs: Vec<(&String, String)> = manifest_files(files)
+        .flat_map(|(path, content)| split_documents(content).into_iter().map(move |d| (path, d)))
+        .collect();
+    let heads = heads(&docs);
+    for ((path, doc), head) in docs.into_iter().zip(heads) {
+        // Most manifests: read from the parser's events; the rest decoded in full
+        // (in order, so the first failing document is the error).
+        let (kind, hook) = match head {
+            Some(h) => (h.kind, h.hook.map(Value::from)),
+            None => full_head(&doc, path)?,
+        };
+        let mut m = Manifest {
+            source: path.clone(),
+            content: doc,
+            kind,
+            events: Vec::new(),
+        };
+        match hook {
+            Some(Value::String(events)) => {
+                let mut known = true;
+                for e in events.split(',') {
+                    let e = e.trim().to_lowercase();
+                    if HOOK_EVENTS.contains(&e.as_str()) {
+                        m.events.push(e);
+                    } else {
+                        known = false;
+                        break;
                     }
                 }
-                _ => out.manifests.push(m),
+                if known {
+                    out.hooks.push(m);
+                }
             }
+            _ => out.manifests.push(m),
         }
     }
     sort_by_kind(&mut out.manifests);
     sort_by_kind(&mut out.hooks);
     Ok(out)
+}
+
+/// Rendered output from which reading the heads is worth a second thread (CRDs
+/// included by templates run to megabytes; most charts render far less).
+const PARALLEL_HEADS_FROM: usize = 1 << 20;
+
+/// [`capstan_yaml::manifest_head`] of every document, on every core when there is
+/// enough to read; the results in the documents' order.
+fn heads(docs: &[(&String, String)]) -> Vec<Option<capstan_yaml::ManifestHead>> {
+    let total: usize = docs.iter().map(|(_, d)| d.len()).sum();
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(docs.len());
+    if total < PARALLEL_HEADS_FROM || threads < 2 {
+        return docs
+            .iter()
+            .map(|(_, d)| capstan_yaml::manifest_head(d))
+            .collect();
+    }
+    // Each thread takes the next unread document (they differ in size by 1000x).
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut heads: Vec<Option<capstan_yaml::ManifestHead>> = vec![None; docs.len()];
+    let found: Vec<Vec<(usize, Option<capstan_yaml::ManifestHead>)>> =
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut mine = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some((_, doc)) = docs.get(i) else {
+                                return mine;
+                            };
+                            mine.push((i, capstan_yaml::manifest_head(doc)));
+                        }
+                    })
+                })
+                .collect();
+            // A thread that panicked read nothing: its documents are decoded in full below.
+            workers.into_iter().filter_map(|w| w.join().ok()).collect()
+        });
+    for (i, head) in found.into_iter().flatten() {
+        heads[i] = head;
+    }
+    heads
 }
 
 /// `kind` and the `helm.sh/hook` annotation of a manifest decoded in full, with Helm's
@@ -283,5 +332,77 @@ mod tests {
         let s = sort_manifests(&files).unwrap();
         let kinds: Vec<&str> = s.manifests.iter().map(|m| m.kind.as_str()).collect();
         assert_eq!(kinds, ["ConfigMap", "Service", ""]);
+    }
+
+    /// Megabytes of rendered output (as charts that include their CRDs render) are read
+    /// on several threads: the result is what one thread reads, in the same order, and
+    /// the first failing document is still the error.
+    #[test]
+    fn big_output_reads_heads_in_parallel_with_the_same_result() {
+        let big_doc = |kind: &str, i: usize| {
+            let mut d = format!("apiVersion: v1\nkind: {kind}\nmetadata:\n  name: x{i}\n");
+            if i % 7 == 0 {
+                d.push_str("  annotations:\n    helm.sh/hook: pre-install\n");
+            }
+            d.push_str("data:\n");
+            for k in 0..4000 {
+                d.push_str(&format!("  key{k}: value {k}\n"));
+            }
+            d
+        };
+        let kinds = ["Service", "ConfigMap", "Deployment", "Thing", "Secret"];
+        let mut files = BTreeMap::new();
+        for f in 0..6 {
+            let docs: Vec<String> = (0..5)
+                .map(|i| big_doc(kinds[(f + i) % 5], f * 5 + i))
+                .collect();
+            files.insert(format!("c/templates/t{f}.yaml"), docs.join("---\n"));
+        }
+        let total: usize = files.values().map(String::len).sum();
+        assert!(
+            total > PARALLEL_HEADS_FROM,
+            "{total} bytes would not take the threads"
+        );
+        let parallel = sort_manifests(&files).unwrap();
+        let one_by_one: Vec<(String, String)> = manifest_files(&files)
+            .flat_map(|(p, c)| split_documents(c).into_iter().map(move |d| (p.clone(), d)))
+            .collect();
+        assert_eq!(
+            parallel.manifests.len() + parallel.hooks.len(),
+            one_by_one.len()
+        );
+        for m in parallel.manifests.iter().chain(&parallel.hooks) {
+            let head = capstan_yaml::manifest_head(&m.content).unwrap();
+            assert_eq!(m.kind, head.kind);
+            assert_eq!(!m.events.is_empty(), head.hook.is_some());
+        }
+        assert_eq!(parallel.hooks.len(), 5);
+        // The same documents read one by one and sorted give the same list.
+        let mut expected: Vec<Manifest> = one_by_one
+            .into_iter()
+            .filter_map(|(source, content)| {
+                let head = capstan_yaml::manifest_head(&content).unwrap();
+                head.hook.is_none().then_some(Manifest {
+                    source,
+                    content,
+                    kind: head.kind,
+                    events: Vec::new(),
+                })
+            })
+            .collect();
+        sort_by_kind(&mut expected);
+        let names = |l: &[Manifest]| -> Vec<(String, String)> {
+            l.iter()
+                .map(|m| (m.kind.clone(), m.content.clone()))
+                .collect()
+        };
+        assert_eq!(names(&parallel.manifests), names(&expected));
+
+        // Two bad documents: the first in file order is the error.
+        let mut bad = files.clone();
+        bad.insert("c/templates/t2.yaml".into(), "kind: [unclosed\n".into());
+        bad.insert("c/templates/t4.yaml".into(), "kind: {also: bad\n".into());
+        let e = sort_manifests(&bad).unwrap_err().to_string();
+        assert!(e.contains("c/templates/t2.yaml"), "{e}");
     }
 }

@@ -346,7 +346,33 @@ pub fn template_in(
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<Rendered, TemplateError> {
-    let Prepared { chart, values, .. } = prepare(fs, chart_dir, cwd, o, false)?;
+    let prepared = prepare(fs, chart_dir, cwd, o, false)?;
+    render_prepared(fs, chart_dir, o, prepared)
+}
+
+/// [`template_in`] and the layers its values came from ([`crate::explain::layers_in`]),
+/// from one load of the chart and one read of the values files.
+pub fn template_with_layers(
+    fs: &dyn crate::fs::ChartFs,
+    chart_dir: &Path,
+    cwd: &Path,
+    o: &TemplateOptions,
+) -> Result<(Rendered, crate::explain::Layers), TemplateError> {
+    let prepared = prepare(fs, chart_dir, cwd, o, true)?;
+    let raw = prepared.raw.as_ref().unwrap_or(&prepared.chart);
+    let layers = crate::explain::layers_of(raw, &prepared.chart, chart_dir, cwd, fs, o)
+        .map_err(TemplateError::values)?;
+    Ok((render_prepared(fs, chart_dir, o, prepared)?, layers))
+}
+
+/// Renders a prepared chart: templates, patches, post-renderer, Helm's manifest order.
+fn render_prepared(
+    fs: &dyn crate::fs::ChartFs,
+    chart_dir: &Path,
+    o: &TemplateOptions,
+    prepared: Prepared,
+) -> Result<Rendered, TemplateError> {
+    let Prepared { chart, values, .. } = prepared;
     let (caps, kube) = capabilities(o)?;
     if !chart.metadata.kube_version.is_empty()
         && !capstan_gocompat::semver::semver_compare(&chart.metadata.kube_version, &kube)

@@ -1,7 +1,7 @@
 //! `capstan chart template` and `capstan chart values`: Helm's `template` command and the
 //! final `.Values` of a chart, computed in-process with Helm's value flags.
 
-use capstan_chart::{template, TemplateOptions};
+use capstan_chart::TemplateOptions;
 use capstan_values::{provenance, UserValues};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::Path;
@@ -256,7 +256,13 @@ pub fn run(
         } => {
             let debug = debug || globals.debug;
             let opts = flags.options(&name, cwd, globals);
-            let r = template(&at(cwd, &chart), cwd, &opts).map_err(|e| Failure {
+            let (r, layers) = capstan_chart::template::template_with_layers(
+                &capstan_chart::fs::OsFs,
+                &at(cwd, &chart),
+                cwd,
+                &opts,
+            )
+            .map_err(|e| Failure {
                 stdout: if debug {
                     e.rendered.clone().unwrap_or_default()
                 } else {
@@ -264,7 +270,6 @@ pub fn run(
                 },
                 ..Failure::from(e)
             })?;
-            let layers = capstan_chart::explain::layers(&at(cwd, &chart), cwd, &opts)?;
             warn(&layers, &r.values, strict, log)?;
             if show_only.is_empty() {
                 Ok(r.manifest)
@@ -283,8 +288,12 @@ pub fn run(
             let mut opts = flags.options("release-name", cwd, globals);
             // The values are what the templates see; a post-renderer changes only output.
             opts.post_renderer = None;
-            let r = template(&at(cwd, &chart), cwd, &opts)?;
-            let layers = capstan_chart::explain::layers(&at(cwd, &chart), cwd, &opts)?;
+            let (r, layers) = capstan_chart::template::template_with_layers(
+                &capstan_chart::fs::OsFs,
+                &at(cwd, &chart),
+                cwd,
+                &opts,
+            )?;
             warn(&layers, &r.values, strict, log)?;
             if explain {
                 let leaves = provenance::explain(&r.values, &layers.layers);

@@ -117,9 +117,10 @@ impl<'a> Chains<'a> {
                     continue;
                 };
                 // `key:` with the action on the next line (`{{- toYaml .Values.x | nindent 2 }}`).
-                let next = source.lines.get(line_no).filter(|l| {
-                    line.trim_end().ends_with(':') && l.trim_start().starts_with("{{")
-                });
+                let next = source
+                    .lines
+                    .get(line_no)
+                    .filter(|l| line.trim_end().ends_with(':') && l.trim_start().starts_with("{{"));
                 let text = match next {
                     Some(n) => format!("{line} {n}"),
                     None => line.to_string(),

@@ -21,6 +21,7 @@
 use crate::report::CaseResult;
 use serde_json::Value as J;
 use sha2::Digest;
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -135,6 +136,8 @@ pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
     let mut log_ratio_sum = 0.0f64;
     let mut counted = 0usize;
     let mut per_combo: Vec<(Duration, Duration, &str)> = Vec::new();
+    // By chart, over all its combinations and rounds: capstan's and helm's total time.
+    let mut per_chart: BTreeMap<&str, (Duration, Duration)> = BTreeMap::new();
     for _ in 0..rounds {
         for combo in &combos {
             let h = run_process(
@@ -161,6 +164,9 @@ pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
             helm_total += h.elapsed;
             capstan_total += c.elapsed;
             per_combo.push((c.elapsed, h.elapsed, &combo.id));
+            let chart = per_chart.entry(&combo.chart).or_default();
+            chart.0 += c.elapsed;
+            chart.1 += h.elapsed;
             if !h.elapsed.is_zero() && !c.elapsed.is_zero() {
                 log_ratio_sum += (h.elapsed.as_secs_f64() / c.elapsed.as_secs_f64()).ln();
                 counted += 1;
@@ -178,15 +184,49 @@ pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
         capstan_total.as_secs_f64(),
         (log_ratio_sum / counted.max(1) as f64).exp()
     );
-    // Combinations where capstan took longer than helm, and the biggest chart's ratio
-    // (issue 13: every chart faster, the biggest at most 0.3x helm's time).
+    // Charts where capstan took longer than helm over all their combinations (issue 13:
+    // every chart faster), then single runs (a chart that generates RSA keys draws
+    // random primes, so one run of either tool can be far from its average), and the
+    // biggest chart's ratio (at most 0.3x helm's time).
+    let slower_charts: Vec<String> = per_chart
+        .iter()
+        .filter(|(_, (c, h))| c > h)
+        .map(|(chart, (c, h))| {
+            format!(
+                "{chart} {:.2} s / {:.2} s",
+                c.as_secs_f64(),
+                h.as_secs_f64()
+            )
+        })
+        .collect();
+    println!(
+        "charts slower than helm (all their combinations): {} of {}{}",
+        slower_charts.len(),
+        per_chart.len(),
+        if slower_charts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", slower_charts.join(", "))
+        }
+    );
+    if let Some((chart, (c, h))) = per_chart.iter().max_by(|a, b| {
+        let r = |(c, h): &(Duration, Duration)| c.as_secs_f64() / h.as_secs_f64().max(1e-9);
+        r(a.1).total_cmp(&r(b.1))
+    }) {
+        println!(
+            "closest chart: {chart} capstan {:.2} s / helm {:.2} s = {:.2}x helm's time",
+            c.as_secs_f64(),
+            h.as_secs_f64(),
+            c.as_secs_f64() / h.as_secs_f64().max(1e-9)
+        );
+    }
     let slower: Vec<&str> = per_combo
         .iter()
         .filter(|(c, h, _)| c > h)
         .map(|(_, _, id)| &**id)
         .collect();
     println!(
-        "slower than helm: {} of {} ({})",
+        "single runs slower than helm: {} of {} ({})",
         slower.len(),
         per_combo.len(),
         slower.join(", ")
@@ -196,13 +236,9 @@ pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
         .map(|c| (c.chart.clone(), dir_size(&path.join(&c.chart))))
         .max_by_key(|(_, size)| *size)
     {
-        let (c, h) = per_combo
-            .iter()
-            .zip(combos.iter().cycle())
-            .filter(|(_, combo)| combo.chart == dir)
-            .fold((0.0, 0.0), |(c, h), ((ct, ht, _), _)| {
-                (c + ct.as_secs_f64(), h + ht.as_secs_f64())
-            });
+        let (c, h) = per_chart
+            .get(dir.as_str())
+            .map_or((0.0, 0.0), |(c, h)| (c.as_secs_f64(), h.as_secs_f64()));
         println!(
             "biggest chart {dir}: capstan {c:.2} s / helm {h:.2} s = {:.2}x helm's time",
             c / h.max(1e-9)
