@@ -341,7 +341,7 @@ mod tests {
     fn big_output_reads_heads_in_parallel_with_the_same_result() {
         let big_doc = |kind: &str, i: usize| {
             let mut d = format!("apiVersion: v1\nkind: {kind}\nmetadata:\n  name: x{i}\n");
-            if i % 7 == 0 {
+            if i.is_multiple_of(7) {
                 d.push_str("  annotations:\n    helm.sh/hook: pre-install\n");
             }
             d.push_str("data:\n");
