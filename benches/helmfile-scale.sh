@@ -3,7 +3,7 @@
 # releases: generated helmfiles of 50, 1,000 and 20,000 releases over 5 local charts
 # (benches/lib/gen-helmfile.sh). Each command is timed as a whole process: wall, CPU
 # (user+sys), CPU per release and peak memory (getrusage of the child). Small sizes are
-# run several times, the three commands interleaved, and the medians printed (one run of
+# run several times (at least 3), the three commands interleaved, and the medians printed (one run of
 # 50 releases is about 10 ms, below what a single timing can tell apart).
 # For scale, the real helm (../shared/kube/install-helm.sh) renders 20 of the same
 # releases one `helm template` each, as helmfile would, in the same run.
@@ -36,7 +36,7 @@ commands = [
     ("values", state + ["values"]),
     ("values --explain", state + ["values", "--explain"]),
 ]
-rounds = max(1, min(20, 2000 // n))
+rounds = max(3, min(20, 2000 // n))
 
 def measured(argv):
     """Wall and CPU seconds, peak KiB and stderr of one process (its output discarded)."""

@@ -170,15 +170,17 @@ const PARALLEL_HEADS_FROM: usize = 1 << 20;
 /// enough to read; the results in the documents' order.
 fn heads(docs: &[(&String, String)]) -> Vec<Option<capstan_yaml::ManifestHead>> {
     let total: usize = docs.iter().map(|(_, d)| d.len()).sum();
+    let serial = || docs.iter().map(|(_, d)| capstan_yaml::manifest_head(d)).collect();
+    if total < PARALLEL_HEADS_FROM {
+        return serial();
+    }
+    // (Asking the system reads cgroup files: only for the rare big render.)
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
         .min(docs.len());
-    if total < PARALLEL_HEADS_FROM || threads < 2 {
-        return docs
-            .iter()
-            .map(|(_, d)| capstan_yaml::manifest_head(d))
-            .collect();
+    if threads < 2 {
+        return serial();
     }
     // Each thread takes the next unread document (they differ in size by 1000x).
     let next = std::sync::atomic::AtomicUsize::new(0);
