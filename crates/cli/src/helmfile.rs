@@ -806,6 +806,7 @@ fn run_with(
                 post_renderer: t.post_renderer.clone(),
                 post_renderer_args: t.post_renderer_args.clone(),
                 skip_deps: g.skip_deps,
+                keep_documents: !t.output_dir.is_empty(),
                 ..Default::default()
             };
             crate::helm_args::apply("--args", &t.args, &mut flags)?;

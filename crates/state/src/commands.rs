@@ -23,10 +23,9 @@ pub struct RenderedRelease {
     pub chart: String,
     /// `helm template`'s standard output.
     pub manifest: String,
-    /// The same documents named by their template (what `--output-dir` writes).
+    /// The same documents named by their template (what `--output-dir` writes); empty
+    /// unless [`HelmFlags::keep_documents`] asks for them.
     pub documents: Vec<(String, String)>,
-    /// The coalesced values the chart saw.
-    pub values: Tree,
 }
 
 /// A release `template` failed on, with the located chart error when there is one.
@@ -172,7 +171,9 @@ pub fn render_one(
         }
         // helm printed it: its `# Source:` lines are all there is to name files by
         // (`output_files` keeps them inside the output directory).
-        out.documents = capstan_chart::manifests::documents_of(&out.manifest);
+        if flags.keep_documents {
+            out.documents = capstan_chart::manifests::documents_of(&out.manifest);
+        }
         return Ok(out);
     }
     // Paths are relative to the host's working directory; the host resolves them.
@@ -210,8 +211,11 @@ pub fn render_one(
         name: r.name.clone(),
         chart: r.chart.clone(),
         manifest,
-        documents,
-        values: rendered.values,
+        documents: if flags.keep_documents {
+            documents
+        } else {
+            Vec::new()
+        },
     })
 }
 
@@ -257,7 +261,6 @@ fn render_with_helm(
         chart: r.chart.clone(),
         manifest,
         documents: Vec::new(),
-        values: Tree::new(),
     })
 }
 

@@ -44,6 +44,9 @@ pub struct HelmFlags {
     /// `--skip-deps`: no `helm dependency build` for local charts (a dependency missing
     /// from `charts/` is then Helm's error).
     pub skip_deps: bool,
+    /// Keep each rendered release's documents named by their template (`--output-dir`
+    /// writes them); otherwise only the manifest text is kept.
+    pub keep_documents: bool,
 }
 
 /// A release ready for the chart renderer.
