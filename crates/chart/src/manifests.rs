@@ -170,7 +170,11 @@ const PARALLEL_HEADS_FROM: usize = 1 << 20;
 /// enough to read; the results in the documents' order.
 fn heads(docs: &[(&String, String)]) -> Vec<Option<capstan_yaml::ManifestHead>> {
     let total: usize = docs.iter().map(|(_, d)| d.len()).sum();
-    let serial = || docs.iter().map(|(_, d)| capstan_yaml::manifest_head(d)).collect();
+    let serial = || {
+        docs.iter()
+            .map(|(_, d)| capstan_yaml::manifest_head(d))
+            .collect()
+    };
     if total < PARALLEL_HEADS_FROM {
         return serial();
     }

@@ -1022,37 +1022,30 @@ fn run_with(
                 skip_deps: g.skip_deps,
                 ..Default::default()
             };
-            let releases = commands::explain_values(&s, &states, &flags)?;
-            let mut explained_json = Vec::new();
-            let mut html_sections = Vec::new();
-            let mut warnings = 0;
-            let mut out = String::new();
-            let mut json = std::collections::BTreeMap::new();
-            for r in &releases {
-                let traps = &r.traps;
-                for t in traps {
-                    logln!(
-                        log,
-                        "warning: release {}: {}: {}",
-                        r.name,
-                        t.path,
-                        t.message
-                    );
-                }
-                warnings += traps.len();
+            // Each release formatted on the thread that explained it; only what is
+            // printed stays (the whole release only for the HTML page).
+            enum Piece {
+                Text(String),
+                Json(capstan_value::Value),
+                Named(capstan_value::Str, capstan_value::Value),
+                Whole(commands::ExplainedRelease),
+            }
+            let html = explain && output == "html";
+            let format = |r: commands::ExplainedRelease| -> Result<
+                (Vec<String>, Piece),
+                capstan_state::StateError,
+            > {
+                let warned: Vec<String> = r
+                    .traps
+                    .iter()
+                    .map(|t| format!("warning: release {}: {}: {}", r.name, t.path, t.message))
+                    .collect();
                 let header = format!(
                     "# release {} (namespace {}, chart {})\n",
                     r.name, r.namespace, r.chart
                 );
-                if explain && output == "html" {
-                    html_sections.push(crate::explain_html::Section {
-                        title: header.trim_start_matches("# ").trim_end().to_string(),
-                        leaves: &r.leaves,
-                        warnings: traps
-                            .iter()
-                            .map(|t| (t.path.to_string(), t.message.clone()))
-                            .collect(),
-                    });
+                let piece = if html {
+                    Piece::Whole(r)
                 } else if explain && output == "json" {
                     let mut m = std::collections::BTreeMap::new();
                     let text = |t: &str| capstan_value::Value::from(t);
@@ -1060,7 +1053,8 @@ fn run_with(
                     m.insert("namespace".into(), text(&r.namespace));
                     m.insert("chart".into(), text(&r.chart));
                     m.insert("values".into(), crate::explain::json(&r.leaves, false));
-                    let warnings = traps
+                    let warnings = r
+                        .traps
                         .iter()
                         .map(|t| {
                             let mut w = std::collections::BTreeMap::new();
@@ -1070,26 +1064,56 @@ fn run_with(
                         })
                         .collect();
                     m.insert("warnings".into(), capstan_value::Value::list_from(warnings));
-                    explained_json.push(capstan_value::Value::map_from(m));
+                    Piece::Json(capstan_value::Value::map_from(m))
                 } else if explain {
-                    out.push_str(&header);
-                    out.push_str(&crate::explain::text(&r.leaves, false));
+                    Piece::Text(header + &crate::explain::text(&r.leaves, false))
                 } else if output == "json" {
-                    json.insert(
+                    Piece::Named(
                         capstan_value::Str::from(r.name.as_str()),
-                        capstan_value::Value::map_from(r.values.clone()),
-                    );
+                        capstan_value::Value::map_from(r.values),
+                    )
                 } else {
-                    out.push_str("---\n");
-                    out.push_str(&header);
-                    out.push_str(
-                        &capstan_yaml::encode_helm(&capstan_value::Value::map_from(
-                            r.values.clone(),
-                        ))
-                        .map_err(|e| e.to_string())?,
-                    );
+                    let yaml = capstan_yaml::encode_helm(&capstan_value::Value::map_from(r.values))
+                        .map_err(|e| e.to_string())?;
+                    Piece::Text(format!("---\n{header}{yaml}"))
+                };
+                Ok((warned, piece))
+            };
+            let releases = commands::explain_values(&s, &states, &flags, &format)?;
+            let mut explained_json = Vec::new();
+            let mut whole = Vec::new();
+            let mut warnings = 0;
+            let mut out = String::new();
+            let mut json = std::collections::BTreeMap::new();
+            for (warned, piece) in releases {
+                for w in &warned {
+                    logln!(log, "{w}");
+                }
+                warnings += warned.len();
+                match piece {
+                    Piece::Text(t) => out.push_str(&t),
+                    Piece::Json(v) => explained_json.push(v),
+                    Piece::Named(name, v) => {
+                        json.insert(name, v);
+                    }
+                    Piece::Whole(r) => whole.push(r),
                 }
             }
+            let html_sections: Vec<crate::explain_html::Section> = whole
+                .iter()
+                .map(|r| crate::explain_html::Section {
+                    title: format!(
+                        "release {} (namespace {}, chart {})",
+                        r.name, r.namespace, r.chart
+                    ),
+                    leaves: &r.leaves,
+                    warnings: r
+                        .traps
+                        .iter()
+                        .map(|t| (t.path.to_string(), t.message.clone()))
+                        .collect(),
+                })
+                .collect();
             if strict && warnings > 0 {
                 return Err(format!("{warnings} warning(s) and --strict is set").into());
             }
@@ -1106,7 +1130,8 @@ fn run_with(
                 out = capstan_value::json::to_json(&capstan_value::Value::map_from(json), style)?
                     + "\n";
             }
-            crate::leave_to_exit((releases, states));
+            drop(html_sections);
+            crate::leave_to_exit((whole, states));
             Ok(out)
         }
         StateCommand::Fetch(With {

@@ -1048,12 +1048,16 @@ pub struct ExplainedRelease {
 }
 
 /// `values`: the final values of every active release with their layers, for charts
-/// capstan renders itself (a chart only helm can render is an error naming it).
-pub fn explain_values(
+/// capstan renders itself (a chart only helm can render is an error naming it). Each
+/// release is handed to `keep` on the thread that explained it (to format what the caller
+/// prints of it, say), and only what `keep` returns stays in memory; the results are in
+/// the states' order.
+pub fn explain_values<R: Send>(
     s: &Settings,
     states: &[PreparedState],
     flags: &HelmFlags,
-) -> Result<Vec<ExplainedRelease>, StateError> {
+    keep: &(dyn Fn(ExplainedRelease) -> Result<R, StateError> + Sync),
+) -> Result<Vec<R>, StateError> {
     let mut jobs: Vec<(&PreparedState, &Release)> = Vec::new();
     for ps in states {
         for r in ps.active()? {
@@ -1071,7 +1075,7 @@ pub fn explain_values(
         })
         .collect();
     let no_env = crate::template_chain::Chains::new(s.host.as_ref(), &[]);
-    let explain = |(ps, r): &(&PreparedState, &Release)| -> Result<ExplainedRelease, StateError> {
+    let explain = |(ps, r): &(&PreparedState, &Release)| -> Result<R, StateError> {
         let fail = |e: StateError| e.context(format_args!("release \"{}\"", r.name));
         let mut input = chart_input(s, ps, r, flags).map_err(fail)?;
         if !input.local {
@@ -1098,7 +1102,7 @@ pub fn explain_values(
             &layers.layers,
             layers.user_from,
         ));
-        Ok(ExplainedRelease {
+        keep(ExplainedRelease {
             name: r.name.clone(),
             namespace: input.options.namespace.clone(),
             chart: r.chart.clone(),
@@ -1107,6 +1111,7 @@ pub fn explain_values(
             leaves,
             traps,
         })
+        .map_err(fail)
     };
     // Releases in parallel (their values templates and charts are independent), results in
     // the state's order; the first failing release (in that order) is the error.
