@@ -838,36 +838,50 @@ fn run_with(
                 }
             }
             let started = std::time::Instant::now();
-            let rendered = if bar {
-                // (last drawn count, whether anything is on screen); drawing is serialised
-                // so counts never go backwards.
-                let shown = std::sync::Mutex::new((0usize, false));
-                let draw = |finished: usize, total: usize| {
-                    let width = 30;
-                    if started.elapsed().as_millis() < 500 {
-                        return;
-                    }
-                    let Ok(mut last) = shown.lock() else { return };
-                    if finished <= last.0 {
-                        return;
-                    }
-                    let filled = finished * width / total.max(1);
-                    eprint!(
-                        "\r\x1b[KTemplating [{}{}] {finished}/{total} releases",
-                        "#".repeat(filled),
-                        ".".repeat(width - filled)
-                    );
-                    *last = (finished, true);
-                };
-                let r = commands::template_reporting(&s, &states, &flags, t.concurrency, &draw);
-                if shown.lock().is_ok_and(|s| s.1) {
-                    eprint!("\r\x1b[K");
+            // (last drawn count, whether anything is on screen); drawing is serialised so
+            // counts never go backwards.
+            let shown = std::sync::Mutex::new((0usize, false));
+            let draw = |finished: usize, total: usize| {
+                let width = 30;
+                if !bar || started.elapsed().as_millis() < 500 {
+                    return;
                 }
-                r
-            } else {
-                commands::template(&s, &states, &flags, t.concurrency)
+                let Ok(mut last) = shown.lock() else { return };
+                if finished <= last.0 {
+                    return;
+                }
+                let filled = finished * width / total.max(1);
+                eprint!(
+                    "\r\x1b[KTemplating [{}{}] {finished}/{total} releases",
+                    "#".repeat(filled),
+                    ".".repeat(width - filled)
+                );
+                *last = (finished, true);
+            };
+            // Without --output-dir, each release's manifest goes to the output as soon as
+            // it and the releases before it are rendered (memory stays bounded: past a
+            // bound the output waits in a private file); it is printed only once every
+            // release has rendered.
+            let spool = std::sync::Mutex::new((crate::spool::Spool::new(), 0usize));
+            let to_spool = |r: commands::RenderedRelease| {
+                if let Ok(mut spool) = spool.lock() {
+                    spool.0.push(&r.manifest);
+                    spool.0.push("\n");
+                    spool.1 += 1;
+                }
+            };
+            let emit: Option<&(dyn Fn(commands::RenderedRelease) + Sync)> =
+                if t.output_dir.is_empty() {
+                    Some(&to_spool)
+                } else {
+                    None
+                };
+            let rendered =
+                commands::template_reporting(&s, &states, &flags, t.concurrency, &draw, emit);
+            if shown.lock().is_ok_and(|s| s.1) {
+                eprint!("\r\x1b[K");
             }
-            .map_err(|e| {
+            let rendered = rendered.map_err(|e| {
                 // `--debug` passes helm's `--debug`: the rendered files come first.
                 let stdout = e.rendered.clone().filter(|_| g.debug).unwrap_or_default();
                 Failure {
@@ -875,22 +889,21 @@ fn run_with(
                     ..describe_release_error(e)
                 }
             })?;
+            let (spool, spooled) = spool.into_inner().unwrap_or_else(|e| e.into_inner());
             if bar {
                 logln!(
                     log,
                     "Templated {} release(s) in {:.2} s",
-                    rendered.len(),
+                    rendered.len() + spooled,
                     started.elapsed().as_secs_f64()
                 );
             }
             crate::cluster::state_hooks(g, &s, &states, "cleanup", "template", log)?;
             if t.output_dir.is_empty() {
-                let mut out = String::new();
-                for r in &rendered {
-                    out.push_str(&r.manifest);
-                    out.push('\n');
-                }
-                return Ok(out);
+                let out = spool
+                    .finish()
+                    .map_err(|e| format!("writing the output: {e}"))?;
+                return Ok(crate::print_spooled(out));
             }
             let tmpl = if t.output_dir_template.is_empty() {
                 "{{ .OutputDir }}/{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}-{{ .Release.Name }}"

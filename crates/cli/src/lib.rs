@@ -35,6 +35,25 @@ pub(crate) fn leave_to_exit<T>(v: T) {
     }
 }
 
+thread_local! {
+    /// Standard output the command running on this thread spilled to a private file
+    /// (its directory and the file): [`print_spooled`].
+    static SPOOLED_STDOUT: std::cell::RefCell<Option<(std::path::PathBuf, std::path::PathBuf)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// What a command prints from a [`spool::Spool`]: the text, or (spilled to a file) nothing
+/// here, the file to be printed once the command has returned.
+pub(crate) fn print_spooled(s: spool::Spooled) -> String {
+    match s {
+        spool::Spooled::Text(t) => t,
+        spool::Spooled::File { dir, path } => {
+            SPOOLED_STDOUT.with(|s| *s.borrow_mut() = Some((dir, path)));
+            String::new()
+        }
+    }
+}
+
 mod chart;
 mod cluster;
 mod completion;
@@ -44,6 +63,7 @@ mod explain_html;
 mod helm_args;
 mod helmfile;
 mod init;
+mod spool;
 mod version;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -114,8 +134,7 @@ pub struct Outcome {
 /// (`helmfile --concurrency=1 template`); clap does not, so flags before the command
 /// that are not global ones are moved just after it. A global flag's separate value
 /// (`-e prod`) stays with it.
-fn cobra_order(args: Vec<OsString>) -> Vec<OsString> {
-    let cmd = Cli::command();
+fn cobra_order(cmd: &clap::Command, args: Vec<OsString>) -> Vec<OsString> {
     let commands: Vec<String> = cmd
         .get_subcommands()
         .flat_map(|c| {
@@ -238,8 +257,11 @@ fn quiet_too_deep_panics() {
 
 /// [`run`] on the current thread.
 fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
-    let parsed = Cli::command()
-        .try_get_matches_from(cobra_order(args))
+    // Built once (a few hundred flags: building is a tenth of a small chart's render).
+    let cmd = Cli::command();
+    let ordered = cobra_order(&cmd, args);
+    let parsed = cmd
+        .try_get_matches_from(ordered)
         .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
     let (cli, matches) = match parsed {
         Ok(c) => c,
@@ -291,13 +313,47 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
         Command::Create(a) => create::run(&a, cwd, &mut log),
         Command::Man => Ok(completion::man_page(Cli::command())),
     };
-    match result {
-        Ok(out) => Outcome {
+    // Output a command spilled to a private file: printed from there by the binary (a
+    // caller in-process gets it as text); a command that failed left none.
+    let spooled = SPOOLED_STDOUT.with(|s| s.borrow_mut().take());
+    match (result, spooled) {
+        (Ok(out), None) => Outcome {
             stdout: out,
             stderr: log,
             code: 0,
         },
-        Err(f) => {
+        (Ok(mut out), Some((dir, path))) => {
+            let printed = if PROCESS_EXITS_AFTER_RUN.load(std::sync::atomic::Ordering::Relaxed) {
+                let stdout = std::io::stdout();
+                let mut lock = stdout.lock();
+                spool::print_and_remove(&dir, &path, &mut lock)
+                    .and_then(|()| std::io::Write::flush(&mut lock))
+            } else {
+                let mut bytes = Vec::new();
+                let r = spool::print_and_remove(&dir, &path, &mut bytes);
+                out.push_str(&String::from_utf8_lossy(&bytes));
+                r
+            };
+            match printed {
+                Ok(()) => Outcome {
+                    stdout: out,
+                    stderr: log,
+                    code: 0,
+                },
+                Err(e) => {
+                    logln!(log, "Error: writing the output: {e}");
+                    Outcome {
+                        stdout: String::new(),
+                        stderr: log,
+                        code: 1,
+                    }
+                }
+            }
+        }
+        (Err(f), spooled) => {
+            if let Some((dir, _)) = spooled {
+                spool::remove(&dir);
+            }
             if !f.message.is_empty() {
                 logln!(log, "Error: {}", render_failure(&f, cwd));
             }
@@ -375,10 +431,11 @@ fn chart_globals(
 
 #[cfg(test)]
 mod tests {
-    use super::cobra_order;
+    use super::{cobra_order, Cli};
+    use clap::CommandFactory;
 
     fn order(args: &[&str]) -> Vec<String> {
-        cobra_order(args.iter().map(Into::into).collect())
+        cobra_order(&Cli::command(), args.iter().map(Into::into).collect())
             .into_iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect()

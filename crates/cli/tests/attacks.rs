@@ -327,6 +327,73 @@ fn signals_remove_private_files() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Class 4: output too big to hold in memory waits in a private file until every release
+/// has rendered; it is printed whole (the same bytes as each release rendered alone, in
+/// the state's order), or not at all when a release fails, and the file never stays.
+#[test]
+fn big_output_is_printed_whole_or_not_at_all() {
+    let dir = tempdir("big-output");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).expect("tmp");
+    // 24 releases of 1 MB each: past the 16 MB capstan keeps in memory.
+    chart(
+        &dir,
+        "{{ if .Values.fail }}{{ fail \"boom\" }}{{ end }}kind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  blob: {{ repeat 1048576 (.Release.Name | trunc 1) | quote }}\n",
+    );
+    write(
+        &dir,
+        &[
+            (
+                "helmfile.yaml.gotmpl",
+                "releases:\n{{ range $i := until 24 }}- name: r{{ $i }}\n  chart: ./chart\n  labels: {n: \"{{ $i }}\"}\n{{ end }}".to_string(),
+            ),
+            (
+                "failing.yaml.gotmpl",
+                "releases:\n{{ range $i := until 24 }}- name: r{{ $i }}\n  chart: ./chart\n  set: [{name: fail, value: {{ eq $i 23 }}}]\n{{ end }}".to_string(),
+            ),
+        ],
+    );
+    let env = [("TMPDIR", tmp.to_str().expect("utf-8"))];
+    let private = || -> Vec<String> {
+        std::fs::read_dir(&tmp)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    let (out, err, code) = capstan(
+        &dir,
+        &["-f", "helmfile.yaml.gotmpl", "template", "-q"],
+        &env,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.len() > 24 << 20, "{} bytes", out.len());
+    let mut alone = String::new();
+    for i in 0..24 {
+        let sel = format!("n={i}");
+        let (one, err, code) = capstan(
+            &dir,
+            &["-f", "helmfile.yaml.gotmpl", "-l", &sel, "template", "-q"],
+            &env,
+        );
+        assert_eq!(code, 0, "{err}");
+        alone.push_str(&one);
+    }
+    assert!(
+        out == alone,
+        "the spooled output differs from the releases rendered one by one"
+    );
+    assert!(private().is_empty(), "left {:?}", private());
+    // The last release fails: nothing printed, nothing left.
+    let (out, err, code) = capstan(&dir, &["-f", "failing.yaml.gotmpl", "template", "-q"], &env);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("boom"), "{err}");
+    assert!(out.is_empty(), "{} bytes printed", out.len());
+    assert!(private().is_empty(), "left {:?}", private());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Class 4: `build --embed-values` embeds a secrets file as it is on disk (encrypted),
 /// as helmfile does, never its decrypted values.
 #[test]

@@ -53,7 +53,7 @@ pub fn template(
     flags: &HelmFlags,
     concurrency: usize,
 ) -> Result<Vec<RenderedRelease>, ReleaseError> {
-    template_reporting(s, states, flags, concurrency, &|_, _| {})
+    template_reporting(s, states, flags, concurrency, &|_, _| {}, None)
 }
 
 /// [`template`], calling `done(finished, total)` as each release finishes (from the
@@ -64,6 +64,7 @@ pub fn template_reporting(
     flags: &HelmFlags,
     concurrency: usize,
     done: &(dyn Fn(usize, usize) + Sync),
+    emit: Option<&(dyn Fn(RenderedRelease) + Sync)>,
 ) -> Result<Vec<RenderedRelease>, ReleaseError> {
     let mut jobs: Vec<(&PreparedState, &Release)> = Vec::new();
     for ps in states {
@@ -77,28 +78,34 @@ pub fn template_reporting(
             jobs.push((ps, r));
         }
     }
-    let results = parallel_map(
+    // The first failure in the states' order is the error; nothing after it is kept.
+    let kept = std::sync::Mutex::new(Ok(Vec::new()));
+    parallel_in_order(
         &jobs,
         concurrency,
         |(ps, r)| render_one(s, ps, r, flags),
         done,
-    );
-    let mut out = Vec::new();
-    for slot in results {
-        match slot {
-            Some(Ok(r)) => out.push(r),
-            Some(Err(e)) => return Err(e),
-            None => {
-                return Err(ReleaseError {
-                    release: String::new(),
-                    message: "a rendering thread stopped".into(),
-                    location: None,
-                    rendered: None,
-                })
+        &|result| {
+            let Ok(mut kept) = kept.lock() else { return };
+            let Ok(so_far) = kept.as_mut() else { return };
+            match result {
+                Some(Ok(r)) => match emit {
+                    Some(emit) => emit(r),
+                    None => so_far.push(r),
+                },
+                Some(Err(e)) => *kept = Err(e),
+                None => {
+                    *kept = Err(ReleaseError {
+                        release: String::new(),
+                        message: "a rendering thread stopped".into(),
+                        location: None,
+                        rendered: None,
+                    })
+                }
             }
-        }
-    }
-    Ok(out)
+        },
+    );
+    kept.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 /// `f` over every job on `concurrency` threads (0: one per core), the results in the jobs'
@@ -110,6 +117,25 @@ fn parallel_map<T: Sync, R: Send>(
     f: impl Fn(&T) -> R + Sync,
     done: &(dyn Fn(usize, usize) + Sync),
 ) -> Vec<Option<R>> {
+    let results = std::sync::Mutex::new(Vec::with_capacity(jobs.len()));
+    parallel_in_order(jobs, concurrency, f, done, &|r| {
+        if let Ok(mut all) = results.lock() {
+            all.push(r);
+        }
+    });
+    results.into_inner().unwrap_or_default()
+}
+
+/// [`parallel_map`] handing each result to `emit` in the jobs' order as soon as it and
+/// every earlier one are done (`None` for a job whose thread stopped), so that a result
+/// need not wait in memory for the slowest job; `emit` runs on one thread at a time.
+fn parallel_in_order<T: Sync, R: Send>(
+    jobs: &[T],
+    concurrency: usize,
+    f: impl Fn(&T) -> R + Sync,
+    done: &(dyn Fn(usize, usize) + Sync),
+    emit: &(dyn Fn(Option<R>) + Sync),
+) {
     let workers = if concurrency == 0 {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -122,6 +148,18 @@ fn parallel_map<T: Sync, R: Send>(
     let finished = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<std::sync::Mutex<Option<R>>> =
         jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    // The next job to emit; whoever holds it emits every finished result from there.
+    let emitted = std::sync::Mutex::new(0usize);
+    let drain = || {
+        let Ok(mut at) = emitted.lock() else { return };
+        while let Some(r) = results
+            .get(*at)
+            .and_then(|slot| slot.lock().ok().and_then(|mut s| s.take()))
+        {
+            emit(Some(r));
+            *at += 1;
+        }
+    };
     let work = || loop {
         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let Some(job) = jobs.get(i) else { break };
@@ -133,12 +171,14 @@ fn parallel_map<T: Sync, R: Send>(
             finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
             jobs.len(),
         );
+        drain();
     };
     capstan_value::stack::deep_workers(workers, "capstan-render", work);
-    results
-        .into_iter()
-        .map(|slot| slot.into_inner().ok().flatten())
-        .collect()
+    // What is left follows a job whose thread stopped.
+    let from = emitted.into_inner().unwrap_or_else(|e| e.into_inner());
+    for slot in results.into_iter().skip(from) {
+        emit(slot.into_inner().ok().flatten());
+    }
 }
 
 /// Renders one release of a state (its values computed, its chart loaded and rendered).
