@@ -9,8 +9,9 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A fresh directory for one test (named after the test file, the test and the process).
-pub fn tempdir(name: &str) -> PathBuf {
+/// A fresh directory for one test (named after the test file, the test and the process),
+/// removed when the test is done with it (also when it fails).
+pub fn tempdir(name: &str) -> TempDir {
     let d = std::env::temp_dir().join(format!(
         "capstan-{}-{name}-{}",
         env!("CARGO_CRATE_NAME"),
@@ -18,7 +19,29 @@ pub fn tempdir(name: &str) -> PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("temp dir");
-    d
+    TempDir(d)
+}
+
+/// A test's directory: a path, removed when dropped.
+pub struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Fails with a pointer to `scripts/test` when `tool` is missing.
