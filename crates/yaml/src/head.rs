@@ -73,19 +73,26 @@ fn is_special_word(s: &str) -> bool {
 
 /// A plain scalar that go-yaml v2 certainly reads as a string: it starts with a letter
 /// (so it is no number, timestamp or `.inf`) and is no boolean or null word.
-fn plain_is_string(s: &str) -> bool {
+pub(crate) fn plain_is_string(s: &str) -> bool {
     s.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && !is_special_word(s)
 }
 
 /// A plain scalar value that could decode to something a JSON conversion refuses (the
 /// special floats `.inf`, `-.inf`, `.nan` in their spellings).
-fn special_float(s: &str) -> bool {
+pub(crate) fn special_float(s: &str) -> bool {
     let t = s.trim_start_matches(['+', '-']);
     t.starts_with('.') && t.len() > 1 && matches!(t.as_bytes()[1], b'i' | b'I' | b'n' | b'N')
 }
 
-/// The head of `doc`, or `None` when only a full decode can tell (see the module doc).
+/// The head of `doc`, or `None` when only a full decode can tell (see the module doc):
+/// read line by line when the document is in [`crate::head_lines`]' subset, else from the
+/// parser's events.
 pub fn manifest_head(doc: &str) -> Option<ManifestHead> {
+    crate::head_lines::line_head(doc).or_else(|| event_head(doc))
+}
+
+/// [`manifest_head`] from the parser's events.
+pub(crate) fn event_head(doc: &str) -> Option<ManifestHead> {
     let mut bytes = doc.as_bytes();
     let mut parser = Parser::new();
     parser.set_input_string(&mut bytes);

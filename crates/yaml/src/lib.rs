@@ -19,6 +19,7 @@ mod emit;
 mod encode;
 mod error;
 mod head;
+mod head_lines;
 mod helm;
 mod helmfile;
 mod resolve;

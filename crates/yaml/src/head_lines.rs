@@ -1,0 +1,507 @@
+//! The manifest head read line by line, for the block-style YAML templates render nearly
+//! always: a strict subset of YAML whose structure shows in its indentation (block
+//! mappings and sequences, plain scalars that start with a letter, digit or `/`, quoted
+//! scalars on one line without escapes, `|`/`>` block scalars, `[]` and `{}`, comments).
+//! Anything outside that subset, and anything the subset cannot prove valid (a tab, a
+//! byte outside ASCII, a key seen twice, an indentation that does not line up, a plain
+//! scalar that could continue on the next line, a key longer than libyaml's 1024), is
+//! `None` and goes to the event reader in [`crate::head`], which settles it. This reader
+//! never builds a scalar it does not need: it is several times faster than the parser.
+
+use crate::head::{plain_is_string, special_float, ManifestHead};
+use std::collections::HashSet;
+
+/// Where a node sits, as far as the head is concerned.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Root,
+    Metadata,
+    Annotations,
+    /// The value of `kind` or of the hook annotation: it must be a string.
+    Wanted,
+    Elsewhere,
+}
+
+/// An open block collection: its indentation and, for a mapping, its keys so far.
+enum Frame<'a> {
+    Map {
+        indent: usize,
+        place: Place,
+        keys: HashSet<&'a str>,
+    },
+    Seq {
+        indent: usize,
+    },
+}
+
+/// A node's value as written after `key:` or `- `.
+enum Written<'a> {
+    /// Nothing on the line: a nested collection follows, or the value is null.
+    Nothing,
+    /// A scalar on the line (plain or quoted), as the decoder reads it when it can be
+    /// taken as written (`None`: a quoted scalar with `''` in it, never a wanted value).
+    Scalar(Option<&'a str>, bool),
+    /// `|` or `>`: the lines below that are indented deeper are its text.
+    Block,
+    /// `[]`, `{}`, or a one-line flow sequence of plain or quoted scalars.
+    Flow,
+}
+
+/// Longest implicit key libyaml accepts.
+const MAX_KEY: usize = 1024;
+/// Deeper documents are left to the parser.
+const MAX_DEPTH: usize = 500;
+
+/// The head of `doc` when it is in the subset, else `None` (the caller asks the parser).
+pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
+    // Tabs, carriage returns, other controls and non-ASCII (YAML 1.1 line breaks among
+    // them) are the parser's business.
+    if !doc.bytes().all(|b| b == b'\n' || (0x20..0x7f).contains(&b)) {
+        return None;
+    }
+    let mut head = ManifestHead::default();
+    let mut stack: Vec<Frame> = Vec::new();
+    // A `key:` or `-` with nothing after it, at this indentation, in this place: the
+    // next line says whether a collection follows.
+    let mut pending: Option<(usize, Place, bool)> = None;
+    // Inside a block scalar whose parent is at this indentation: (parent indent, content
+    // indent once known).
+    let mut block: Option<(usize, Option<usize>)> = None;
+    // After a scalar on a line, a deeper line would continue it (or be an error).
+    let mut no_deeper_than: Option<usize> = None;
+    for line in doc.split('\n') {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let rest = &line[indent..];
+        if let Some((parent, content)) = block {
+            if rest.is_empty() {
+                // A line of spaces before the text begins: how libyaml reads it depends
+                // on the text's indentation.
+                if content.is_none() && indent > 0 {
+                    return None;
+                }
+                continue;
+            }
+            match content {
+                None if indent > parent => {
+                    block = Some((parent, Some(indent)));
+                    continue;
+                }
+                Some(c) if indent >= c => continue,
+                _ => block = None,
+            }
+        }
+        if rest.is_empty() || rest.starts_with('#') {
+            continue;
+        }
+        if let Some(limit) = no_deeper_than.take() {
+            if indent > limit {
+                return None;
+            }
+        }
+        // A line after `key:` / `-` with nothing: a nested collection, or the value was
+        // null.
+        if let Some((at, place, is_key)) = pending.take() {
+            // `kind` and the hook must be strings: a collection or a null is the
+            // decoder's to judge.
+            if place == Place::Wanted {
+                return None;
+            }
+            let dash = is_dash(rest);
+            // `key:` then `{}` or `[]` below it (`toYaml` of an empty map, indented).
+            if indent > at
+                && matches!(value_of(rest), Some(Written::Flow))
+                && rest.starts_with(['{', '['])
+            {
+                no_deeper_than = Some(at);
+                continue;
+            }
+            if indent > at || (is_key && indent == at && dash) {
+                if stack.len() >= MAX_DEPTH {
+                    return None;
+                }
+                stack.push(if dash {
+                    Frame::Seq { indent }
+                } else {
+                    Frame::Map {
+                        indent,
+                        place,
+                        keys: HashSet::new(),
+                    }
+                });
+            }
+        }
+        // Close what this line is outside of.
+        while let Some(top) = stack.last() {
+            let outside = match top {
+                Frame::Seq { indent: i } => indent < *i || (indent == *i && !is_dash(rest)),
+                Frame::Map { indent: i, .. } => indent < *i,
+            };
+            if !outside {
+                break;
+            }
+            stack.pop();
+        }
+        // The document's top: one mapping at the left edge (it is never closed: no
+        // line is to the left of it).
+        if stack.is_empty() {
+            if indent != 0 || is_dash(rest) {
+                return None;
+            }
+            stack.push(Frame::Map {
+                indent: 0,
+                place: Place::Root,
+                keys: HashSet::new(),
+            });
+        }
+        let (written, value_indent, place, is_key) = match stack.last_mut()? {
+            Frame::Seq { indent: i } => {
+                if indent != *i {
+                    return None;
+                }
+                let item = rest.strip_prefix('-')?;
+                let item_indent = indent + 1 + (item.len() - item.trim_start_matches(' ').len());
+                let item = item.trim_start_matches(' ');
+                if is_dash(item) {
+                    // `- - a`: a sequence in a sequence on one line.
+                    return None;
+                }
+                match key_of(item) {
+                    Some((key, value)) => {
+                        // `- key: value`: a mapping whose keys line up under `key`.
+                        if stack.len() >= MAX_DEPTH {
+                            return None;
+                        }
+                        let mut keys = HashSet::new();
+                        keys.insert(key);
+                        stack.push(Frame::Map {
+                            indent: item_indent,
+                            place: Place::Elsewhere,
+                            keys,
+                        });
+                        (value_of(value)?, item_indent, Place::Elsewhere, true)
+                    }
+                    None => (value_of(item)?, indent, Place::Elsewhere, false),
+                }
+            }
+            Frame::Map {
+                indent: i,
+                place,
+                keys,
+            } => {
+                if indent != *i {
+                    return None;
+                }
+                let (key, value) = key_of(rest)?;
+                if !keys.insert(key) {
+                    return None;
+                }
+                let place = *place;
+                let written = value_of(value)?;
+                let wanted_key = matches!(
+                    (place, key),
+                    (Place::Root, "kind") | (Place::Annotations, "helm.sh/hook")
+                );
+                if wanted_key {
+                    let Written::Scalar(Some(text), plain) = written else {
+                        return None;
+                    };
+                    if plain && !plain_is_string(text) {
+                        return None;
+                    }
+                    if place == Place::Root {
+                        head.kind = text.to_string();
+                    } else {
+                        head.hook = Some(text.to_string());
+                    }
+                }
+                let child = match (place, key) {
+                    _ if wanted_key => Place::Wanted,
+                    (Place::Root, "metadata") => Place::Metadata,
+                    (Place::Metadata, "annotations") => Place::Annotations,
+                    _ => Place::Elsewhere,
+                };
+                (written, indent, child, true)
+            }
+        };
+        match written {
+            Written::Nothing => pending = Some((value_indent, place, is_key)),
+            Written::Block => block = Some((value_indent, None)),
+            Written::Scalar(..) | Written::Flow => no_deeper_than = Some(value_indent),
+        }
+    }
+    // `kind:` last, with nothing: a null.
+    if pending.is_some_and(|(_, place, _)| place == Place::Wanted) || stack.is_empty() {
+        return None;
+    }
+    Some(head)
+}
+
+fn is_dash(rest: &str) -> bool {
+    rest == "-" || rest.starts_with("- ")
+}
+
+/// `key: rest` or `key:` (a plain key starting with a letter, or a quoted key without
+/// escapes): the key as the decoder reads it, and what follows the colon.
+fn key_of(text: &str) -> Option<(&str, &str)> {
+    let (key, after) = match text.as_bytes().first()? {
+        q @ (b'"' | b'\'') => {
+            let end = text[1..].find(*q as char)? + 1;
+            let key = &text[1..end];
+            if key.contains('\\') {
+                return None;
+            }
+            (key, text[end + 1..].strip_prefix(':')?)
+        }
+        _ => {
+            let end = text.find(':')?;
+            let key = &text[..end];
+            if !key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
+                || !plain_is_string(key)
+            {
+                return None;
+            }
+            (key, &text[end + 1..])
+        }
+    };
+    if key.len() > MAX_KEY {
+        return None;
+    }
+    // The colon must end the key: `a:b` is a scalar.
+    if !(after.is_empty() || after.starts_with(' ')) {
+        return None;
+    }
+    Some((key, after.trim_start_matches(' ')))
+}
+
+/// What follows `key:` or `- ` (leading spaces removed), when it is in the subset.
+fn value_of(text: &str) -> Option<Written<'_>> {
+    if text.is_empty() || text.starts_with('#') {
+        return Some(Written::Nothing);
+    }
+    let first = text.as_bytes()[0];
+    let (written, rest) = match first {
+        b'|' | b'>' => {
+            let rest = text[1..].strip_prefix(['-', '+']).unwrap_or(&text[1..]);
+            (Written::Block, rest)
+        }
+        b'{' => (Written::Flow, text[1..].strip_prefix('}')?),
+        b'[' => (Written::Flow, flow_sequence(&text[1..])?),
+        b'"' => {
+            let end = text[1..].find('"')? + 1;
+            let inner = &text[1..end];
+            if inner.contains('\\') {
+                return None;
+            }
+            (Written::Scalar(Some(inner), false), &text[end + 1..])
+        }
+        b'\'' => {
+            // `''` is a quote inside: the text is not taken as written.
+            let mut i = 1;
+            let bytes = text.as_bytes();
+            let mut doubled = false;
+            loop {
+                match bytes.get(i)? {
+                    b'\'' if bytes.get(i + 1) == Some(&b'\'') => {
+                        doubled = true;
+                        i += 2;
+                    }
+                    b'\'' => break,
+                    _ => i += 1,
+                }
+            }
+            let inner = (!doubled).then_some(&text[1..i]);
+            (Written::Scalar(inner, false), &text[i + 1..])
+        }
+        _ if plain_start(text) => {
+            // A plain scalar runs to a ` #` comment; `: ` or a final `:` would make it
+            // a key (an error here).
+            let end = text.find(" #").unwrap_or(text.len());
+            let plain = text[..end].trim_end_matches(' ');
+            if plain.contains(": ") || plain.ends_with(':') || special_float(plain) {
+                return None;
+            }
+            (Written::Scalar(Some(plain), true), &text[end..])
+        }
+        _ => return None,
+    };
+    // After the value: spaces and a comment only.
+    let rest = rest.trim_start_matches(' ');
+    if !(rest.is_empty() || (rest.starts_with('#') && rest.len() < text.len())) {
+        return None;
+    }
+    // `"a"#b` is not a comment (it needs a space before it).
+    if rest.starts_with('#') && !text[..text.len() - rest.len()].ends_with(' ') {
+        return None;
+    }
+    Some(written)
+}
+
+/// Whether `text` starts a plain scalar in block context that the subset takes: a
+/// letter, digit or one of `/ $ ^ ( _ .`, or `-` or `:` before a letter, digit, `-` or
+/// `/` (`-c`, `--flag`, `:8080`; never `- x`, `-1`'s sign alone matters not: it is a
+/// number only where a string is wanted, and those need a letter first).
+fn plain_start(text: &str) -> bool {
+    let b = text.as_bytes();
+    match b.first() {
+        Some(c)
+            if c.is_ascii_alphanumeric()
+                || matches!(c, b'/' | b'$' | b'^' | b'(' | b'_' | b'.') =>
+        {
+            true
+        }
+        Some(b'-' | b':') => b
+            .get(1)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'/')),
+        _ => false,
+    }
+}
+
+/// The rest of a one-line flow sequence after its `[`: items that are plain words
+/// (`[A-Za-z0-9_./:-]`, a letter, digit or `/` first) or quoted scalars without escapes,
+/// separated by commas; what follows the `]`.
+fn flow_sequence(text: &str) -> Option<&str> {
+    let mut rest = text.trim_start_matches(' ');
+    if let Some(after) = rest.strip_prefix(']') {
+        return Some(after);
+    }
+    loop {
+        let item_end = match rest.as_bytes().first()? {
+            q @ (b'"' | b'\'') => {
+                let end = rest[1..].find(*q as char)? + 2;
+                if rest[..end].contains('\\') || rest[end..].starts_with(*q as char) {
+                    return None;
+                }
+                end
+            }
+            c if c.is_ascii_alphanumeric() || *c == b'/' => {
+                let end = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || "_./:-".contains(c)))
+                    .unwrap_or(rest.len());
+                let word = &rest[..end];
+                if word.ends_with(':') || special_float(word) {
+                    return None;
+                }
+                end
+            }
+            _ => return None,
+        };
+        rest = rest[item_end..].trim_start_matches(' ');
+        match rest.as_bytes().first()? {
+            b',' => rest = rest[1..].trim_start_matches(' '),
+            b']' => return Some(&rest[1..]),
+            _ => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(kind: &str, hook: Option<&str>) -> Option<ManifestHead> {
+        Some(ManifestHead {
+            kind: kind.into(),
+            hook: hook.map(String::from),
+        })
+    }
+
+    #[test]
+    fn reads_the_block_style_helm_renders() {
+        let doc = "apiVersion: apps/v1\nkind: Deployment # the kind\nmetadata:\n  name: web\n  labels:\n    app.kubernetes.io/name: web\n  annotations:\n    \"helm.sh/hook\": pre-install,post-upgrade\n    checksum/config: 3f2a\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n      - name: web\n        image: \"nginx:1.25\"\n        args: []\n        command:\n          - /bin/sh\n          - -c\n        env:\n        - name: A\n          value: 'it'\n      volumes: {}\n---\n";
+        // (`---` ends the document: the subset stops there.)
+        assert_eq!(line_head(doc), None);
+        let doc = doc.replace("---\n", "");
+        assert_eq!(
+            line_head(&doc),
+            head("Deployment", Some("pre-install,post-upgrade"))
+        );
+        let doc = "kind: ConfigMap\ndata:\n  script: |\n    #!/bin/sh\n    echo: \"x\" - [\n\n    done\n  other: >-\n    folded\nmetadata:\n  name: x\n";
+        assert_eq!(line_head(doc), head("ConfigMap", None));
+        assert_eq!(line_head("a: 1\n"), head("", None));
+        let compact = "kind: List\nitems:\n- a: 1\n  b:\n  - x\n  c: 2\n- d\nmetadata:\n  annotations:\n    helm.sh/hook: test\n";
+        assert_eq!(line_head(compact), head("List", Some("test")));
+    }
+
+    #[test]
+    fn leaves_the_rest_to_the_parser() {
+        for doc in [
+            "kind: 5\n",
+            "kind: yes\n",
+            "kind:\n",
+            "kind:\nx: 1\n",
+            "kind: [a]\n",
+            "kind: []\n",
+            "kind: [a, b]\n",
+            "a: [b, ]\n",
+            "a: [b,, c]\n",
+            "a: [b c]\n",
+            "a: [b: c]\n",
+            "a: [\"x\\\"\"]\n",
+            "a: [.inf]\n",
+            "a: .nan\n",
+            "a:\n  {}\n  b: 1\n",
+            "kind:\n  {}\n",
+            "kind:\n  a: 1\n",
+            "kind:\n- a\n",
+            "a: 1\na: 2\n",
+            "a: 1\n\"a\": 2\n",
+            "a: &x 1\n",
+            "a: !!str 1\n",
+            "<<: {a: 1}\n",
+            "1: a\n",
+            "a: .inf\n",
+            "- a\n",
+            "just text\n",
+            "",
+            "# only a comment\n",
+            "a: b\n---\nc: d\n",
+            "a: [b\n",
+            "a: \"unterminated\n",
+            "a: \"esc\\\"aped\"\n",
+            "a: b: c\n",
+            "a: b\n  c\n",
+            "a:\n  b: 1\n c: 2\n",
+            "a:\n  - 1\n - 2\n",
+            "a:\tb\n",
+            "a: caf\u{e9}\n",
+            "a: b\r\n",
+            "a: |\n    x\n  y\n",
+            "a: |\n  \n x\n",
+            "a: \"x\"y\n",
+            "a: \"x\"#y\n",
+            "a: -.inf\n",
+            "a: - x\n",
+            "a: *x\n",
+            "a:b\n",
+            " a: 1\n",
+            "a: 1\n b: 2\n",
+            "a:\n  - - x\n",
+            "metadata:\n  annotations:\n    helm.sh/hook: 3\nkind: A\n",
+            "metadata:\n  annotations:\n    helm.sh/hook:\n      - x\nkind: A\n",
+            "kind: A\na: 1\n  # indented comment is fine\n- b\n",
+        ] {
+            assert_eq!(line_head(doc), None, "{doc:?}");
+        }
+    }
+
+    /// Where the line reader gives a head, the parser gives the same one.
+    #[test]
+    fn agrees_with_the_parser() {
+        for doc in [
+            "kind: A\nmetadata:\n  annotations:\n    helm.sh/hook: post-install\n",
+            "kind: 'B'\nspec:\n  x: |+\n    keep\n\n  z: 1\n",
+            "a:\n- 1\nkind: C\n",
+            "kind: D\nlist:\n  - a: 1\n    b: [] # none\n  -\n    c: d\n  - e\n",
+            "kind: E\ntext: >\n  one\n\n  two\nafter: x\n",
+            "kind: H\nnum: -1\nflag: -f\n",
+            "kind: F\nk: v # c\n# c\n  # c\nz: null\n",
+            "kind: G\nverbs: [\"get\", 'list', watch] # all\nempty: []\nr:\n  {}\np: .spec.x\nv: $(POD_IP)\nq: ^a.*$\ne: (1 - x)\nport: :8080\n",
+        ] {
+            let lines = line_head(doc);
+            assert!(lines.is_some(), "{doc:?}");
+            assert_eq!(lines, crate::head::event_head(doc), "{doc:?}");
+        }
+    }
+}
