@@ -332,11 +332,22 @@ pub fn values_and_layers(
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<(Map, crate::explain::Layers), TemplateError> {
+    let (p, layers) = prepared_with_layers(fs, chart_dir, cwd, o)?;
+    Ok((p.values, layers))
+}
+
+/// The chart prepared for rendering (kept unprocessed beside it) and its value layers.
+fn prepared_with_layers(
+    fs: &dyn crate::fs::ChartFs,
+    chart_dir: &Path,
+    cwd: &Path,
+    o: &TemplateOptions,
+) -> Result<(Prepared, crate::explain::Layers), TemplateError> {
     let p = prepare(fs, chart_dir, cwd, o, true)?;
     let raw = p.raw.as_ref().unwrap_or(&p.chart);
     let layers = crate::explain::layers_of(raw, &p.chart, chart_dir, cwd, fs, o)
         .map_err(TemplateError::values)?;
-    Ok((p.values, layers))
+    Ok((p, layers))
 }
 
 /// Renders a chart as `helm template` does.
@@ -358,10 +369,7 @@ pub fn template_with_layers(
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<(Rendered, crate::explain::Layers), TemplateError> {
-    let prepared = prepare(fs, chart_dir, cwd, o, true)?;
-    let raw = prepared.raw.as_ref().unwrap_or(&prepared.chart);
-    let layers = crate::explain::layers_of(raw, &prepared.chart, chart_dir, cwd, fs, o)
-        .map_err(TemplateError::values)?;
+    let (prepared, layers) = prepared_with_layers(fs, chart_dir, cwd, o)?;
     Ok((render_prepared(fs, chart_dir, o, prepared)?, layers))
 }
 

@@ -55,6 +55,16 @@ fn chart(dir: &Path, template: &str) {
     );
 }
 
+/// The names in `dir` (none when it cannot be read).
+fn names_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
 /// Every file under `dir`, relative.
 fn files_under(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
@@ -295,11 +305,8 @@ fn signals_remove_private_files() {
             .spawn()
             .expect("capstan");
         let private = || -> Vec<String> {
-            std::fs::read_dir(&tmp)
+            names_in(&tmp)
                 .into_iter()
-                .flatten()
-                .flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
                 .filter(|n| n.starts_with("capstan-"))
                 .collect()
         };
@@ -354,14 +361,7 @@ fn big_output_is_printed_whole_or_not_at_all() {
         ],
     );
     let env = [("TMPDIR", tmp.to_str().expect("utf-8"))];
-    let private = || -> Vec<String> {
-        std::fs::read_dir(&tmp)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect()
-    };
+    let private = || names_in(&tmp);
     let (out, err, code) = capstan(
         &dir,
         &["-f", "helmfile.yaml.gotmpl", "template", "-q"],

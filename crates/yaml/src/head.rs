@@ -211,10 +211,11 @@ pub(crate) fn event_head(doc: &str) -> Option<ManifestHead> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn head(kind: &str, hook: Option<&str>) -> Option<ManifestHead> {
+    /// The head with this kind and hook.
+    pub(crate) fn head(kind: &str, hook: Option<&str>) -> Option<ManifestHead> {
         Some(ManifestHead {
             kind: kind.into(),
             hook: hook.map(String::from),

@@ -399,13 +399,7 @@ fn flow_sequence(text: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn head(kind: &str, hook: Option<&str>) -> Option<ManifestHead> {
-        Some(ManifestHead {
-            kind: kind.into(),
-            hook: hook.map(String::from),
-        })
-    }
+    use crate::head::tests::head;
 
     #[test]
     fn reads_the_block_style_helm_renders() {
