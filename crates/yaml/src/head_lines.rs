@@ -107,11 +107,9 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
                 return None;
             }
             let dash = is_dash(rest);
-            // `key:` then `{}` or `[]` below it (`toYaml` of an empty map, indented).
-            if indent > at
-                && matches!(value_of(rest), Some(Written::Flow))
-                && rest.starts_with(['{', '['])
-            {
+            // `key:` then a flow value below it (`{}` from `toYaml` of an empty map,
+            // indented, or a one-line `[a, b]`).
+            if indent > at && matches!(value_of(rest), Some(Written::Flow)) {
                 no_deeper_than = Some(at);
                 continue;
             }
