@@ -55,21 +55,15 @@ pub(crate) fn exec_error(name: &str, err: &ExecError) -> String {
     out.trim().to_string()
 }
 
-/// The message between Helm's markers, as Go's `HELM_ERR_START(.*)HELM_ERR_END` finds it
-/// (the leftmost start with an end on the same line, up to the last end on that line).
+/// The message between Helm's markers, as Helm 4.2+'s `(?s)HELM_ERR_START(.*)HELM_ERR_END`
+/// finds it: from the leftmost start to the last end after it, across lines (Helm 4.1
+/// matched on one line only).
 fn marked_message(text: &str) -> Option<&str> {
     const START: &str = "HELM_ERR_START";
     const END: &str = "HELM_ERR_END";
-    let mut from = 0;
-    while let Some(i) = text[from..].find(START) {
-        let body = from + i + START.len();
-        let line = text[body..].split('\n').next().unwrap_or_default();
-        if let Some(e) = line.rfind(END) {
-            return Some(&line[..e]);
-        }
-        from = body;
-    }
-    None
+    let body = text.find(START)? + START.len();
+    let end = text[body..].rfind(END)?;
+    Some(&text[body..body + end])
 }
 
 /// The chain of template errors from the outermost to the innermost, or `None` when a
@@ -177,10 +171,15 @@ mod tests {
             exec_error("t", &fail("HELM_ERR_STARTboomHELM_ERR_END")),
             "execution error at (t/templates/t.yaml:1:3): boom"
         );
-        // Go's `.` stops at a newline: markers on two lines are not a match, and a
-        // function's own error leaves Go's text as it is.
-        let e = fail("HELM_ERR_STARTa\nbHELM_ERR_END");
-        assert_eq!(exec_error("t", &e), e.to_string());
+        // Helm 4.2+ matches across lines (`(?s)`), from the first start to the last end.
+        assert_eq!(
+            exec_error("t", &fail("HELM_ERR_START\na\nbHELM_ERR_END")),
+            "execution error at (t/templates/t.yaml:1:3): \na\nb"
+        );
+        assert_eq!(
+            exec_error("t", &fail("xHELM_ERR_STARTaHELM_ERR_END bHELM_ERR_END")),
+            "execution error at (t/templates/t.yaml:1:3): aHELM_ERR_END b"
+        );
     }
 
     #[test]

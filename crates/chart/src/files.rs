@@ -59,7 +59,14 @@ impl HostObject for Files {
     }
     fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, GoError>> {
         Some(match name {
-            "Get" => arg(args).map(|p| Value::from(self.get(&p))),
+            // Go's `string(bytes)`: a file that is not UTF-8 keeps its bytes.
+            "Get" => arg(args).map(|p| match self.0.get(&p) {
+                None => Value::from(""),
+                Some(d) => match std::str::from_utf8(d) {
+                    Ok(text) => Value::from(text),
+                    Err(_) => Value::RawString(d.clone()),
+                },
+            }),
             "GetBytes" => arg(args).map(|p| {
                 Value::Bytes(
                     self.0

@@ -84,26 +84,38 @@ pub struct Sorted {
     pub hooks: Vec<Manifest>,
 }
 
-/// Helm's `SplitManifests`: every line that starts with `---` separates documents (what
-/// follows the dashes on that line, such as a comment, starts the next document);
-/// documents are trimmed and empty ones dropped.
+/// Helm 4.3's `SplitManifests`: leading whitespace removed, the text is split at every
+/// `---` that starts a line, together with the ASCII whitespace after it (Go's `\s`:
+/// what follows the dashes on that line, such as a comment, starts the next document);
+/// empty pieces are dropped and each document loses its leading whitespace but keeps
+/// its trailing whitespace (Helm 4.3 prints it: a blank line before the next `---`).
 pub fn split_documents(text: &str) -> Vec<String> {
-    let text = text.trim();
+    let text = text.trim_start();
+    let bytes = text.as_bytes();
     let mut docs = Vec::new();
-    let mut current = String::new();
-    for line in text.split_inclusive('\n') {
-        if let Some(rest) = line.strip_prefix("---") {
-            docs.push(std::mem::take(&mut current));
-            current.push_str(rest.trim_start());
+    let mut start = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        let line_start = at == 0 || bytes[at - 1] == b'\n';
+        if line_start && bytes[at..].starts_with(b"---") {
+            docs.push(&text[start..at]);
+            at += 3;
+            while at < bytes.len() && matches!(bytes[at], b' ' | b'\t' | b'\n' | b'\r' | 0x0c) {
+                at += 1;
+            }
+            start = at;
             continue;
         }
-        current.push_str(line);
+        // The next line start (or the end).
+        at = bytes[at..]
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(bytes.len(), |n| at + n + 1);
     }
-    docs.push(current);
+    docs.push(&text[start..]);
     docs.into_iter()
-        .map(|d| d.trim().to_string())
         .filter(|d| !d.is_empty())
-        .map(|d| d + "\n")
+        .map(|d| d.trim_start().to_string())
         .collect()
 }
 
@@ -240,39 +252,6 @@ fn sort_by_kind(list: &mut [Manifest]) {
     });
 }
 
-/// Helm's `--show-only` over documents named by their template: those whose path
-/// (without the chart name) matches one of the patterns, pattern by pattern.
-pub fn show_only_documents(
-    documents: &[(String, String)],
-    patterns: &[String],
-) -> Result<Vec<(String, String)>, ManifestError> {
-    let mut out = Vec::new();
-    for p in patterns {
-        let mut found = false;
-        for (source, content) in documents {
-            let Some((_, rel)) = source.split_once('/') else {
-                continue;
-            };
-            if capstan_gocompat::glob::glob_match(p, rel) {
-                out.push((source.clone(), content.clone()));
-                found = true;
-            }
-        }
-        if !found {
-            return Err(format!("could not find template {p} in chart").into());
-        }
-    }
-    Ok(out)
-}
-
-/// Documents as `helm template` prints them (`---`, `# Source:`, the document).
-pub fn documents_text(documents: &[(String, String)]) -> String {
-    documents
-        .iter()
-        .map(|(s, c)| format!("---\n# Source: {s}\n{}\n", c.trim_end()))
-        .collect()
-}
-
 /// The documents of text `helm template` printed (the name from each `# Source:` line,
 /// `manifest.yaml` when there is none): for output helm itself rendered.
 pub fn documents_of(manifest: &str) -> Vec<(String, String)> {
@@ -288,23 +267,23 @@ pub fn documents_of(manifest: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Helm's `--show-only`: the documents whose `# Source:` path (without the chart name)
-/// matches one of the patterns, in output order.
+/// Helm's `--show-only` over the text `helm template` prints: that text split again
+/// into documents (a document keeps the whitespace before the next `---`), and for each
+/// pattern in turn the documents whose `# Source:` path (without the chart name)
+/// matches it, printed as `---`, the document and a newline.
 pub fn show_only(manifest: &str, patterns: &[String]) -> Result<String, ManifestError> {
     let docs = split_documents(manifest);
     let mut out = String::new();
     for p in patterns {
         let mut found = false;
         for d in &docs {
-            let Some(source) = d.strip_prefix("# Source: ") else {
+            let Some(path) = source_path(d) else {
                 continue;
             };
-            let path = source.lines().next().unwrap_or("");
-            let Some((_, rel)) = path.split_once('/') else {
-                continue;
-            };
-            if capstan_gocompat::glob::glob_match(p, rel) {
-                out.push_str(&format!("---\n{}\n", d.trim_end()));
+            if capstan_gocompat::glob::glob_match(p, path) {
+                out.push_str("---\n");
+                out.push_str(d);
+                out.push('\n');
                 found = true;
             }
         }
@@ -315,6 +294,23 @@ pub fn show_only(manifest: &str, patterns: &[String]) -> Result<String, Manifest
     Ok(out)
 }
 
+/// What Helm's `# Source: [^/]+/(.+)` finds first in a document: the template path
+/// after the chart name.
+fn source_path(doc: &str) -> Option<&str> {
+    let mut rest = doc;
+    while let Some(at) = rest.find("# Source: ") {
+        let after = &rest[at + "# Source: ".len()..];
+        if let Some(slash) = after.find('/').filter(|n| *n > 0) {
+            let path = after[slash + 1..].split('\n').next().unwrap_or("");
+            if !path.is_empty() {
+                return Some(path);
+            }
+        }
+        rest = after;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,9 +319,15 @@ mod tests {
     fn a_line_starting_with_dashes_separates_documents() {
         assert_eq!(
             split_documents("a: 1\n---# a comment\nb: 2\n---\n\n---   \nc: 3\n----\nd: 4"),
-            ["a: 1\n", "# a comment\nb: 2\n", "c: 3\n", "-\nd: 4\n"]
+            ["a: 1\n", "# a comment\nb: 2\n", "c: 3\n", "-\nd: 4"]
         );
         assert_eq!(split_documents("x: '---'\n  ---\n"), ["x: '---'\n  ---\n"]);
+        // Helm 4.3 keeps a document's trailing whitespace and drops its leading one.
+        assert_eq!(
+            split_documents(" \n\n a: 1  \n  \n---  \t\n\n  b: 2\r\n---\r\nc: 3\n\n"),
+            ["a: 1  \n  \n", "b: 2\r\n", "c: 3\n\n"]
+        );
+        assert_eq!(split_documents("---\n---\n---"), Vec::<String>::new());
     }
 
     #[test]

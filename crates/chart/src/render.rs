@@ -25,7 +25,10 @@ struct Renderable {
     /// The file inside the top chart (`charts/db/templates/cm.yaml`).
     file: String,
     text: String,
-    scope: Map,
+    /// The chart's scope (`.Values`, `.Chart`, …): one map shared by every template of
+    /// the chart, as in Helm, so a template that changes it (`set $ "Values" …`) changes
+    /// it for the templates rendered after it.
+    scope: Value,
     base_path: String,
 }
 
@@ -98,6 +101,7 @@ fn collect(
         subcharts.insert(Str::from(d.name()), sub);
     }
     scope.insert("Subcharts".into(), Value::map_from(subcharts));
+    let scope = Value::map_from(scope);
     let library = c.metadata.chart_type == "library";
     for t in &c.templates {
         let base = t.name.rsplit('/').next().unwrap_or(&t.name);
@@ -114,7 +118,7 @@ fn collect(
             },
         );
     }
-    Value::map_from(scope)
+    scope
 }
 
 /// Helm's parse order: more path segments first, then reverse lexical order.
@@ -153,13 +157,16 @@ pub fn render(
             continue;
         }
         let r = &tpls[name];
-        let mut scope = r.scope.clone();
         let mut template = Map::new();
         template.insert("Name".into(), Value::from(name.as_str()));
         template.insert("BasePath".into(), Value::from(r.base_path.as_str()));
-        scope.insert("Template".into(), Value::map_from(template));
+        if let Value::Map(scope) = &r.scope {
+            scope
+                .write()
+                .insert("Template".into(), Value::map_from(template));
+        }
         let out = set
-            .execute(name, &Value::map_from(scope))
+            .execute(name, &r.scope)
             .map_err(|e| RenderError {
                 message: crate::engine_errors::exec_error(name, &e),
                 at: e.at.and_then(|l| {

@@ -12,11 +12,18 @@ use std::path::{Path, PathBuf};
 
 type Map = BTreeMap<Str, Value>;
 
-/// Helm's defaults for what `helm template` reports as the cluster.
-pub const DEFAULT_KUBE_VERSION: &str = "v1.36.0";
-pub const HELM_VERSION: &str = "v4.2";
-/// The client-go minor version Helm v4.2 is built with (`HelmVersion.KubeClientVersion`).
-pub const HELM_KUBE_CLIENT_VERSION: &str = "v1.36";
+/// Helm v4.3.1's defaults for what `helm template` reports as the cluster (its client-go
+/// version, v0.37).
+pub const DEFAULT_KUBE_VERSION: &str = "v1.37.0";
+/// `.Capabilities.HelmVersion` of the Helm capstan renders as: the real v4.3.1 release
+/// binary's build information (`helm version`).
+pub const HELM_VERSION: &str = "v4.3.1";
+/// The git commit of Helm v4.3.1's release build.
+pub const HELM_GIT_COMMIT: &str = "c0d08d0d6d9424d4a14febb5e8a3e51b0dd00dff";
+/// The Go toolchain Helm v4.3.1's release binary was built with.
+pub const HELM_GO_VERSION: &str = "go1.27.2";
+/// The client-go minor version Helm v4.3.1 is built with (`HelmVersion.KubeClientVersion`).
+pub const HELM_KUBE_CLIENT_VERSION: &str = "v1.37";
 
 /// The options of one `helm template` run.
 #[derive(Clone, Debug, Default)]
@@ -167,6 +174,9 @@ fn capabilities(o: &TemplateOptions) -> Result<(Value, String), TemplateError> {
         "HelmVersion".into(),
         Value::Host(std::sync::Arc::new(crate::capabilities::HelmVersion {
             version: HELM_VERSION,
+            git_commit: HELM_GIT_COMMIT,
+            git_tree_state: "clean",
+            go_version: HELM_GO_VERSION,
             kube_client_version: HELM_KUBE_CLIENT_VERSION,
         })),
     );
@@ -233,10 +243,10 @@ pub fn template(
 }
 
 /// [`template`] reading the chart and values files through `fs`.
-/// Helm's `ValidateReleaseName` pattern: DNS-1123 labels joined by dots (so a release
-/// name can never be a path such as `../x`). Helm 4.1.4 also refuses names longer than
-/// 53 characters; the helm-values corpus (Helm main, "v4.2") renders a 76-character name,
-/// and capstan follows the corpus (see COMPATIBILITY.md); the message keeps Helm's text.
+/// Helm's `ValidateReleaseName`: DNS-1123 labels joined by dots (so a release name can
+/// never be a path such as `../x`), at most 53 characters (Helm v4.3.1 refuses a longer
+/// one in `helm template`; the helm-values corpus, from Helm's main branch, renders a
+/// 76-character name: the binary wins, see COMPATIBILITY.md).
 pub(crate) fn validate_release_name(name: &str) -> Result<(), ReleaseNameError> {
     let label_ok = |l: &str| {
         let b = l.as_bytes();
@@ -246,7 +256,7 @@ pub(crate) fn validate_release_name(name: &str) -> Result<(), ReleaseNameError> 
             && edge(b[b.len() - 1])
             && b.iter().all(|&c| edge(c) || c == b'-')
     };
-    if name.split('.').all(label_ok) {
+    if name.len() <= 53 && name.split('.').all(label_ok) {
         return Ok(());
     }
     Err(format!(

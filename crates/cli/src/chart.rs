@@ -274,8 +274,7 @@ pub fn run(
             if show_only.is_empty() {
                 Ok(r.manifest)
             } else {
-                let docs = capstan_chart::manifests::show_only_documents(&r.documents, &show_only)?;
-                Ok(capstan_chart::manifests::documents_text(&docs))
+                Ok(capstan_chart::manifests::show_only(&r.manifest, &show_only)?)
             }
         }
         ChartCommand::Values {

@@ -293,7 +293,8 @@ pub fn escape_html(s: &str) -> String {
     out
 }
 
-/// `text/template`'s `JSEscapeString`.
+/// `text/template`'s `JSEscapeString` (Go 1.22+: every control character, newline and tab
+/// included, as `\uXXXX`).
 pub(crate) fn escape_js(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -305,9 +306,6 @@ pub(crate) fn escape_js(s: &str) -> String {
             '>' => out.push_str("\\u003E"),
             '&' => out.push_str("\\u0026"),
             '=' => out.push_str("\\u003D"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
             c if !c.is_ascii() && !capstan_gocompat::json::is_go_printable(c) => {
                 out.push_str(&format!("\\u{:04X}", c as u32))

@@ -876,6 +876,8 @@ impl<'a> State<'a> {
             })
             .collect();
         interface_args.resize(argv.len(), false);
+        // Arguments are copies: a struct that prints through its address no longer does.
+        let argv: Vec<Value> = argv.into_iter().map(Value::as_argument).collect();
         let ctx = CallCtx {
             templates: self.set,
             depth: self.depth,

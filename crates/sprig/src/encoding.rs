@@ -73,6 +73,16 @@ fn adler32(b: &[u8]) -> u32 {
     s2 << 16 | a
 }
 
+/// A Go string's bytes: a string argument may hold bytes that are not UTF-8 (a binary
+/// chart file from `.Files.Get`), which Go encodes and hashes as they are.
+fn bytes(v: &Value) -> &[u8] {
+    match v {
+        Value::String(x) => x.as_bytes(),
+        Value::RawString(b) | Value::Bytes(b) => b,
+        _ => &[],
+    }
+}
+
 fn text(b: Vec<u8>) -> Value {
     match String::from_utf8(b) {
         Ok(s) => Value::from(s),
@@ -82,7 +92,7 @@ fn text(b: Vec<u8>) -> Value {
 
 pub fn register(m: &mut FuncMap) {
     reg(m, "b64enc", &[Ty::String], |a| {
-        Ok(Value::from(base64_encode(s(&a[0]).as_bytes())))
+        Ok(Value::from(base64_encode(bytes(&a[0]))))
     });
     reg(m, "b64dec", &[Ty::String], |a| {
         Ok(base64_decode(&s(&a[0]))
@@ -90,7 +100,7 @@ pub fn register(m: &mut FuncMap) {
             .unwrap_or_else(|e| Value::from(e.to_string())))
     });
     reg(m, "b32enc", &[Ty::String], |a| {
-        Ok(Value::from(base32_encode(s(&a[0]).as_bytes())))
+        Ok(Value::from(base32_encode(bytes(&a[0]))))
     });
     reg(m, "b32dec", &[Ty::String], |a| {
         Ok(base32_decode(&s(&a[0]))
@@ -98,16 +108,16 @@ pub fn register(m: &mut FuncMap) {
             .unwrap_or_else(|e| Value::from(e.to_string())))
     });
     reg(m, "sha1sum", &[Ty::String], |a| {
-        Ok(Value::from(hex(&sha1::Sha1::digest(s(&a[0]).as_bytes()))))
+        Ok(Value::from(hex(&sha1::Sha1::digest(bytes(&a[0])))))
     });
     reg(m, "sha256sum", &[Ty::String], |a| {
-        Ok(Value::from(hex(&sha2::Sha256::digest(s(&a[0]).as_bytes()))))
+        Ok(Value::from(hex(&sha2::Sha256::digest(bytes(&a[0])))))
     });
     reg(m, "sha512sum", &[Ty::String], |a| {
-        Ok(Value::from(hex(&sha2::Sha512::digest(s(&a[0]).as_bytes()))))
+        Ok(Value::from(hex(&sha2::Sha512::digest(bytes(&a[0])))))
     });
     reg(m, "adler32sum", &[Ty::String], |a| {
-        Ok(Value::from(adler32(s(&a[0]).as_bytes()).to_string()))
+        Ok(Value::from(adler32(bytes(&a[0])).to_string()))
     });
 }
 

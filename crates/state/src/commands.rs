@@ -242,10 +242,10 @@ pub fn render_one(
         (rendered.manifest, rendered.documents)
     } else {
         // `helm template --show-only`, as helmfile passes it to every release.
-        let docs =
-            capstan_chart::manifests::show_only_documents(&rendered.documents, &flags.show_only)
-                .map_err(|e| fail(e.0, None))?;
-        (capstan_chart::manifests::documents_text(&docs), docs)
+        let text = capstan_chart::manifests::show_only(&rendered.manifest, &flags.show_only)
+            .map_err(|e| fail(e.0, None))?;
+        let docs = capstan_chart::manifests::documents_of(&text);
+        (text, docs)
     };
     Ok(RenderedRelease {
         name: r.name.clone(),
@@ -406,7 +406,8 @@ pub fn output_files(
             ).into());
         }
         let path = format!("{}/{}", dir.trim_end_matches('/'), source);
-        let text = format!("---\n# Source: {source}\n{}\n", content.trim_end());
+        // Helm 4.3's --output-dir: each document as rendered, then a newline.
+        let text = format!("---\n# Source: {source}\n{content}\n");
         match files.iter_mut().find(|(p, _)| *p == path) {
             Some((_, existing)) => existing.push_str(&text),
             None => files.push((path, text)),

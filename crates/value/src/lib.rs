@@ -314,6 +314,52 @@ impl GoField {
     }
 }
 
+/// A Go struct value whose `String()` has a pointer receiver (Helm's
+/// `common.KubeVersion`), handed to a function as `interface {}`: Go copies the struct,
+/// the copy is not addressable, so it is no `fmt.Stringer` any more and prints as a
+/// struct (`{v1.37.0 v1.37.0 1 37}`). Everything else is the wrapped object's.
+#[derive(Debug)]
+struct CopiedStruct(Arc<dyn HostObject>);
+
+impl HostObject for CopiedStruct {
+    fn type_name(&self) -> &str {
+        self.0.type_name()
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        self.0.field(name)
+    }
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, GoError>> {
+        self.0.call(name, args)
+    }
+    fn entries(&self) -> Option<Vec<(Value, Value)>> {
+        self.0.entries()
+    }
+    fn kind(&self) -> &'static str {
+        self.0.kind()
+    }
+    fn fields(&self) -> Option<Vec<GoField>> {
+        self.0.fields()
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self.0.as_any()
+    }
+}
+
+impl Value {
+    /// The value a Go function receives when this one is passed as an argument: a
+    /// struct value that is a `fmt.Stringer` only through its address (a host object
+    /// with both [`HostObject::display`] and [`HostObject::fields`]) loses its
+    /// `String()`; everything else is passed as it is.
+    pub fn as_argument(self) -> Value {
+        match &self {
+            Value::Host(h) if h.fields().is_some() && h.display().is_some() => {
+                Value::Host(Arc::new(CopiedStruct(h.clone())))
+            }
+            _ => self,
+        }
+    }
+}
+
 /// A Go value as seen through `interface {}`.
 #[derive(Clone, Debug)]
 pub enum Value {

@@ -153,13 +153,6 @@ pub fn compose_first(input: &str, gen: Generation) -> Result<Option<Document>, Y
         check_line_after_directive(text)?;
     }
     check_version_directive(text, gen)?;
-    let neutralized;
-    let text = if gen == Generation::V2 {
-        neutralized = neutralize_leading_document_ends(text);
-        neutralized.as_str()
-    } else {
-        text
-    };
     let mut doc = compose_text(text, gen)?;
     if let (true, Some(doc)) = (ends_open, doc.as_mut()) {
         for node in &mut doc.nodes {
@@ -242,26 +235,6 @@ fn check_line_after_directive(text: &str) -> Result<(), YamlError> {
         }
     }
     Ok(())
-}
-
-/// yaml.v2 skips `...` document-end markers before the first document; libyaml-safer
-/// does not. Such lines are turned into comments of the same length, so positions stay.
-fn neutralize_leading_document_ends(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_prelude = true;
-    for line in text.split_inclusive('\n') {
-        let t = line.trim_end();
-        if in_prelude && (t == "..." || t.starts_with("... ") || t.starts_with("...\t")) {
-            out.push('#');
-            out.push_str(&line[1..]);
-            continue;
-        }
-        if !(t.is_empty() || t.starts_with('#')) {
-            in_prelude = false;
-        }
-        out.push_str(line);
-    }
-    out
 }
 
 /// Finds a tag token whose name runs into a `,` (`[!t,]`, `{a: !t,}`): libyaml-safer 0.3
@@ -371,6 +344,9 @@ fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlEr
                 style,
                 ..
             } => {
+                if gen == Generation::V2 && style == ScalarStyle::DoubleQuoted {
+                    check_v2_escapes(input, start, end)?;
+                }
                 let idx = doc.nodes.len();
                 if let Some(a) = &anchor {
                     anchors.insert(a.clone(), idx);
@@ -462,6 +438,46 @@ fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlEr
         }
     }
     Ok(Some(doc))
+}
+
+/// yaml.v2 (Helm's reader) knows no `\/` escape in a double-quoted scalar (YAML 1.2 added
+/// it; libyaml-safer and yaml.v3 read it): its scanner error, located as yaml.v2 locates
+/// scanner errors (the escape's line, or the scalar's when the escape is on the first).
+fn check_v2_escapes(input: &str, start: Pos, end: Pos) -> Result<(), YamlError> {
+    let Some(raw) = input.get(start.offset..end.offset) else {
+        return Ok(());
+    };
+    let bytes = raw.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if bytes.get(i + 1) == Some(&b'/') {
+            let at = start.offset + i;
+            let problem_line = input[..at].matches('\n').count();
+            let context_line = (start.line as usize).saturating_sub(1);
+            let line = if problem_line != 0 {
+                problem_line + 1
+            } else {
+                context_line
+            };
+            let message = if line != 0 {
+                format!("yaml: line {line}: found unknown escape character")
+            } else {
+                "yaml: found unknown escape character".to_string()
+            };
+            let column = at - input[..at].rfind('\n').map_or(0, |n| n + 1);
+            return Err(YamlError::new(message).at(Some(Pos {
+                offset: at,
+                line: problem_line as u32 + 1,
+                column: column as u32 + 1,
+            })));
+        }
+        i += 2;
+    }
+    Ok(())
 }
 
 /// Runs `f` on a thread with a stack large enough for recursing `depth` levels of YAML

@@ -8,7 +8,7 @@ use crate::error::YamlError;
 use crate::resolve::{is_base60_float, is_old_bool, resolve, Scalar, STR};
 use capstan_gocompat::json::format_json_float;
 use capstan_gocompat::strconv::format_float;
-use capstan_value::Value;
+use capstan_value::{Str, Value};
 
 /// The style go-yaml's `stringv` asks for.
 pub(crate) fn string_node(s: &str, gen: Generation) -> ENode {
@@ -315,8 +315,19 @@ fn helm_node_here(v: &Value, bad_char: &mut bool, depth: usize) -> Result<ENode,
             let entries = m.read();
             let mut pairs = Vec::with_capacity(entries.len());
             for (k, x) in entries.iter() {
+                let key = match fold_json_breaks(k) {
+                    std::borrow::Cow::Borrowed(_) => k.clone(),
+                    // Two keys the same after folding: yaml.v2 refuses the mapping.
+                    std::borrow::Cow::Owned(folded) if entries.contains_key(folded.as_str()) => {
+                        return Err(YamlError::new(format!(
+                            "yaml: unmarshal errors:\n  mapping key {} already defined",
+                            capstan_gocompat::json::go_quote(&folded)
+                        )))
+                    }
+                    std::borrow::Cow::Owned(folded) => Str::from(folded),
+                };
                 pairs.push((
-                    Value::String(k.clone()),
+                    Value::String(key),
                     helm_string(k, bad_char),
                     helm_node_at(x, bad_char, depth)?,
                 ));
@@ -353,7 +364,42 @@ fn helm_string(s: &str, bad_char: &mut bool) -> ENode {
     }) {
         *bad_char = true;
     }
-    string_node(s, Generation::V2)
+    string_node(&fold_json_breaks(s), Generation::V2)
+}
+
+/// A string after `sigs.k8s.io/yaml`'s trip through JSON: `encoding/json` leaves U+0085
+/// (NEL) unescaped, and yaml.v2 reads the JSON string as a double-quoted scalar in which
+/// NEL is a line break, so it is folded. A run of spaces and NELs with one NEL becomes
+/// one space; with more, one `\n` per NEL after the first. (Every other line break and
+/// tab is escaped in JSON, so only spaces take part.)
+fn fold_json_breaks(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('\u{85}') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != ' ' && c != '\u{85}' {
+            out.push(c);
+            continue;
+        }
+        let (mut spaces, mut breaks) = (0usize, 0usize);
+        let mut next = Some(c);
+        while let Some(b @ (' ' | '\u{85}')) = next {
+            if b == ' ' && breaks == 0 {
+                spaces += 1;
+            } else if b == '\u{85}' {
+                breaks += 1;
+            }
+            next = chars.next_if(|x| *x == ' ' || *x == '\u{85}');
+        }
+        match breaks {
+            0 => out.extend(std::iter::repeat_n(' ', spaces)),
+            1 => out.push(' '),
+            n => out.extend(std::iter::repeat_n('\n', n - 1)),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Helm's `toYaml` / `sigs.k8s.io/yaml.Marshal` output (before `toYaml` trims the final

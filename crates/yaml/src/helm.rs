@@ -241,7 +241,10 @@ pub fn decode_helm_direct(text: &str) -> Result<Value, YamlError> {
 }
 
 /// Splits text into documents like apimachinery's `YAMLReader`: a line starting with
-/// `---` ends a document; only spaces or a comment may follow the dashes.
+/// `---` ends a document; only spaces or a comment may follow the dashes. A separator
+/// before any content stays in the document it starts (the reader only drops a separator
+/// that ends a document), so `---\n...\n` is one empty document while `...\n` alone is
+/// yaml.v2's error.
 pub fn split_documents(text: &str) -> Result<Vec<String>, YamlError> {
     let mut docs = Vec::new();
     let mut buf = String::new();
@@ -263,8 +266,8 @@ pub fn split_documents(text: &str) -> Result<Vec<String>, YamlError> {
             }
             if !buf.is_empty() {
                 docs.push(std::mem::take(&mut buf));
+                continue;
             }
-            continue;
         }
         buf.push_str(content);
         buf.push('\n');

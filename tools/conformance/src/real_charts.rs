@@ -1,17 +1,11 @@
 //! The `real-charts` suite over `../shared/realworld`: for every line of `combos.jsonl`,
-//! the real `helm template` (Helm v4.1.4, run twice) against `capstan chart template`,
+//! the real `helm template` (Helm v4.3.1, run twice) against `capstan chart template`,
 //! both as separate processes run from the realworld folder, compared by the rules of
-//! that folder's README:
-//!
-//! 1. without `--kube-version` in the args, helm is given `--kube-version 1.36.0`
-//!    (Helm 4.2's default);
-//! 2. trailing whitespace of every document is ignored;
-//! 3. a `---` line directly after a `# Source:` line is dropped;
-//! 4. lines of the form `key: null` are ignored;
-//!
-//! and lines that differ between helm's own two runs (random output) are ignored. Where
-//! both tools fail the case passes, and a difference in the first lines of their errors
-//! is printed as a note. A capstan crash (a signal, a panic) or a timeout fails the case.
+//! that folder's README: strictly, byte for byte, with no adjustment of either output,
+//! except that lines which differ between helm's own two runs (random output) are
+//! ignored. Where both tools fail, both must exit non-zero and the first `Error:` line of
+//! their standard error must be equal. A capstan crash (a signal, a panic) or a timeout
+//! fails the case.
 //!
 //! helm's outputs are cached under the user's cache folder (`capstan-test/realworld`),
 //! keyed by helm's version, the args and a digest of the chart's files, so a second run
@@ -394,7 +388,7 @@ fn hex(bytes: &[u8]) -> String {
 fn cache_key(helm_version: &str, combo: &Combo, digest: &str) -> String {
     let mut h = sha2::Sha256::new();
     // The version of the reference's own layout and rules.
-    h.update(b"real-charts-reference-v2\0");
+    h.update(b"real-charts-reference-v3-strict\0");
     for part in [helm_version, &combo.chart, digest]
         .into_iter()
         .chain(combo.args.iter().map(String::as_str))
@@ -405,20 +399,13 @@ fn cache_key(helm_version: &str, combo: &Combo, digest: &str) -> String {
     hex(&h.finalize())
 }
 
-/// The arguments helm gets: README rule 1 adds Helm 4.2's default kube version.
+/// The arguments helm gets: the combination's, unchanged.
 fn helm_args(combo: &Combo) -> Vec<String> {
     let mut args: Vec<String> = ["template", "rel", &combo.chart, "-n", "ns-test"]
         .iter()
         .map(|s| s.to_string())
         .collect();
     args.extend(combo.args.iter().cloned());
-    if !combo
-        .args
-        .iter()
-        .any(|a| a == "--kube-version" || a.starts_with("--kube-version="))
-    {
-        args.extend(["--kube-version".to_string(), "1.36.0".to_string()]);
-    }
     args
 }
 
@@ -565,51 +552,10 @@ fn run_process(
     })
 }
 
-/// The output's lines after the README's rules 2-4.
+/// The output as lines, each with its line ending, so that a missing or extra final
+/// newline is a difference too: the comparison is strict.
 fn normalize(text: &str) -> Vec<String> {
-    let lines: Vec<&str> = text.lines().collect();
-    // Documents start at a `---` line followed by a `# Source:` line.
-    let mut docs: Vec<Vec<&str>> = vec![Vec::new()];
-    for (i, line) in lines.iter().enumerate() {
-        let starts_doc = *line == "---"
-            && lines
-                .get(i + 1)
-                .is_some_and(|next| next.starts_with("# Source: "));
-        if starts_doc && !docs.last().is_some_and(|d| d.is_empty()) {
-            docs.push(Vec::new());
-        }
-        if let Some(d) = docs.last_mut() {
-            d.push(line);
-        }
-    }
-    let mut out = Vec::new();
-    for doc in docs {
-        let joined = doc.join("\n");
-        let trimmed = joined.trim_end();
-        let mut previous_source = false;
-        for line in trimmed.lines() {
-            if previous_source && line == "---" {
-                previous_source = false;
-                continue;
-            }
-            previous_source = line.starts_with("# Source: ");
-            if is_null_line(line) {
-                continue;
-            }
-            out.push(line.to_string());
-        }
-    }
-    out
-}
-
-/// A line of the form `key: null` (README rule 4).
-fn is_null_line(line: &str) -> bool {
-    let t = line.trim_start();
-    let t = t.strip_prefix("- ").unwrap_or(t);
-    match t.strip_suffix(": null") {
-        Some(key) => !key.is_empty() && !key.contains(": ") && !key.starts_with('#'),
-        None => false,
-    }
+    text.split_inclusive('\n').map(String::from).collect()
 }
 
 /// Which lines of `first` are not in `second` (helm's random output).
@@ -677,10 +623,15 @@ fn judge(id: &str, reference: &Reference, ours: &Outcome) -> CaseResult {
                 first_error_line(&helm.stderr),
                 first_error_line(&ours.stderr),
             );
-            if h != c {
-                eprintln!("note {id}: both fail; helm {h:?}, capstan {c:?}");
+            if h == c {
+                CaseResult::pass(id)
+            } else {
+                CaseResult::fail(
+                    id,
+                    format!("both fail, with different errors: helm {h:?}, capstan {c:?}"),
+                    ours.stderr.clone(),
+                )
             }
-            CaseResult::pass(id)
         }
         (true, false) => CaseResult::fail(
             id,
@@ -778,21 +729,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn documents_lose_trailing_whitespace_and_a_separator_after_the_header() {
-        let helm =
-            "---\n# Source: a.yaml\n---\nkind: A\n\n\n---\n# Source: b.yaml\nkind: B\nx: null\n";
-        let ours = "---\n# Source: a.yaml\nkind: A\n---\n# Source: b.yaml\nkind: B\n";
-        assert_eq!(normalize(helm), normalize(ours));
+    fn the_comparison_is_strict() {
+        let helm = "---\n# Source: a.yaml\nkind: A\n  \n";
+        assert_eq!(normalize(helm), normalize(helm));
+        assert_ne!(normalize(helm), normalize("---\n# Source: a.yaml\nkind: A\n"));
+        assert_ne!(normalize("kind: A\n"), normalize("kind: A"));
         assert_ne!(normalize("kind: A\n"), normalize("kind: B\n"));
-    }
-
-    #[test]
-    fn null_lines_are_only_key_null() {
-        assert!(is_null_line("  key: null"));
-        assert!(is_null_line("- key: null"));
-        assert!(!is_null_line("  a: b: null"));
-        assert!(!is_null_line("null"));
-        assert!(!is_null_line("key: nullable"));
     }
 
     #[test]
