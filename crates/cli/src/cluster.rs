@@ -701,7 +701,17 @@ pub(crate) fn state_hooks(
                 if event == "cleanup" {
                     write(LogLevel::Warn, &format!("warn: {e}"));
                 } else {
-                    result = Err(e);
+                    // helmfile runs `prepare` hooks while preparing charts, whose errors
+                    // are a list (`[…]`), and names the state file.
+                    let e = if event == "prepare" {
+                        StateError {
+                            message: format!("[{}]", e.message),
+                            ..e
+                        }
+                    } else {
+                        e
+                    };
+                    result = Err(e.context(&ps.context));
                     break 'states;
                 }
             }

@@ -146,6 +146,11 @@ pub struct Global {
     /// Process `helmfile.d` files one after the other (capstan always keeps file order).
     #[arg(long = "sequential-helmfiles", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub sequential_helmfiles: bool,
+    /// Set by the command, not a flag: helmfile checks the selectors while preparing
+    /// charts in `template`, `lint`, `diff`, `sync`, `apply` and `destroy`, so a malformed
+    /// one is reported in that step's error list (`[malformed label: …]`).
+    #[arg(skip)]
+    pub listed_selector_errors: bool,
 }
 
 #[derive(Args, Clone, Debug, Default)]
@@ -484,7 +489,28 @@ impl Global {
                 before.repo_retries
             },
             sequential_helmfiles: self.sequential_helmfiles || before.sequential_helmfiles,
+            listed_selector_errors: false,
         }
+        .with_environment_defaults()
+    }
+
+    /// Global flags not given take their defaults from helmfile's environment variables
+    /// (`HELMFILE_KUBE_CONTEXT`, `HELMFILE_NAMESPACE`, `HELMFILE_HELM_BINARY`,
+    /// `HELMFILE_KUSTOMIZE_BINARY`, `HELMFILE_KUBECONFIG`), as `-e` and `-f` take theirs
+    /// from `HELMFILE_ENVIRONMENT` and `HELMFILE_FILE_PATH`.
+    fn with_environment_defaults(mut self) -> Global {
+        for (value, var) in [
+            (&mut self.kube_context, "HELMFILE_KUBE_CONTEXT"),
+            (&mut self.namespace, "HELMFILE_NAMESPACE"),
+            (&mut self.helm_binary, "HELMFILE_HELM_BINARY"),
+            (&mut self.kustomize_binary, "HELMFILE_KUSTOMIZE_BINARY"),
+            (&mut self.kubeconfig, "HELMFILE_KUBECONFIG"),
+        ] {
+            if value.is_empty() {
+                *value = std::env::var(var).unwrap_or_default();
+            }
+        }
+        self
     }
 }
 
@@ -530,6 +556,7 @@ fn run_options(g: &Global) -> RunOptions {
     RunOptions {
         file: g.file.clone(),
         selectors: g.selector.clone(),
+        listed_selector_errors: g.listed_selector_errors,
         cli: Overrides {
             entries: g
                 .state_values_file
@@ -569,7 +596,10 @@ fn load_any(
         Some(e @ RunError::NoMatch { undefined, .. })
             if !undefined.is_empty() && loaded.states.is_empty() =>
         {
-            Err(describe_run(e, &g.environment, root))
+            Err(Failure {
+                code: NO_MATCH_EXIT_CODE,
+                ..describe_run(e, &g.environment, root)
+            })
         }
         Some(e) if !g.allow_no_matching_release => Ok((
             loaded.states,
@@ -772,7 +802,17 @@ fn run_with(
     log: &mut String,
     captured: &Arc<std::sync::Mutex<String>>,
 ) -> Result<String, crate::chart::Failure> {
-    let merged = cmd.global().over(before);
+    let mut merged = cmd.global().over(before);
+    merged.listed_selector_errors = matches!(
+        cmd,
+        StateCommand::Template(_)
+            | StateCommand::Lint(_)
+            | StateCommand::Diff(_)
+            | StateCommand::Sync(_)
+            | StateCommand::Apply(_)
+            | StateCommand::Destroy(_)
+            | StateCommand::Delete(_)
+    );
     let g = &merged;
     let s = settings(g, cwd, captured)?;
     let progress = g.shows_progress()?;

@@ -303,6 +303,13 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
             code: 2,
         };
     };
+    // helmfile prints its errors as they are; helm (and capstan's own commands) after
+    // `Error: `.
+    let error_prefix = if matches!(command, Command::State(_)) {
+        ""
+    } else {
+        "Error: "
+    };
     let result = match command {
         Command::Chart(c) => chart_globals(&cli.global, &matches)
             .and_then(|globals| chart::run(c, cwd, &globals, &mut log)),
@@ -355,7 +362,7 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
                 spool::remove(&dir);
             }
             if !f.message.is_empty() {
-                logln!(log, "Error: {}", render_failure(&f, cwd));
+                logln!(log, "{error_prefix}{}", render_failure(&f, cwd));
             }
             Outcome {
                 stdout: f.stdout,

@@ -499,6 +499,18 @@ impl<'a, 'b> StateRun<'a, 'b> {
         f(&src)
     }
 
+    /// The chart as helmfile's chart preparation leaves it (`ChartPathOrName`): a local
+    /// chart directory that exists, joined to the state's directory and cleaned
+    /// (`charts/app` for `./charts/app`); anything else as written.
+    fn prepared_chart(&self, r: &Release) -> String {
+        let joined = chart_for_helm(&self.ps.state.base, &r.chart);
+        if joined != r.chart && self.c.settings.host.is_dir(std::path::Path::new(&joined)) {
+            joined
+        } else {
+            r.chart.clone()
+        }
+    }
+
     /// The chart as helm is given it for an upgrade or a plugin diff: helmfile's
     /// `normalizeChart`, except that a chart of an OCI repository (`reg/name`, a name helm
     /// cannot resolve) is the archive pulled from the registry at the release's version
@@ -1542,7 +1554,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
             self.extra_values_and_set(&mut flags);
             if errs.is_empty() {
                 let r = self.r(i);
-                if let Err(e) = self.c.helm.lint(&r.name, &r.chart, &flags) {
+                if let Err(e) = self.c.helm.lint(&r.name, &self.prepared_chart(r), &flags) {
                     match e.exit_code {
                         Some(c) if c > 0 => deferred.push(e.message),
                         _ => errs.push(StateFailure::Plain(e.message.into())),

@@ -23,6 +23,22 @@ pub struct PreparedState {
     /// Indexes of the releases the selectors pick (before `installed`/`condition`).
     pub selected: Vec<usize>,
     pub overrides: ReleaseOverrides,
+    /// How helmfile names this state in its errors: `in ./helmfile.yaml`, or for a
+    /// sub-helmfile the chain through its parents (`in ./helmfile.yaml: in
+    /// .helmfiles[0]: in apps/one.yaml`). Every error of a command run on this state's
+    /// releases starts with it.
+    pub context: String,
+}
+
+/// How helmfile's `visitStateFiles` names a state file it visits from `dir`: `in
+/// DIR/FILE`, with DIR `.` for a file in that directory (Go's `filepath.Dir`).
+pub(crate) fn shown_in(path_from_dir: &str) -> String {
+    let path = path_from_dir.trim_start_matches("./");
+    match path.rsplit_once('/') {
+        Some((dir, file)) if !dir.is_empty() => format!("in {dir}/{file}"),
+        Some((_, file)) => format!("in //{file}"),
+        None => format!("in ./{path}"),
+    }
 }
 
 impl PreparedState {
@@ -88,8 +104,8 @@ impl PreparedState {
                     if !self.selected.contains(&j) {
                         let o = &self.releases[j];
                         return Err(format!(
-                            "in ./{}: release \"{}\" depends on \"{}\" which does not match the selectors. Please add a selector like \"--selector name={}\", or indicate whether to skip (--skip-needs) or include (--include-needs) these dependencies",
-                            self.state.file,
+                            "{}: release \"{}\" depends on \"{}\" which does not match the selectors. Please add a selector like \"--selector name={}\", or indicate whether to skip (--skip-needs) or include (--include-needs) these dependencies",
+                            self.context,
                             r.id(),
                             o.id(),
                             o.name
@@ -124,6 +140,10 @@ pub struct RunOptions {
     /// `-f/--file` (a file, a directory or `-`), empty for the defaults.
     pub file: String,
     pub selectors: Vec<String>,
+    /// Report a malformed selector as helmfile's chart preparation does, in an error
+    /// list (`[malformed label: …]`): `template`, `lint`, `diff`, `sync`, `apply`,
+    /// `destroy`.
+    pub listed_selector_errors: bool,
     /// `--state-values-file`, `--state-values-set`, `--state-values-set-string`.
     pub cli: Overrides,
 }
@@ -204,6 +224,11 @@ struct Visit<'a> {
     undefined: Vec<crate::Location>,
     /// The state files being loaded, outermost first (sub-helmfiles nest through it).
     chain: Vec<String>,
+    /// [`RunOptions::listed_selector_errors`].
+    listed_selector_errors: bool,
+    /// helmfile's names of the states being loaded, outermost first: each error is
+    /// wrapped in them (see [`PreparedState::context`]).
+    contexts: Vec<String>,
 }
 
 /// How deep `helmfiles:` may nest. helmfile has no limit (a cycle through `..` or a glob
@@ -211,9 +236,13 @@ struct Visit<'a> {
 const MAX_SUB_HELMFILE_DEPTH: usize = 64;
 
 impl Visit<'_> {
+    /// Loads `file`, which helmfile names `shown` (see [`shown_in`]); `via` is how the
+    /// parent names the step to it (`in .helmfiles[0]`), empty for a top-level file.
     fn state(
         &mut self,
         file: &str,
+        shown: &str,
+        via: &str,
         overrides: &Overrides,
         selectors: &[String],
     ) -> Result<(), RunError> {
@@ -224,8 +253,19 @@ impl Visit<'_> {
             )
             .into());
         }
+        let context = match self.contexts.last() {
+            Some(parent) => format!("{parent}: {via}: {shown}"),
+            None => shown.to_string(),
+        };
         self.chain.push(file.to_string());
-        let r = self.state_here(file, overrides, selectors);
+        self.contexts.push(context);
+        // helmfile wraps each file's errors in its name (a sub-helmfile's in its own,
+        // then in the step from the parent, then in the parent's).
+        let r = self.state_here(file, overrides, selectors).map_err(|e| match e {
+            RunError::Failed(e) => RunError::Failed(e.context(shown)),
+            other => other,
+        });
+        self.contexts.pop();
         self.chain.pop();
         r
     }
@@ -314,12 +354,19 @@ impl Visit<'_> {
                     vec![m]
                 };
                 for f in files {
-                    self.state(&f, &sub_overrides, &sub_selectors)
+                    // Named as helmfile names it: from the parent's directory.
+                    let from_parent = match state.base.as_str() {
+                        "" | "." => f.as_str(),
+                        base => f
+                            .strip_prefix(base)
+                            .and_then(|rest| rest.strip_prefix('/'))
+                            .unwrap_or(&f),
+                    };
+                    let via = format!("in .helmfiles[{i}]");
+                    self.state(&f, &shown_in(from_parent), &via, &sub_overrides, &sub_selectors)
                         .map_err(|e| match e {
-                            RunError::Failed(e) => {
-                                RunError::Failed(e.context(format_args!("in .helmfiles[{i}]")))
-                            }
-                            other => format!("in .helmfiles[{i}]: {other}").into(),
+                            RunError::Failed(e) => RunError::Failed(e.context(&via)),
+                            other => format!("{via}: {other}").into(),
                         })?;
                 }
             }
@@ -355,8 +402,10 @@ impl Visit<'_> {
                 None => locate(self.s, file, &e),
                 Some(_) => None,
             };
+            // helmfile names the file as it visits it: from its own directory.
             let e = e.context(format_args!(
-                "failed executing release templates in \"{file}\""
+                "failed executing release templates in \"{}\"",
+                file.rsplit('/').next().unwrap_or(file)
             ));
             match found {
                 Some(at) => e.at(at),
@@ -378,7 +427,11 @@ impl Visit<'_> {
         let parsed: Vec<Selector> = selectors
             .iter()
             .map(|s| Selector::parse(s))
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, StateError>>()
+            .map_err(|e| match self.listed_selector_errors {
+                true => StateError::new(format!("[{}]", e.message)),
+                false => e,
+            })?;
         let picked: Vec<usize> = (0..releases.len())
             .filter(|&i| selected(&releases[i], &parsed))
             .collect();
@@ -391,9 +444,7 @@ impl Visit<'_> {
             *c += 1;
             if *c > 1 {
                 let n = picked.iter().filter(|&&j| releases[j].id() == id).count();
-                return Err(
-                    format!("in ./{file}: found {n} duplicate releases with ID {id:?}").into(),
-                );
+                return Err(format!("found {n} duplicate releases with ID {id:?}").into());
             }
         }
         if !picked.is_empty() {
@@ -404,6 +455,7 @@ impl Visit<'_> {
             releases,
             selected: picked,
             overrides,
+            context: self.contexts.last().cloned().unwrap_or_default(),
         });
         Ok(())
     }
@@ -440,9 +492,11 @@ pub fn load_states(s: &Settings, o: &RunOptions) -> Result<Loaded, RunError> {
         matched: false,
         undefined: Vec::new(),
         chain: Vec::new(),
+        contexts: Vec::new(),
+        listed_selector_errors: o.listed_selector_errors,
     };
     for f in find_state_files(s, &o.file)? {
-        v.state(&f, &o.cli, &o.selectors)?;
+        v.state(&f, &shown_in(&f), "", &o.cli, &o.selectors)?;
     }
     let no_match = (!v.matched).then(|| RunError::NoMatch {
         selectors: o.selectors.join(","),
@@ -487,6 +541,7 @@ mod tests {
     fn run(files: &[(&str, &str)], env: &str, selectors: &[&str]) -> Result<Vec<String>, RunError> {
         let s = settings(files, env);
         let opts = RunOptions {
+            listed_selector_errors: false,
             file: String::new(),
             selectors: selectors.iter().map(|x| x.to_string()).collect(),
             cli: Overrides {
@@ -574,6 +629,7 @@ mod tests {
         ];
         let s = settings(&files, "default");
         let opts = RunOptions {
+            listed_selector_errors: false,
             file: String::new(),
             selectors: vec![],
             cli: Overrides {

@@ -32,6 +32,9 @@ pub struct RenderedRelease {
 #[derive(Clone, Debug)]
 pub struct ReleaseError {
     pub release: String,
+    /// How helmfile names the release's state file in its errors
+    /// ([`PreparedState::context`]); empty when the error is not about one state.
+    pub state: String,
     pub message: String,
     pub location: Option<crate::Location>,
     /// For a manifest that is not valid YAML: every rendered file, as `helm template
@@ -41,7 +44,12 @@ pub struct ReleaseError {
 
 impl std::fmt::Display for ReleaseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "release \"{}\": {}", self.release, self.message)
+        // helmfile names the state file, not the release.
+        if self.state.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.state, self.message)
+        }
     }
 }
 
@@ -70,6 +78,7 @@ pub fn template_reporting(
     for ps in states {
         let active = ps.active().map_err(|e| ReleaseError {
             release: String::new(),
+            state: ps.context.clone(),
             message: e.message,
             location: e.location,
             rendered: None,
@@ -97,6 +106,7 @@ pub fn template_reporting(
                 None => {
                     *kept = Err(ReleaseError {
                         release: String::new(),
+                        state: String::new(),
                         message: "a rendering thread stopped".into(),
                         location: None,
                         rendered: None,
@@ -190,6 +200,7 @@ pub fn render_one(
 ) -> Result<RenderedRelease, ReleaseError> {
     let fail = |message: String, location| ReleaseError {
         release: r.name.clone(),
+        state: ps.context.clone(),
         message,
         location,
         rendered: None,
@@ -344,10 +355,22 @@ pub fn path_template_data(
         Str::from("KubeContext"),
         Value::from(r.kube_context.as_str()),
     );
+    let env = &ps.state.env;
+    let mut environment = BTreeMap::new();
+    environment.insert(Str::from("Name"), Value::from(env.name.as_str()));
+    environment.insert(
+        Str::from("KubeContext"),
+        Value::from(env.kube_context.as_str()),
+    );
+    environment.insert(
+        Str::from("Values"),
+        Value::map_from(ps.state.values.clone()),
+    );
     let mut m = BTreeMap::new();
     m.insert(Str::from("OutputDir"), Value::from(output_dir));
     m.insert(Str::from("State"), Value::map_from(state));
     m.insert(Str::from("Release"), Value::map_from(release));
+    m.insert(Str::from("Environment"), Value::map_from(environment));
     Value::map_from(m)
 }
 
@@ -647,22 +670,25 @@ pub fn show_dag(states: &[PreparedState]) -> Result<String, crate::select::Needs
         if releases.is_empty() {
             continue;
         }
-        let batches = plan_batches(&releases).map_err(|e| crate::select::NeedsError {
-            file: ps.state.file.clone(),
-            ..e
-        })?;
+        let batches = plan_batches(&releases).map_err(|e| needs_error(ps, e))?;
         out.push_str(&dag_table(&releases, &batches));
     }
     Ok(out)
 }
 
+/// A `needs:` problem of state `ps`, named as helmfile names it.
+fn needs_error(ps: &PreparedState, e: crate::select::NeedsError) -> crate::select::NeedsError {
+    crate::select::NeedsError {
+        file: ps.state.file.clone(),
+        message: format!("{}: {}", ps.context, e.message),
+        ..e
+    }
+}
+
 /// Checks the `needs:` graph of every state (cycles and unknown releases are errors).
 pub fn check_needs(states: &[PreparedState]) -> Result<(), crate::select::NeedsError> {
     for ps in states {
-        plan_batches(&ps.releases).map_err(|e| crate::select::NeedsError {
-            file: ps.state.file.clone(),
-            ..e
-        })?;
+        plan_batches(&ps.releases).map_err(|e| needs_error(ps, e))?;
     }
     Ok(())
 }
@@ -886,7 +912,8 @@ pub fn write_values(
     };
     let mut files = Vec::new();
     for ps in states {
-        for r in ps.active()? {
+        let in_state = |e: StateError| e.context(&ps.context);
+        for r in ps.active().map_err(in_state)? {
             // Only the values: helmfile writes them without preparing charts.
             let input = crate::release_values::chart_input_with(
                 s,
@@ -894,18 +921,33 @@ pub fn write_values(
                 r,
                 flags,
                 crate::release_values::Charts::Offline,
-            )?;
-            let merged = input
-                .options
-                .values
-                .merge(&|p: &str| {
-                    let fs = crate::host::HostFs(s.host.as_ref());
-                    input.options.values_file(&fs, Path::new(""), p)
-                })
-                .map_err(|e| e.to_string())?;
+            )
+            .map_err(in_state)?;
+            // helmfile's `WriteReleasesValues`: the release's values and secrets files and
+            // `--values` (not `set:`), each read as helmfile reads YAML, merged in order
+            // (maps deeply, anything else replaced).
+            let fs = crate::host::HostFs(s.host.as_ref());
+            let mut merged = BTreeMap::new();
+            for f in &input.options.values.files {
+                let bytes = input
+                    .options
+                    .values_file(&fs, Path::new(""), f)
+                    .map_err(|e| in_state(StateError::new(e.to_string())))?;
+                let doc = capstan_yaml::decode_helmfile(&String::from_utf8_lossy(&bytes))
+                    .map_err(|e| in_state(StateError::new(format!("{f}: {e}"))))?;
+                if let Some(m) = doc.as_map() {
+                    merged = capstan_value::merge_maps(&merged, &m.read());
+                }
+            }
             let text = capstan_yaml::encode_helmfile(&Value::map_from(merged))
                 .map_err(|e| e.to_string())?;
+            // Relative to the state file's directory, where helmfile runs.
             let path = render_path(tmpl, &path_template_data(s, ps, r, ""), "")?;
+            let path = match ps.state.base.as_str() {
+                "" | "." => path,
+                _ if path.starts_with('/') => path,
+                base => crate::envvals::join_shown(base, &path),
+            };
             files.push((path, text));
         }
     }

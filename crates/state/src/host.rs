@@ -271,7 +271,9 @@ impl Host for OsHost {
         dir: &Path,
     ) -> Result<String, ExecError> {
         use std::io::Write;
-        let mut cmd = Command::new(command);
+        // Go's exec.Command looks the program up in PATH; helmfile's report names it so.
+        let path = look_path(command);
+        let mut cmd = Command::new(&path);
         cmd.args(args)
             .envs(envs.iter().map(|(k, v)| (k, v)))
             .stdin(if stdin.is_some() {
@@ -295,14 +297,16 @@ impl Host for OsHost {
             .map_err(|e| ExecError::Failed(e.to_string()))?;
         if !out.status.success() {
             let code = out.status.code().unwrap_or(-1);
+            let stdout = String::from_utf8_lossy(&out.stdout);
             let stderr = String::from_utf8_lossy(&out.stderr);
-            return Err(ExecError::Failed(format!(
-                "command \"{command}\" exited with non-zero status:\n\nPATH:\n  {command}\n\nARGS:\n{}\nERROR:\n  exit status {code}\n\nCOMBINED OUTPUT:\n{}",
-                args.iter()
-                    .enumerate()
-                    .map(|(i, a)| format!("  {i}: {a} ({} bytes)\n", a.len()))
-                    .collect::<String>(),
-                indent(&stderr)
+            let mut argv = vec![command.to_string()];
+            argv.extend(args.iter().cloned());
+            return Err(ExecError::Failed(exit_error_text(
+                &path,
+                &argv,
+                code,
+                &stderr,
+                &format!("{stdout}{stderr}"),
             )));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
@@ -448,6 +452,62 @@ fn oci_client<'a>(
         plain_http: auth.plain_http || plain_http,
         env,
     }
+}
+
+/// Go's `exec.LookPath` as `exec.Command` uses it: a name without a `/` is found in
+/// `PATH` (an executable regular file); otherwise, or when not found, it is kept as given.
+pub fn look_path(command: &str) -> String {
+    if command.contains('/') {
+        return command.to_string();
+    }
+    let Some(path) = std::env::var_os("PATH") else {
+        return command.to_string();
+    };
+    for dir in std::env::split_paths(&path) {
+        let dir = if dir.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            dir
+        };
+        let candidate = dir.join(command);
+        let executable = std::fs::metadata(&candidate).is_ok_and(|m| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                m.is_file() && m.permissions().mode() & 0o111 != 0
+            }
+            #[cfg(not(unix))]
+            {
+                m.is_file()
+            }
+        });
+        if executable {
+            return candidate.to_string_lossy().into_owned();
+        }
+    }
+    command.to_string()
+}
+
+/// helmfile's report of a command that exited with an error (`helmexec.ExitError`):
+/// the program's path, its argv, the exit status, then its standard error and combined
+/// output when there are any.
+pub fn exit_error_text(path: &str, argv: &[String], code: i32, stderr: &str, combined: &str) -> String {
+    let mut text = format!(
+        "command \"{path}\" exited with non-zero status:\n\nPATH:\n  {path}\n\nARGS:\n{}\nERROR:\n  exit status {code}\n\nEXIT STATUS\n  {code}",
+        argv.iter()
+            .enumerate()
+            .map(|(i, a)| format!("  {i}: {a} ({} bytes)\n", a.len()))
+            .collect::<String>()
+    );
+    if !stderr.is_empty() {
+        text.push_str("\n\nSTDERR:\n");
+        text.push_str(indent(stderr).trim_end_matches('\n'));
+    }
+    if !combined.is_empty() {
+        text.push_str("\n\nCOMBINED OUTPUT:\n");
+        text.push_str(indent(combined).trim_end_matches('\n'));
+    }
+    text
 }
 
 fn indent(s: &str) -> String {

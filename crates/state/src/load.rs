@@ -122,11 +122,11 @@ pub(crate) fn check_policy(file: &str, content: &str) -> Result<(), StateError> 
         }
         keys
     };
-    let keys = top_keys(false);
-    if keys.is_empty() {
-        // helmfile reports this only as a warning unless strict; an empty file is fine.
-        return Ok(());
+    // v1's checker: a file without a key at column 0 (or a `---` line) is refused.
+    if top_keys(true).is_empty() {
+        return Err(format!("no top-level config keys are found in {file}").into());
     }
+    let keys = top_keys(false);
     let priority = |k: &str| match k {
         "bases" => Some(0),
         "environments" => Some(1),
@@ -632,6 +632,13 @@ pub(crate) fn load_file(
     base_of: Option<&str>,
 ) -> Result<HelmState, LoadError> {
     let is_base = base_of.is_some();
+    // helmfile reads a state file from its own directory, and names it so in messages
+    // (`failed to read one.yaml`); a base file keeps the path it is listed under.
+    let shown = if is_base {
+        file
+    } else {
+        file.rsplit('/').next().unwrap_or(file)
+    };
     let bytes = s
         .host
         .read_file(std::path::Path::new(file))
@@ -651,7 +658,7 @@ pub(crate) fn load_file(
             ". Started seeing this since Helmfile v1? Add the .gotmpl file extension"
         };
         let err = StateError::new(format!(
-            "failed to read {file}: reading document at index {index}{hint}: {e}"
+            "failed to read {shown}: reading document at index {index}{hint}: {e}"
         ));
         return Err(match e.pos {
             Some(p) => err.at(crate::Location::new(file, p.line, p.column)),
@@ -660,7 +667,7 @@ pub(crate) fn load_file(
         .into());
     }
     let content = String::from_utf8_lossy(&bytes).replace("\r\n", "\n");
-    check_policy(file, &content)?;
+    check_policy(shown, &content)?;
     let base = base_of.map_or_else(|| dir_of(file), str::to_string);
     let renderer = s.renderer(&base);
     let has_env = inherited.is_some() || overrode.is_some();
@@ -674,7 +681,7 @@ pub(crate) fn load_file(
     for (i, part) in split_parts(&content).iter().enumerate() {
         let first_line = part_line;
         part_line += part.matches('\n').count() as u32 + 2;
-        let id = format!("{file}.part.{i}");
+        let id = format!("{shown}.part.{i}");
         let at = |line: u32, column: u32| crate::Location {
             file: file.to_string(),
             line: first_line + line.saturating_sub(1),
@@ -697,7 +704,7 @@ pub(crate) fn load_file(
         } else {
             part.clone()
         };
-        let mut part_doc = parse_part(file, &raw).map_err(|(msg, pos)| match pos {
+        let mut part_doc = parse_part(shown, &raw).map_err(|(msg, pos)| match pos {
             Some((l, c)) => StateError::new(msg).at(at(l, c)),
             None => StateError::new(msg),
         })?;

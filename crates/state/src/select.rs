@@ -15,22 +15,37 @@ pub struct Selector {
 }
 
 impl Selector {
-    /// Parses `key=value,key2!=value2`; the error is helmfile's.
+    /// Parses `key=value,key2!=value2` as helmfile's `ParseLabels`: each term is
+    /// `K=V` or `K!=V` with both sides one or more of `[a-zA-Z0-9_/.+-]`; the error names
+    /// the last malformed term.
     pub fn parse(s: &str) -> Result<Selector, StateError> {
+        let word = |w: &str| {
+            !w.is_empty()
+                && w.bytes().all(|b| {
+                    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'/' | b'.' | b'+' | b'-')
+                })
+        };
         let mut terms = Vec::new();
+        let mut malformed = None;
         for part in s.split(',') {
-            let (k, v, positive) = if let Some((k, v)) = part.split_once("!=") {
-                (k, v, false)
-            } else if let Some((k, v)) = part.split_once('=') {
-                (k, v, true)
+            let term = if let Some((k, v)) = part.split_once("!=").filter(|(k, v)| word(k) && word(v)) {
+                Some((k, v, false))
             } else {
-                return Err(
-                    format!("malformed label: {part}. Expected label in form k=v or k!=v").into(),
-                );
+                part.split_once('=')
+                    .filter(|(k, v)| word(k) && word(v))
+                    .map(|(k, v)| (k, v, true))
             };
-            terms.push((k.to_string(), v.to_string(), positive));
+            match term {
+                Some((k, v, positive)) => terms.push((k.to_string(), v.to_string(), positive)),
+                None => malformed = Some(part),
+            }
         }
-        Ok(Selector { terms })
+        match malformed {
+            Some(part) => Err(
+                format!("malformed label: {part}. Expected label in form k=v or k!=v").into(),
+            ),
+            None => Ok(Selector { terms }),
+        }
     }
 
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
@@ -200,15 +215,12 @@ pub(crate) fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, Need
         }
         batches[l].push(i);
     }
-    // variantdev/dag sorts each group by release id.
-    for b in &mut batches {
-        b.sort_by_key(|&i| releases[i].id());
-    }
+    // Each group keeps the releases' definition order (helmfile v0.166 show-dag).
     Ok(batches)
 }
 
 /// helmfile's `show-dag` table (Go's tabwriter with padding 1): one row per release,
-/// its group (batch), its id and its `needs:` as written.
+/// its group (batch), its id and its `needs:` as full IDs.
 pub(crate) fn dag_table(releases: &[Release], batches: &[Vec<usize>]) -> String {
     let mut rows: Vec<[String; 3]> = vec![[
         "GROUP".to_string(),
@@ -220,7 +232,12 @@ pub(crate) fn dag_table(releases: &[Release], batches: &[Vec<usize>]) -> String 
             rows.push([
                 (i + 1).to_string(),
                 releases[j].id(),
-                releases[j].needs.join(", "),
+                releases[j]
+                    .needs
+                    .iter()
+                    .map(|n| need_id(&releases[j], n))
+                    .collect::<Vec<_>>()
+                    .join(", "),
             ]);
         }
     }
@@ -284,5 +301,16 @@ mod tests {
         assert!(!selected(&r, &[s("name=web,namespace!=ns")]));
         assert!(selected(&r, &[s("name=db"), s("chart=c")]));
         assert!(Selector::parse("oops").is_err());
+        // helmfile's ParseLabels: both sides from [a-zA-Z0-9_/.+-], the last bad term named.
+        for good in ["a=b", "a.b/c_d-e=f+g", "a!=1.2.3"] {
+            assert!(Selector::parse(good).is_ok(), "{good}");
+        }
+        for bad in ["=a", "a=", "a=b=c", "!=x", "a:b=c", "a=b c", "a=é", "a=b,"] {
+            assert!(Selector::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            Selector::parse("=x,a=b,=y").unwrap_err().message,
+            "malformed label: =y. Expected label in form k=v or k!=v"
+        );
     }
 }

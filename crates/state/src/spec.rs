@@ -16,7 +16,6 @@ pub const STATE_KEYS: &[&str] = &[
     "bases",
     "helmDefaults",
     "helmfiles",
-    "context",
     "charts",
     "kubeContext",
     "namespace",

@@ -81,13 +81,18 @@ fn needs_network(input: &str) -> bool {
 /// helmfile's test chart repository (`helmtesting.StartChartRepoServer`): every chart
 /// directory under `charts/` packaged, with an `index.yaml`, served over HTTP on a
 /// loopback port until dropped.
-struct ChartRepo {
+pub(crate) struct ChartRepo {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     port: u16,
 }
 
 impl ChartRepo {
-    fn start(charts: &Path, port: u16) -> Result<ChartRepo, String> {
+    /// The loopback port it serves on.
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub(crate) fn start(charts: &Path, port: u16) -> Result<ChartRepo, String> {
         use std::io::{BufRead, BufReader, Write};
         let mut files: Vec<(String, Vec<u8>)> = Vec::new();
         let mut index = String::from("apiVersion: v1\nentries:\n");

@@ -632,6 +632,7 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
         env_journal: None,
     };
     let run_opts = capstan_state::app::RunOptions {
+        listed_selector_errors: false,
         file: String::new(),
         selectors: list(app, "Selectors"),
         cli: capstan_state::load::Overrides {

@@ -7,11 +7,13 @@
 //! pass; `cargo test` fails if one of them regresses.
 
 pub mod bench;
-mod e2e_suite;
+pub(crate) mod e2e_suite;
 mod env_suite;
 mod gotemplate_suite;
 pub(crate) mod helm_values_suite;
 mod helmfile_helm_suite;
+mod helmfile_real;
+mod helmfile_real_cases;
 pub mod real_charts;
 pub mod report;
 mod strvals_suite;
@@ -33,6 +35,7 @@ pub const SUITES: &[&str] = &[
     "helmfile-e2e",
     "real-charts",
     "helmfile-helm",
+    "helmfile-real",
 ];
 
 /// Where each suite's data lives, relative to the `shared` folder.
@@ -47,6 +50,7 @@ pub fn default_path(suite: &str) -> Option<&'static str> {
         "helmfile-e2e" => "peer/helmfile-e2e",
         "real-charts" => "realworld",
         "helmfile-helm" => "peer/helmfile-helm",
+        "helmfile-real" => "peer/helmfile-bin",
         _ => return None,
     })
 }
@@ -105,6 +109,7 @@ fn run_suite_here(suite: &str, path: &Path) -> Result<Report, String> {
         "helmfile-e2e" => e2e_suite::run(path)?,
         "real-charts" => real_charts::run(path)?,
         "helmfile-helm" => helmfile_helm_suite::run(path)?,
+        "helmfile-real" => helmfile_real::run(path)?,
         other => {
             return Err(format!(
                 "unknown suite {other:?}; suites: {}",

@@ -10,7 +10,7 @@ use capstan_conformance::{default_path, run_suite, update_passing, SUITES};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: conformance <suite> <path> [-v] [--update-passing]\n       conformance bench gotemplate|helm|real-charts <dir> [--iterations N]\n       conformance --update-passing [--shared DIR]\nsuites: yaml, gotemplate, strvals, helm-values, hcl, env-merge, helmfile-e2e, real-charts, helmfile-helm";
+const USAGE: &str = "usage: conformance <suite> <path> [-v] [--update-passing]\n       conformance bench gotemplate|helm|real-charts <dir> [--iterations N]\n       conformance --update-passing [--shared DIR]\nsuites: yaml, gotemplate, strvals, helm-values, hcl, env-merge, helmfile-e2e, real-charts, helmfile-helm, helmfile-real";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
