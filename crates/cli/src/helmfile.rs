@@ -613,12 +613,25 @@ fn load_any(
 /// leaves nothing half-written.
 ///
 /// Staged files are private (0600: values may hold secrets) and removed on a signal; in
-/// place, a file is readable by others (0644) unless `private`.
+/// place, a file is readable by others (0644) unless `private`. A path listed twice (one
+/// state file loaded twice, two releases writing one file) ends with the last content,
+/// as writing them one after the other would.
 fn write_all<T: AsRef<[u8]>>(
     root: &Path,
     files: &[(String, T)],
     private: bool,
 ) -> Result<(), Failure> {
+    let last_index: std::collections::HashMap<&str, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| (p.as_str(), i))
+        .collect();
+    let last: Vec<&(String, T)> = files
+        .iter()
+        .enumerate()
+        .filter(|(i, (p, _))| last_index.get(p.as_str()) == Some(i))
+        .map(|(_, f)| f)
+        .collect();
     let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let cleanup = |staged: &[(PathBuf, PathBuf)]| {
         for (tmp, _) in staged {
@@ -626,7 +639,7 @@ fn write_all<T: AsRef<[u8]>>(
             capstan_state::host::unregister_staged(tmp);
         }
     };
-    for (path, text) in files {
+    for (path, text) in last {
         let target = root.join(path);
         if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
             if let Err(e) = std::fs::create_dir_all(dir) {
@@ -953,7 +966,12 @@ fn run_with(
             let mut files = Vec::new();
             let mut i = 0;
             for ps in &states {
-                for r in ps.active()? {
+                // In the order the releases rendered (their `needs:`).
+                let active = ps.active()?;
+                for r in capstan_state::select::dag_order(&active)
+                    .into_iter()
+                    .map(|i| active[i])
+                {
                     let dir = commands::render_path(
                         tmpl,
                         &commands::path_template_data(&s, ps, r, &t.output_dir),
@@ -1003,6 +1021,10 @@ fn run_with(
                 });
             }
             let rows = commands::list_rows(&states)?;
+            // Nothing matched (and --allow-no-matching-release): helmfile prints nothing.
+            if rows.is_empty() {
+                return Ok(String::new());
+            }
             Ok(if output == "json" {
                 commands::list_json(&rows)
             } else {

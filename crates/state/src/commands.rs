@@ -83,8 +83,9 @@ pub fn template_reporting(
             location: e.location,
             rendered: None,
         })?;
-        for r in active {
-            jobs.push((ps, r));
+        // helmfile renders a state's releases in the order of their `needs:`.
+        for i in crate::select::dag_order(&active) {
+            jobs.push((ps, active[i]));
         }
     }
     // The first failure in the states' order is the error; nothing after it is kept.
@@ -693,11 +694,84 @@ pub fn check_needs(states: &[PreparedState]) -> Result<(), crate::select::NeedsE
     Ok(())
 }
 
+/// The field order of the Go structs `build` prints inside a state or a release:
+/// `helmDefaults` (`HelmSpec`) and `hooks` (`[]event.Hook`). Keys not listed follow,
+/// sorted.
+fn struct_order(key: &str) -> Option<&'static [&'static str]> {
+    match key {
+        "helmDefaults" => Some(&[
+            "kubeContext",
+            "args",
+            "verify",
+            "keyring",
+            "enableDNS",
+            "devel",
+            "wait",
+            "waitForJobs",
+            "timeout",
+            "recreatePods",
+            "force",
+            "atomic",
+            "cleanupOnFail",
+            "historyMax",
+            "createNamespace",
+            "skipDeps",
+            "reuseValues",
+            "postRenderer",
+            "cascade",
+            "disableValidation",
+            "disableOpenAPIValidation",
+            "insecureSkipTLSVerify",
+            "deleteWait",
+            "deleteTimeout",
+        ]),
+        "hooks" => Some(&["name", "events", "command", "kubectl", "args", "showlogs"]),
+        _ => None,
+    }
+}
+
+/// A map's entries in `order`, then the rest in key order.
+fn ordered_entries(m: &BTreeMap<Str, Value>, order: &[&str]) -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = order
+        .iter()
+        .filter_map(|k| m.get(*k).map(|v| (k.to_string(), v.clone())))
+        .collect();
+    out.extend(
+        m.iter()
+            .filter(|(k, _)| !order.contains(&k.as_ref()))
+            .map(|(k, v)| (k.to_string(), v.clone())),
+    );
+    out
+}
+
 /// A struct-like mapping in field order, as yaml.v3 writes a Go struct: each `(key,
-/// value)` becomes `key: value` with the value in helmfile's YAML.
+/// value)` becomes `key: value` with the value in helmfile's YAML (a nested struct of
+/// [`struct_order`] in its own field order).
 fn struct_yaml(fields: &[(String, Value)]) -> Result<String, StateError> {
     let mut out = String::new();
     for (k, v) in fields {
+        if let Some(order) = struct_order(k) {
+            match v {
+                Value::Map(m) if !m.is_empty() => {
+                    out.push_str(&format!("{k}:
+"));
+                    for line in struct_yaml(&ordered_entries(&m.read(), order))?.lines() {
+                        out.push_str(&format!("  {line}\n"));
+                    }
+                    continue;
+                }
+                Value::List(l) if !l.items.is_empty() && l.items.iter().all(Value::is_map) => {
+                    let items: Vec<Vec<(String, Value)>> = l
+                        .items
+                        .iter()
+                        .filter_map(|i| i.as_map().map(|m| ordered_entries(&m.read(), order)))
+                        .collect();
+                    out.push_str(&struct_list_yaml(k, &items)?);
+                    continue;
+                }
+                _ => {}
+            }
+        }
         let mut one = BTreeMap::new();
         one.insert(Str::from(k.as_str()), v.clone());
         out.push_str(
@@ -772,6 +846,21 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
             .collect();
         raw.insert(Str::from(key), Value::list_from(items));
     }
+    // `needs:` as the full IDs helmfile completes them to (`kc/ns/name`).
+    if !r.needs.is_empty() {
+        raw.insert(
+            Str::from("needs"),
+            Value::list_from(
+                r.needs
+                    .iter()
+                    .map(|n| Value::from(crate::select::need_id(r, n)))
+                    .collect(),
+            ),
+        );
+    }
+    if let Some(hooks) = raw.get("hooks").map(hooks_as_structs) {
+        raw.insert(Str::from("hooks"), hooks);
+    }
     crate::spec::RELEASE_KEYS
         .iter()
         .filter_map(|k| {
@@ -786,6 +875,124 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
                 .map(|v| (k.to_string(), v.clone()))
         })
         .collect()
+}
+
+/// `hooks:` as helmfile prints its `event.Hook` structs: `name`, `events`, `command`,
+/// (`kubectl` when set), `args` and `showlogs`, the empty ones included (keys sorted, as
+/// helmfile v0.166 prints them).
+fn hooks_as_structs(hooks: &Value) -> Value {
+    let Some(list) = hooks.as_list() else {
+        return hooks.clone();
+    };
+    let items = list
+        .items
+        .iter()
+        .map(|h| {
+            let Some(m) = h.as_map().map(|m| m.snapshot()) else {
+                return h.clone();
+            };
+            let mut out: Vec<(Str, Value)> = Vec::new();
+            let get = |k: &str| m.get(k).cloned().filter(|v| !matches!(v, Value::Nil));
+            out.push(("name".into(), get("name").unwrap_or_else(|| Value::from(""))));
+            out.push((
+                "events".into(),
+                get("events").unwrap_or_else(|| Value::list_from(Vec::new())),
+            ));
+            out.push(("command".into(), get("command").unwrap_or_else(|| Value::from(""))));
+            if let Some(k) = get("kubectl") {
+                out.push(("kubectl".into(), k));
+            }
+            out.push((
+                "args".into(),
+                get("args").unwrap_or_else(|| Value::list_from(Vec::new())),
+            ));
+            out.push((
+                "showlogs".into(),
+                get("showlogs").unwrap_or(Value::Bool(false)),
+            ));
+            // Anything else the hook carries (a newer helmfile's field) after them.
+            for (k, v) in &m {
+                if !out.iter().any(|(o, _)| o == k) {
+                    out.push((k.clone(), v.clone()));
+                }
+            }
+            Value::map_from(out.into_iter().collect())
+        })
+        .collect();
+    Value::list_from(items)
+}
+
+/// `helmDefaults` as helmfile prints its `HelmSpec`: the fields without `omitempty`
+/// (booleans and numbers) always, with what else was set (keys sorted, as helmfile
+/// v0.166 prints them); nothing at all when every field is empty (yaml's `omitempty` on
+/// the struct).
+fn helm_defaults_struct(v: &Value) -> Option<Value> {
+    let m = v.as_map()?.snapshot();
+    if m.values().all(crate::spec::is_empty) {
+        return None;
+    }
+    const ALWAYS: &[(&str, bool)] = &[
+        ("verify", true),
+        ("enableDNS", true),
+        ("devel", true),
+        ("wait", true),
+        ("waitForJobs", true),
+        ("timeout", false),
+        ("recreatePods", true),
+        ("force", true),
+        ("atomic", true),
+        ("skipDeps", true),
+        ("reuseValues", true),
+        ("deleteWait", true),
+        ("deleteTimeout", false),
+    ];
+    const ORDER: &[&str] = &[
+        "kubeContext",
+        "args",
+        "verify",
+        "keyring",
+        "enableDNS",
+        "devel",
+        "wait",
+        "waitForJobs",
+        "timeout",
+        "recreatePods",
+        "force",
+        "atomic",
+        "cleanupOnFail",
+        "historyMax",
+        "createNamespace",
+        "skipDeps",
+        "reuseValues",
+        "postRenderer",
+        "cascade",
+        "disableValidation",
+        "disableOpenAPIValidation",
+        "insecureSkipTLSVerify",
+        "deleteWait",
+        "deleteTimeout",
+    ];
+    let mut out: Vec<(Str, Value)> = Vec::new();
+    for k in ORDER {
+        match (m.get(*k), ALWAYS.iter().find(|(a, _)| a == k)) {
+            (Some(v), _) if !matches!(v, Value::Nil) => out.push((Str::from(*k), v.clone())),
+            (_, Some((_, is_bool))) => out.push((
+                Str::from(*k),
+                if *is_bool {
+                    Value::Bool(false)
+                } else {
+                    Value::Int(0)
+                },
+            )),
+            _ => {}
+        }
+    }
+    for (k, v) in &m {
+        if !ORDER.contains(&k.as_ref()) && !crate::spec::is_empty(v) {
+            out.push((k.clone(), v.clone()));
+        }
+    }
+    Some(Value::map_from(out.into_iter().collect()))
 }
 
 /// `build`: every state as helmfile prints it (`---`, a `#  Source:` comment, the state
@@ -837,12 +1044,21 @@ pub fn build_with_charts(
         for k in crate::spec::STATE_KEYS {
             if matches!(
                 *k,
-                "helmBinary" | "kustomizeBinary" | "releases" | "templates" | "bases"
+                "helmBinary" | "kustomizeBinary" | "releases" | "templates"
             ) {
                 continue;
             }
-            if let Some(v) = ps.state.doc.get(*k).filter(|v| !crate::spec::is_empty(v)) {
-                fields.push((k.to_string(), v.clone()));
+            let Some(v) = ps.state.doc.get(*k).filter(|v| !crate::spec::is_empty(v)) else {
+                continue;
+            };
+            match *k {
+                "helmDefaults" => {
+                    if let Some(d) = helm_defaults_struct(v) {
+                        fields.push((k.to_string(), d));
+                    }
+                }
+                "hooks" => fields.push((k.to_string(), hooks_as_structs(v))),
+                _ => fields.push((k.to_string(), v.clone())),
             }
         }
         out.push_str(&struct_yaml(&fields)?);

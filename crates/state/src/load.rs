@@ -728,8 +728,12 @@ pub(crate) fn load_file(
                 let base_state = load_file(s, &path, env.as_ref(), overrode, Some(&base))?;
                 merge_layer(&mut layered, &base_state.doc);
             }
-            part_doc.remove("bases");
+            // The part keeps its `bases:` list (helmfile's state does; `build` prints it).
+            let listed = part_doc.remove("bases");
             merge_layer(&mut layered, &part_doc);
+            if let Some(listed) = listed {
+                layered.insert("bases".into(), listed);
+            }
             part_doc = layered;
         }
         let part_env = load_env_values(

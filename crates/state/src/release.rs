@@ -136,29 +136,6 @@ pub(crate) fn chart_name(chart: &str) -> String {
         .to_string()
 }
 
-/// Fills `dst` from `src` like `mergo.Merge(&dst, src, WithAppendSlice)`: lists append,
-/// maps gain missing keys, anything else only fills an empty field.
-fn fill(dst: &mut Tree, src: &Tree) {
-    for (k, v) in src {
-        match (dst.get(k), v) {
-            (Some(Value::List(a)), Value::List(b)) => {
-                let items = a.items.iter().chain(b.items.iter()).cloned().collect();
-                dst.insert(k.clone(), Value::list_from(items));
-            }
-            (Some(Value::Map(a)), Value::Map(b)) => {
-                let mut m = a.snapshot();
-                for (mk, mv) in b.snapshot() {
-                    m.entry(mk).or_insert(mv);
-                }
-                dst.insert(k.clone(), Value::map_from(m));
-            }
-            (Some(existing), _) if !is_empty(existing) => {}
-            _ => {
-                dst.insert(k.clone(), v.clone());
-            }
-        }
-    }
-}
 
 /// The state's `defaultInherit:` template names (a list of strings), trimmed, blanks
 /// left out.
@@ -278,11 +255,44 @@ fn inherit(r: &Tree, templates: &Tree, path: &[String]) -> Result<Tree, InheritE
                 }
             }
         }
-        fill(&mut merged, &src);
+        override_with(&mut merged, &src);
     }
-    fill(&mut merged, r);
+    override_with(&mut merged, r);
     merged.remove("inherit");
     Ok(merged)
+}
+
+/// `mergo.Merge(dst, src, WithAppendSlice, WithOverride)` on `ReleaseSpec`s (how
+/// helmfile layers inherited templates, then the release, over each other): a field of
+/// `src` that is set replaces `dst`'s, lists are appended, maps merged key by key. An
+/// empty string, list or map, `false` and `0` are not set, except for the pointer
+/// fields (`installed: false`, `timeout: 0`), which are set once written.
+fn override_with(dst: &mut Tree, src: &Tree) {
+    for (k, v) in src {
+        let pointer = crate::spec::RELEASE_BOOL_KEYS.contains(&k.as_ref())
+            || matches!(k.as_ref(), "timeout" | "historyMax" | "waitRetries");
+        let unset = match v {
+            Value::Bool(_) | Value::Int(_) | Value::Int64(_) if pointer => false,
+            other => is_empty(other),
+        };
+        if unset {
+            continue;
+        }
+        match (dst.get(k), v) {
+            (Some(Value::List(a)), Value::List(b)) => {
+                let items = a.items.iter().chain(b.items.iter()).cloned().collect();
+                dst.insert(k.clone(), Value::list_from(items));
+            }
+            (Some(Value::Map(a)), Value::Map(b)) => {
+                let mut m = a.snapshot();
+                override_with(&mut m, &b.snapshot());
+                dst.insert(k.clone(), Value::map_from(m));
+            }
+            _ => {
+                dst.insert(k.clone(), v.clone());
+            }
+        }
+    }
 }
 
 /// What release templates see (`releaseTemplateData`).

@@ -219,6 +219,43 @@ pub(crate) fn plan_batches(releases: &[Release]) -> Result<Vec<Vec<usize>>, Need
     Ok(batches)
 }
 
+/// The order helmfile renders a set of releases in (`withNeeds`: the batches of
+/// `PlanReleases`, each in definition order): the indexes of `releases`, ordered by how
+/// deep their `needs:` within the set go. Needs outside the set do not count.
+pub fn dag_order(releases: &[&Release]) -> Vec<usize> {
+    let ids: Vec<String> = releases.iter().map(|r| r.id()).collect();
+    let deps: Vec<Vec<usize>> = releases
+        .iter()
+        .map(|r| {
+            r.needs
+                .iter()
+                .filter_map(|n| {
+                    let id = need_id(r, n);
+                    ids.iter().position(|x| *x == id)
+                })
+                .collect()
+        })
+        .collect();
+    // Levels by relaxation (a cycle, already refused by `plan_batches`, stops at n).
+    let mut level = vec![0usize; releases.len()];
+    for _ in 0..releases.len() {
+        let mut changed = false;
+        for i in 0..releases.len() {
+            let l = deps[i].iter().map(|&d| level[d] + 1).max().unwrap_or(0);
+            if l > level[i] {
+                level[i] = l;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut order: Vec<usize> = (0..releases.len()).collect();
+    order.sort_by_key(|&i| (level[i], i));
+    order
+}
+
 /// helmfile's `show-dag` table (Go's tabwriter with padding 1): one row per release,
 /// its group (batch), its id and its `needs:` as full IDs.
 pub(crate) fn dag_table(releases: &[Release], batches: &[Vec<usize>]) -> String {
@@ -291,6 +328,13 @@ mod tests {
             .unwrap_err()
             .message
             .contains("undefined release \"ns/zz\""));
+    }
+
+    #[test]
+    fn releases_render_in_needs_order() {
+        let rs = [rel("web", &["api"]), rel("api", &["db"]), rel("db", &[]), rel("x", &["ns/zz"])];
+        let refs: Vec<&Release> = rs.iter().collect();
+        assert_eq!(dag_order(&refs), vec![2, 3, 1, 0]);
     }
 
     #[test]
