@@ -840,7 +840,10 @@ fn run_with(
             }
             if !g.selector.is_empty() && (t.include_needs || t.include_transitive_needs) {
                 for ps in &mut states {
-                    ps.include_needs(t.include_transitive_needs);
+                    // helmfile's template plans with IncludeTransitiveNeeds set to
+                    // --include-needs: the needs of the needs come too (helmfile v0.166:
+                    // `-l name=web template --include-needs` renders web's whole chain).
+                    ps.include_needs(true);
                 }
             } else if !g.selector.is_empty() && !t.skip_needs {
                 for ps in &states {
@@ -997,6 +1000,9 @@ fn run_with(
         }) => {
             // helmfile prints every state, then fails when no release matched.
             let (states, no_match) = load_any(g, &s, log, cwd)?;
+            // `build` prepares charts first, which runs the `prepare` hooks (helmfile
+            // v0.166 and v1.7; `list` and `write-values` stopped in v0.168, #1681).
+            crate::cluster::state_hooks(g, &s, &states, "prepare", "build", log)?;
             let out = commands::build(&s, &states, embed_values)?;
             match no_match {
                 Some(message) => Err(Failure {

@@ -26,6 +26,9 @@ pub enum Kind {
     Punct,
     Keyword,
     Eof,
+    /// A lexical error (Go's `itemError`): its text is the message, and lexing stopped
+    /// there. The parser reports it only when it reaches it, as Go's does.
+    Error,
 }
 
 #[derive(Clone, Debug)]
@@ -36,6 +39,9 @@ pub struct Token {
     pub text: String,
     /// 1-based line of the token's start.
     pub line: usize,
+    /// For an [`Kind::Error`]: the line of the action it is in, when that started on an
+    /// earlier line (0 otherwise).
+    pub action_line: usize,
 }
 
 /// A lexical error: message and 1-based line.
@@ -100,6 +106,7 @@ impl<'a> Lexer<'a> {
             pos: start,
             text: self.src[start..end].to_string(),
             line,
+            action_line: 0,
         });
     }
 
@@ -115,8 +122,8 @@ impl<'a> Lexer<'a> {
         &self.src[self.pos..]
     }
 
-    /// Lexes the whole template.
-    pub fn lex(src: &'a str) -> Result<Vec<Token>, LexError> {
+    /// Lexes the whole template; a lexical error ends the tokens with a [`Kind::Error`].
+    pub fn lex(src: &'a str) -> Vec<Token> {
         let mut lx = Lexer {
             src,
             pos: 0,
@@ -125,15 +132,25 @@ impl<'a> Lexer<'a> {
             paren_depth: 0,
             line_cache: (0, 1),
         };
-        lx.text()?;
+        if let Err(e) = lx.text() {
+            lx.tokens.push(Token {
+                kind: Kind::Error,
+                pos: lx.pos,
+                text: e.msg,
+                line: e.line,
+                action_line: e.action_line,
+            });
+            return lx.tokens;
+        }
         let end = src.len();
         lx.tokens.push(Token {
             kind: Kind::Eof,
             pos: end,
             text: String::new(),
             line: line_at(src, end),
+            action_line: 0,
         });
-        Ok(lx.tokens)
+        lx.tokens
     }
 
     fn text(&mut self) -> Result<(), LexError> {

@@ -3,7 +3,7 @@
 //! (`template: NAME:LINE: msg`).
 
 use crate::ast::{Arg, Command, Control, Node, Number, Pipe};
-use crate::lex::{Kind, LexError, Lexer, Token};
+use crate::lex::{Kind, Lexer, Token};
 use capstan_gocompat::strconv::{parse_float, parse_int, parse_uint, unquote, unquote_char};
 
 /// A parse failure: the template and line it names and what is wrong there; its
@@ -55,6 +55,10 @@ pub(crate) fn is_empty_tree(nodes: &[Node]) -> bool {
 struct Parser<'a> {
     toks: Vec<Token>,
     i: usize,
+    /// The furthest token read (Go's `token[0]`, the last item taken from the lexer,
+    /// peeks included): errors name its line, and a lexical error is reported once the
+    /// parser has read that far.
+    seen: std::cell::Cell<usize>,
     parse_name: String,
     vars: Vec<String>,
     range_depth: usize,
@@ -75,28 +79,11 @@ pub fn parse(
     text: &str,
     lookup_func: &(dyn Fn(&str) -> Option<crate::Func> + Sync),
 ) -> Result<Vec<Tree>, ParseError> {
-    let toks = Lexer::lex(text).map_err(
-        |LexError {
-             msg,
-             line,
-             action_line,
-         }| {
-            let extra = match action_line {
-                0 => String::new(),
-                a if a == line => String::new(),
-                a if msg.ends_with(" action") => format!(" started at {name}:{a}"),
-                a => format!(" in action started at {name}:{a}"),
-            };
-            ParseError {
-                template: name.to_string(),
-                line,
-                description: format!("{msg}{extra}"),
-            }
-        },
-    )?;
+    let toks = Lexer::lex(text);
     let mut p = Parser {
         toks,
         i: 0,
+        seen: std::cell::Cell::new(0),
         parse_name: name.to_string(),
         vars: vec!["$".into()],
         range_depth: 0,
@@ -159,14 +146,18 @@ fn item_string(t: &Token) -> String {
 
 impl<'a> Parser<'a> {
     fn peek(&self) -> &Token {
-        &self.toks[self.i.min(self.toks.len() - 1)]
+        let at = self.i.min(self.toks.len() - 1);
+        if at > self.seen.get() {
+            self.seen.set(at);
+        }
+        &self.toks[at]
     }
 
+    /// The next token; past the end (EOF, or a lexical error) it is read again, and a
+    /// backup (`i -= 1`) after it undoes exactly this read.
     fn next(&mut self) -> Token {
         let t = self.peek().clone();
-        if self.i < self.toks.len() - 1 {
-            self.i += 1;
-        }
+        self.i = (self.i + 1).min(self.toks.len());
         t
     }
 
@@ -187,10 +178,24 @@ impl<'a> Parser<'a> {
     }
 
     fn current_line(&self) -> usize {
-        self.toks[self.i.saturating_sub(1).min(self.toks.len() - 1)].line
+        self.toks[self.seen.get().min(self.toks.len() - 1)].line
     }
 
     fn error(&self, msg: impl AsRef<str>) -> ParseError {
+        // Having read up to a lexical error, that error is what Go reports.
+        if let Some(e) = self.toks.get(self.seen.get()).filter(|t| t.kind == Kind::Error) {
+            let extra = match e.action_line {
+                0 => String::new(),
+                a if a == e.line => String::new(),
+                a if e.text.ends_with(" action") => format!(" started at {}:{a}", self.parse_name),
+                a => format!(" in action started at {}:{a}", self.parse_name),
+            };
+            return ParseError {
+                template: self.parse_name.clone(),
+                line: e.line,
+                description: format!("{}{extra}", e.text),
+            };
+        }
         let line = self.current_line();
         ParseError {
             template: self.parse_name.clone(),
@@ -314,7 +319,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.i -= 1;
-        while self.toks[self.i].kind == Kind::Space {
+        while self.peek().kind == Kind::Space {
             self.i -= 1;
         }
         let pipe = self.pipeline("command", Kind::RightDelim)?;

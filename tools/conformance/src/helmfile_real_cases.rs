@@ -265,11 +265,12 @@ releases:
     tier: cache
 "#,
     ));
-    case(
-        "sub-helmfiles",
-        files,
-        with(&["-l tier=web template", "-l tier=root list", "-l tier=cache list"]),
-    )
+    // (No lint here: capstan runs helm from the working directory, so helm names a
+    // sub-helmfile's chart `charts/app` where helmfile, run from the sub-helmfile's
+    // directory, has it print `../charts/app`; see COMPATIBILITY.md.)
+    let mut all = runs(&EVERY[..EVERY.len() - 1]);
+    all.extend(runs(&["-l tier=web template", "-l tier=root list", "-l tier=cache list"]));
+    case("sub-helmfiles", files, all)
 }
 
 fn templates_and_inherit() -> Case {
@@ -674,14 +675,19 @@ releases:
     args: ["-c", "exit 7"]
 "#,
     ));
-    // v1.7 runs prepare hooks in build (defect 3); v0.166 does not.
-    let mut build = run("build");
-    build.v17 = Some(Expected {
-        code: 1,
-        first_error_line: String::new(),
-        change: "prepare hooks run for build (v0.168.0, helmfile#1681)",
-    });
-    let failing = case("hook-fails", failing, vec![build, run("template")]);
+    // build runs prepare hooks (defect 3): a failing one fails the command.
+    // v0.168 (helmfile#1681) stopped running prepare hooks in list and write-values.
+    let mut quiet = runs(&["list", "write-values"]);
+    for r in &mut quiet {
+        r.v17 = Some(Expected {
+            code: 0,
+            first_error_line: String::new(),
+            change: "list and write-values run no prepare hooks (v0.168.0, helmfile#1681)",
+        });
+    }
+    let mut all = runs(&["build", "template"]);
+    all.extend(quiet);
+    let failing = case("hook-fails", failing, all);
     vec![ok, failing]
 }
 
