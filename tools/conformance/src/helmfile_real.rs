@@ -141,7 +141,13 @@ pub fn run(_path: &Path) -> Result<Vec<CaseResult>, String> {
                 let Some(&(c, r)) = jobs.get(i) else { break };
                 let case = &cases[c];
                 let run = &case.runs[r];
-                let id = format!("{}/{}", case.id, run.args.join(" "));
+                let with_env = if run.env.is_empty() {
+                    String::new()
+                } else {
+                    let names: Vec<&str> = run.env.iter().map(|(k, _)| k.as_str()).collect();
+                    format!(" (with {})", names.join(", "))
+                };
+                let id = format!("{}/{}{with_env}", case.id, run.args.join(" "));
                 let dir = work.join(format!("{i}"));
                 let result = compare(&tools, case, run, &dir, id);
                 let _ = std::fs::remove_dir_all(&dir);

@@ -625,7 +625,8 @@ releases:
             "build",
             "template",
             "write-values --output-file-template out/{{.Release.Namespace}}-{{.Release.Name}}.yaml",
-            "write-values --output-file-template out/{{.Release.Name}}.yaml",
+            // (Not `out/{{.Release.Name}}.yaml`: the two `same` releases then write one
+            // file, and which one helmfile writes last follows Go's map order, at random.)
         ]),
     )
 }
