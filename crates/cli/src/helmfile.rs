@@ -1149,8 +1149,10 @@ fn run_with(
                 } else if explain {
                     Piece::Text(header + &crate::explain::text(&r.leaves, false))
                 } else if output == "json" {
+                    // Keyed by the release's ID: two `app` releases in two namespaces are
+                    // two entries.
                     Piece::Named(
-                        capstan_value::Str::from(r.name.as_str()),
+                        capstan_value::Str::from(r.id.as_str()),
                         capstan_value::Value::map_from(r.values),
                     )
                 } else {

@@ -733,8 +733,9 @@ fn real_user_environments_work() {
     );
     let (_, err, code) = run(&[("HOME", &unwritable)], &["-f", "remote.yaml", "template"]);
     assert_eq!(code, 1, "{err}");
+    // helmfile's error: the state file named first, no `Error: ` prefix.
     assert!(
-        err.starts_with("Error:") && !err.contains("panicked"),
+        err.starts_with("in ./remote.yaml: ") && !err.contains("panicked"),
         "{err}"
     );
     assert!(err.contains("not-a-dir"), "names the cache path: {err}");

@@ -288,9 +288,22 @@ fn every_bad_input_is_located_and_rendered_the_same_way() {
         std::fs::remove_dir_all(&dir).ok();
         assert_ne!(code, 0, "{}: succeeded\n{out}", case.name);
         assert_eq!(out, "", "{}: wrote to stdout", case.name);
+        // helm's commands print `Error: …`; helmfile's print the message bare, after
+        // their progress lines.
+        let progress = |l: &str| {
+            l.is_empty() || l.starts_with("Building dependency") || l.starts_with("Templating release")
+        };
         let error = err
             .find("Error: ")
             .map(|i| &err[i..])
+            .or_else(|| {
+                let skipped: usize = err
+                    .split_inclusive('\n')
+                    .take_while(|l| progress(l.trim_end()))
+                    .map(str::len)
+                    .sum();
+                (skipped < err.len()).then(|| &err[skipped..])
+            })
             .unwrap_or_else(|| panic!("{}: no error line in {err}", case.name));
         match case.at {
             Some(at) => {

@@ -153,11 +153,12 @@ fn show_dag_prints_helmfiles_table() {
     );
     assert_eq!(
         ok(&capstan(&d, &["show-dag"], &[])),
+        // As the real helmfile prints it (v0.166): definition order, needs as IDs.
         "GROUP RELEASE     DEPENDENCIES\n\
-         1     aaa/zeta    \n\
          1     kc//db      \n\
+         1     aaa/zeta    \n\
          2     kc/apps/api kc//db\n\
-         3     kc/apps/web apps/api, kc//db\n"
+         3     kc/apps/web kc/apps/api, kc//db\n"
     );
 }
 
@@ -321,7 +322,22 @@ fn missing_files_warn_empty_helmfiles_fail_and_print_env_omits_kube_context() {
     let env = capstan(&d, &["print-env"], &[]);
     assert!(!ok(&env).contains("kubeContext"), "{}", env.stdout);
 
+    // An empty state file has no top-level key: v1's checker refuses it (the real
+    // helmfile v0.166 in v1 mode too).
     std::fs::write(d.0.join("helmfile.yaml"), "").expect("write");
+    for cmd in ["template", "list", "build", "print-env"] {
+        let r = capstan(&d, &[cmd], &[]);
+        assert_eq!(r.code, 1, "{cmd}: {}", r.stderr);
+        assert!(
+            r.stderr.starts_with(
+                "in ./helmfile.yaml: no top-level config keys are found in helmfile.yaml"
+            ),
+            "{cmd}: {}",
+            r.stderr
+        );
+    }
+    // A state file with keys but no release: no release matches.
+    std::fs::write(d.0.join("helmfile.yaml"), "helmDefaults: {}\n").expect("write");
     for cmd in ["template", "list", "build"] {
         let r = capstan(&d, &[cmd], &[]);
         assert_eq!(r.code, 3, "{cmd}: {}", r.stderr);

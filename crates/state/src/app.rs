@@ -286,8 +286,17 @@ impl Visit<'_> {
                     .read_file(Path::new(file))
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .unwrap_or_default();
-                let at =
-                    crate::locate_text(&text, file, "environments:").unwrap_or(crate::Location {
+                // The `environments:` key itself: at the start of a line, not the same
+                // word in a comment or a value before it.
+                let at = text
+                    .lines()
+                    .position(|l| l.starts_with("environments:"))
+                    .map(|i| crate::Location {
+                        file: file.to_string(),
+                        line: i as u32 + 1,
+                        column: 1,
+                    })
+                    .unwrap_or(crate::Location {
                         file: file.to_string(),
                         line: 1,
                         column: 1,
@@ -303,7 +312,10 @@ impl Visit<'_> {
                 .into())
             }
         };
-        self.warnings.extend(state.warnings.iter().cloned());
+        // Shown as they happen: a failure later in the run must not swallow them.
+        for w in &state.warnings {
+            self.s.host.warn(w);
+        }
         for (i, h) in list_of(&state.doc, "helmfiles").iter().enumerate() {
             let sub = SubHelmfileSpec::from_value(h);
             // A remote sub-helmfile (`git::…@path/helmfile.yaml?ref=…`) is fetched first.
@@ -335,7 +347,7 @@ impl Visit<'_> {
                 if handler.is_empty() || handler == "Error" {
                     return Err(msg.into());
                 }
-                self.warnings.push(msg);
+                self.s.host.warn(&msg);
             }
             let sub_selectors = match (&sub.selectors, sub.selectors_inherited) {
                 (None, _) | (_, true) => selectors.to_vec(),

@@ -846,6 +846,9 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
             .collect();
         raw.insert(Str::from(key), Value::list_from(items));
     }
+    if !r.kube_context.is_empty() {
+        raw.insert(Str::from("kubeContext"), Value::from(r.kube_context.as_str()));
+    }
     // `needs:` as the full IDs helmfile completes them to (`kc/ns/name`).
     if !r.needs.is_empty() {
         raw.insert(
@@ -1041,6 +1044,18 @@ pub fn build_with_charts(
                 )),
             ),
         ];
+        // `--kube-context` is the state's kube context as helmfile prints it: in
+        // `helmDefaults`, as the state's `kubeContext` and in every release.
+        let mut doc = ps.state.doc.clone();
+        if !s.kube_context.is_empty() {
+            let mut defaults = doc
+                .get("helmDefaults")
+                .and_then(|d| d.as_map().map(|m| m.snapshot()))
+                .unwrap_or_default();
+            defaults.insert("kubeContext".into(), Value::from(s.kube_context.as_str()));
+            doc.insert("helmDefaults".into(), Value::map_from(defaults));
+            doc.insert("kubeContext".into(), Value::from(s.kube_context.as_str()));
+        }
         for k in crate::spec::STATE_KEYS {
             if matches!(
                 *k,
@@ -1048,7 +1063,7 @@ pub fn build_with_charts(
             ) {
                 continue;
             }
-            let Some(v) = ps.state.doc.get(*k).filter(|v| !crate::spec::is_empty(v)) else {
+            let Some(v) = doc.get(*k).filter(|v| !crate::spec::is_empty(v)) else {
                 continue;
             };
             match *k {
@@ -1330,6 +1345,9 @@ fn local_chart_files(
 /// One release's final values and where each came from.
 pub struct ExplainedRelease {
     pub name: String,
+    /// helmfile's ID of the release (`[KUBECONTEXT/][NAMESPACE/]NAME`): unique among the
+    /// releases of a run where the name alone is not.
+    pub id: String,
     pub namespace: String,
     pub chart: String,
     /// The coalesced `.Values` the chart's templates see.
@@ -1403,6 +1421,7 @@ pub fn explain_values<R: Send>(
         ));
         keep(ExplainedRelease {
             name: r.name.clone(),
+            id: r.id(),
             namespace: input.options.namespace.clone(),
             chart: r.chart.clone(),
             values,

@@ -593,7 +593,10 @@ pub(crate) fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option
             let pos = e.pos.map(|p| (p.line + doc_line, p.column));
             (fail(e.to_string()), pos)
         })?;
-        let v = capstan_yaml::stringify_keys(&v).map_err(|e| (fail(e.to_string()), None))?;
+        // Keys that are not strings fail after the document was read: helmfile's message
+        // names the file only.
+        let v = capstan_yaml::stringify_keys(&v)
+            .map_err(|e| (format!("failed to read {file}: {e}"), None))?;
         let t = tree_of(&v);
         spec::validate(&t).map_err(|e| {
             let key = e.key.clone();

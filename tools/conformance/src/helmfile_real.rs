@@ -544,6 +544,10 @@ fn table_rows(text: &str) -> Vec<Vec<String>> {
                     *labels = user_labels(labels);
                 }
             }
+            // Empty cells at the end are the padding v1.7 trims.
+            while cells.last().is_some_and(String::is_empty) {
+                cells.pop();
+            }
             cells
         })
         .collect()
