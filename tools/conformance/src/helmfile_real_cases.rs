@@ -378,9 +378,15 @@ releases:
     replicas: {{ .Values.replicas }}
     labels:
 {{ .Values.more_tags | toYaml | indent 6 }}
+    extra:
+    - {{ .Values.tags | toJson | quote }}
 "#,
     ));
-    files.push(file("env/base.yaml", "replicas: 1\nname: base\n"));
+    // `tags` from YAML and from HCL's zipmap merge as maps do.
+    files.push(file(
+        "env/base.yaml",
+        "replicas: 1\nname: base\ntags:\n  team: x\n  other: z\n",
+    ));
     files.push(file(
         "env/values.hcl",
         r#"locals {
