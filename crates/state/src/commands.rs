@@ -34,7 +34,7 @@ pub struct ReleaseError {
     pub release: String,
     /// How helmfile names the release's state file in its errors
     /// ([`PreparedState::context`]); empty when the error is not about one state.
-    pub state: String,
+    pub state: std::sync::Arc<str>,
     pub message: String,
     pub location: Option<crate::Location>,
     /// For a manifest that is not valid YAML: every rendered file, as `helm template
@@ -78,7 +78,7 @@ pub fn template_reporting(
     for ps in states {
         let active = ps.active().map_err(|e| ReleaseError {
             release: String::new(),
-            state: ps.context.clone(),
+            state: ps.context.as_str().into(),
             message: e.message,
             location: e.location,
             rendered: None,
@@ -107,7 +107,7 @@ pub fn template_reporting(
                 None => {
                     *kept = Err(ReleaseError {
                         release: String::new(),
-                        state: String::new(),
+                        state: "".into(),
                         message: "a rendering thread stopped".into(),
                         location: None,
                         rendered: None,
@@ -201,7 +201,7 @@ pub fn render_one(
 ) -> Result<RenderedRelease, ReleaseError> {
     let fail = |message: String, location| ReleaseError {
         release: r.name.clone(),
-        state: ps.context.clone(),
+        state: ps.context.as_str().into(),
         message,
         location,
         rendered: None,
