@@ -694,37 +694,40 @@ pub fn check_needs(states: &[PreparedState]) -> Result<(), crate::select::NeedsE
     Ok(())
 }
 
+/// The fields of helmfile's `HelmSpec` (`helmDefaults:`) in the struct's order.
+const HELM_SPEC_ORDER: &[&str] = &[
+    "kubeContext",
+    "args",
+    "verify",
+    "keyring",
+    "enableDNS",
+    "devel",
+    "wait",
+    "waitForJobs",
+    "timeout",
+    "recreatePods",
+    "force",
+    "atomic",
+    "cleanupOnFail",
+    "historyMax",
+    "createNamespace",
+    "skipDeps",
+    "reuseValues",
+    "postRenderer",
+    "cascade",
+    "disableValidation",
+    "disableOpenAPIValidation",
+    "insecureSkipTLSVerify",
+    "deleteWait",
+    "deleteTimeout",
+];
+
 /// The field order of the Go structs `build` prints inside a state or a release:
 /// `helmDefaults` (`HelmSpec`) and `hooks` (`[]event.Hook`). Keys not listed follow,
 /// sorted.
 fn struct_order(key: &str) -> Option<&'static [&'static str]> {
     match key {
-        "helmDefaults" => Some(&[
-            "kubeContext",
-            "args",
-            "verify",
-            "keyring",
-            "enableDNS",
-            "devel",
-            "wait",
-            "waitForJobs",
-            "timeout",
-            "recreatePods",
-            "force",
-            "atomic",
-            "cleanupOnFail",
-            "historyMax",
-            "createNamespace",
-            "skipDeps",
-            "reuseValues",
-            "postRenderer",
-            "cascade",
-            "disableValidation",
-            "disableOpenAPIValidation",
-            "insecureSkipTLSVerify",
-            "deleteWait",
-            "deleteTimeout",
-        ]),
+        "helmDefaults" => Some(HELM_SPEC_ORDER),
         "hooks" => Some(&["name", "events", "command", "kubectl", "args", "showlogs"]),
         _ => None,
     }
@@ -949,32 +952,7 @@ fn helm_defaults_struct(v: &Value) -> Option<Value> {
         ("deleteWait", true),
         ("deleteTimeout", false),
     ];
-    const ORDER: &[&str] = &[
-        "kubeContext",
-        "args",
-        "verify",
-        "keyring",
-        "enableDNS",
-        "devel",
-        "wait",
-        "waitForJobs",
-        "timeout",
-        "recreatePods",
-        "force",
-        "atomic",
-        "cleanupOnFail",
-        "historyMax",
-        "createNamespace",
-        "skipDeps",
-        "reuseValues",
-        "postRenderer",
-        "cascade",
-        "disableValidation",
-        "disableOpenAPIValidation",
-        "insecureSkipTLSVerify",
-        "deleteWait",
-        "deleteTimeout",
-    ];
+    const ORDER: &[&str] = HELM_SPEC_ORDER;
     let mut out: Vec<(Str, Value)> = Vec::new();
     for k in ORDER {
         match (m.get(*k), ALWAYS.iter().find(|(a, _)| a == k)) {

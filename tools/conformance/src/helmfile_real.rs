@@ -28,8 +28,8 @@
 use crate::report::CaseResult;
 use capstan_value::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// How long one run may take.
 const TIMEOUT: Duration = Duration::from_secs(180);
@@ -238,10 +238,7 @@ fn execute(tools: &Tools, real: bool, run: &Run, dir: &Path) -> Result<Outcome, 
         .env("NO_COLOR", "1")
         .env_remove("HELM_DEBUG")
         .env_remove("KUBECONFIG")
-        .env("CAPSTAN_HELMFILE_HELM", tools.helm_dir.join("helm"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("CAPSTAN_HELMFILE_HELM", tools.helm_dir.join("helm"));
     for (k, _) in std::env::vars() {
         if k.starts_with("HELMFILE_") && k != "HELMFILE_V1MODE" && k != "HELMFILE_GOCCY_GOYAML" {
             cmd.env_remove(k);
@@ -250,32 +247,10 @@ fn execute(tools: &Tools, real: bool, run: &Run, dir: &Path) -> Result<Outcome, 
     for (k, v) in &run.env {
         cmd.env(k, v);
     }
-    let start = Instant::now();
-    let mut child = cmd.spawn().map_err(|e| format!("{}: {e}", program.display()))?;
-    let read = |mut r: Box<dyn std::io::Read + Send>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = r.read_to_end(&mut buf);
-            String::from_utf8_lossy(&buf).into_owned()
-        })
-    };
-    let out = child.stdout.take().map(|s| read(Box::new(s)));
-    let err = child.stderr.take().map(|s| read(Box::new(s)));
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Some(s),
-            Ok(None) if start.elapsed() > TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("timed out".into());
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(_) => break None,
-        }
-    };
-    let join = |h: Option<std::thread::JoinHandle<String>>| {
-        h.and_then(|h| h.join().ok()).unwrap_or_default()
-    };
+    let done = crate::real_charts::run_command(cmd, TIMEOUT)?;
+    if done.timed_out {
+        return Err("timed out".into());
+    }
     // Every file the run wrote (write-values writes under each state file's directory).
     let mut written: Vec<(String, String)> = files_under(dir)
         .into_iter()
@@ -287,9 +262,9 @@ fn execute(tools: &Tools, real: bool, run: &Run, dir: &Path) -> Result<Outcome, 
         .collect();
     written.sort();
     Ok(Outcome {
-        code: status.and_then(|s| s.code()),
-        stdout: join(out),
-        stderr: join(err),
+        code: done.code,
+        stdout: done.stdout,
+        stderr: done.stderr,
         written,
     })
 }

@@ -37,12 +37,12 @@ struct Combo {
 
 /// What a process printed and how it ended.
 #[derive(Clone)]
-struct Outcome {
+pub(crate) struct Outcome {
     /// The exit code; `None` when killed by a signal or stopped for the timeout.
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    timed_out: bool,
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) timed_out: bool,
     elapsed: Duration,
 }
 
@@ -503,20 +503,27 @@ fn run_process(
     home: &Path,
     timeout: Duration,
 ) -> Result<Outcome, String> {
-    let start = Instant::now();
-    let mut child = Command::new(program)
-        .args(args)
+    let mut cmd = Command::new(program);
+    cmd.args(args)
         .current_dir(dir)
         .env("HELM_CACHE_HOME", home.join("cache"))
         .env("HELM_CONFIG_HOME", home.join("config"))
         .env("HELM_DATA_HOME", home.join("data"))
         .env_remove("HELM_DEBUG")
-        .env("NO_COLOR", "1")
+        .env("NO_COLOR", "1");
+    run_command(cmd, timeout)
+}
+
+/// Runs `cmd` (standard input closed, its output read), killing it after `timeout`.
+pub(crate) fn run_command(mut cmd: Command, timeout: Duration) -> Result<Outcome, String> {
+    let start = Instant::now();
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("{}: {e}", program.display()))?;
+        .map_err(|e| format!("{program}: {e}"))?;
     let read = |mut r: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut buf = Vec::new();
