@@ -3,17 +3,9 @@
 //! templates, `_*.tpl` helpers), what `show-dag`, `list` and `build` print, what needs no
 //! download, how state fields and flags are read, and helmfile's errors.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-/// A temporary directory with files, removed when dropped.
-struct Dir(PathBuf);
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::{capstan_in, tempdir, write_files, Run, TempDir};
 
 const CHART: &[(&str, &str)] = &[
     ("chart/Chart.yaml", "apiVersion: v2\nname: chart\nversion: 0.1.0\n"),
@@ -27,40 +19,15 @@ const CHART: &[(&str, &str)] = &[
     ),
 ];
 
-fn dir(name: &str, files: &[(&str, &str)]) -> Dir {
-    let d = std::env::temp_dir().join(format!("capstan-behaviour-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    for (path, text) in CHART.iter().chain(files) {
-        let p = d.join(path);
-        std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(&p, text).expect("write");
-    }
-    Dir(d)
+/// A test directory with the chart `chart/` and `files`.
+fn dir(name: &str, files: &[(&str, &str)]) -> TempDir {
+    let d = tempdir(name);
+    write_files(&d, CHART.iter().chain(files).copied());
+    d
 }
 
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: i32,
-}
-
-fn capstan(d: &Dir, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
-    c.args(args)
-        .current_dir(&d.0)
-        .env_remove("HELMFILE_ENVIRONMENT")
-        .env_remove("HELMFILE_FILE_PATH")
-        .env("HELMFILE_CACHE_HOME", d.0.join(".cache"));
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let out = c.output().expect("run capstan");
-    let root = d.0.to_string_lossy().into_owned();
-    Run {
-        stdout: String::from_utf8_lossy(&out.stdout).replace(&root, "[DIR]"),
-        stderr: String::from_utf8_lossy(&out.stderr).replace(&root, "[DIR]"),
-        code: out.status.code().unwrap_or(-1),
-    }
+fn capstan(d: &TempDir, args: &[&str], env: &[(&str, &str)]) -> Run {
+    capstan_in(d, args, env)
 }
 
 fn ok(r: &Run) -> &str {
@@ -91,7 +58,7 @@ fn a_base_resolves_its_paths_in_the_including_helmfile_directory() {
     assert!(text.contains("fromFile: beside-the-helmfile"), "{text}");
     assert!(text.contains("common: \"yes\""), "{text}");
     let own =
-        d.0.file_name()
+        d.file_name()
             .expect("a name")
             .to_string_lossy()
             .into_owned();
@@ -230,7 +197,7 @@ fn commands_that_need_no_chart_download_nothing() {
         assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
     }
     assert_eq!(
-        std::fs::read_to_string(d.0.join("out/r.yaml")).expect("written"),
+        std::fs::read_to_string(d.join("out/r.yaml")).expect("written"),
         "value: 1\n"
     );
     // template does need the chart, and says why it could not get it.
@@ -266,7 +233,7 @@ fn render_yaml_default_inherit_and_boolean_fields() {
     assert!(built.stdout.contains("wait: false"), "{}", built.stdout);
 
     std::fs::write(
-        d.0.join("helmfile.yaml"),
+        d.join("helmfile.yaml"),
         "releases:\n- name: r\n  chart: ./chart\n  installed: maybe\n",
     )
     .expect("write");
@@ -324,7 +291,7 @@ fn missing_files_warn_empty_helmfiles_fail_and_print_env_omits_kube_context() {
 
     // An empty state file has no top-level key: v1's checker refuses it (the real
     // helmfile v0.166 in v1 mode too).
-    std::fs::write(d.0.join("helmfile.yaml"), "").expect("write");
+    std::fs::write(d.join("helmfile.yaml"), "").expect("write");
     for cmd in ["template", "list", "build", "print-env"] {
         let r = capstan(&d, &[cmd], &[]);
         assert_eq!(r.code, 1, "{cmd}: {}", r.stderr);
@@ -337,7 +304,7 @@ fn missing_files_warn_empty_helmfiles_fail_and_print_env_omits_kube_context() {
         );
     }
     // A state file with keys but no release: no release matches.
-    std::fs::write(d.0.join("helmfile.yaml"), "helmDefaults: {}\n").expect("write");
+    std::fs::write(d.join("helmfile.yaml"), "helmDefaults: {}\n").expect("write");
     for cmd in ["template", "list", "build"] {
         let r = capstan(&d, &[cmd], &[]);
         assert_eq!(r.code, 3, "{cmd}: {}", r.stderr);
@@ -380,7 +347,7 @@ fn fetch_copies_local_charts_and_writes_an_air_gapped_helmfile() {
         "{}",
         out.stderr
     );
-    let copy = d.0.join("fetched/apps/r/chart/latest");
+    let copy = d.join("fetched/apps/r/chart/latest");
     for f in ["Chart.yaml", "templates/cm.yaml", "templates/hook.yaml"] {
         assert!(copy.join(f).is_file(), "{f} not copied");
     }
@@ -395,8 +362,8 @@ fn fetch_copies_local_charts_and_writes_an_air_gapped_helmfile() {
     // The printed helmfile, moved elsewhere, renders what the original renders.
     let elsewhere = dir("fetch-elsewhere", &[]);
     std::fs::write(
-        elsewhere.0.join("helmfile.yaml"),
-        printed.replace("[DIR]", &d.0.to_string_lossy()),
+        elsewhere.join("helmfile.yaml"),
+        printed.replace("[DIR]", &d.to_string_lossy()),
     )
     .expect("write");
     let original = capstan(&d, &["template", "-q"], &[]);
@@ -439,7 +406,7 @@ fn fetch_copies_local_charts_and_writes_an_air_gapped_helmfile() {
         "{}",
         two.stderr
     );
-    assert!(!nested.0.join("o").exists());
+    assert!(!nested.join("o").exists());
 }
 
 #[test]
@@ -763,7 +730,7 @@ fn template_runs_prepare_and_cleanup_hooks() {
     let d = dir("template-hooks", &[("helmfile.yaml", hooks)]);
     let out = capstan(&d, &["template"], &[]);
     assert!(ok(&out).contains("name: r"));
-    let log = std::fs::read_to_string(d.0.join("log")).expect("hooks ran");
+    let log = std::fs::read_to_string(d.join("log")).expect("hooks ran");
     assert_eq!(
         log.lines().collect::<Vec<_>>(),
         [

@@ -3,65 +3,28 @@
 //! or because the difference is in what capstan adds (its error locations): each checked
 //! on inputs generated here.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-struct Dir(PathBuf);
+use common::{capstan_in, tempdir, write_files, Run, TempDir};
 
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+const CHART: &[(&str, &str)] = &[
+    ("chart/Chart.yaml", "apiVersion: v2\nname: chart\nversion: 0.1.0\n"),
+    (
+        "chart/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n  namespace: {{ .Release.Namespace }}\ndata:\n  value: {{ .Values.value | default \"none\" | quote }}\n",
+    ),
+];
+
+/// A test directory with the chart `chart/` and `files`.
+fn dir(name: &str, files: &[(String, String)]) -> TempDir {
+    let d = tempdir(name);
+    write_files(&d, CHART.iter().copied());
+    write_files(&d, files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    d
 }
 
-fn dir(name: &str, files: &[(String, String)]) -> Dir {
-    let d = std::env::temp_dir().join(format!("capstan-findings-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    let chart = [
-        ("chart/Chart.yaml", "apiVersion: v2\nname: chart\nversion: 0.1.0\n"),
-        (
-            "chart/templates/cm.yaml",
-            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n  namespace: {{ .Release.Namespace }}\ndata:\n  value: {{ .Values.value | default \"none\" | quote }}\n",
-        ),
-    ];
-    let files = chart
-        .iter()
-        .map(|(p, t)| (p.to_string(), t.to_string()))
-        .chain(files.iter().cloned());
-    for (path, text) in files {
-        let p = d.join(path);
-        std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(&p, text).expect("write");
-    }
-    Dir(d)
-}
-
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: i32,
-}
-
-fn capstan(d: &Dir, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
-    c.args(args)
-        .current_dir(&d.0)
-        .env("HELMFILE_CACHE_HOME", d.0.join(".cache"))
-        .env("NO_COLOR", "1");
-    for (k, _) in std::env::vars() {
-        if k.starts_with("HELMFILE_") && k != "HELMFILE_CACHE_HOME" {
-            c.env_remove(k);
-        }
-    }
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let out = c.output().expect("run capstan");
-    Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }
+fn capstan(d: &TempDir, args: &[&str], env: &[(&str, &str)]) -> Run {
+    capstan_in(d, args, env)
 }
 
 /// `values -o json` had one entry per release name: two `app` releases in two

@@ -213,3 +213,47 @@ pub fn run_with_stdin(cmd: &mut Command, stdin: &str) -> std::process::Output {
         .write_all(stdin.as_bytes());
     child.wait_with_output().expect("the command exits")
 }
+
+/// Writes `files` (a path below `dir`, its text) into `dir`, making folders as needed.
+pub fn write_files<P: AsRef<str>, T: AsRef<str>>(
+    dir: &Path,
+    files: impl IntoIterator<Item = (P, T)>,
+) {
+    for (path, text) in files {
+        let p = dir.join(path.as_ref());
+        std::fs::create_dir_all(p.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&p, text.as_ref()).expect("write");
+    }
+}
+
+/// What one run of the `capstan` binary printed, with the test directory's path in it
+/// replaced by `[DIR]`.
+pub struct Run {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+/// Runs the `capstan` binary in `dir` with `args` and the extra variables `env`. None of
+/// the caller's `HELMFILE_*` variables reach it (its cache is `dir/.cache`), and colour
+/// is off, so what it prints depends on the test alone.
+pub fn capstan_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_capstan"));
+    c.args(args).current_dir(dir).env("NO_COLOR", "1");
+    for (k, _) in std::env::vars() {
+        if k.starts_with("HELMFILE_") {
+            c.env_remove(k);
+        }
+    }
+    c.env("HELMFILE_CACHE_HOME", dir.join(".cache"));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().expect("run capstan");
+    let root = dir.to_string_lossy().into_owned();
+    Run {
+        stdout: String::from_utf8_lossy(&out.stdout).replace(&root, "[DIR]"),
+        stderr: String::from_utf8_lossy(&out.stderr).replace(&root, "[DIR]"),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
