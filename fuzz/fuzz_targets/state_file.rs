@@ -33,6 +33,7 @@ fuzz_target!(|data: &[u8]| {
         let opts = RunOptions {
             file: name.into(),
             selectors: vec!["tier=web".into()],
+            listed_selector_errors: false,
             cli: Overrides {
                 entries: Vec::new(),
                 set: vec!["x=1,l[1]=2".into()],
