@@ -469,10 +469,7 @@ impl Output for Sink {
 
     fn stdout(&self, text: &str) {
         if crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
-            use std::io::Write as _;
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
+            crate::write_stdout(text.as_bytes());
             return;
         }
         self.stdout

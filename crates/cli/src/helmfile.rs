@@ -1247,19 +1247,18 @@ fn run_with(
                 )
                 .into());
             }
-            let temp = output_dir.is_empty().then(|| {
-                std::env::temp_dir().join(format!(
-                    "capstan-fetch-{}-{}",
-                    std::process::id(),
-                    std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map(|d| d.as_nanos())
-                        .unwrap_or(0)
-                ))
+            // Without --output-dir: a private directory, removed however this ends.
+            let temp = if output_dir.is_empty() {
+                Some(
+                    capstan_state::host::PrivateDir::new()
+                        .map_err(|e| format!("a temporary directory: {e}"))?,
+                )
+            } else {
+                None
+            };
+            let dir = temp.as_ref().map_or(output_dir.clone(), |t| {
+                t.path().to_string_lossy().into_owned()
             });
-            let dir = temp
-                .as_ref()
-                .map_or(output_dir.clone(), |t| t.to_string_lossy().into_owned());
             let charts = commands::fetch(&s, &states, &dir, &output_dir_template)?;
             let mut files: Vec<(String, Vec<u8>)> = Vec::new();
             let mut paths = commands::ChartPaths::new();
@@ -1292,9 +1291,7 @@ fn run_with(
                 );
             }
             let written = write_all(cwd, &files, false);
-            if let Some(t) = temp {
-                let _ = std::fs::remove_dir_all(t);
-            }
+            drop(temp);
             written?;
             if write_output {
                 return Ok(commands::build_with_charts(&s, &states, false, &paths)?);

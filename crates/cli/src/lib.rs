@@ -28,6 +28,41 @@ pub static LIVE_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::Atomi
 pub static PROCESS_EXITS_AFTER_RUN: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
+/// The first write to standard output that failed (a full disk, a closed pipe): the
+/// binary then reports it and exits 1 whatever the command did, so a cut-off output is
+/// never taken for a whole one (`capstan template > all.yaml && kubectl apply --prune`).
+static STDOUT_ERROR: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Writes `bytes` to standard output and flushes it; a failure is recorded (the first
+/// one) for [`stdout_error`] and writing stops.
+pub fn write_stdout(bytes: &[u8]) -> bool {
+    use std::io::Write as _;
+    if stdout_error().is_some() {
+        return false;
+    }
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => true,
+        Err(e) => {
+            record_stdout_error(&e);
+            false
+        }
+    }
+}
+
+fn record_stdout_error(e: &std::io::Error) {
+    let mut slot = STDOUT_ERROR.lock().unwrap_or_else(|p| p.into_inner());
+    slot.get_or_insert_with(|| format!("writing to standard output: {e}"));
+}
+
+/// What went wrong writing standard output, if anything did.
+pub fn stdout_error() -> Option<String> {
+    STDOUT_ERROR
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+}
+
 /// Drops `v`, or leaves it to the process exit when [`PROCESS_EXITS_AFTER_RUN`] is set.
 pub(crate) fn leave_to_exit<T>(v: T) {
     if PROCESS_EXITS_AFTER_RUN.load(std::sync::atomic::Ordering::Relaxed) {
@@ -335,6 +370,7 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
                 let mut lock = stdout.lock();
                 spool::print_and_remove(&dir, &path, &mut lock)
                     .and_then(|()| std::io::Write::flush(&mut lock))
+                    .inspect_err(record_stdout_error)
             } else {
                 let mut bytes = Vec::new();
                 let r = spool::print_and_remove(&dir, &path, &mut bytes);
@@ -348,7 +384,7 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
                     code: 0,
                 },
                 Err(e) => {
-                    logln!(log, "Error: writing the output: {e}");
+                    logln!(log, "Error: writing to standard output: {e}");
                     Outcome {
                         stdout: String::new(),
                         stderr: log,

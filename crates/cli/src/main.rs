@@ -37,6 +37,19 @@ fn main() -> ExitCode {
         return ExitCode::from(130);
     }
     let _ = std::io::stderr().write_all(out.stderr.as_bytes());
-    let _ = std::io::stdout().write_all(out.stdout.as_bytes());
-    ExitCode::from(out.code.clamp(0, 255) as u8)
+    let reported = capstan_cli::stdout_error().is_some();
+    if !out.stdout.is_empty() {
+        capstan_cli::write_stdout(out.stdout.as_bytes());
+    }
+    let mut code = out.code.clamp(0, 255) as u8;
+    // Output cut off (a full disk, a closed pipe) is a failure, whatever the command did.
+    if let Some(e) = capstan_cli::stdout_error() {
+        if !reported {
+            let _ = writeln!(std::io::stderr(), "Error: {e}");
+        }
+        if code == 0 {
+            code = 1;
+        }
+    }
+    ExitCode::from(code)
 }

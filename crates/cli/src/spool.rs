@@ -72,10 +72,23 @@ impl Spool {
                     &[("stdout".to_string(), Vec::new())],
                 )?;
                 let path = dir.join("stdout");
-                let out = std::fs::OpenOptions::new().append(true).open(&path)?;
-                let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
-                out.write_all(std::mem::take(&mut self.memory).as_bytes())?;
-                self.file.insert(SpoolFile { dir, path, out })
+                let out = match std::fs::OpenOptions::new().append(true).open(&path) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        remove(&dir);
+                        return Err(e);
+                    }
+                };
+                // Recorded before anything is written: a failed write leaves the
+                // directory to `Drop`, which removes it.
+                let file = self.file.insert(SpoolFile {
+                    dir,
+                    path,
+                    out: std::io::BufWriter::with_capacity(1 << 20, out),
+                });
+                file.out
+                    .write_all(std::mem::take(&mut self.memory).as_bytes())?;
+                file
             }
         };
         file.out.write_all(text.as_bytes())

@@ -1072,6 +1072,107 @@ fn credentials_stay_with_their_host() {
     }
 }
 
+/// Issue 28, item 1: a chart URL in a repository's index is compared with the
+/// repository by the URL parser that makes the request, never by splitting its text, so
+/// no spelling of another host (a `\` the parser reads as a path, a `#`, a `?`, upper
+/// case, a user part of its own) carries the repository's credentials there. Each URL
+/// is generated from the pieces an attacker would combine.
+#[test]
+fn repository_credentials_go_only_where_the_request_goes() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempdir("credential-spellings");
+    let data = chart_tgz("0.1.0");
+    let any_tgz = move |path: &str| -> Reply {
+        if path.ends_with(".tgz") || path == "/" {
+            ("200 OK", String::new(), data.clone())
+        } else {
+            ("404 Not Found", String::new(), Vec::new())
+        }
+    };
+    let b_log = Arc::new(Mutex::new(Vec::new()));
+    let b = recording_server(b_log.clone(), any_tgz.clone());
+    let index = Arc::new(Mutex::new(String::new()));
+    let a_log = Arc::new(Mutex::new(Vec::new()));
+    let served = index.clone();
+    let a = recording_server(a_log.clone(), move |path| match path {
+        "/index.yaml" => (
+            "200 OK",
+            String::new(),
+            served.lock().expect("index").as_bytes().to_vec(),
+        ),
+        _ => any_tgz(path),
+    });
+    let other_hosts = [format!("localhost:{b}"), format!("LocalHost:{b}"), format!("127.0.0.1:{b}")];
+    let separators = ["\\", "\\\\", "#", "?", "/\\", "\\/", "%5C", "\t", "\\\t"];
+    let user_parts = ["", "u:p@", "u@"];
+    // (A user part in the URL itself is the URL's own; only the repository's must stay.)
+    let repo_token = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode("u:s3cr3t-pass")
+    };
+    let mut tried = 0;
+    for other in &other_hosts {
+        for sep in separators {
+            for user in user_parts {
+                for scheme in ["http", "HTTP"] {
+                    let url = format!("{scheme}://{user}{other}{sep}@127.0.0.1:{a}/c-0.1.0.tgz");
+                    let quoted = url.replace('\\', "\\\\").replace('\t', "\\t");
+                    *index.lock().expect("index") = format!(
+                        "apiVersion: v1\nentries:\n  c:\n  - name: c\n    version: 0.1.0\n    urls:\n    - \"{quoted}\"\n"
+                    );
+                    std::fs::write(
+                        dir.join("helmfile.yaml"),
+                        format!("repositories:\n- name: a\n  url: http://127.0.0.1:{a}\n  username: u\n  password: s3cr3t-pass\nreleases:\n- name: r\n  chart: a/c\n"),
+                    )
+                    .expect("helmfile");
+                    b_log.lock().expect("log").clear();
+                    let cache = dir.join(format!("cache-{tried}"));
+                    let (out, err, _) = capstan(
+                        &dir,
+                        &["template"],
+                        &[("HELMFILE_CACHE_HOME", cache.display().to_string())],
+                    );
+                    let b_seen = b_log.lock().expect("log").join("\n");
+                    assert!(
+                        !b_seen.contains(&repo_token),
+                        "{url:?}: the repository's credentials went to another host: {b_seen}"
+                    );
+                    assert!(
+                        !out.contains("s3cr3t") && !err.contains("s3cr3t"),
+                        "{url:?}: {out}\n{err}"
+                    );
+                    tried += 1;
+                }
+            }
+        }
+    }
+    assert!(tried > 100);
+    // The repository's own host, however spelled, still gets them.
+    let own = [
+        format!("http://127.0.0.1:{a}/c-0.1.0.tgz"),
+        format!("HTTP://127.0.0.1:{a}/c-0.1.0.tgz"),
+        format!("http://127.0.0.1:{a}/./c-0.1.0.tgz"),
+    ];
+    for (i, spelled) in own.iter().enumerate() {
+        *index.lock().expect("index") = format!(
+            "apiVersion: v1\nentries:\n  c:\n  - name: c\n    version: 0.1.0\n    urls:\n    - \"{spelled}\"\n"
+        );
+        a_log.lock().expect("log").clear();
+        let cache = dir.join(format!("cache-own-{i}"));
+        let (_, err, ok) = capstan(
+            &dir,
+            &["template"],
+            &[("HELMFILE_CACHE_HOME", cache.display().to_string())],
+        );
+        assert!(ok, "{err}");
+        let a_seen = a_log.lock().expect("log").join("\n");
+        assert!(
+            a_seen.contains(&format!("/c-0.1.0.tgz Basic {repo_token}")),
+            "{spelled}: {a_seen}"
+        );
+    }
+}
+
 /// Issue 11, class 5: remote sources. The HTTP cache key holds the query (secrets as a
 /// digest); a git cache entry is whole or absent; a ref is never an option; a redirect
 /// to a non-HTTP URL, a server trickling bytes, a truncated cached chart and a `..` in a

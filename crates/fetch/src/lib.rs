@@ -84,8 +84,30 @@ pub fn redact(s: &str) -> String {
     out
 }
 
-fn split_url(u: &str) -> Option<(String, String, String, String, String)> {
+/// A URL's parts as Go's `url.Parse` reads them: the scheme (lowercased), the user part,
+/// `host[:port]`, the path and the query. `None` for what Go refuses, so a URL whose
+/// host a reader could take differently (a `\\`, a space or a control character in the
+/// authority, anything outside the characters Go allows there) is never requested: the
+/// fragment is cut first, and the user part and host hold only the characters both Go
+/// and the URL parser that makes the request agree on.
+struct UrlParts {
+    scheme: String,
+    user: String,
+    host: String,
+    path: String,
+    query: String,
+}
+
+fn split_url(u: &str) -> Option<UrlParts> {
     let (scheme, rest) = u.split_once("://")?;
+    let valid_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !valid_scheme {
+        return None;
+    }
+    let rest = rest.split_once('#').map_or(rest, |(r, _)| r);
     let (before_q, query) = match rest.split_once('?') {
         Some((a, b)) => (a, b.to_string()),
         None => (rest, String::new()),
@@ -95,10 +117,53 @@ fn split_url(u: &str) -> Option<(String, String, String, String, String)> {
         None => (before_q, String::new()),
     };
     let (user, host) = match authority.rfind('@') {
-        Some(i) => (authority[..i].to_string(), authority[i + 1..].to_string()),
-        None => (String::new(), authority.to_string()),
+        Some(i) => (&authority[..i], &authority[i + 1..]),
+        None => ("", authority),
     };
-    Some((scheme.to_ascii_lowercase(), user, host, path, query))
+    if !user.chars().all(user_char) || !host.chars().all(host_char) {
+        return None;
+    }
+    Some(UrlParts {
+        scheme: scheme.to_ascii_lowercase(),
+        user: user.to_string(),
+        host: host.to_string(),
+        path,
+        query,
+    })
+}
+
+/// A character Go's `url.Parse` accepts in a URL's user part.
+fn user_char(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            '-' | '.' | '_' | ':' | '~' | '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ','
+                | ';' | '=' | '%' | '@'
+        )
+}
+
+/// A character accepted in a URL's `host[:port]` (Go's, less the quotes and angle
+/// brackets no host has): never a separator another reader could see.
+fn host_char(c: char) -> bool {
+    c.is_alphanumeric()
+        || matches!(
+            c,
+            '-' | '.' | '_' | '~' | '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';'
+                | '=' | ':' | '[' | ']' | '%'
+        )
+}
+
+/// Whether `a` and `b` have one origin (scheme, host and port) as the URL parser that
+/// makes the requests reads them. Credentials meant for `a` may go to `b` only then; a
+/// URL the parser refuses has no origin.
+pub fn same_origin(a: &str, b: &str) -> bool {
+    match (url::Url::parse(a), url::Url::parse(b)) {
+        (Ok(a), Ok(b)) => {
+            let (a, b) = (a.origin(), b.origin());
+            a.is_tuple() && a == b
+        }
+        _ => false,
+    }
 }
 
 fn dir_and_file(path: &str) -> (String, String) {
@@ -134,10 +199,13 @@ fn join_inside(dir: &Path, file: &str) -> PathBuf {
 /// helmfile's `remote.Parse`; `None` for a local path.
 pub fn parse(src: &str) -> Option<Source> {
     if let Some((getter, rest)) = src.split_once("::") {
-        let (scheme, user, host, path, query) = split_url(rest)?;
-        if scheme.is_empty() {
-            return None;
-        }
+        let UrlParts {
+            scheme,
+            user,
+            host,
+            path,
+            query,
+        } = split_url(rest)?;
         let (dir, file) = match path.split_once('@') {
             Some((d, f)) if !f.contains('@') => (d.to_string(), f.to_string()),
             _ => dir_and_file(&path),
@@ -152,7 +220,13 @@ pub fn parse(src: &str) -> Option<Source> {
             query,
         });
     }
-    let (scheme, user, host, path, query) = split_url(src)?;
+    let UrlParts {
+        scheme,
+        user,
+        host,
+        path,
+        query,
+    } = split_url(src)?;
     if !matches!(scheme.as_str(), "s3" | "http" | "https") {
         return None;
     }
@@ -417,7 +491,7 @@ impl Fetcher {
         let parent = dir.parent().unwrap_or(dir);
         std::fs::create_dir_all(parent)
             .map_err(|e| FetchError(format!("mkdir {}: {e}", parent.display())))?;
-        let tmp = beside(dir, &format!("unpacking-{}", private_suffix()));
+        let tmp = beside(dir, &format!("unpacking-{}", unpredictable_suffix()));
         let _ = std::fs::remove_dir_all(&tmp);
         let unpacked = unpack::unpack(kind, &data, &tmp).and_then(|_| {
             std::fs::rename(&tmp, dir)
@@ -446,8 +520,13 @@ impl Fetcher {
     }
 
     fn http(&self, raw: &str, file: &Path) -> Result<(), FetchError> {
-        let (scheme, user, host, path, query) =
-            split_url(raw).ok_or_else(|| FetchError(format!("invalid URL {}", redact(raw))))?;
+        let UrlParts {
+            scheme,
+            user,
+            host,
+            path,
+            query,
+        } = split_url(raw).ok_or_else(|| FetchError(format!("invalid URL {}", redact(raw))))?;
         let url = if query.is_empty() {
             format!("{scheme}://{host}{path}")
         } else {
@@ -514,7 +593,7 @@ impl Fetcher {
                 .unwrap_or_else(|| "ssh".to_string());
             format!("{base} -i {}", k.0.display())
         });
-        let tmp = beside(dir, &format!("cloning-{}", private_suffix()));
+        let tmp = beside(dir, &format!("cloning-{}", unpredictable_suffix()));
         let _ = std::fs::remove_dir_all(&tmp);
         let cloned = (|| {
             let mut clone = Command::new("git");
@@ -563,7 +642,7 @@ impl SshKeyFile {
             .iter()
             .find_map(|e| e.decode(encoded.trim()).ok())
             .ok_or_else(|| FetchError("sshkey: not base64-encoded".into()))?;
-        let path = beside(next_to, &format!("sshkey-{}", private_suffix()));
+        let path = beside(next_to, &format!("sshkey-{}", unpredictable_suffix()));
         register_private(&path);
         write_private(&path, &key).inspect_err(|_| forget_private(&path))?;
         Ok(SshKeyFile(path))
@@ -586,14 +665,24 @@ fn beside(path: &Path, suffix: &str) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// A suffix no other process or thread uses for its temporary files.
-fn private_suffix() -> String {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    format!(
-        "{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    )
+/// A suffix for temporary names no other process can guess (64 random bits from the
+/// operating system), so no one can create the name first to make a write fail or to
+/// steer it. Every temporary file or directory is also made exclusively (never an
+/// existing one reused).
+pub fn unpredictable_suffix() -> String {
+    let mut bytes = [0u8; 8];
+    if getrandom::getrandom(&mut bytes).is_err() {
+        // No randomness source: the standard library's per-process random hash keys.
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        bytes = h.finish().to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Files holding secrets while a fetch runs.
@@ -698,8 +787,7 @@ pub(crate) fn call(url: &str, headers: &[(&str, &str)]) -> Result<ureq::Response
             .checked_sub(started.elapsed())
             .filter(|d| !d.is_zero())
             .ok_or_else(|| CallError::Other(format!("timed out after {} s", deadline.as_secs())))?;
-        let same_host = current.host_str() == origin.host_str()
-            && current.port_or_known_default() == origin.port_or_known_default();
+        let same_host = current.origin() == origin.origin();
         let mut req = agent.get(current.as_str()).timeout(remaining);
         for (k, v) in headers {
             let private = ["authorization", "cookie", "x-amz-security-token"]
@@ -713,14 +801,18 @@ pub(crate) fn call(url: &str, headers: &[(&str, &str)]) -> Result<ureq::Response
             Err(ureq::Error::Status(code, r)) => return Err(CallError::Status(code, Box::new(r))),
             Err(e) => return Err(CallError::Other(e.to_string())),
         };
-        if !(300..400).contains(&resp.status()) {
+        let status = resp.status();
+        if (200..300).contains(&status) {
             return Ok(resp);
         }
-        let Some(location) = resp.header("Location") else {
-            return Ok(resp);
+        // Only a redirect with somewhere to go is followed; any other answer (a 300, a
+        // 304, a 3xx without `Location`, a 1xx) is no file, as in Go's clients.
+        let location = match (status, resp.header("Location")) {
+            (301 | 302 | 303 | 307 | 308, Some(l)) => l.to_string(),
+            _ => return Err(CallError::Status(status, Box::new(resp))),
         };
         let next = current
-            .join(location)
+            .join(&location)
             .map_err(|e| CallError::Other(format!("invalid redirect location: {e}")))?;
         if !matches!(next.scheme(), "http" | "https") {
             return Err(CallError::Other(format!(
@@ -825,9 +917,9 @@ pub(crate) fn write_private(file: &Path, data: &[u8]) -> Result<(), FetchError> 
         b.create(dir)
             .map_err(|e| FetchError(format!("mkdir {}: {e}", dir.display())))?;
     }
-    let tmp = beside(file, &format!("capstan-partial-{}", private_suffix()));
+    let tmp = beside(file, &format!("capstan-partial-{}", unpredictable_suffix()));
     let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
+    opts.write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -883,6 +975,28 @@ mod tests {
             (s.host.as_str(), s.dir.as_str(), s.file.as_str()),
             ("bucket", "dir", "key.yaml")
         );
+    }
+
+    /// Issue 28: what Go's `url.Parse` refuses in a user part or host is no remote
+    /// source (helmfile then reads it as a local path), so no reader can take another
+    /// host from it; origins are compared as the request's parser reads them.
+    #[test]
+    fn urls_whose_host_could_be_read_two_ways_are_refused() {
+        for sep in ["\\", "\t", "\n", " ", "<", ">", "\"", "^", "|", "`", "{", "}"] {
+            let raw = format!("https://good.example{sep}@evil.example/v.yaml");
+            assert!(parse(&raw).is_none(), "{raw:?} parsed");
+            let raw = format!("https://evil.example{sep}/v.yaml");
+            assert!(parse(&raw).is_none(), "{raw:?} parsed");
+        }
+        let cut = parse("https://good.example#@evil.example/v.yaml").unwrap();
+        assert_eq!(cut.host, "good.example");
+        let last_at = parse("https://a@b@host.example/v.yaml").unwrap();
+        assert_eq!((last_at.user.as_str(), last_at.host.as_str()), ("a@b", "host.example"));
+        assert!(same_origin("http://A.example/x", "HTTP://a.example:80/y"));
+        assert!(!same_origin("http://a.example/x", "https://a.example/x"));
+        assert!(!same_origin("http://a.example:1/x", "http://a.example:2/x"));
+        assert!(!same_origin("http://b.example\\@a.example/x", "http://a.example/"));
+        assert!(!same_origin("not a url", "not a url"));
     }
 
     #[test]

@@ -34,18 +34,20 @@ impl Reference {
             .strip_prefix("oci://")
             .unwrap_or(text)
             .trim_end_matches('/');
-        match rest.split_once('/') {
-            Some((registry, repository)) if !registry.is_empty() && !repository.is_empty() => {
-                Ok(Reference {
-                    registry: registry.to_string(),
-                    repository: repository.to_string(),
-                })
-            }
-            _ => Err(FetchError(format!(
-                "invalid OCI reference {:?}: want oci://HOST/PATH",
+        let invalid = || {
+            FetchError(format!(
+                "invalid OCI reference {:?}: want oci://HOST[:PORT]/PATH",
                 redact(text)
-            ))),
+            ))
+        };
+        let (registry, repository) = rest.split_once('/').ok_or_else(invalid)?;
+        if repository.is_empty() || registry_url(registry).is_none() {
+            return Err(invalid());
         }
+        Ok(Reference {
+            registry: registry.to_string(),
+            repository: repository.to_string(),
+        })
     }
 
     /// The chart's name (the repository's last segment).
@@ -56,13 +58,40 @@ impl Reference {
             .unwrap_or(&self.repository)
     }
 
+    /// Whether the registry is this machine (`localhost`, a loopback address), tried
+    /// over plain HTTP when HTTPS fails, as helm does.
     fn loopback(&self) -> bool {
-        let host = self
-            .registry
-            .rsplit_once(':')
-            .map_or(self.registry.as_str(), |(h, _)| h);
-        matches!(host, "localhost" | "127.0.0.1" | "[::1]") || host.starts_with("127.")
+        match registry_url(&self.registry).as_ref().and_then(url::Url::host) {
+            Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+            Some(url::Host::Ipv4(a)) => a.is_loopback(),
+            Some(url::Host::Ipv6(a)) => a.is_loopback(),
+            None => false,
+        }
     }
+}
+
+/// `https://REGISTRY/` parsed, when `registry` is a plain `host[:port]` the URL parser
+/// reads back whole: no user part, path, query or character it would read otherwise,
+/// so every request goes to the host the reference names.
+fn registry_url(registry: &str) -> Option<url::Url> {
+    let plain = !registry.is_empty()
+        && registry
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | ':' | '[' | ']'));
+    if !plain {
+        return None;
+    }
+    let url = url::Url::parse(&format!("https://{registry}/")).ok()?;
+    let host = url.host_str()?;
+    let read_back = match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_string(),
+    };
+    let whole = url.username().is_empty()
+        && url.password().is_none()
+        && (read_back.eq_ignore_ascii_case(registry)
+            || registry.strip_suffix(":443").is_some_and(|r| r.eq_ignore_ascii_case(host)));
+    whole.then_some(url)
 }
 
 /// A pulled chart: the manifest's digest (`Digest:` in helm's output) and the archive.
@@ -428,5 +457,39 @@ mod tests {
             query_escape("repository:a/b:pull"),
             "repository%3Aa%2Fb%3Apull"
         );
+    }
+
+    /// Issue 28: the registry is a plain `host[:port]` (anything else would send the
+    /// requests, and the plain-HTTP fallback, somewhere else), and loopback is decided by
+    /// the parsed address, not by the text's first characters.
+    #[test]
+    fn registries_are_plain_hosts_and_loopback_is_parsed() {
+        for bad in [
+            "oci://127.0.0.1:5000@evil.example/c",
+            "oci://127.0.0.1:5000\\@evil.example/c",
+            "oci://localhost#@evil.example/c",
+            "oci://localhost?x@evil.example/c",
+            "oci://u:p@registry.example/c",
+            "oci://127.0.0.1:5000\t/c",
+            "oci://reg istry/c",
+            "oci:///c",
+            "oci://host:99999/c",
+        ] {
+            assert!(Reference::parse(bad).is_err(), "{bad} accepted");
+        }
+        for (text, loopback) in [
+            ("oci://localhost:5000/c", true),
+            ("oci://LOCALHOST/c", true),
+            ("oci://127.0.0.1/c", true),
+            ("oci://127.8.9.10:5000/c", true),
+            ("oci://[::1]:5000/c", true),
+            ("oci://127.example.com/c", false),
+            ("oci://127.0.0.1.nip.io/c", false),
+            ("oci://localhost.evil.example/c", false),
+            ("oci://ghcr.io/org/c", false),
+        ] {
+            let r = Reference::parse(text).unwrap_or_else(|e| panic!("{text}: {}", e.0));
+            assert_eq!(r.loopback(), loopback, "{text}");
+        }
     }
 }

@@ -23,14 +23,9 @@ pub fn resolve(
     _settings: &Settings,
     wanted: &[(String, String, String)],
 ) -> Result<String, StateError> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "capstan-deps-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let private = capstan_state::host::PrivateDir::new()
+        .map_err(|e| format!("a temporary directory: {e}"))?;
+    let dir = private.path();
     let result = (|| {
         let mut chart =
             String::from("apiVersion: v2\nname: helmfile-deps\nversion: 1.0.0\ndependencies:\n");
@@ -92,6 +87,5 @@ pub fn resolve(
         out.push_str(&generated);
         Ok(out)
     })();
-    let _ = std::fs::remove_dir_all(&dir);
     result
 }

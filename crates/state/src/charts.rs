@@ -167,16 +167,6 @@ pub fn repo_chart(
     repo_archive(host, &repo, name, constraint).map(Some)
 }
 
-/// The host of `url` (`scheme://[user@]host[:port]/…`), lowercased.
-fn url_host(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, h)| h)
-        .to_ascii_lowercase()
-}
-
 /// The cached archive of chart `name` of `repo` at the version `constraint` selects,
 /// downloaded (digest checked) when not cached. The repository's credentials go only to
 /// its own host, as helm sends them without `--pass-credentials`.
@@ -242,7 +232,7 @@ fn repo_archive(
         "Downloading {name} {version} from repo {}",
         capstan_fetch::redact(&repo.url)
     ));
-    let (user, password) = if url_host(&absolute) == url_host(&repo.url) {
+    let (user, password) = if capstan_fetch::same_origin(&absolute, &repo.url) {
         (repo.user.as_str(), repo.password.as_str())
     } else {
         ("", "")

@@ -167,6 +167,27 @@ pub fn unregister_staged(path: &Path) {
     }
 }
 
+/// An empty private directory (as [`Host::write_private`] makes them: an unpredictable
+/// name, owner only, removed on a signal) that is removed when dropped, so no early
+/// return leaves it behind.
+pub struct PrivateDir(PathBuf);
+
+impl PrivateDir {
+    pub fn new() -> io::Result<PrivateDir> {
+        OsHost::default().write_private(&[]).map(PrivateDir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = OsHost::default().remove_private(&self.0);
+    }
+}
+
 /// Removes every private directory and staged file still on disk (for the handler of
 /// SIGINT, SIGTERM and SIGHUP): nothing holding values or secrets stays behind.
 pub fn remove_private_dirs() {
@@ -313,12 +334,10 @@ impl Host for OsHost {
     }
 
     fn write_private(&self, files: &[(String, Vec<u8>)]) -> io::Result<PathBuf> {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        // An unpredictable name, made exclusively (never a directory someone made first).
         let dir = std::env::temp_dir().join(format!(
-            "capstan-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
+            "capstan-{}",
+            capstan_fetch::unpredictable_suffix()
         ));
         let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
@@ -404,9 +423,10 @@ impl Host for OsHost {
             std::fs::create_dir_all(dir)?;
         }
         // Written aside and renamed, so a concurrent reader never sees half a file.
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tmp = target.with_extension(format!("partial-{}-{n}", std::process::id()));
+        let tmp = target.with_extension(format!(
+            "partial-{}",
+            capstan_fetch::unpredictable_suffix()
+        ));
         std::fs::write(&tmp, data)?;
         std::fs::rename(&tmp, &target)
     }
