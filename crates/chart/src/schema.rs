@@ -13,7 +13,8 @@ capstan_source::message_error!(
     SchemaError
 );
 
-type Map = BTreeMap<Str, Value>;
+/// A chart's values.
+pub type Map = BTreeMap<Str, Value>;
 
 /// Helm's `ValidateAgainstSchema`: `Err` holds the per-chart report.
 pub(crate) fn validate_chart(chart: &Chart, values: &Map) -> Result<(), SchemaError> {
@@ -28,21 +29,10 @@ pub(crate) fn validate_chart(chart: &Chart, values: &Map) -> Result<(), SchemaEr
 
 fn check(chart: &Chart, values: &Map, report: &mut String) -> Result<(), SchemaError> {
     if let Some(schema) = &chart.schema {
-        let text = String::from_utf8_lossy(schema);
-        let schema = capstan_value::json::from_json(&text)
+        let found = schema_report(schema, values)
             .map_err(|e| format!("{}: values.schema.json: {e}", chart.name()))?;
-        let mut errors = Vec::new();
-        let root = Value::map_from(values.clone());
-        Validator {
-            root: &schema,
-            errors: &mut errors,
-        }
-        .validate(&schema, &root, "");
-        if !errors.is_empty() {
-            report.push_str(&format!("{}:\n", chart.name()));
-            for (at, msg) in &errors {
-                report.push_str(&format!("- at {}: {msg}\n", quote(at)));
-            }
+        if !found.is_empty() {
+            report.push_str(&format!("{}:\n{found}", chart.name()));
         }
     }
     for sub in &chart.dependencies {
@@ -53,6 +43,31 @@ fn check(chart: &Chart, values: &Map, report: &mut String) -> Result<(), SchemaE
         check(sub, &section, report)?;
     }
     Ok(())
+}
+
+/// What v6 reports for `values` against one `values.schema.json` (empty when they meet
+/// it): `- at '/path': message` lines, indented under the `allOf`/`anyOf`/`oneOf` that
+/// failed, or the one line saying why the schema cannot be used. `Err` when the file is
+/// not JSON.
+pub fn schema_report(schema: &[u8], values: &Map) -> Result<String, SchemaError> {
+    let text = String::from_utf8_lossy(schema);
+    let schema = capstan_value::json::from_json(&text).map_err(|e| e.to_string())?;
+    if let Some(e) = compile_error(&schema) {
+        return Ok(e);
+    }
+    let root = Value::map_from(values.clone());
+    let mut v = Validator::new(&schema);
+    v.validate(&schema, "", "", &root, "");
+    if v.evaluations > MAX_EVALUATIONS {
+        return Ok(format!(
+            "- at '': schema evaluation stopped after {MAX_EVALUATIONS} steps: the schema's references multiply its work\n"
+        ));
+    }
+    let mut report = String::new();
+    for e in &v.errors {
+        e.print(0, &mut report);
+    }
+    Ok(report)
 }
 
 /// v6's quoting: Go's `%q` with `"` unescaped and `'` escaped, in single quotes.
@@ -137,42 +152,248 @@ fn escape_pointer(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-struct Validator<'a> {
-    root: &'a Value,
-    errors: &'a mut Vec<(String, String)>,
+/// One validation error as v6 reports it: where in the values, what, and the errors
+/// under it (those of `allOf`/`anyOf`/`oneOf` branches), printed indented.
+#[derive(Debug, Clone, PartialEq)]
+struct Node {
+    at: String,
+    msg: String,
+    causes: Vec<Node>,
 }
 
-impl Validator<'_> {
-    fn err(&mut self, at: &str, msg: String) {
-        self.errors.push((at.to_string(), msg));
+impl Node {
+    fn leaf(at: &str, msg: String) -> Node {
+        Node {
+            at: at.to_string(),
+            msg,
+            causes: Vec::new(),
+        }
     }
 
-    /// Whether `v` is valid against `s`, without recording errors.
-    fn is_valid(&self, s: &Value, v: &Value) -> bool {
-        let mut errors = Vec::new();
+    /// A branch's errors as one: the error itself, or v6's `validation failed` group.
+    fn one(at: &str, mut errors: Vec<Node>) -> Node {
+        if errors.len() == 1 {
+            errors.remove(0)
+        } else {
+            Node {
+                at: at.to_string(),
+                msg: "validation failed".into(),
+                causes: errors,
+            }
+        }
+    }
+
+    fn print(&self, depth: usize, out: &mut String) {
+        out.push_str(&"  ".repeat(depth));
+        out.push_str(&format!("- at {}: {}\n", quote(&self.at), self.msg));
+        for c in &self.causes {
+            c.print(depth + 1, out);
+        }
+    }
+}
+
+/// Where Helm's schema loader says `values.schema.json` is (v6 names locations by URL).
+const SCHEMA_URL: &str = "file:///values.schema.json";
+
+/// How many schema evaluations one chart's check may take: a schema whose branches
+/// refer to each other in pairs (`allOf: [$ref a, $ref a]`, nested) doubles its work at
+/// each level, so a small file could run for ever.
+const MAX_EVALUATIONS: usize = 2_000_000;
+
+/// A schema being evaluated, for cycle detection: its location (a JSON pointer into the
+/// schema file), the values location it checks, and the keyword path that led to it.
+struct Frame {
+    loc: String,
+    at: String,
+    kw: String,
+}
+
+/// Why a schema cannot be used at all (v6's compile errors, printed without `- at`).
+fn compile_error(root: &Value) -> Option<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = vec![(root.clone(), String::new())];
+    while let Some((s, loc)) = todo.pop() {
+        if !seen.insert(loc.clone()) {
+            continue;
+        }
+        let Value::Map(m) = &s else { continue };
+        let m = m.snapshot();
+        if let Some(Value::String(r)) = m.get("$ref") {
+            match resolve(root, r) {
+                Ok((target_loc, target)) => todo.push((target, target_loc)),
+                Err(e) => return Some(e),
+            }
+        }
+        for (key, sub) in &m {
+            let child = |name: &str| format!("{loc}/{}/{}", key, escape_pointer(name));
+            match (&**key, sub) {
+                ("properties" | "patternProperties" | "dependentSchemas", Value::Map(subs)) => {
+                    for (name, s) in subs.snapshot() {
+                        todo.push((s, child(&name)));
+                    }
+                }
+                ("allOf" | "anyOf" | "oneOf" | "prefixItems" | "items", Value::List(l)) => {
+                    for (i, s) in l.items.iter().enumerate() {
+                        todo.push((s.clone(), child(&i.to_string())));
+                    }
+                }
+                (
+                    "not" | "items" | "additionalProperties" | "additionalItems" | "contains"
+                    | "if" | "then" | "else" | "propertyNames",
+                    Value::Map(_),
+                ) => todo.push((sub.clone(), format!("{loc}/{key}"))),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// The schema a `$ref` names in this file, and its location: `#`, `#/json/pointer` or
+/// `#anchor`. A reference to another file or URL is refused: Helm would read any local
+/// file or fetch any URL a chart names, and capstan reads nothing a chart did not bring.
+fn resolve(root: &Value, reference: &str) -> Result<(String, Value), String> {
+    let Some(fragment) = reference.strip_prefix('#') else {
+        let target = reference.split('#').next().unwrap_or(reference);
+        return Err(format!(
+            "failing loading {}: capstan does not load schemas from outside the chart's values.schema.json",
+            capstan_gocompat::json::go_quote(target)
+        ));
+    };
+    let fragment = String::from_utf8_lossy(&percent_decode(fragment)).into_owned();
+    let url = format!("{SCHEMA_URL}#{fragment}");
+    if !fragment.is_empty() && !fragment.starts_with('/') {
+        return find_anchor(root, &fragment, "")
+            .map(|loc| {
+                let target = pointer(root, &loc).unwrap_or(Value::Bool(true));
+                (loc, target)
+            })
+            .ok_or_else(|| {
+                format!(
+                    "anchor in {} not found in schema {}",
+                    capstan_gocompat::json::go_quote(&url),
+                    capstan_gocompat::json::go_quote(SCHEMA_URL)
+                )
+            });
+    }
+    match pointer(root, &fragment) {
+        Some(v @ (Value::Map(_) | Value::Bool(_))) => Ok((fragment, v)),
+        _ => Err(format!(
+            "json-pointer in {} not found",
+            capstan_gocompat::json::go_quote(&url)
+        )),
+    }
+}
+
+/// The value at JSON pointer `p` (`/a/b~1c`) in `root`.
+fn pointer(root: &Value, p: &str) -> Option<Value> {
+    let mut cur = root.clone();
+    for part in p.split('/').skip(1) {
+        let key = part.replace("~1", "/").replace("~0", "~");
+        cur = match &cur {
+            Value::Map(m) => m.get(&key)?,
+            Value::List(l) => l.items.get(key.parse::<usize>().ok()?)?.clone(),
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// The location of the schema declaring `$anchor: name`, searched depth first.
+fn find_anchor(s: &Value, name: &str, loc: &str) -> Option<String> {
+    match s {
+        Value::Map(m) => {
+            let m = m.snapshot();
+            if matches!(m.get("$anchor"), Some(Value::String(a)) if &**a == name) {
+                return Some(loc.to_string());
+            }
+            m.iter().find_map(|(k, v)| {
+                find_anchor(v, name, &format!("{loc}/{}", escape_pointer(k)))
+            })
+        }
+        Value::List(l) => l
+            .items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| find_anchor(v, name, &format!("{loc}/{i}"))),
+        _ => None,
+    }
+}
+
+fn percent_decode(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = b.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (b[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(v)) => {
+                out.push(v);
+                i += 3;
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+struct Validator<'a> {
+    root: &'a Value,
+    errors: Vec<Node>,
+    stack: Vec<Frame>,
+    evaluations: usize,
+}
+
+impl<'a> Validator<'a> {
+    fn new(root: &'a Value) -> Self {
         Validator {
-            root: self.root,
-            errors: &mut errors,
+            root,
+            errors: Vec::new(),
+            stack: Vec::new(),
+            evaluations: 0,
         }
-        .validate(s, v, "");
-        errors.is_empty()
     }
 
-    fn resolve(&self, reference: &str) -> Option<Value> {
-        let pointer = reference.strip_prefix('#')?;
-        let mut cur = self.root.clone();
-        for part in pointer.split('/').skip(1) {
-            let key = part.replace("~1", "/").replace("~0", "~");
-            cur = match &cur {
-                Value::Map(m) => m.get(&key)?,
-                Value::List(l) => l.items.get(key.parse::<usize>().ok()?)?.clone(),
-                _ => return None,
-            };
-        }
-        Some(cur)
+    fn err(&mut self, at: &str, msg: String) {
+        self.errors.push(Node::leaf(at, msg));
     }
 
-    fn validate(&mut self, s: &Value, v: &Value, at: &str) {
+    /// The errors of `v` against `s` alone (a branch of `allOf`, `anyOf`, ...).
+    fn branch(&mut self, s: &Value, loc: &str, kw: &str, v: &Value, at: &str) -> Vec<Node> {
+        let outer = std::mem::take(&mut self.errors);
+        self.validate(s, loc, kw, v, at);
+        std::mem::replace(&mut self.errors, outer)
+    }
+
+    /// Checks `v` (at values location `at`) against schema `s`, found at `loc` in the
+    /// schema file and reached by the keyword path `kw`; errors go to `self.errors`.
+    fn validate(&mut self, s: &Value, loc: &str, kw: &str, v: &Value, at: &str) {
+        self.evaluations += 1;
+        if self.evaluations > MAX_EVALUATIONS {
+            return;
+        }
+        // v6: the same schema entered again for the same values location is a cycle.
+        if let Some(first) = self.stack.iter().find(|f| f.loc == loc && f.at == at) {
+            let msg = format!(
+                "both {kw} and {} resolve to {} causing reference cycle",
+                first.kw,
+                capstan_gocompat::json::go_quote(&format!("{SCHEMA_URL}#{loc}"))
+            );
+            return self.err(at, msg);
+        }
+        self.stack.push(Frame {
+            loc: loc.to_string(),
+            at: at.to_string(),
+            kw: kw.to_string(),
+        });
+        capstan_value::stack::grow(|| self.keywords(s, loc, kw, v, at));
+        self.stack.pop();
+    }
+
+    fn keywords(&mut self, s: &Value, loc: &str, kw: &str, v: &Value, at: &str) {
         let schema = match s {
             Value::Bool(true) => return,
             Value::Bool(false) => return self.err(at, "false schema".into()),
@@ -181,8 +402,9 @@ impl Validator<'_> {
         };
         let get = |k: &str| schema.get(k);
         if let Some(Value::String(r)) = get("$ref") {
-            if let Some(target) = self.resolve(r) {
-                self.validate(&target, v, at);
+            // Unresolvable references were refused before validation began.
+            if let Ok((target_loc, target)) = resolve(self.root, r) {
+                self.validate(&target, &target_loc, &format!("{kw}/$ref"), v, at);
             }
         }
         if let Some(t) = get("type") {
@@ -240,10 +462,13 @@ impl Validator<'_> {
                 ("exclusiveMinimum", |n, w| n > w),
                 ("exclusiveMaximum", |n, w| n < w),
             ];
-            for (kw, ok) in bounds {
-                if let Some(w) = get(kw).and_then(number) {
+            for (keyword, ok) in bounds {
+                if let Some(w) = get(keyword).and_then(number) {
                     if !ok(n, w) {
-                        self.err(at, format!("{kw}: got {}, want {}", fmt_num(n), fmt_num(w)));
+                        self.err(
+                            at,
+                            format!("{keyword}: got {}, want {}", fmt_num(n), fmt_num(w)),
+                        );
                     }
                 }
             }
@@ -302,8 +527,9 @@ impl Validator<'_> {
                 }
             }
             if let Some(item_schema) = get("items").filter(|s| !matches!(s, Value::List(_))) {
+                let (l, k) = (format!("{loc}/items"), format!("{kw}/items"));
                 for (i, item) in list.items.iter().enumerate() {
-                    self.validate(item_schema, item, &format!("{at}/{i}"));
+                    self.validate(item_schema, &l, &k, item, &format!("{at}/{i}"));
                 }
             }
         }
@@ -347,12 +573,14 @@ impl Validator<'_> {
                 let mut matched = false;
                 if let Some(ps) = props.get(k) {
                     matched = true;
-                    self.validate(ps, val, &child);
+                    let part = format!("/properties/{}", escape_pointer(k));
+                    self.validate(ps, &format!("{loc}{part}"), &format!("{kw}{part}"), val, &child);
                 }
                 for (p, ps) in &patterns {
                     if regex::Regex::new(p).is_ok_and(|re| re.is_match(k)) {
                         matched = true;
-                        self.validate(ps, val, &child);
+                        let part = format!("/patternProperties/{}", escape_pointer(p));
+                        self.validate(ps, &format!("{loc}{part}"), &format!("{kw}{part}"), val, &child);
                     }
                 }
                 if !matched {
@@ -368,34 +596,75 @@ impl Validator<'_> {
                     );
                 }
                 Some(s @ Value::Map(_)) => {
+                    let (l, w) = (
+                        format!("{loc}/additionalProperties"),
+                        format!("{kw}/additionalProperties"),
+                    );
                     for (k, val) in &additional {
-                        self.validate(s, val, &format!("{at}/{}", escape_pointer(k)));
+                        self.validate(s, &l, &w, val, &format!("{at}/{}", escape_pointer(k)));
                     }
                 }
                 _ => {}
             }
         }
         if let Some(Value::List(all)) = get("allOf") {
-            for sub in all.items.iter() {
-                self.validate(sub, v, at);
+            let mut causes = Vec::new();
+            for (i, sub) in all.items.iter().enumerate() {
+                let part = format!("/allOf/{i}");
+                let errors = self.branch(sub, &format!("{loc}{part}"), &format!("{kw}{part}"), v, at);
+                if !errors.is_empty() {
+                    causes.push(Node::one(at, errors));
+                }
+            }
+            if !causes.is_empty() {
+                self.errors.push(Node {
+                    at: at.to_string(),
+                    msg: "'allOf' failed".into(),
+                    causes,
+                });
             }
         }
         if let Some(Value::List(any)) = get("anyOf") {
-            if !any.items.iter().any(|sub| self.is_valid(sub, v)) {
-                self.err(at, "'anyOf' failed".into());
+            let mut causes = Vec::new();
+            for (i, sub) in any.items.iter().enumerate() {
+                let part = format!("/anyOf/{i}");
+                let errors = self.branch(sub, &format!("{loc}{part}"), &format!("{kw}{part}"), v, at);
+                if errors.is_empty() {
+                    causes.clear();
+                    break;
+                }
+                causes.push(Node::one(at, errors));
+            }
+            if !causes.is_empty() {
+                self.errors.push(Node {
+                    at: at.to_string(),
+                    msg: "'anyOf' failed".into(),
+                    causes,
+                });
             }
         }
         if let Some(Value::List(one)) = get("oneOf") {
-            let matched: Vec<usize> = one
-                .items
-                .iter()
-                .enumerate()
-                .filter(|(_, sub)| self.is_valid(sub, v))
-                .map(|(i, _)| i)
-                .collect();
+            let mut matched = Vec::new();
+            let mut causes = Vec::new();
+            for (i, sub) in one.items.iter().enumerate() {
+                let part = format!("/oneOf/{i}");
+                let errors = self.branch(sub, &format!("{loc}{part}"), &format!("{kw}{part}"), v, at);
+                if errors.is_empty() {
+                    matched.push(i);
+                    if matched.len() == 2 {
+                        break;
+                    }
+                } else {
+                    causes.push(Node::one(at, errors));
+                }
+            }
             match matched.len() {
                 1 => {}
-                0 => self.err(at, "'oneOf' failed, none matched".into()),
+                0 => self.errors.push(Node {
+                    at: at.to_string(),
+                    msg: "'oneOf' failed, none matched".into(),
+                    causes,
+                }),
                 _ => self.err(
                     at,
                     format!(
@@ -406,7 +675,8 @@ impl Validator<'_> {
             }
         }
         if let Some(not) = get("not") {
-            if self.is_valid(not, v) {
+            let errors = self.branch(not, &format!("{loc}/not"), &format!("{kw}/not"), v, at);
+            if errors.is_empty() {
                 self.err(at, "'not' failed".into());
             }
         }
@@ -420,13 +690,9 @@ mod tests {
     fn run(schema: &str, values: &str) -> Vec<(String, String)> {
         let s = capstan_value::json::from_json(schema).unwrap();
         let v = capstan_value::json::from_json(values).unwrap();
-        let mut errors = Vec::new();
-        Validator {
-            root: &s,
-            errors: &mut errors,
-        }
-        .validate(&s, &v, "");
-        errors
+        let mut val = Validator::new(&s);
+        val.validate(&s, "", "", &v, "");
+        val.errors.into_iter().map(|n| (n.at, n.msg)).collect()
     }
 
     #[test]

@@ -28,6 +28,19 @@ pub static LIVE_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::Atomi
 pub static PROCESS_EXITS_AFTER_RUN: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
+/// Makes this process leave no memory image: no core file (RLIMIT_CORE 0) and not
+/// dumpable (PR_SET_DUMPABLE 0, which also keeps other users' debuggers out). capstan
+/// holds decrypted secrets and rendered Secrets in memory at any moment, and a crash's
+/// core file would hold them. Done first thing by the binary; a refusal (an unusual
+/// kernel) is reported, never fatal.
+pub fn harden_process() -> Result<(), String> {
+    use nix::sys::resource::{setrlimit, Resource};
+    setrlimit(Resource::RLIMIT_CORE, 0, 0).map_err(|e| format!("setrlimit(RLIMIT_CORE): {e}"))?;
+    #[cfg(target_os = "linux")]
+    nix::sys::prctl::set_dumpable(false).map_err(|e| format!("prctl(PR_SET_DUMPABLE): {e}"))?;
+    Ok(())
+}
+
 /// The first write to standard output that failed (a full disk, a closed pipe): the
 /// binary then reports it and exits 1 whatever the command did, so a cut-off output is
 /// never taken for a whole one (`capstan template > all.yaml && kubectl apply --prune`).
@@ -474,6 +487,19 @@ fn chart_globals(
 
 #[cfg(test)]
 mod tests {
+
+    /// Issue 28, item 2: after hardening, the process is not dumpable and may write no
+    /// core file (the binary does this first thing).
+    #[test]
+    fn hardening_leaves_no_memory_image() {
+        super::harden_process().expect("hardened");
+        assert_eq!(nix::sys::prctl::get_dumpable(), Ok(false));
+        assert_eq!(
+            nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_CORE),
+            Ok((0, 0))
+        );
+    }
+
     use super::{cobra_order, Cli};
     use clap::CommandFactory;
 

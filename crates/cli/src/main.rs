@@ -15,6 +15,10 @@ use std::process::ExitCode;
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn main() -> ExitCode {
+    // No core file, no dumpable memory: secrets are decrypted into it.
+    if let Err(e) = capstan_cli::harden_process() {
+        eprintln!("capstan: warning: {e}");
+    }
     // A shell asking for completions (`capstan completion SHELL` scripts) is answered
     // before anything else runs.
     capstan_cli::complete_if_asked();

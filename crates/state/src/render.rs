@@ -393,17 +393,21 @@ fn expand_refs(host: &dyn Host, v: &Value) -> Result<Value, StateError> {
 }
 
 /// Go's `strconv.ParseBool` true values.
-fn env_true(host: &dyn Host, name: &str) -> bool {
+pub fn env_true(host: &dyn Host, name: &str) -> bool {
     matches!(
         host.env(name).as_deref(),
         Some("1" | "t" | "T" | "TRUE" | "true" | "True")
     )
 }
 
-/// `HELMFILE_DISABLE_INSECURE_FEATURES` makes `exec`, `envExec`, `readFile`, `readDir`
-/// and `readDirEntries` fail (helmfile v1.7's list; capstan's `listDir` too);
-/// `HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS` (helmfile v0.x's switch, which v1.7 no
-/// longer reads) makes them return nothing, as it did.
+/// `HELMFILE_DISABLE_INSECURE_FEATURES` (everything insecure) or
+/// `HELMFILE_DISABLE_INSECURE_TEMPLATE_FUNCTIONS` (the template functions only, remote
+/// charts still allowed; helmfile #2689) make `exec`, `envExec`, `readFile`, `readDir`
+/// and `readDirEntries` fail (capstan's `listDir` too), with a message naming both
+/// switches; `HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS` (helmfile v0.x's switch, which
+/// v1.7 no longer reads) makes them return nothing, as it did.
+pub const INSECURE_FUNCTIONS_DISABLED: &str = "HELMFILE_DISABLE_INSECURE_FEATURES or HELMFILE_DISABLE_INSECURE_TEMPLATE_FUNCTIONS is active, insecure function calls are disabled";
+
 fn insecure_switches(m: &mut FuncMap, host: &dyn Host) {
     if env_true(host, "HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS") {
         for name in ["exec", "envExec", "readFile"] {
@@ -417,7 +421,9 @@ fn insecure_switches(m: &mut FuncMap, host: &dyn Host) {
             }
         }
     }
-    if env_true(host, "HELMFILE_DISABLE_INSECURE_FEATURES") {
+    if env_true(host, "HELMFILE_DISABLE_INSECURE_FEATURES")
+        || env_true(host, "HELMFILE_DISABLE_INSECURE_TEMPLATE_FUNCTIONS")
+    {
         for name in [
             "exec",
             "envExec",
@@ -428,7 +434,7 @@ fn insecure_switches(m: &mut FuncMap, host: &dyn Host) {
         ] {
             if let Some(f) = m.get_mut(name) {
                 f.imp = Arc::new(|_, _| {
-                    Err("HELMFILE_DISABLE_INSECURE_FEATURES is active, insecure function calls are disabled".into())
+                    Err(INSECURE_FUNCTIONS_DISABLED.into())
                 });
             }
         }
@@ -682,11 +688,7 @@ mod tests {
         let err = r
             .render(r#"{{ readFile "a.txt" }}"#, &Value::empty_map())
             .unwrap_err();
-        assert!(
-            err.message
-                .contains("HELMFILE_DISABLE_INSECURE_FEATURES is active"),
-            "{err}"
-        );
+        assert!(err.message.contains(INSECURE_FUNCTIONS_DISABLED), "{err}");
         h.env.clear();
         h.env.insert(
             "HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS".into(),
