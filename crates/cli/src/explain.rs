@@ -9,7 +9,9 @@
 //!   "through": ["values.yaml.gotmpl:1 (.Values.domain)", "env/prod.yaml:1:1 (environment values)"]}`
 //! (`through` is the chain behind a value a values template wrote; empty otherwise)
 //! (`origin` and `layer` are null when no layer set the leaf directly: import-values,
-//! globals). A hidden secret's `value` is the string `(secret)`.
+//! globals). A hidden secret's `value` is the string `(secret)`: a value set by a
+//! secrets layer (environment `secrets:`, a release's decrypted `secrets:` file) or
+//! written by a template that read one.
 
 use capstan_state::envvals::Tier;
 use capstan_value::json::{to_json, JsonError, JsonStyle};
@@ -17,12 +19,30 @@ use capstan_value::{Str, Value};
 use capstan_values::provenance::{Contribution, Explained};
 use std::collections::BTreeMap;
 
-/// What a value shows as: JSON text, or `(secret)` when it came from a secrets layer and
-/// `show_secrets` is off.
-fn shown(value: &Value, from: Option<&Contribution>, show_secrets: bool) -> Value {
-    match from {
-        Some(c) if c.kind == Tier::Secrets.kind() && !show_secrets => Value::from("(secret)"),
-        _ => value.clone(),
+/// Whether a layer holds decrypted secrets: the environment's `secrets:`, or a
+/// release's secrets file (`secrets.yaml (decrypted)`).
+fn is_secret(c: &Contribution) -> bool {
+    c.kind == Tier::Secrets.kind() || c.origin.contains(capstan_state::release_values::DECRYPTED)
+}
+
+/// Whether a step of a template's chain (`envsec.yaml:1:1 (environment secrets)`) read a
+/// secret.
+fn step_is_secret(step: &str) -> bool {
+    step.ends_with(&format!("({})", Tier::Secrets.kind()))
+        || step.contains(capstan_state::release_values::DECRYPTED)
+}
+
+/// What a value shows as: the value, or `(secret)` when it came from a secrets layer, a
+/// template wrote it from one (`through`), or it shows a secret this process decrypted
+/// (`postgres://u:{{ .Values.dbpass }}@db`), and `show_secrets` is off.
+fn shown(value: &Value, from: Option<&Contribution>, through: &[String], show_secrets: bool) -> Value {
+    let secret = from.is_some_and(is_secret)
+        || through.iter().any(|s| step_is_secret(s))
+        || capstan_state::known_secrets::shows_secret(&json_text(value));
+    if secret && !show_secrets {
+        Value::from("(secret)")
+    } else {
+        value.clone()
     }
 }
 
@@ -39,12 +59,12 @@ fn json_text(v: &Value) -> String {
 
 /// A leaf's final value as explain prints it (JSON text, or `"(secret)"`).
 pub(crate) fn shown_value(e: &Explained, show_secrets: bool) -> String {
-    json_text(&shown(&e.value, e.winner.as_ref(), show_secrets))
+    json_text(&shown(&e.value, e.winner.as_ref(), &e.through, show_secrets))
 }
 
 /// An overridden layer's value as explain prints it.
 pub(crate) fn contribution_value(c: &Contribution, show_secrets: bool) -> String {
-    json_text(&shown(&c.value, Some(c), show_secrets))
+    json_text(&shown(&c.value, Some(c), &[], show_secrets))
 }
 
 /// One line per leaf, then one per value it overrode.
@@ -93,13 +113,13 @@ pub(crate) fn json(explained: &[Explained], show_secrets: bool) -> Value {
                     entry(vec![
                         ("origin", Value::from(o.origin.as_str())),
                         ("layer", Value::from(o.kind.as_str())),
-                        ("value", shown(&o.value, Some(o), show_secrets)),
+                        ("value", shown(&o.value, Some(o), &[], show_secrets)),
                     ])
                 })
                 .collect();
             entry(vec![
                 ("path", Value::from(e.path.to_string())),
-                ("value", shown(&e.value, e.winner.as_ref(), show_secrets)),
+                ("value", shown(&e.value, e.winner.as_ref(), &e.through, show_secrets)),
                 ("origin", opt(e.winner.as_ref().map(|w| &w.origin))),
                 ("layer", opt(e.winner.as_ref().map(|w| &w.kind))),
                 ("overrides", Value::list_from(overrides)),

@@ -267,6 +267,9 @@ pub struct ValuesArgs {
     /// Extra values files for every release.
     #[arg(long = "values")]
     values: Vec<String>,
+    /// With --explain: show the values that came from secrets (hidden otherwise).
+    #[arg(long = "show-secrets", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    show_secrets: bool,
 }
 
 #[derive(Args, Clone, Debug, Default)]
@@ -1075,6 +1078,7 @@ fn run_with(
                     strict,
                     set,
                     values,
+                    show_secrets,
                 },
             ..
         }) => {
@@ -1133,7 +1137,7 @@ fn run_with(
                     m.insert("release".into(), text(&r.name));
                     m.insert("namespace".into(), text(&r.namespace));
                     m.insert("chart".into(), text(&r.chart));
-                    m.insert("values".into(), crate::explain::json(&r.leaves, false));
+                    m.insert("values".into(), crate::explain::json(&r.leaves, show_secrets));
                     let warnings = r
                         .traps
                         .iter()
@@ -1147,7 +1151,7 @@ fn run_with(
                     m.insert("warnings".into(), capstan_value::Value::list_from(warnings));
                     Piece::Json(capstan_value::Value::map_from(m))
                 } else if explain {
-                    Piece::Text(header + &crate::explain::text(&r.leaves, false))
+                    Piece::Text(header + &crate::explain::text(&r.leaves, show_secrets))
                 } else if output == "json" {
                     // Keyed by the release's ID: two `app` releases in two namespaces are
                     // two entries.
@@ -1201,7 +1205,11 @@ fn run_with(
                 return Err(format!("{warnings} warning(s) and --strict is set").into());
             }
             if output == "html" {
-                out = crate::explain_html::page("capstan values --explain", &html_sections, false);
+                out = crate::explain_html::page(
+                    "capstan values --explain",
+                    &html_sections,
+                    show_secrets,
+                );
             } else if output == "json" && explain {
                 out =
                     crate::explain::to_json_text(&capstan_value::Value::list_from(explained_json))?;

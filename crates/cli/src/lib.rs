@@ -411,7 +411,10 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
                 spool::remove(&dir);
             }
             if !f.message.is_empty() {
-                logln!(log, "{error_prefix}{}", render_failure(&f, cwd));
+                // An error may quote a decrypted value (a line of a values file, a
+                // failing template's input): secrets this run decrypted never show.
+                let message = capstan_state::known_secrets::hide(&render_failure(&f, cwd));
+                logln!(log, "{error_prefix}{message}");
             }
             Outcome {
                 stdout: f.stdout,

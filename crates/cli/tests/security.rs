@@ -520,3 +520,128 @@ fn hooks_can_be_switched_off() {
     assert!(out.status.success(), "{}", common::output_text(&out));
     assert!(d.join("HOOK-RAN").exists());
 }
+
+/// The secrets of the tests below: environment and release secrets files (sops, age),
+/// and a helmfile whose values carry them through templates.
+fn secret_project(name: &str) -> (common::TempDir, common::Key, Vec<&'static str>) {
+    let d = tempdir(name);
+    write_files(&d, CHART.iter().copied());
+    let key = common::keygen(&d, "key.txt");
+    common::encrypt(
+        &d,
+        "envsec.yaml",
+        "dbpass: s3cr3t-db-pass\nnested:\n  token: t0ken-xyz-123\n",
+        &key,
+        &[],
+    );
+    common::encrypt(
+        &d,
+        "relsec.yaml",
+        "relpass: r3l-pass-9876\ncert: |\n  -----BEGIN KEY-----\n  QUJDREVGR0hJSktMTU5PUA==\n  -----END KEY-----\n",
+        &key,
+        &[],
+    );
+    for f in ["plain-envsec.yaml", "plain-relsec.yaml"] {
+        let _ = std::fs::remove_file(d.join(f));
+    }
+    std::fs::write(
+        d.join("helmfile.yaml.gotmpl"),
+        "environments:\n  default:\n    secrets:\n    - envsec.yaml\n---\nreleases:\n- name: r\n  chart: ./chart\n  values:\n  - url: postgres://u:{{ .Values.dbpass }}@db\n    plain: visible-value\n    nested: {{ .Values.nested | toYaml | nindent 6 }}\n  secrets:\n  - relsec.yaml\n",
+    )
+    .expect("state");
+    let secrets = vec![
+        "s3cr3t-db-pass",
+        "t0ken-xyz-123",
+        "r3l-pass-9876",
+        "QUJDREVGR0hJSktMTU5PUA==",
+    ];
+    (d, key, secrets)
+}
+
+/// Item 5: `values --explain` (text, JSON, HTML) hides every value a secrets file set,
+/// or a template wrote from one, as `print-env --explain` does; `--show-secrets` shows.
+#[test]
+fn explained_values_hide_secrets() {
+    let (d, key, secrets) = secret_project("explain-secrets");
+    for output in ["yaml", "json", "html"] {
+        for show in [false, true] {
+            let mut c = capstan(&d);
+            c.env("SOPS_AGE_KEY_FILE", &key.file)
+                .args(["values", "--explain", "-o", output]);
+            if show {
+                c.arg("--show-secrets");
+            }
+            let out = c.output().expect("run");
+            let text = common::output_text(&out);
+            assert!(out.status.success(), "{text}");
+            assert!(text.contains("visible-value"), "{output}: {text}");
+            for s in &secrets {
+                assert_eq!(text.contains(s), show, "{output} show={show} {s}: {text}");
+            }
+        }
+    }
+    let out = capstan(&d)
+        .env("SOPS_AGE_KEY_FILE", &key.file)
+        .args(["print-env", "--explain"])
+        .output()
+        .expect("run");
+    let text = common::output_text(&out);
+    for s in &secrets {
+        assert!(!text.contains(s), "{s}: {text}");
+    }
+}
+
+/// Item 5: `diff --show-values` hides secret values on both sides (the new one from
+/// its layer, the old one as helm recorded it), also with `--suppress-secrets`; and an
+/// error quoting a decrypted value hides it, whatever template put it there.
+#[test]
+fn values_diffs_and_errors_hide_secrets() {
+    let (d, key, secrets) = secret_project("diff-secrets");
+    let helm = common::executable(
+        &d,
+        "fake-helm",
+        "#!/bin/sh\ncase \"$1 $2\" in\n  version*) echo v4.3.1+g0;;\n  list*) printf 'NAME\\nr\\n';;\n  'get manifest') printf -- '---\\n# Source: chart/templates/cm.yaml\\napiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: r\\n';;\n  'get values') echo '{\"relpass\":\"r3l-pass-9876\",\"url\":\"postgres://u:s3cr3t-db-pass@old\",\"plain\":\"old-visible\"}';;\nesac\nexit 0\n",
+    );
+    for extra in [&[][..], &["--suppress-secrets"], &["--context", "1"]] {
+        let out = capstan(&d)
+            .env("SOPS_AGE_KEY_FILE", &key.file)
+            .env("KUBECONFIG", d.join("no-kubeconfig"))
+            .args(["--helm-binary", &helm.to_string_lossy(), "diff", "--show-values"])
+            .args(extra)
+            .output()
+            .expect("run");
+        let text = common::output_text(&out);
+        assert!(text.contains("values that change"), "{extra:?}: {text}");
+        assert!(text.contains("old-visible"), "{extra:?}: {text}");
+        for s in &secrets {
+            assert!(!text.contains(s), "{extra:?} {s}: {text}");
+        }
+    }
+    // Errors: a template fails with a secret in its message, in the state file and in a
+    // values template, directly and through another function.
+    for (place, call) in [
+        ("state", "{{ fail .Values.dbpass }}"),
+        ("state", "{{ fail (printf \"bad: %s\" .Values.nested.token) }}"),
+        ("state", "{{ required (cat \"missing\" .Values.dbpass) \"\" }}"),
+        ("values", "{{ fail (upper \"x\" | cat .Values.dbpass) }}"),
+    ] {
+        let state = if place == "state" {
+            format!("environments:\n  default:\n    secrets:\n    - envsec.yaml\n---\nreleases:\n- name: r\n  chart: ./chart\n  labels:\n    x: '{call}'\n")
+        } else {
+            std::fs::write(d.join("v.yaml.gotmpl"), format!("x: '{call}'\n")).expect("values");
+            "environments:\n  default:\n    secrets:\n    - envsec.yaml\n---\nreleases:\n- name: r\n  chart: ./chart\n  values:\n  - v.yaml.gotmpl\n".to_string()
+        };
+        std::fs::write(d.join("helmfile.yaml.gotmpl"), state).expect("state");
+        let out = capstan(&d)
+            .env("SOPS_AGE_KEY_FILE", &key.file)
+            .arg("template")
+            .output()
+            .expect("run");
+        let text = common::output_text(&out);
+        assert!(!out.status.success(), "{call}: {text}");
+        assert!(text.contains("(secret)"), "{call}: {text}");
+        for s in &secrets {
+            assert!(!text.contains(s), "{call} {s}: {text}");
+        }
+    }
+}

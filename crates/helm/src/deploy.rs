@@ -1230,7 +1230,12 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 code: 1,
             })?;
         let new = crate::values_diff::to_json(&Value::map_from(new));
-        Ok(crate::values_diff::values_diff(&old, &new, &origins))
+        Ok(crate::values_diff::values_diff(
+            &old,
+            &new,
+            &origins,
+            self.o().show_secrets && !self.o().suppress_secrets,
+        ))
     }
 
     /// `Run.diff`: changed releases to upgrade and existing disabled ones to delete, or

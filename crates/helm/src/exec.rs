@@ -542,6 +542,22 @@ impl Execer {
         )
     }
 
+    /// `helm get values NAME -o json FLAGS`: the values helm recorded for the deployed
+    /// release (`diff --show-values`), kept by the caller, never printed (they hold
+    /// secrets).
+    pub(crate) fn get_values(&self, name: &str, flags: &[String]) -> HelmCall {
+        let mut args = strings(&["get", "values", name, "-o", "json"]);
+        args.extend(flags.iter().cloned());
+        self.call(
+            Vec::new(),
+            args,
+            Vec::new(),
+            None,
+            OutputUse::Discard,
+            false,
+        )
+    }
+
     /// `helm unittest CHART FLAGS` (the helm-unittest plugin).
     pub fn unittest(&self, name: &str, chart: &str, flags: &[String]) -> HelmCall {
         self.command(

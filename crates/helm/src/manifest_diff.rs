@@ -12,8 +12,8 @@
 //!
 //! Resources are keyed `NAMESPACE, NAME, KIND (GROUP)` (the release's namespace when a
 //! resource names none); lines are compared with a line diff; `--context N` keeps N lines
-//! around each change and prints `...` for the rest; Secret values are shown only as their
-//! size unless `show_secrets`.
+//! around each change and prints `...` for the rest; Secret values (found in the parsed
+//! document, wherever a Secret is) are shown only as their size unless `show_secrets`.
 
 use capstan_value::Value;
 use similar::{ChangeTag, TextDiff};
@@ -89,69 +89,138 @@ pub fn parse(manifest: &str, default_namespace: &str) -> Vec<Resource> {
     out
 }
 
-/// A Secret's `data`/`stringData` values replaced by their size, as helm-diff shows them;
-/// `other` is the same Secret on the other side (values equal there are marked so).
-fn redact_secret(content: &str, other: Option<&str>, removed: bool) -> String {
-    let values = |text: &str| -> Vec<(String, Vec<u8>)> {
-        let v = capstan_yaml::decode_helm(text).unwrap_or(Value::Nil);
-        let mut out = Vec::new();
-        for field in ["data", "stringData"] {
-            if let Some(Value::Map(m)) = v.get(field) {
-                for (k, x) in m.read().iter() {
-                    let s = match x {
-                        Value::String(s) => s.to_string(),
-                        other => format!("{other:?}"),
-                    };
-                    // `data` holds base64: helm-diff counts the decoded bytes.
-                    let bytes = if field == "data" {
-                        use base64::Engine as _;
-                        base64::engine::general_purpose::STANDARD
-                            .decode(s.trim())
-                            .unwrap_or_else(|_| s.clone().into_bytes())
-                    } else {
-                        s.into_bytes()
-                    };
-                    out.push((k.to_string(), bytes));
-                }
-            }
-        }
-        out
+/// `content` as it may be shown: every Secret in it (the document itself, an item of a
+/// `List`, a Secret nested in any other object) with each `data`/`stringData` value
+/// replaced by its size, as helm-diff shows them. Secrets are found in the parsed
+/// document, never by lines, so no layout (flow maps, block scalars, lists) shows a
+/// value; the masked document is printed again as YAML under its comment lines. `other`
+/// is the same resource on the other side: a value equal there is `REDACTED`, a changed
+/// one `--------` (old) or `++++++++` (new). A document that does not parse is hidden
+/// whole (whether it holds a Secret cannot be known).
+pub fn mask_secrets(content: &str, other: Option<&str>, removed: bool) -> String {
+    // (Decoded every time: `kind: "\u0053ecret"` names a Secret no text search finds.)
+    let Ok(v) = capstan_yaml::decode_helm(content) else {
+        return format!(
+            "# (a document that does not parse: {} bytes hidden)\n",
+            content.len()
+        );
     };
-    let mine = values(content);
-    let theirs = other.map(values).unwrap_or_default();
-    let mut out = String::new();
-    let mut in_data = false;
-    for line in content.lines() {
-        let indented = line.starts_with(' ');
-        if !indented {
-            in_data = line == "data:" || line == "stringData:";
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        }
-        if in_data {
-            let field_line = line.trim_start();
-            if let Some((k, _)) = field_line.split_once(':') {
-                let indent = &line[..line.len() - field_line.len()];
-                let mine_value = mine.iter().find(|(f, _)| f == k).map(|(_, v)| v);
-                let size = mine_value.map(Vec::len).unwrap_or(0);
-                let same = mine_value.is_some()
-                    && theirs.iter().any(|(f, v)| f == k && Some(v) == mine_value);
-                let mark = if same {
-                    "REDACTED"
-                } else if removed {
-                    "--------"
-                } else {
-                    "++++++++"
-                };
-                out.push_str(&format!("{indent}{k}: '{mark} # ({size} bytes)'\n"));
-                continue;
-            }
-        }
-        out.push_str(line);
-        out.push('\n');
+    if !holds_secret(&v) {
+        return content.to_string();
+    }
+    let theirs = other
+        .and_then(|o| capstan_yaml::decode_helm(o).ok())
+        .unwrap_or(Value::Nil);
+    let masked = mask_value(&v, &theirs, removed);
+    let mut out: String = content
+        .lines()
+        .take_while(|l| l.trim_start().starts_with('#') || l.trim().is_empty())
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    match capstan_yaml::encode_helm(&masked) {
+        Ok(text) => out.push_str(&text),
+        Err(_) => out.push_str("# (a Secret that cannot be printed: hidden)\n"),
     }
     out
+}
+
+/// Whether `v` is, or holds anywhere, an object of kind `Secret`.
+fn holds_secret(v: &Value) -> bool {
+    capstan_value::stack::grow(|| match v {
+        Value::Map(m) => {
+            matches!(m.get("kind"), Some(Value::String(k)) if &*k == "Secret")
+                || m.read().values().any(holds_secret)
+        }
+        Value::List(l) => l.items.iter().any(holds_secret),
+        _ => false,
+    })
+}
+
+/// `v` with the values of every Secret in it masked (see [`mask_secrets`]); `other` is
+/// what stands at the same place on the other side.
+fn mask_value(v: &Value, other: &Value, removed: bool) -> Value {
+    capstan_value::stack::grow(|| match v {
+        Value::Map(m) => {
+            let m = m.snapshot();
+            let secret = matches!(m.get("kind"), Some(Value::String(k)) if &**k == "Secret");
+            let out = m
+                .iter()
+                .map(|(k, x)| {
+                    let theirs = other.get(k).unwrap_or(Value::Nil);
+                    let field = &**k;
+                    let x = if secret && (field == "data" || field == "stringData") {
+                        mask_fields(x, &theirs, field == "data", removed)
+                    } else {
+                        mask_value(x, &theirs, removed)
+                    };
+                    (k.clone(), x)
+                })
+                .collect();
+            Value::map_from(out)
+        }
+        Value::List(l) => {
+            let theirs = match other {
+                Value::List(o) => o.items.clone(),
+                _ => Vec::new(),
+            };
+            Value::list_from(
+                l.items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| mask_value(x, theirs.get(i).unwrap_or(&Value::Nil), removed))
+                    .collect(),
+            )
+        }
+        other => other.clone(),
+    })
+}
+
+/// A Secret's `data` (base64: sizes of the decoded bytes) or `stringData` with every
+/// value replaced by helm-diff's mark and size; anything that is not a map is hidden
+/// whole.
+fn mask_fields(fields: &Value, other: &Value, base64: bool, removed: bool) -> Value {
+    let bytes = |x: &Value| -> Vec<u8> {
+        let s = match x {
+            Value::String(s) => s.to_string(),
+            Value::Nil => String::new(),
+            other => other.to_string(),
+        };
+        if base64 {
+            use base64::Engine as _;
+            base64::engine::general_purpose::STANDARD
+                .decode(s.trim())
+                .unwrap_or_else(|_| s.into_bytes())
+        } else {
+            s.into_bytes()
+        }
+    };
+    let Value::Map(m) = fields else {
+        return match fields {
+            Value::Nil => Value::Nil,
+            _ => Value::from("(hidden)"),
+        };
+    };
+    let out = m
+        .snapshot()
+        .iter()
+        .map(|(k, x)| {
+            let mine = bytes(x);
+            let same = other.get(k).is_some_and(|o| bytes(&o) == mine);
+            let mark = if same {
+                "REDACTED"
+            } else if removed {
+                "--------"
+            } else {
+                "++++++++"
+            };
+            (
+                k.clone(),
+                Value::from(format!("{mark} # ({} bytes)", mine.len())),
+            )
+        })
+        .collect();
+    Value::map_from(out)
 }
 
 fn paint(color: bool, code: &str, text: &str) -> String {
@@ -184,14 +253,11 @@ pub fn diff(old: &[Resource], new: &[Resource], style: &DiffStyle) -> (String, b
         let before = old.iter().find(|r| r.key == key);
         let after = new.iter().find(|r| r.key == key);
         let kind = before.or(after).map(|r| r.kind.as_str()).unwrap_or("");
-        let secret = kind == "Secret" && !style.show_secrets;
         let shown = |r: Option<&Resource>, other: Option<&Resource>, removed: bool| -> String {
             match r {
                 None => String::new(),
-                Some(r) if secret => {
-                    redact_secret(&r.content, other.map(|o| o.content.as_str()), removed)
-                }
-                Some(r) => r.content.clone(),
+                Some(r) if style.show_secrets => r.content.clone(),
+                Some(r) => mask_secrets(&r.content, other.map(|o| o.content.as_str()), removed),
             }
         };
         let a = shown(before, after, true);
@@ -351,5 +417,75 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("...\n"), "{text}");
+    }
+
+    /// Issue 28, item 4: a Secret's values never show, whatever the layout: block and
+    /// flow maps, a multi-line PEM under `stringData: |`, a Secret inside a `List` or
+    /// nested in another object, JSON documents, quoted kinds, keys in any order; on
+    /// either side of a change, added or removed.
+    #[test]
+    fn secret_values_never_show_in_any_layout() {
+        use base64::Engine as _;
+        let pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nQUxMU0VDUkVUUEVNU0VDUkVU\n-----END PRIVATE KEY-----";
+        type Layout = Box<dyn Fn(&str, &str) -> String>;
+        let layouts: Vec<Layout> = vec![
+            Box::new(|k, v| format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  {k}: {v}\n")),
+            Box::new(|k, v| format!("apiVersion: v1\nkind: Secret\nmetadata: {{name: s}}\ndata: {{{k}: {v}, other: b3RoZXI=}}\n")),
+            Box::new(|k, v| format!("data:\n  {k}: \"{v}\"\nkind: \"Secret\"\napiVersion: v1\nmetadata:\n  name: s\n")),
+            Box::new(|k, v| format!("{{\"apiVersion\": \"v1\", \"kind\": \"Secret\", \"metadata\": {{\"name\": \"s\"}}, \"data\": {{\"{k}\": \"{v}\"}}}}\n")),
+            Box::new(|k, v| format!("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n  data:\n    {k}: {v}\n")),
+            Box::new(|k, v| format!("apiVersion: example.com/v1\nkind: Wrapper\nmetadata:\n  name: w\nspec:\n  template:\n    kind: Secret\n    data:\n      {k}: {v}\n")),
+            Box::new(|k, v| format!("apiVersion: v1\nkind: \"\\u0053ecret\"\nmetadata:\n  name: s\ndata:\n  {k}: {v}\n")),
+            Box::new(|k, v| format!("# Source: c/templates/s.yaml\n# a comment\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  # the key\n  {k}: >-\n    {v}\n")),
+        ];
+        let string_layouts: Vec<Layout> = vec![
+            Box::new(|k, v| format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  {k}: |\n{}\n", v.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n"))),
+            Box::new(|k, v| format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData: {{{k}: {}}}\n", serde_json::to_string(v).unwrap_or_default())),
+            Box::new(|k, v| format!("apiVersion: v1\nkind: List\nitems:\n- kind: Secret\n  metadata: {{name: s}}\n  stringData:\n    {k}: |-\n{}\n", v.lines().map(|l| format!("      {l}")).collect::<Vec<_>>().join("\n"))),
+        ];
+        let secrets = ["s3cr3t-password", "hunter2hunter2", pem];
+        let mut checked = 0;
+        for secret in secrets {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(secret);
+            let one_line = !secret.contains('\n');
+            for key in ["password", "tls.key", "\"quoted key\""] {
+                let mut docs: Vec<String> = Vec::new();
+                docs.extend(layouts.iter().map(|l| l(key, &b64)));
+                if one_line {
+                    docs.extend(layouts.iter().map(|l| l(key, secret)));
+                }
+                docs.extend(string_layouts.iter().map(|l| l(key, secret)));
+                for doc in docs {
+                    let old = parse(&doc, "ns");
+                    let changed_doc = doc.replace(&b64, "Y2hhbmdlZA==").replace(secret, "changed");
+                    for (a, b) in [
+                        (old.clone(), parse(&changed_doc, "ns")),
+                        (parse(&changed_doc, "ns"), old.clone()),
+                        (Vec::new(), old.clone()),
+                        (old.clone(), Vec::new()),
+                    ] {
+                        let (text, _) = diff(&a, &b, &DiffStyle::default());
+                        for shown in [secret, b64.as_str()].iter().chain(secret.lines().collect::<Vec<_>>().iter()) {
+                            if shown.len() > 8 {
+                                assert!(!text.contains(shown), "{shown:?} shown for\n{doc}\n---\n{text}");
+                            }
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 200, "{checked}");
+        // --show-secrets shows them.
+        let doc = format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  p: {}\n", "s3cr3t-password");
+        let (text, _) = diff(
+            &[],
+            &parse(&doc, "ns"),
+            &DiffStyle {
+                show_secrets: true,
+                ..DiffStyle::default()
+            },
+        );
+        assert!(text.contains("s3cr3t-password"), "{text}");
     }
 }

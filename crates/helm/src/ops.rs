@@ -403,15 +403,7 @@ impl Helm for ProcessHelm {
         if let Ok(releases) = self.deployed(&context, &namespace) {
             return Ok(releases.get(name).map(|d| d.values.clone()));
         }
-        let mut args = vec![
-            "get".to_string(),
-            "values".into(),
-            name.to_string(),
-            "-o".into(),
-            "json".into(),
-        ];
-        args.extend(flags.iter().cloned());
-        match self.run(execer.raw(args, Vec::new())) {
+        match self.run(execer.get_values(name, flags)) {
             Ok(text) => serde_json::from_str(&text)
                 .map(|v: serde_json::Value| {
                     Some(if v.is_null() {

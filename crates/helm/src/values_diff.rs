@@ -87,8 +87,16 @@ fn shown(v: Option<&J>) -> String {
     }
 }
 
-/// The leaves that differ, one line each (`  path: old → new   (origin)`).
-pub fn values_diff(old: &J, new: &J, origins: &BTreeMap<String, String>) -> Vec<String> {
+/// The leaves that differ, one line each (`  path: old → new   (origin)`). Unless
+/// `show_secrets`, a leaf set by a decrypted secrets file, or whose old or new value
+/// shows a secret this process decrypted (carried there by any template), is printed
+/// as `(secret) → (secret)`.
+pub fn values_diff(
+    old: &J,
+    new: &J,
+    origins: &BTreeMap<String, String>,
+    show_secrets: bool,
+) -> Vec<String> {
     let mut a = BTreeMap::new();
     let mut b = BTreeMap::new();
     leaves(old, "", &mut a);
@@ -106,7 +114,20 @@ pub fn values_diff(old: &J, new: &J, origins: &BTreeMap<String, String>) -> Vec<
             (Some(_), Some(o)) => format!("   ({o})"),
             _ => String::new(),
         };
-        out.push(format!("  {p}: {} → {}{origin}", shown(x), shown(y)));
+        let (before, after) = (shown(x), shown(y));
+        let secret = origins
+            .get(p)
+            .is_some_and(|o| o.contains(capstan_state::release_values::DECRYPTED))
+            || capstan_state::known_secrets::shows_secret(&before)
+            || capstan_state::known_secrets::shows_secret(&after);
+        let hidden = capstan_state::known_secrets::HIDDEN;
+        let (before, after) = if secret && !show_secrets {
+            let mark = |v: Option<&J>| if v.is_some() { hidden.to_string() } else { "(none)".into() };
+            (mark(x), mark(y))
+        } else {
+            (before, after)
+        };
+        out.push(format!("  {p}: {before} → {after}{origin}"));
     }
     out
 }
@@ -129,7 +150,7 @@ mod tests {
             "helmfile.yaml:9:15 (values file)".to_string(),
         )]
         .into();
-        let lines = values_diff(&old, &new, &origins);
+        let lines = values_diff(&old, &new, &origins, false);
         assert_eq!(
             lines,
             [

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod age;
+pub mod known;
 pub mod sops;
 
 pub use age::Identity;

@@ -18,6 +18,8 @@ pub mod merge;
 pub mod release;
 pub mod release_values;
 pub mod render;
+/// The secret values this process decrypted (for hiding them in printed text).
+pub use capstan_secrets::known as known_secrets;
 pub mod secrets;
 pub mod select;
 pub mod spec;

@@ -3,6 +3,10 @@
 //! YAML, decrypted secrets), then `set:` as `--set`/`--set-file`, `setString:` as
 //! `--set-string` — held in memory as capstan's chart renderer takes them.
 
+
+/// What a decrypted secrets file is named after, in values layers and explain output
+/// (`secrets.yaml (decrypted)`): explain hides the values such layers set.
+pub const DECRYPTED: &str = " (decrypted)";
 use crate::app::PreparedState;
 use crate::envvals::{join_shown, MissingFileHandler, ValuesLoader};
 use crate::host::join;
@@ -266,7 +270,7 @@ pub fn chart_input_with(
         let path = crate::scalar_text(entry);
         for f in loader.resolve("secrets", &path)? {
             let text = (s.secrets)(&renderer, &f)?;
-            let name = format!("{f} (decrypted)");
+            let name = format!("{f}{DECRYPTED}");
             options.overlay.insert(name.clone(), text.into_bytes());
             values.files.push(name);
         }

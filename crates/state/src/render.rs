@@ -256,7 +256,9 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
     reg(&mut m, "fetchSecretValue", &[Ty::String], move |_, a| {
         let s = strval(&a[0]);
         if s.starts_with("ref+") {
-            Ok(resolve_ref(h.as_ref(), &s).map(Value::from)?)
+            let secret = resolve_ref(h.as_ref(), &s)?;
+            capstan_secrets::known::remember_text(&secret);
+            Ok(Value::from(secret))
         } else {
             Ok(Value::from(s))
         }

@@ -9,8 +9,29 @@ use crate::StateError;
 use capstan_secrets::{decrypt, identities_from_env, SopsError};
 use std::path::Path;
 
-/// Decrypts the sops file at `path` (relative to the host's working directory).
+/// Decrypts the sops file at `path` (relative to the host's working directory); its
+/// values are remembered as secrets ([`capstan_secrets::known`]) so printed text can
+/// hide them.
 pub(crate) fn decrypt_file(host: &dyn Host, path: &str) -> Result<String, StateError> {
+    let text = decrypt_file_text(host, path)?;
+    remember_plaintext(&text);
+    Ok(text)
+}
+
+/// Remembers a decrypted document's values: YAML or JSON, else dotenv lines.
+fn remember_plaintext(text: &str) {
+    match capstan_yaml::decode_helmfile_value(text) {
+        Ok(v) if !matches!(v, capstan_value::Value::String(_)) => capstan_secrets::known::remember(&v),
+        _ => {
+            for line in text.lines() {
+                let value = line.split_once('=').map_or(line, |(_, v)| v);
+                capstan_secrets::known::remember_text(value.trim());
+            }
+        }
+    }
+}
+
+fn decrypt_file_text(host: &dyn Host, path: &str) -> Result<String, StateError> {
     let data = host
         .read_file(Path::new(path))
         .map_err(|e| format!("open {path}: {}", go_io_reason(&e)))?;
