@@ -165,15 +165,13 @@ pub fn render(
                 .write()
                 .insert("Template".into(), Value::map_from(template));
         }
-        let out = set
-            .execute(name, &r.scope)
-            .map_err(|e| RenderError {
-                message: crate::engine_errors::exec_error(name, &e),
-                at: e.at.and_then(|l| {
-                    tpls.get(&l.template)
-                        .map(|r| (r.file.clone(), l.line as u32, l.column as u32 + 1))
-                }),
-            })?;
+        let out = set.execute(name, &r.scope).map_err(|e| RenderError {
+            message: crate::engine_errors::exec_error(name, &e),
+            at: e.at.and_then(|l| {
+                tpls.get(&l.template)
+                    .map(|r| (r.file.clone(), l.line as u32, l.column as u32 + 1))
+            }),
+        })?;
         rendered.insert(name.clone(), out.replace("<no value>", ""));
     }
     Ok(rendered)

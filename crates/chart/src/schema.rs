@@ -238,8 +238,15 @@ fn compile_error(root: &Value) -> Option<String> {
                     }
                 }
                 (
-                    "not" | "items" | "additionalProperties" | "additionalItems" | "contains"
-                    | "if" | "then" | "else" | "propertyNames",
+                    "not"
+                    | "items"
+                    | "additionalProperties"
+                    | "additionalItems"
+                    | "contains"
+                    | "if"
+                    | "then"
+                    | "else"
+                    | "propertyNames",
                     Value::Map(_),
                 ) => todo.push((sub.clone(), format!("{loc}/{key}"))),
                 _ => {}
@@ -307,9 +314,8 @@ fn find_anchor(s: &Value, name: &str, loc: &str) -> Option<String> {
             if matches!(m.get("$anchor"), Some(Value::String(a)) if &**a == name) {
                 return Some(loc.to_string());
             }
-            m.iter().find_map(|(k, v)| {
-                find_anchor(v, name, &format!("{loc}/{}", escape_pointer(k)))
-            })
+            m.iter()
+                .find_map(|(k, v)| find_anchor(v, name, &format!("{loc}/{}", escape_pointer(k))))
         }
         Value::List(l) => l
             .items
@@ -325,7 +331,9 @@ fn percent_decode(s: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        let hex = b.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        let hex = b
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
         match (b[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
             (b'%', Some(v)) => {
                 out.push(v);
@@ -574,13 +582,25 @@ impl<'a> Validator<'a> {
                 if let Some(ps) = props.get(k) {
                     matched = true;
                     let part = format!("/properties/{}", escape_pointer(k));
-                    self.validate(ps, &format!("{loc}{part}"), &format!("{kw}{part}"), val, &child);
+                    self.validate(
+                        ps,
+                        &format!("{loc}{part}"),
+                        &format!("{kw}{part}"),
+                        val,
+                        &child,
+                    );
                 }
                 for (p, ps) in &patterns {
                     if regex::Regex::new(p).is_ok_and(|re| re.is_match(k)) {
                         matched = true;
                         let part = format!("/patternProperties/{}", escape_pointer(p));
-                        self.validate(ps, &format!("{loc}{part}"), &format!("{kw}{part}"), val, &child);
+                        self.validate(
+                            ps,
+                            &format!("{loc}{part}"),
+                            &format!("{kw}{part}"),
+                            val,
+                            &child,
+                        );
                     }
                 }
                 if !matched {
@@ -611,7 +631,8 @@ impl<'a> Validator<'a> {
             let mut causes = Vec::new();
             for (i, sub) in all.items.iter().enumerate() {
                 let part = format!("/allOf/{i}");
-                let errors = self.branch(sub, &format!("{loc}{part}"), &format!("{kw}{part}"), v, at);
+                let errors =
+                    self.branch(sub, &format!("{loc}{part}"), &format!("{kw}{part}"), v, at);
                 if !errors.is_empty() {
                     causes.push(Node::one(at, errors));
                 }
@@ -628,7 +649,8 @@ impl<'a> Validator<'a> {
             let mut causes = Vec::new();
             for (i, sub) in any.items.iter().enumerate() {
                 let part = format!("/anyOf/{i}");
-                let errors = self.branch(sub, &format!("{loc}{part}"), &format!("{kw}{part}"), v, at);
+                let errors =
+                    self.branch(sub, &format!("{loc}{part}"), &format!("{kw}{part}"), v, at);
                 if errors.is_empty() {
                     causes.clear();
                     break;
@@ -648,7 +670,8 @@ impl<'a> Validator<'a> {
             let mut causes = Vec::new();
             for (i, sub) in one.items.iter().enumerate() {
                 let part = format!("/oneOf/{i}");
-                let errors = self.branch(sub, &format!("{loc}{part}"), &format!("{kw}{part}"), v, at);
+                let errors =
+                    self.branch(sub, &format!("{loc}{part}"), &format!("{kw}{part}"), v, at);
                 if errors.is_empty() {
                     matched.push(i);
                     if matched.len() == 2 {

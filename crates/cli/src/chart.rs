@@ -274,7 +274,10 @@ pub fn run(
             if show_only.is_empty() {
                 Ok(r.manifest)
             } else {
-                Ok(capstan_chart::manifests::show_only(&r.manifest, &show_only)?)
+                Ok(capstan_chart::manifests::show_only(
+                    &r.manifest,
+                    &show_only,
+                )?)
             }
         }
         ChartCommand::Values {

@@ -35,7 +35,12 @@ fn step_is_secret(step: &str) -> bool {
 /// What a value shows as: the value, or `(secret)` when it came from a secrets layer, a
 /// template wrote it from one (`through`), or it shows a secret this process decrypted
 /// (`postgres://u:{{ .Values.dbpass }}@db`), and `show_secrets` is off.
-fn shown(value: &Value, from: Option<&Contribution>, through: &[String], show_secrets: bool) -> Value {
+fn shown(
+    value: &Value,
+    from: Option<&Contribution>,
+    through: &[String],
+    show_secrets: bool,
+) -> Value {
     let secret = from.is_some_and(is_secret)
         || through.iter().any(|s| step_is_secret(s))
         || capstan_state::known_secrets::shows_secret(&json_text(value));
@@ -59,7 +64,12 @@ fn json_text(v: &Value) -> String {
 
 /// A leaf's final value as explain prints it (JSON text, or `"(secret)"`).
 pub(crate) fn shown_value(e: &Explained, show_secrets: bool) -> String {
-    json_text(&shown(&e.value, e.winner.as_ref(), &e.through, show_secrets))
+    json_text(&shown(
+        &e.value,
+        e.winner.as_ref(),
+        &e.through,
+        show_secrets,
+    ))
 }
 
 /// An overridden layer's value as explain prints it.
@@ -119,7 +129,10 @@ pub(crate) fn json(explained: &[Explained], show_secrets: bool) -> Value {
                 .collect();
             entry(vec![
                 ("path", Value::from(e.path.to_string())),
-                ("value", shown(&e.value, e.winner.as_ref(), &e.through, show_secrets)),
+                (
+                    "value",
+                    shown(&e.value, e.winner.as_ref(), &e.through, show_secrets),
+                ),
                 ("origin", opt(e.winner.as_ref().map(|w| &w.origin))),
                 ("layer", opt(e.winner.as_ref().map(|w| &w.kind))),
                 ("overrides", Value::list_from(overrides)),

@@ -233,7 +233,7 @@ fn insecure_feature_switches_cover_every_template() {
             );
             assert_ne!(code, 0, "call {i} in {file} ran: {out}");
             assert!(
-                err.contains("HELMFILE_DISABLE_INSECURE_FEATURES is active, insecure function calls are disabled"),
+                err.contains("HELMFILE_DISABLE_INSECURE_FEATURES or HELMFILE_DISABLE_INSECURE_TEMPLATE_FUNCTIONS is active, insecure function calls are disabled"),
                 "call {i} in {file}: {err}"
             );
             assert!(!out.contains("top-secret") && !err.contains("top-secret"));

@@ -291,7 +291,9 @@ fn every_bad_input_is_located_and_rendered_the_same_way() {
         // helm's commands print `Error: …`; helmfile's print the message bare, after
         // their progress lines.
         let progress = |l: &str| {
-            l.is_empty() || l.starts_with("Building dependency") || l.starts_with("Templating release")
+            l.is_empty()
+                || l.starts_with("Building dependency")
+                || l.starts_with("Templating release")
         };
         let error = err
             .find("Error: ")

@@ -57,11 +57,11 @@ fn a_base_resolves_its_paths_in_the_including_helmfile_directory() {
     let text = ok(&out);
     assert!(text.contains("fromFile: beside-the-helmfile"), "{text}");
     assert!(text.contains("common: \"yes\""), "{text}");
-    let own =
-        d.file_name()
-            .expect("a name")
-            .to_string_lossy()
-            .into_owned();
+    let own = d
+        .file_name()
+        .expect("a name")
+        .to_string_lossy()
+        .into_owned();
     assert!(text.contains(&format!("cwd: {own}")), "{text}");
 }
 

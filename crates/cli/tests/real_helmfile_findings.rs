@@ -46,7 +46,12 @@ fn values_json_keeps_every_release_of_one_name() {
         let obj = json.as_object().expect("an object");
         assert_eq!(obj.len(), n, "{}", r.stdout);
         for i in 0..n {
-            assert_eq!(obj[&format!("ns{i}/app")]["value"], format!("v{i}"), "{}", r.stdout);
+            assert_eq!(
+                obj[&format!("ns{i}/app")]["value"],
+                format!("v{i}"),
+                "{}",
+                r.stdout
+            );
         }
     }
 }
@@ -63,9 +68,17 @@ fn global_flags_default_to_helmfile_environment_variables() {
         )],
     );
     for ns in ["from-env", "other-ns", "x1"] {
-        let r = capstan(&d, &["list", "--output", "json"], &[("HELMFILE_NAMESPACE", ns)]);
+        let r = capstan(
+            &d,
+            &["list", "--output", "json"],
+            &[("HELMFILE_NAMESPACE", ns)],
+        );
         assert_eq!(r.code, 0, "{}", r.stderr);
-        assert!(r.stdout.contains(&format!("\"namespace\":\"{ns}\"")), "{}", r.stdout);
+        assert!(
+            r.stdout.contains(&format!("\"namespace\":\"{ns}\"")),
+            "{}",
+            r.stdout
+        );
         let r = capstan(
             &d,
             &["-n", "flag", "list", "--output", "json"],
@@ -77,7 +90,11 @@ fn global_flags_default_to_helmfile_environment_variables() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains("kubeContext: kc-env"), "{}", r.stdout);
     // A helm binary that does not exist: the command that needs helm names it.
-    let r = capstan(&d, &["lint"], &[("HELMFILE_HELM_BINARY", "/nonexistent/helm-env")]);
+    let r = capstan(
+        &d,
+        &["lint"],
+        &[("HELMFILE_HELM_BINARY", "/nonexistent/helm-env")],
+    );
     assert_ne!(r.code, 0);
     assert!(r.stderr.contains("/nonexistent/helm-env"), "{}", r.stderr);
 }
@@ -87,22 +104,35 @@ fn global_flags_default_to_helmfile_environment_variables() {
 #[test]
 fn warnings_before_a_failure_are_shown() {
     let failures = [
-        ("missing chart", "- name: b\n  namespace: x\n  chart: ./nochart\n"),
+        (
+            "missing chart",
+            "- name: b\n  namespace: x\n  chart: ./nochart\n",
+        ),
         (
             "missing values file",
             "- name: b\n  namespace: x\n  chart: ./chart\n  values:\n  - nothere.yaml\n",
         ),
-        ("bad release name", "- name: B_ad\n  namespace: x\n  chart: ./chart\n"),
+        (
+            "bad release name",
+            "- name: B_ad\n  namespace: x\n  chart: ./chart\n",
+        ),
     ];
     for (what, second) in failures {
         let state = format!(
             "environments:\n  default:\n    missingFileHandler: Warn\n    values:\n    - env/missing.yaml\n---\nreleases:\n- name: a\n  namespace: x\n  chart: ./chart\n  missingFileHandler: Warn\n  values:\n  - warned-missing.yaml\n{second}"
         );
-        let d = dir(what.replace(' ', "-").as_str(), &[("helmfile.yaml.gotmpl".into(), state)]);
+        let d = dir(
+            what.replace(' ', "-").as_str(),
+            &[("helmfile.yaml.gotmpl".into(), state)],
+        );
         let r = capstan(&d, &["template"], &[]);
         assert_ne!(r.code, 0, "{what}: {}", r.stdout);
         for warned in ["env/missing.yaml", "warned-missing.yaml"] {
-            assert!(r.stderr.contains(warned), "{what}: no warning for {warned}:\n{}", r.stderr);
+            assert!(
+                r.stderr.contains(warned),
+                "{what}: no warning for {warned}:\n{}",
+                r.stderr
+            );
         }
         // The warnings come first, the error after them.
         let warned_at = r.stderr.find("warned-missing.yaml").unwrap_or(usize::MAX);
@@ -125,8 +155,18 @@ fn an_unknown_environment_points_at_the_key() {
             "{decoy}environments:\n  default: {{}}\n---\nreleases:\n- name: a\n  namespace: x\n  chart: ./chart\n"
         );
         let line = decoy.lines().count() + 1;
-        let d = dir(&format!("unknown-env-{i}"), &[("helmfile.yaml.gotmpl".into(), state)]);
-        for cmd in ["list", "build", "template", "show-dag", "write-values", "lint"] {
+        let d = dir(
+            &format!("unknown-env-{i}"),
+            &[("helmfile.yaml.gotmpl".into(), state)],
+        );
+        for cmd in [
+            "list",
+            "build",
+            "template",
+            "show-dag",
+            "write-values",
+            "lint",
+        ] {
             let r = capstan(&d, &["-e", "nope", cmd], &[]);
             assert_eq!(r.code, 3, "{cmd}: {}", r.stderr);
             assert!(
@@ -135,7 +175,8 @@ fn an_unknown_environment_points_at_the_key() {
                 r.stderr
             );
             assert!(
-                r.stderr.contains(&format!("--> helmfile.yaml.gotmpl:{line}:1")),
+                r.stderr
+                    .contains(&format!("--> helmfile.yaml.gotmpl:{line}:1")),
                 "{cmd}: not at line {line}:\n{}",
                 r.stderr
             );
@@ -152,7 +193,9 @@ fn show_dag_keeps_definition_order_and_full_ids() {
         let names: Vec<String> = (0..n).map(|i| format!("r{:02}", n - i)).collect();
         let mut state = String::from("helmDefaults:\n  kubeContext: kc1\nreleases:\n");
         for (i, name) in names.iter().enumerate() {
-            state.push_str(&format!("- name: {name}\n  namespace: ns\n  chart: ./chart\n"));
+            state.push_str(&format!(
+                "- name: {name}\n  namespace: ns\n  chart: ./chart\n"
+            ));
             if i % 2 == 0 && i + 1 < n {
                 state.push_str(&format!("  needs:\n  - ns/{}\n", names[i + 1]));
             }

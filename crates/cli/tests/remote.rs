@@ -1102,7 +1102,11 @@ fn repository_credentials_go_only_where_the_request_goes() {
         ),
         _ => any_tgz(path),
     });
-    let other_hosts = [format!("localhost:{b}"), format!("LocalHost:{b}"), format!("127.0.0.1:{b}")];
+    let other_hosts = [
+        format!("localhost:{b}"),
+        format!("LocalHost:{b}"),
+        format!("127.0.0.1:{b}"),
+    ];
     let separators = ["\\", "\\\\", "#", "?", "/\\", "\\/", "%5C", "\t", "\\\t"];
     let user_parts = ["", "u:p@", "u@"];
     // (A user part in the URL itself is the URL's own; only the repository's must stay.)
@@ -1324,4 +1328,68 @@ fn remote_sources_cannot_escape_or_corrupt_the_cache() {
     assert!(ok, "{err}");
     assert!(out.contains("kind: ConfigMap"), "{out}");
     assert_eq!(again, whole, "the cached archive was not fetched again");
+}
+
+/// Issue 28, item 8: a file in a cloned repository that is a symbolic link leading out
+/// of the checkout (absolute, relative, through a linked directory, through a chain of
+/// links) is refused and never read; a link that stays inside the checkout works.
+#[test]
+fn git_values_cannot_follow_links_out_of_the_checkout() {
+    let dir = tempdir("git-links");
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(outside.join("sub")).expect("outside");
+    std::fs::write(outside.join("secret.yaml"), "stolen: s3cr3t-kubeconfig\n").expect("secret");
+    std::fs::write(outside.join("sub/values.yaml"), "stolen: s3cr3t-in-dir\n").expect("secret");
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(repo.join("env")).expect("repo");
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    std::fs::write(repo.join("env/values.yaml"), "inside: fine\n").expect("write");
+    let link = |name: &str, target: &str| {
+        let p = repo.join(name);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::os::unix::fs::symlink(target, p).expect("symlink");
+    };
+    let abs = outside.join("secret.yaml").display().to_string();
+    link("absolute.yaml", &abs);
+    link("deep/er/relative.yaml", "../../../outside/secret.yaml");
+    link("linkdir", &outside.join("sub").display().to_string());
+    link("chain1.yaml", "chain2.yaml");
+    link("chain2.yaml", &abs);
+    link("inside.yaml", "env/values.yaml");
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "--quiet", "-m", "links"]);
+    let run = |file: &str| {
+        std::fs::write(
+            dir.join("helmfile.yaml"),
+            format!(
+                "environments:\n  default:\n    values:\n    - git::file://{}@{file}?ref=main\n---\nreleases: []\n",
+                repo.display()
+            ),
+        )
+        .expect("helmfile");
+        capstan(&dir, &["print-env"], &[])
+    };
+    for file in [
+        "absolute.yaml",
+        "deep/er/relative.yaml",
+        "linkdir/values.yaml",
+        "chain1.yaml",
+    ] {
+        let (out, err, ok) = run(file);
+        assert!(!ok, "{file}: {out}");
+        assert!(
+            !out.contains("s3cr3t") && !err.contains("s3cr3t"),
+            "{file}: {out}\n{err}"
+        );
+        // A relative link's target depends on where the checkout sits in the cache: it
+        // either leads outside the checkout or nowhere; both are refused.
+        assert!(
+            err.contains("resolves outside what was fetched")
+                || err.contains("the fetched file cannot be resolved"),
+            "{file}: {err}"
+        );
+    }
+    let (out, err, ok) = run("inside.yaml");
+    assert!(ok, "{err}");
+    assert!(out.contains("inside: fine"), "{out}");
 }

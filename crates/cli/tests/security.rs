@@ -193,7 +193,15 @@ fn cyclic_schemas() -> Vec<(String, String)> {
         _ => inner,
     };
     for n in 1..=5 {
-        for w in ["ref", "allOf", "anyOf", "oneOf", "not", "properties", "items"] {
+        for w in [
+            "ref",
+            "allOf",
+            "anyOf",
+            "oneOf",
+            "not",
+            "properties",
+            "items",
+        ] {
             // definitions d0 -> d1 -> ... -> d(n-1) -> d0, entered through wrapper w.
             let defs: Vec<String> = (0..n)
                 .map(|i| {
@@ -209,7 +217,11 @@ fn cyclic_schemas() -> Vec<(String, String)> {
         }
         out.push((
             format!("root-{n}"),
-            format!("{}{{\"$ref\":\"#\"}}{}", "{\"allOf\":[".repeat(n), "]}".repeat(n)),
+            format!(
+                "{}{{\"$ref\":\"#\"}}{}",
+                "{\"allOf\":[".repeat(n),
+                "]}".repeat(n)
+            ),
         ));
     }
     // Each level refers to the next twice: 2^depth evaluations without a bound.
@@ -246,10 +258,16 @@ fn cyclic_schemas() -> Vec<(String, String)> {
 fn schema_reference_cycles_end_in_a_report() {
     let d = tempdir("schema-cycles");
     write_files(&d, CHART.iter().copied());
-    std::fs::write(d.join("chart/values.yaml"), "lines: 1\nfiller: x\na: 1\nl: [1]\n")
-        .expect("values");
-    std::fs::write(d.join("helmfile.yaml"), "releases:\n- name: r\n  chart: ./chart\n")
-        .expect("state");
+    std::fs::write(
+        d.join("chart/values.yaml"),
+        "lines: 1\nfiller: x\na: 1\nl: [1]\n",
+    )
+    .expect("values");
+    std::fs::write(
+        d.join("helmfile.yaml"),
+        "releases:\n- name: r\n  chart: ./chart\n",
+    )
+    .expect("state");
     for (name, schema) in cyclic_schemas() {
         std::fs::write(d.join("chart/values.schema.json"), &schema).expect("schema");
         for args in [
@@ -324,7 +342,11 @@ fn schema_reference_cycles_end_in_a_report() {
 #[test]
 fn the_process_leaves_no_core_file() {
     let d = tempdir("no-core");
-    for args in [&["-f", "-", "list"][..], &["-f", "-", "template"], &["-f", "-", "print-env"]] {
+    for args in [
+        &["-f", "-", "list"][..],
+        &["-f", "-", "template"],
+        &["-f", "-", "print-env"],
+    ] {
         let mut child = capstan(&d)
             .args(args)
             .stdin(Stdio::piped())
@@ -364,7 +386,10 @@ fn insecure_template_functions_can_be_switched_off() {
     std::fs::write(d.join("secret.txt"), "s3cr3t-file").expect("secret");
     let calls = [
         ("exec", "{{ exec \"touch\" (list \"EXECUTED\") }}"),
-        ("envExec", "{{ envExec (dict) \"touch\" (list \"EXECUTED\") }}"),
+        (
+            "envExec",
+            "{{ envExec (dict) \"touch\" (list \"EXECUTED\") }}",
+        ),
         ("readFile", "{{ readFile \"secret.txt\" }}"),
         ("readDir", "{{ readDir \".\" | toJson }}"),
         ("readDirEntries", "{{ readDirEntries \".\" | toJson }}"),
@@ -415,7 +440,10 @@ fn insecure_template_functions_can_be_switched_off() {
                         .output()
                         .expect("run");
                     let text = common::output_text(&out);
-                    assert!(!out.status.success(), "{switch}={truth} {name} in {place}: {text}");
+                    assert!(
+                        !out.status.success(),
+                        "{switch}={truth} {name} in {place}: {text}"
+                    );
                     assert!(
                         text.contains("HELMFILE_DISABLE_INSECURE_FEATURES or HELMFILE_DISABLE_INSECURE_TEMPLATE_FUNCTIONS is active, insecure function calls are disabled"),
                         "{switch} {name} {place}: {text}"
@@ -440,7 +468,11 @@ fn insecure_template_functions_can_be_switched_off() {
             .arg("list")
             .output()
             .expect("run");
-        assert!(out.status.success(), "{off:?}: {}", common::output_text(&out));
+        assert!(
+            out.status.success(),
+            "{off:?}: {}",
+            common::output_text(&out)
+        );
     }
 }
 
@@ -458,7 +490,12 @@ fn hooks_can_be_switched_off() {
     );
     let helm = helm.to_string_lossy().into_owned();
     let events = [
-        "prepare", "preapply", "presync", "postsync", "preuninstall", "postuninstall",
+        "prepare",
+        "preapply",
+        "presync",
+        "postsync",
+        "preuninstall",
+        "postuninstall",
         "cleanup",
     ];
     let commands: [&[&str]; 7] = [
@@ -606,7 +643,12 @@ fn values_diffs_and_errors_hide_secrets() {
         let out = capstan(&d)
             .env("SOPS_AGE_KEY_FILE", &key.file)
             .env("KUBECONFIG", d.join("no-kubeconfig"))
-            .args(["--helm-binary", &helm.to_string_lossy(), "diff", "--show-values"])
+            .args([
+                "--helm-binary",
+                &helm.to_string_lossy(),
+                "diff",
+                "--show-values",
+            ])
             .args(extra)
             .output()
             .expect("run");
@@ -621,8 +663,14 @@ fn values_diffs_and_errors_hide_secrets() {
     // values template, directly and through another function.
     for (place, call) in [
         ("state", "{{ fail .Values.dbpass }}"),
-        ("state", "{{ fail (printf \"bad: %s\" .Values.nested.token) }}"),
-        ("state", "{{ required (cat \"missing\" .Values.dbpass) \"\" }}"),
+        (
+            "state",
+            "{{ fail (printf \"bad: %s\" .Values.nested.token) }}",
+        ),
+        (
+            "state",
+            "{{ required (cat \"missing\" .Values.dbpass) \"\" }}",
+        ),
         ("values", "{{ fail (upper \"x\" | cat .Values.dbpass) }}"),
     ] {
         let state = if place == "state" {

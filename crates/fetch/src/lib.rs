@@ -137,8 +137,23 @@ fn user_char(c: char) -> bool {
     c.is_ascii_alphanumeric()
         || matches!(
             c,
-            '-' | '.' | '_' | ':' | '~' | '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ','
-                | ';' | '=' | '%' | '@'
+            '-' | '.'
+                | '_'
+                | ':'
+                | '~'
+                | '!'
+                | '$'
+                | '&'
+                | '\''
+                | '('
+                | ')'
+                | '*'
+                | '+'
+                | ','
+                | ';'
+                | '='
+                | '%'
+                | '@'
         )
 }
 
@@ -148,8 +163,24 @@ fn host_char(c: char) -> bool {
     c.is_alphanumeric()
         || matches!(
             c,
-            '-' | '.' | '_' | '~' | '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';'
-                | '=' | ':' | '[' | ']' | '%'
+            '-' | '.'
+                | '_'
+                | '~'
+                | '!'
+                | '$'
+                | '&'
+                | '\''
+                | '('
+                | ')'
+                | '*'
+                | '+'
+                | ','
+                | ';'
+                | '='
+                | ':'
+                | '['
+                | ']'
+                | '%'
         )
 }
 
@@ -387,8 +418,39 @@ impl Fetcher {
         (dir, file)
     }
 
-    /// The local path of a remote file, fetching it unless cached.
+    /// The local path of a remote file, fetching it unless cached. The file must be
+    /// inside what was fetched once symlinks are followed: a link in a cloned
+    /// repository or an unpacked archive (`values.yaml -> ~/.kube/config`) is refused.
     pub fn fetch(&self, raw: &str) -> Result<PathBuf, FetchError> {
+        let file = self.fetch_unchecked(raw)?;
+        let src =
+            parse(raw).ok_or_else(|| FetchError(format!("{} is not a remote URL", redact(raw))))?;
+        let (dir, _) = self.cache_path(&src);
+        let root = if src.getter == "normal" && !src.is_archive() {
+            // A plain download: the file itself is what was fetched.
+            file.parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| dir.clone())
+        } else {
+            dir
+        };
+        let (Ok(real_root), Ok(real_file)) = (root.canonicalize(), file.canonicalize()) else {
+            return Err(FetchError(format!(
+                "{}: the fetched file cannot be resolved",
+                redact(raw)
+            )));
+        };
+        if !real_file.starts_with(&real_root) {
+            return Err(FetchError(format!(
+                "{}: {:?} resolves outside what was fetched (a symbolic link); refused",
+                redact(raw),
+                src.file
+            )));
+        }
+        Ok(file)
+    }
+
+    fn fetch_unchecked(&self, raw: &str) -> Result<PathBuf, FetchError> {
         let src =
             parse(raw).ok_or_else(|| FetchError(format!("{} is not a remote URL", redact(raw))))?;
         let (dir, file) = self.cache_path(&src);
@@ -982,7 +1044,9 @@ mod tests {
     /// host from it; origins are compared as the request's parser reads them.
     #[test]
     fn urls_whose_host_could_be_read_two_ways_are_refused() {
-        for sep in ["\\", "\t", "\n", " ", "<", ">", "\"", "^", "|", "`", "{", "}"] {
+        for sep in [
+            "\\", "\t", "\n", " ", "<", ">", "\"", "^", "|", "`", "{", "}",
+        ] {
             let raw = format!("https://good.example{sep}@evil.example/v.yaml");
             assert!(parse(&raw).is_none(), "{raw:?} parsed");
             let raw = format!("https://evil.example{sep}/v.yaml");
@@ -991,11 +1055,17 @@ mod tests {
         let cut = parse("https://good.example#@evil.example/v.yaml").unwrap();
         assert_eq!(cut.host, "good.example");
         let last_at = parse("https://a@b@host.example/v.yaml").unwrap();
-        assert_eq!((last_at.user.as_str(), last_at.host.as_str()), ("a@b", "host.example"));
+        assert_eq!(
+            (last_at.user.as_str(), last_at.host.as_str()),
+            ("a@b", "host.example")
+        );
         assert!(same_origin("http://A.example/x", "HTTP://a.example:80/y"));
         assert!(!same_origin("http://a.example/x", "https://a.example/x"));
         assert!(!same_origin("http://a.example:1/x", "http://a.example:2/x"));
-        assert!(!same_origin("http://b.example\\@a.example/x", "http://a.example/"));
+        assert!(!same_origin(
+            "http://b.example\\@a.example/x",
+            "http://a.example/"
+        ));
         assert!(!same_origin("not a url", "not a url"));
     }
 

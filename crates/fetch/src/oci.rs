@@ -61,7 +61,10 @@ impl Reference {
     /// Whether the registry is this machine (`localhost`, a loopback address), tried
     /// over plain HTTP when HTTPS fails, as helm does.
     fn loopback(&self) -> bool {
-        match registry_url(&self.registry).as_ref().and_then(url::Url::host) {
+        match registry_url(&self.registry)
+            .as_ref()
+            .and_then(url::Url::host)
+        {
             Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
             Some(url::Host::Ipv4(a)) => a.is_loopback(),
             Some(url::Host::Ipv6(a)) => a.is_loopback(),
@@ -90,7 +93,9 @@ fn registry_url(registry: &str) -> Option<url::Url> {
     let whole = url.username().is_empty()
         && url.password().is_none()
         && (read_back.eq_ignore_ascii_case(registry)
-            || registry.strip_suffix(":443").is_some_and(|r| r.eq_ignore_ascii_case(host)));
+            || registry
+                .strip_suffix(":443")
+                .is_some_and(|r| r.eq_ignore_ascii_case(host)));
     whole.then_some(url)
 }
 

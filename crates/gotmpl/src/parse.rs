@@ -183,7 +183,11 @@ impl<'a> Parser<'a> {
 
     fn error(&self, msg: impl AsRef<str>) -> ParseError {
         // Having read up to a lexical error, that error is what Go reports.
-        if let Some(e) = self.toks.get(self.seen.get()).filter(|t| t.kind == Kind::Error) {
+        if let Some(e) = self
+            .toks
+            .get(self.seen.get())
+            .filter(|t| t.kind == Kind::Error)
+        {
             let extra = match e.action_line {
                 0 => String::new(),
                 a if a == e.line => String::new(),

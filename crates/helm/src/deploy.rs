@@ -1867,9 +1867,10 @@ pub fn run_hooks(
         // `HELMFILE_DISABLE_HOOKS` (helmfile #2691): a hook that would run is an error,
         // in every command; a helmfile without hooks for the event is not affected.
         if capstan_state::render::env_true(h.settings.host.as_ref(), "HELMFILE_DISABLE_HOOKS") {
-            return Err(
-                format!("hook[{name}]: HELMFILE_DISABLE_HOOKS is active, hooks are disabled").into(),
-            );
+            return Err(format!(
+                "hook[{name}]: HELMFILE_DISABLE_HOOKS is active, hooks are disabled"
+            )
+            .into());
         }
         (h.log)(
             LogLevel::Debug,

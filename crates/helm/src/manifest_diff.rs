@@ -429,19 +429,44 @@ mod tests {
         let pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nQUxMU0VDUkVUUEVNU0VDUkVU\n-----END PRIVATE KEY-----";
         type Layout = Box<dyn Fn(&str, &str) -> String>;
         let layouts: Vec<Layout> = vec![
-            Box::new(|k, v| format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  {k}: {v}\n")),
-            Box::new(|k, v| format!("apiVersion: v1\nkind: Secret\nmetadata: {{name: s}}\ndata: {{{k}: {v}, other: b3RoZXI=}}\n")),
-            Box::new(|k, v| format!("data:\n  {k}: \"{v}\"\nkind: \"Secret\"\napiVersion: v1\nmetadata:\n  name: s\n")),
-            Box::new(|k, v| format!("{{\"apiVersion\": \"v1\", \"kind\": \"Secret\", \"metadata\": {{\"name\": \"s\"}}, \"data\": {{\"{k}\": \"{v}\"}}}}\n")),
-            Box::new(|k, v| format!("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n  data:\n    {k}: {v}\n")),
-            Box::new(|k, v| format!("apiVersion: example.com/v1\nkind: Wrapper\nmetadata:\n  name: w\nspec:\n  template:\n    kind: Secret\n    data:\n      {k}: {v}\n")),
-            Box::new(|k, v| format!("apiVersion: v1\nkind: \"\\u0053ecret\"\nmetadata:\n  name: s\ndata:\n  {k}: {v}\n")),
-            Box::new(|k, v| format!("# Source: c/templates/s.yaml\n# a comment\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  # the key\n  {k}: >-\n    {v}\n")),
+            Box::new(|k, v| {
+                format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  {k}: {v}\n")
+            }),
+            Box::new(|k, v| {
+                format!("apiVersion: v1\nkind: Secret\nmetadata: {{name: s}}\ndata: {{{k}: {v}, other: b3RoZXI=}}\n")
+            }),
+            Box::new(|k, v| {
+                format!("data:\n  {k}: \"{v}\"\nkind: \"Secret\"\napiVersion: v1\nmetadata:\n  name: s\n")
+            }),
+            Box::new(|k, v| {
+                format!("{{\"apiVersion\": \"v1\", \"kind\": \"Secret\", \"metadata\": {{\"name\": \"s\"}}, \"data\": {{\"{k}\": \"{v}\"}}}}\n")
+            }),
+            Box::new(|k, v| {
+                format!("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n  data:\n    {k}: {v}\n")
+            }),
+            Box::new(|k, v| {
+                format!("apiVersion: example.com/v1\nkind: Wrapper\nmetadata:\n  name: w\nspec:\n  template:\n    kind: Secret\n    data:\n      {k}: {v}\n")
+            }),
+            Box::new(|k, v| {
+                format!("apiVersion: v1\nkind: \"\\u0053ecret\"\nmetadata:\n  name: s\ndata:\n  {k}: {v}\n")
+            }),
+            Box::new(|k, v| {
+                format!("# Source: c/templates/s.yaml\n# a comment\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  # the key\n  {k}: >-\n    {v}\n")
+            }),
         ];
         let string_layouts: Vec<Layout> = vec![
-            Box::new(|k, v| format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  {k}: |\n{}\n", v.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n"))),
-            Box::new(|k, v| format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData: {{{k}: {}}}\n", serde_json::to_string(v).unwrap_or_default())),
-            Box::new(|k, v| format!("apiVersion: v1\nkind: List\nitems:\n- kind: Secret\n  metadata: {{name: s}}\n  stringData:\n    {k}: |-\n{}\n", v.lines().map(|l| format!("      {l}")).collect::<Vec<_>>().join("\n"))),
+            Box::new(|k, v| {
+                format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  {k}: |\n{}\n", v.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n"))
+            }),
+            Box::new(|k, v| {
+                format!(
+                    "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData: {{{k}: {}}}\n",
+                    serde_json::to_string(v).unwrap_or_default()
+                )
+            }),
+            Box::new(|k, v| {
+                format!("apiVersion: v1\nkind: List\nitems:\n- kind: Secret\n  metadata: {{name: s}}\n  stringData:\n    {k}: |-\n{}\n", v.lines().map(|l| format!("      {l}")).collect::<Vec<_>>().join("\n"))
+            }),
         ];
         let secrets = ["s3cr3t-password", "hunter2hunter2", pem];
         let mut checked = 0;
@@ -465,9 +490,15 @@ mod tests {
                         (old.clone(), Vec::new()),
                     ] {
                         let (text, _) = diff(&a, &b, &DiffStyle::default());
-                        for shown in [secret, b64.as_str()].iter().chain(secret.lines().collect::<Vec<_>>().iter()) {
+                        for shown in [secret, b64.as_str()]
+                            .iter()
+                            .chain(secret.lines().collect::<Vec<_>>().iter())
+                        {
                             if shown.len() > 8 {
-                                assert!(!text.contains(shown), "{shown:?} shown for\n{doc}\n---\n{text}");
+                                assert!(
+                                    !text.contains(shown),
+                                    "{shown:?} shown for\n{doc}\n---\n{text}"
+                                );
                             }
                         }
                         checked += 1;
@@ -477,7 +508,10 @@ mod tests {
         }
         assert!(checked > 200, "{checked}");
         // --show-secrets shows them.
-        let doc = format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  p: {}\n", "s3cr3t-password");
+        let doc = format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  p: {}\n",
+            "s3cr3t-password"
+        );
         let (text, _) = diff(
             &[],
             &parse(&doc, "ns"),

@@ -122,7 +122,13 @@ pub fn values_diff(
             || capstan_state::known_secrets::shows_secret(&after);
         let hidden = capstan_state::known_secrets::HIDDEN;
         let (before, after) = if secret && !show_secrets {
-            let mark = |v: Option<&J>| if v.is_some() { hidden.to_string() } else { "(none)".into() };
+            let mark = |v: Option<&J>| {
+                if v.is_some() {
+                    hidden.to_string()
+                } else {
+                    "(none)".into()
+                }
+            };
             (mark(x), mark(y))
         } else {
             (before, after)

@@ -261,10 +261,12 @@ impl Visit<'_> {
         self.contexts.push(context);
         // helmfile wraps each file's errors in its name (a sub-helmfile's in its own,
         // then in the step from the parent, then in the parent's).
-        let r = self.state_here(file, overrides, selectors).map_err(|e| match e {
-            RunError::Failed(e) => RunError::Failed(e.context(shown)),
-            other => other,
-        });
+        let r = self
+            .state_here(file, overrides, selectors)
+            .map_err(|e| match e {
+                RunError::Failed(e) => RunError::Failed(e.context(shown)),
+                other => other,
+            });
         self.contexts.pop();
         self.chain.pop();
         r
@@ -375,11 +377,17 @@ impl Visit<'_> {
                             .unwrap_or(&f),
                     };
                     let via = format!("in .helmfiles[{i}]");
-                    self.state(&f, &shown_in(from_parent), &via, &sub_overrides, &sub_selectors)
-                        .map_err(|e| match e {
-                            RunError::Failed(e) => RunError::Failed(e.context(&via)),
-                            other => format!("{via}: {other}").into(),
-                        })?;
+                    self.state(
+                        &f,
+                        &shown_in(from_parent),
+                        &via,
+                        &sub_overrides,
+                        &sub_selectors,
+                    )
+                    .map_err(|e| match e {
+                        RunError::Failed(e) => RunError::Failed(e.context(&via)),
+                        other => format!("{via}: {other}").into(),
+                    })?;
                 }
             }
         }

@@ -756,8 +756,10 @@ fn struct_yaml(fields: &[(String, Value)]) -> Result<String, StateError> {
         if let Some(order) = struct_order(k) {
             match v {
                 Value::Map(m) if !m.is_empty() => {
-                    out.push_str(&format!("{k}:
-"));
+                    out.push_str(&format!(
+                        "{k}:
+"
+                    ));
                     for line in struct_yaml(&ordered_entries(&m.read(), order))?.lines() {
                         out.push_str(&format!("  {line}\n"));
                     }
@@ -850,7 +852,10 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
         raw.insert(Str::from(key), Value::list_from(items));
     }
     if !r.kube_context.is_empty() {
-        raw.insert(Str::from("kubeContext"), Value::from(r.kube_context.as_str()));
+        raw.insert(
+            Str::from("kubeContext"),
+            Value::from(r.kube_context.as_str()),
+        );
     }
     // `needs:` as the full IDs helmfile completes them to (`kc/ns/name`).
     if !r.needs.is_empty() {
@@ -899,12 +904,18 @@ fn hooks_as_structs(hooks: &Value) -> Value {
             };
             let mut out: Vec<(Str, Value)> = Vec::new();
             let get = |k: &str| m.get(k).cloned().filter(|v| !matches!(v, Value::Nil));
-            out.push(("name".into(), get("name").unwrap_or_else(|| Value::from(""))));
+            out.push((
+                "name".into(),
+                get("name").unwrap_or_else(|| Value::from("")),
+            ));
             out.push((
                 "events".into(),
                 get("events").unwrap_or_else(|| Value::list_from(Vec::new())),
             ));
-            out.push(("command".into(), get("command").unwrap_or_else(|| Value::from(""))));
+            out.push((
+                "command".into(),
+                get("command").unwrap_or_else(|| Value::from("")),
+            ));
             if let Some(k) = get("kubectl") {
                 out.push(("kubectl".into(), k));
             }

@@ -335,10 +335,8 @@ impl Host for OsHost {
 
     fn write_private(&self, files: &[(String, Vec<u8>)]) -> io::Result<PathBuf> {
         // An unpredictable name, made exclusively (never a directory someone made first).
-        let dir = std::env::temp_dir().join(format!(
-            "capstan-{}",
-            capstan_fetch::unpredictable_suffix()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("capstan-{}", capstan_fetch::unpredictable_suffix()));
         let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
         {
@@ -423,10 +421,8 @@ impl Host for OsHost {
             std::fs::create_dir_all(dir)?;
         }
         // Written aside and renamed, so a concurrent reader never sees half a file.
-        let tmp = target.with_extension(format!(
-            "partial-{}",
-            capstan_fetch::unpredictable_suffix()
-        ));
+        let tmp =
+            target.with_extension(format!("partial-{}", capstan_fetch::unpredictable_suffix()));
         std::fs::write(&tmp, data)?;
         std::fs::rename(&tmp, &target)
     }
@@ -511,7 +507,13 @@ pub fn look_path(command: &str) -> String {
 /// helmfile's report of a command that exited with an error (`helmexec.ExitError`):
 /// the program's path, its argv, the exit status, then its standard error and combined
 /// output when there are any.
-pub fn exit_error_text(path: &str, argv: &[String], code: i32, stderr: &str, combined: &str) -> String {
+pub fn exit_error_text(
+    path: &str,
+    argv: &[String],
+    code: i32,
+    stderr: &str,
+    combined: &str,
+) -> String {
     let mut text = format!(
         "command \"{path}\" exited with non-zero status:\n\nPATH:\n  {path}\n\nARGS:\n{}\nERROR:\n  exit status {code}\n\nEXIT STATUS\n  {code}",
         argv.iter()

@@ -136,7 +136,6 @@ pub(crate) fn chart_name(chart: &str) -> String {
         .to_string()
 }
 
-
 /// The state's `defaultInherit:` template names (a list of strings), trimmed, blanks
 /// left out.
 fn default_inherit(doc: &Tree) -> Result<Vec<String>, StateError> {

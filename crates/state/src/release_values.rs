@@ -3,7 +3,6 @@
 //! YAML, decrypted secrets), then `set:` as `--set`/`--set-file`, `setString:` as
 //! `--set-string` — held in memory as capstan's chart renderer takes them.
 
-
 /// What a decrypted secrets file is named after, in values layers and explain output
 /// (`secrets.yaml (decrypted)`): explain hides the values such layers set.
 pub const DECRYPTED: &str = " (decrypted)";

@@ -435,9 +435,7 @@ fn insecure_switches(m: &mut FuncMap, host: &dyn Host) {
             "listDir",
         ] {
             if let Some(f) = m.get_mut(name) {
-                f.imp = Arc::new(|_, _| {
-                    Err(INSECURE_FUNCTIONS_DISABLED.into())
-                });
+                f.imp = Arc::new(|_, _| Err(INSECURE_FUNCTIONS_DISABLED.into()));
             }
         }
     }

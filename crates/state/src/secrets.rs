@@ -21,7 +21,9 @@ pub(crate) fn decrypt_file(host: &dyn Host, path: &str) -> Result<String, StateE
 /// Remembers a decrypted document's values: YAML or JSON, else dotenv lines.
 fn remember_plaintext(text: &str) {
     match capstan_yaml::decode_helmfile_value(text) {
-        Ok(v) if !matches!(v, capstan_value::Value::String(_)) => capstan_secrets::known::remember(&v),
+        Ok(v) if !matches!(v, capstan_value::Value::String(_)) => {
+            capstan_secrets::known::remember(&v)
+        }
         _ => {
             for line in text.lines() {
                 let value = line.split_once('=').map_or(line, |(_, v)| v);

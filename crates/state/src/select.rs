@@ -28,22 +28,23 @@ impl Selector {
         let mut terms = Vec::new();
         let mut malformed = None;
         for part in s.split(',') {
-            let term = if let Some((k, v)) = part.split_once("!=").filter(|(k, v)| word(k) && word(v)) {
-                Some((k, v, false))
-            } else {
-                part.split_once('=')
-                    .filter(|(k, v)| word(k) && word(v))
-                    .map(|(k, v)| (k, v, true))
-            };
+            let term =
+                if let Some((k, v)) = part.split_once("!=").filter(|(k, v)| word(k) && word(v)) {
+                    Some((k, v, false))
+                } else {
+                    part.split_once('=')
+                        .filter(|(k, v)| word(k) && word(v))
+                        .map(|(k, v)| (k, v, true))
+                };
             match term {
                 Some((k, v, positive)) => terms.push((k.to_string(), v.to_string(), positive)),
                 None => malformed = Some(part),
             }
         }
         match malformed {
-            Some(part) => Err(
-                format!("malformed label: {part}. Expected label in form k=v or k!=v").into(),
-            ),
+            Some(part) => {
+                Err(format!("malformed label: {part}. Expected label in form k=v or k!=v").into())
+            }
             None => Ok(Selector { terms }),
         }
     }
@@ -332,7 +333,12 @@ mod tests {
 
     #[test]
     fn releases_render_in_needs_order() {
-        let rs = [rel("web", &["api"]), rel("api", &["db"]), rel("db", &[]), rel("x", &["ns/zz"])];
+        let rs = [
+            rel("web", &["api"]),
+            rel("api", &["db"]),
+            rel("db", &[]),
+            rel("x", &["ns/zz"]),
+        ];
         let refs: Vec<&Release> = rs.iter().collect();
         assert_eq!(dag_order(&refs), vec![2, 3, 1, 0]);
     }

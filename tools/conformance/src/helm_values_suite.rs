@@ -140,11 +140,17 @@ fn real_helm(dir: &Path, inputs: &J) -> Option<(String, Result<String, String>)>
         .ok()?;
     let _ = std::fs::remove_dir_all(&home);
     if out.status.success() {
-        return Some((version, Ok(String::from_utf8_lossy(&out.stdout).into_owned())));
+        return Some((
+            version,
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned()),
+        ));
     }
     let stderr = String::from_utf8_lossy(&out.stderr);
     let at = stderr.find("Error: ")?;
-    Some((version, Err(stderr[at + "Error: ".len()..].trim_end().to_string())))
+    Some((
+        version,
+        Err(stderr[at + "Error: ".len()..].trim_end().to_string()),
+    ))
 }
 
 /// The case judged against its vector.

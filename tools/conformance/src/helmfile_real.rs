@@ -199,11 +199,13 @@ fn compare(tools: &Tools, case: &Case, run: &Run, dir: &Path, id: String) -> Cas
     } else {
         None
     };
-    let url = repo.as_ref().map(|(r, _)| format!("http://127.0.0.1:{}", r.port()));
-    let helmfile = materialize(case, dir, url.as_deref())
-        .and_then(|()| execute(tools, true, run, dir));
-    let capstan = materialize(case, dir, url.as_deref())
-        .and_then(|()| execute(tools, false, run, dir));
+    let url = repo
+        .as_ref()
+        .map(|(r, _)| format!("http://127.0.0.1:{}", r.port()));
+    let helmfile =
+        materialize(case, dir, url.as_deref()).and_then(|()| execute(tools, true, run, dir));
+    let capstan =
+        materialize(case, dir, url.as_deref()).and_then(|()| execute(tools, false, run, dir));
     if let Some((_, charts)) = &repo {
         let _ = std::fs::remove_dir_all(charts);
     }
@@ -222,12 +224,19 @@ fn execute(tools: &Tools, real: bool, run: &Run, dir: &Path) -> Result<Outcome, 
     // version check to the real helm), so a helm path in a message is the same too.
     let mut dirs = vec![tools.shim.clone()];
     dirs.extend(std::env::split_paths(&path));
-    let program = if real { &tools.helmfile } else { &tools.capstan };
+    let program = if real {
+        &tools.helmfile
+    } else {
+        &tools.capstan
+    };
     let before = files_under(dir);
     let mut cmd = Command::new(program);
     cmd.args(&run.args)
         .current_dir(dir)
-        .env("PATH", std::env::join_paths(dirs).map_err(|e| e.to_string())?)
+        .env(
+            "PATH",
+            std::env::join_paths(dirs).map_err(|e| e.to_string())?,
+        )
         .env("HELMFILE_V1MODE", "true")
         .env("HELMFILE_GOCCY_GOYAML", "false")
         .env("HELM_CACHE_HOME", home.join("helm-cache"))
@@ -280,7 +289,12 @@ fn files_under(root: &Path) -> std::collections::BTreeSet<String> {
             if p.is_dir() {
                 walk(root, &p, out);
             } else {
-                out.insert(p.strip_prefix(root).unwrap_or(&p).to_string_lossy().into_owned());
+                out.insert(
+                    p.strip_prefix(root)
+                        .unwrap_or(&p)
+                        .to_string_lossy()
+                        .into_owned(),
+                );
             }
         }
     }
@@ -371,10 +385,14 @@ fn judge(id: String, run: &Run, helmfile: &Outcome, capstan: &Outcome) -> CaseRe
         );
     }
     if want_code != Some(0) {
-        let want = want_error.unwrap_or_else(|| v17_error_line(&first_error_line(&helmfile.stderr)));
+        let want =
+            want_error.unwrap_or_else(|| v17_error_line(&first_error_line(&helmfile.stderr)));
         let got = first_error_line(&capstan.stderr);
         // An expectation of v1.7 without a text checks the exit code only.
-        let any_text = run.v17.as_ref().is_some_and(|e| e.first_error_line.is_empty());
+        let any_text = run
+            .v17
+            .as_ref()
+            .is_some_and(|e| e.first_error_line.is_empty());
         if want != got && !any_text && helm_error_line(&helmfile.stderr) != Some(got.clone()) {
             return CaseResult::fail(
                 id,
@@ -394,7 +412,10 @@ fn judge(id: String, run: &Run, helmfile: &Outcome, capstan: &Outcome) -> CaseRe
         .find(|a| !a.starts_with('-') && !is_flag_value(&run.args, a))
         .map(String::as_str)
         .unwrap_or("");
-    let json = run.args.windows(2).any(|w| w[0] == "--output" && w[1] == "json");
+    let json = run
+        .args
+        .windows(2)
+        .any(|w| w[0] == "--output" && w[1] == "json");
     let verdict = match command {
         "list" if json => compare_list_json(&helmfile.stdout, &capstan.stdout),
         "list" => compare_list_table(&helmfile.stdout, &capstan.stdout),
@@ -594,7 +615,9 @@ fn yaml_stream(text: &str) -> Result<(Vec<Value>, Vec<String>), String> {
 }
 
 fn without_implicit_labels(doc: Value) -> Value {
-    let Some(releases) = doc.get("releases").and_then(|r| r.as_list().map(|l| l.items.clone()))
+    let Some(releases) = doc
+        .get("releases")
+        .and_then(|r| r.as_list().map(|l| l.items.clone()))
     else {
         return doc;
     };
@@ -609,7 +632,10 @@ fn without_implicit_labels(doc: Value) -> Value {
             // (helmfile's own v1 snapshot data: ../shared/peer/helmfile-e2e/snapshot/
             // kubedog_tracking/gopkg.in-yaml.v3-output.yaml, a local chart without it).
             map.remove("chartPath");
-            if let Some(labels) = map.get("labels").and_then(|l| l.as_map().map(|m| m.snapshot())) {
+            if let Some(labels) = map
+                .get("labels")
+                .and_then(|l| l.as_map().map(|m| m.snapshot()))
+            {
                 let kept: std::collections::BTreeMap<_, _> = labels
                     .into_iter()
                     .filter(|(k, _)| !matches!(&**k, "name" | "namespace" | "chart"))
@@ -657,7 +683,10 @@ fn compare_yaml_stream(helmfile: &str, capstan: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn compare_written(helmfile: &[(String, String)], capstan: &[(String, String)]) -> Result<(), String> {
+fn compare_written(
+    helmfile: &[(String, String)],
+    capstan: &[(String, String)],
+) -> Result<(), String> {
     let names = |f: &[(String, String)]| f.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
     if names(helmfile) != names(capstan) {
         return Err(format!(
@@ -679,7 +708,8 @@ mod tests {
     #[test]
     fn tables_compare_by_cell_without_implicit_labels_and_in_v1_order() {
         let helmfile = "NAME\tNAMESPACE\tLABELS\nb   \tns2  \t\na  \tns1\ttier:x\n";
-        let helmfile = helmfile.replace("NAMESPACE\tLABELS", "NAMESPACE\tENABLED\tINSTALLED\tLABELS");
+        let helmfile =
+            helmfile.replace("NAMESPACE\tLABELS", "NAMESPACE\tENABLED\tINSTALLED\tLABELS");
         let helmfile = helmfile
             .replace("b   \tns2  \t", "b   \tns2  \ttrue\ttrue\t")
             .replace("a  \tns1\t", "a  \tns1\ttrue\ttrue\t");
@@ -701,7 +731,9 @@ mod tests {
     #[test]
     fn first_error_lines_skip_progress_and_capstans_prefix() {
         assert_eq!(
-            first_error_line("Building dependency release=a\nError: in ./x.yaml: boom\n  | snippet\n"),
+            first_error_line(
+                "Building dependency release=a\nError: in ./x.yaml: boom\n  | snippet\n"
+            ),
             "in ./x.yaml: boom"
         );
     }

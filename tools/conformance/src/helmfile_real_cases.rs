@@ -195,7 +195,10 @@ fn bases() -> Case {
         "bases/defaults.yaml",
         "helmDefaults:\n  createNamespace: false\n  historyMax: 5\n",
     ));
-    files.push(file("env/default.yaml", "domain: dev.example.com\nsize: small\n"));
+    files.push(file(
+        "env/default.yaml",
+        "domain: dev.example.com\nsize: small\n",
+    ));
     files.push(file("env/staging.yaml", "domain: staging.example.com\n"));
     files.push(file(
         "helmfile.yaml.gotmpl",
@@ -214,7 +217,11 @@ releases:
       size: {{ .Values.size }}
 "#,
     ));
-    case("bases", files, with(&["-e staging template", "-e staging build"]))
+    case(
+        "bases",
+        files,
+        with(&["-e staging template", "-e staging build"]),
+    )
 }
 
 fn sub_helmfiles() -> Case {
@@ -272,7 +279,11 @@ releases:
     // sub-helmfile's chart `charts/app` where helmfile, run from the sub-helmfile's
     // directory, has it print `../charts/app`; see COMPATIBILITY.md.)
     let mut all = runs(&EVERY[..EVERY.len() - 1]);
-    all.extend(runs(&["-l tier=web template", "-l tier=root list", "-l tier=cache list"]));
+    all.extend(runs(&[
+        "-l tier=web template",
+        "-l tier=root list",
+        "-l tier=cache list",
+    ]));
     case("sub-helmfiles", files, all)
 }
 
@@ -831,7 +842,11 @@ fn bad_input() -> Vec<Case> {
     {
         let mut no_top = chart_files.clone();
         no_top.push(file("helmfile.yaml", text));
-        all.push(case(&format!("no-top-level-keys-{i}"), no_top, runs(&["list", "build", "template"])));
+        all.push(case(
+            &format!("no-top-level-keys-{i}"),
+            no_top,
+            runs(&["list", "build", "template"]),
+        ));
     }
     // v1.7 refuses what v0.166 took.
     let mut context = chart_files;

@@ -739,7 +739,10 @@ mod tests {
     fn the_comparison_is_strict() {
         let helm = "---\n# Source: a.yaml\nkind: A\n  \n";
         assert_eq!(normalize(helm), normalize(helm));
-        assert_ne!(normalize(helm), normalize("---\n# Source: a.yaml\nkind: A\n"));
+        assert_ne!(
+            normalize(helm),
+            normalize("---\n# Source: a.yaml\nkind: A\n")
+        );
         assert_ne!(normalize("kind: A\n"), normalize("kind: A"));
         assert_ne!(normalize("kind: A\n"), normalize("kind: B\n"));
     }
