@@ -24,6 +24,6 @@ fuzz_target!(|data: &[u8]| {
         serde_json::from_str::<serde_json::Value>(&old),
         serde_json::from_str::<serde_json::Value>(&new),
     ) {
-        let _ = capstan_helm::values_diff::values_diff(&x, &y, &Default::default());
+        let _ = capstan_helm::values_diff::values_diff(&x, &y, &Default::default(), false);
     }
 });
