@@ -161,9 +161,7 @@ pub fn render(
         template.insert("Name".into(), Value::from(name.as_str()));
         template.insert("BasePath".into(), Value::from(r.base_path.as_str()));
         if let Value::Map(scope) = &r.scope {
-            scope
-                .write()
-                .insert("Template".into(), Value::map_from(template));
+            scope.insert("Template".into(), Value::map_from(template));
         }
         let out = set.execute(name, &r.scope).map_err(|e| RenderError {
             message: crate::engine_errors::exec_error(name, &e),

@@ -151,6 +151,8 @@ fn table(
 
 /// BurntSushi's `Encoder.Encode`.
 pub fn encode(v: &Value) -> Result<String, TomlError> {
+    // BurntSushi/toml never ends on a map that contains itself.
+    capstan_value::cycles::assert_acyclic(v);
     match v {
         Value::Map(m) => {
             let mut out = String::new();

@@ -270,6 +270,17 @@ where
             stderr: format!("Error: {}\n", capstan_value::stack::TooDeep),
             code: 1,
         },
+        // A map a template made to contain itself, walked outside any template call.
+        Ok(Err(panic)) if capstan_value::cycles::as_cycle(panic.as_ref()).is_some() => Outcome {
+            stdout: String::new(),
+            stderr: format!(
+                "Error: {}\n",
+                capstan_value::cycles::as_cycle(panic.as_ref())
+                    .map(capstan_value::cycles::Cycle::endless_walk)
+                    .unwrap_or_default()
+            ),
+            code: 1,
+        },
         Ok(Err(panic)) => {
             let what = panic
                 .downcast_ref::<String>()
@@ -290,13 +301,16 @@ where
 }
 
 /// Keeps the default panic message for bugs, but not for [`capstan_value::stack::TooDeep`]
-/// (a property of the input, reported as an error).
+/// or [`capstan_value::cycles::Cycle`] (properties of the input, reported as errors).
 fn quiet_too_deep_panics() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let default = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if !capstan_value::stack::is_too_deep(info.payload()) {
+            let payload = info.payload();
+            if !capstan_value::stack::is_too_deep(payload)
+                && capstan_value::cycles::as_cycle(payload).is_none()
+            {
                 default(info);
             }
         }));

@@ -693,3 +693,139 @@ fn values_diffs_and_errors_hide_secrets() {
         }
     }
 }
+
+/// Runs `cmd` for at most `secs` seconds; `None` when it had to be killed.
+fn output_within(cmd: &mut Command, secs: u64) -> Option<std::process::Output> {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed().as_secs() >= secs {
+            child.kill().ok();
+            child.wait().ok();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().ok()
+}
+
+/// Issue 28, item 9: templates that make a map contain itself (directly, through lists,
+/// through other maps, through `.Values`, through `merge`), then hand it to every kind of
+/// deep walk. Go's encoders report the cycle (and capstan reports the same container
+/// type); where Go recurses until it dies (fmt, deepCopy, mergo, TOML, yaml.v3) capstan
+/// ends in an error naming the template. Never a crash, never a hang. With the real helm
+/// at hand, the outcomes Go reaches are compared.
+#[test]
+fn maps_that_contain_themselves_never_crash() {
+    let makers = [
+        r#"{{- $d := dict "a" 1 }}{{- $_ := set $d "self" $d }}"#,
+        r#"{{- $d := dict "a" 1 }}{{- $_ := set $d "l" (list 1 $d) }}"#,
+        r#"{{- $d := dict "a" 1 }}{{- $_ := set $d "l" (list (list "x" $d)) }}"#,
+        r#"{{- $a := dict }}{{- $b := dict "n" 2 }}{{- $_ := set $b "up" (list $a) }}{{- $_ := set $a "down" $b }}{{- $d := $a }}"#,
+        r#"{{- $d := dict "a" 1 }}{{- $_ := set $d "x" (dict "y" (dict "z" $d)) }}"#,
+        r#"{{- $d := dict "a" 1 }}{{- $_ := merge $d (dict "self" (list $d)) }}"#,
+        r#"{{- $d := .Values }}{{- $_ := set .Values "all" .Values }}"#,
+        r#"{{- $d := dict "a" 1 }}{{- $_ := mergeOverwrite $d (dict "m" (dict "back" $d)) }}"#,
+    ];
+    // (use, whether Go's helm gets to an answer)
+    let uses = [
+        ("toJson $d", true),
+        ("mustToJson $d", true),
+        ("toJson (list $d)", true),
+        ("toPrettyJson $d", true),
+        ("mustToPrettyJson (dict \"w\" $d)", true),
+        ("toRawJson $d", true),
+        ("mustToRawJson (list 1 $d)", true),
+        ("toYaml $d", true),
+        ("mustToYaml (dict \"w\" (list $d))", true),
+        ("len $d", true),
+        ("kindOf $d", true),
+        ("printf \"%T\" $d", true),
+        ("deepEqual $d $d", true),
+        ("merge (dict) $d | len", true),
+        ("toToml $d", false),
+        ("toYamlPretty $d", false),
+        ("toString $d", false),
+        ("printf \"%v|%d\" $d 1", false),
+        ("print 1 $d", false),
+        ("$d", false),
+        ("list $d | join \",\"", false),
+        ("cat \"x\" $d", false),
+        ("deepCopy $d | len", false),
+        ("merge $d $d | len", false),
+        (
+            "mergeOverwrite $d (deepCopy (dict \"self\" 1)) | toString",
+            false,
+        ),
+    ];
+    let d = tempdir("map-cycles");
+    write_files(
+        &d,
+        [
+            (
+                "chart/Chart.yaml",
+                "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+            ),
+            ("chart/values.yaml", "a: 1\nnested:\n  b: [1, 2]\n"),
+        ],
+    );
+    let helm = std::env::var("CAPSTAN_TEST_HELM").ok();
+    for maker in makers {
+        for (use_, go_ends) in uses {
+            let template = format!("{maker}\nout: {{{{ {use_} | quote }}}}\n");
+            std::fs::create_dir_all(d.join("chart/templates")).expect("dir");
+            std::fs::write(d.join("chart/templates/cycle.yaml"), &template).expect("template");
+            let what = format!("{maker} / {use_}");
+            let ours = output_within(capstan(&d).args(["chart", "template", "r", "./chart"]), 60)
+                .unwrap_or_else(|| panic!("{what}: still running after 60 s"));
+            let text = common::output_text(&ours);
+            match ours.status.code() {
+                Some(0) => assert!(text.contains("out: "), "{what}: {text}"),
+                Some(1) => {
+                    assert!(text.contains("cycle.yaml:2:"), "{what}: {text}");
+                    assert!(text.contains("encountered a cycle via "), "{what}: {text}");
+                }
+                _ => panic!("{what}: crashed: {text}"),
+            }
+            // Helm's `.Values` is a named map type (`common.Values`, what `%T` and the
+            // cycle error name): a known difference (COMPATIBILITY.md), not compared.
+            let named_type = maker.contains(".Values");
+            if let (Some(helm), true, false) = (&helm, go_ends, named_type) {
+                let theirs = Command::new(helm)
+                    .args(["template", "r", "./chart"])
+                    .current_dir(d.as_path())
+                    .output()
+                    .expect("helm");
+                let first_error = |o: &std::process::Output| {
+                    String::from_utf8_lossy(&o.stderr)
+                        .lines()
+                        .find(|l| l.starts_with("Error:"))
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                assert_eq!(ours.status.success(), theirs.status.success(), "{what}");
+                assert_eq!(
+                    String::from_utf8_lossy(&ours.stdout),
+                    String::from_utf8_lossy(&theirs.stdout),
+                    "{what}"
+                );
+                assert_eq!(first_error(&ours), first_error(&theirs), "{what}");
+            }
+        }
+    }
+    // The same in a helmfile template: the state's own functions stop the same way.
+    std::fs::write(
+        d.join("helmfile.yaml.gotmpl"),
+        "{{- $d := dict \"a\" 1 }}{{- $_ := set $d \"self\" $d }}\nreleases:\n- name: r\n  chart: ./chart\n  labels:\n    x: {{ toYaml $d | quote }}\n",
+    )
+    .expect("state");
+    let out = output_within(capstan(&d).args(["list"]), 60).expect("list ends");
+    let text = common::output_text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("helmfile.yaml.gotmpl"), "{text}");
+    assert!(text.contains("encountered a cycle via "), "{text}");
+}

@@ -278,6 +278,9 @@ impl<'a> State<'a> {
             Node::Action { pipe, .. } => {
                 let v = self.eval_pipeline(dot, pipe)?;
                 if pipe.decl.is_empty() {
+                    if let Some(Err(c)) = v.as_ref().map(capstan_value::cycles::check) {
+                        return Err(self.error(pipe.pos, pipe, c.endless_walk()));
+                    }
                     print_value(out, &v);
                     if let Some(limit) = self.set.value_limit.filter(|&l| out.len() > l) {
                         return Err(ExecError::new(format!(
@@ -883,7 +886,18 @@ impl<'a> State<'a> {
             depth: self.depth,
             interface_args: &interface_args,
         };
-        match (func.imp)(&ctx, argv) {
+        // A function that walks a map containing itself stops with a `Cycle` panic (Go
+        // dies there): it becomes this call's error.
+        let called =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (func.imp)(&ctx, argv)));
+        let result = match called {
+            Ok(r) => r,
+            Err(payload) => match capstan_value::cycles::as_cycle(payload.as_ref()) {
+                Some(c) => return Err(self.call_error(cmd.pos, cmd, name, c.endless_walk())),
+                None => std::panic::resume_unwind(payload),
+            },
+        };
+        match result {
             Ok(Value::String(text)) if self.set.value_limit.is_some_and(|l| text.len() > l) => {
                 let limit = self.set.value_limit.unwrap_or_default();
                 Err(self.call_error(

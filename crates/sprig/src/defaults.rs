@@ -126,8 +126,9 @@ pub fn register(m: &mut FuncMap) {
     reg(m, "mustToPrettyJson", &[Ty::Any], |a| {
         json(&a[0], true, Some("  ")).map(Value::from)
     });
+    // Unlike `toJson`, sprig's `toRawJson` panics on an error: the call fails.
     reg(m, "toRawJson", &[Ty::Any], |a| {
-        Ok(Value::from(json(&a[0], false, None).unwrap_or_default()))
+        json(&a[0], false, None).map(Value::from)
     });
     reg(m, "mustToRawJson", &[Ty::Any], |a| {
         json(&a[0], false, None).map(Value::from)

@@ -7,8 +7,10 @@
 use crate::convert::{s, string_list, strval};
 use crate::{reg, regv};
 use capstan_gotmpl::{FuncMap, Ty};
+use capstan_value::cycles::Cycle;
 use capstan_value::{Map, Str, Value};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 fn entries(v: &Value) -> BTreeMap<Str, Value> {
     v.as_map().map(Map::snapshot).unwrap_or_default()
@@ -17,22 +19,42 @@ fn entries(v: &Value) -> BTreeMap<Str, Value> {
 /// mergo's `Merge` (dst wins) or `Merge(WithOverride)` (src wins), deep over maps, in
 /// place: nested maps of `dst` are changed where they are.
 pub fn mergo(dst: &Map, src: &BTreeMap<Str, Value>, overwrite: bool) {
+    mergo_level(dst, src, overwrite, &mut Vec::new());
+}
+
+/// One level of [`mergo`]; `path` holds the (destination, source) map pairs being merged
+/// above this one: meeting a pair again means both maps contain themselves and the merge
+/// would never end (Go's mergo dies of a stack overflow), a [`Cycle`] panic.
+fn mergo_level(
+    dst: &Map,
+    src: &BTreeMap<Str, Value>,
+    overwrite: bool,
+    path: &mut Vec<(usize, usize)>,
+) {
     for (k, sv) in src {
         let current = dst.get(k);
         match current {
             Some(Value::Map(dm)) if matches!(sv, Value::Map(_)) => {
                 if let Value::Map(sm) = sv {
+                    let pair = (Arc::as_ptr(&dm) as usize, Arc::as_ptr(sm) as usize);
+                    if path.contains(&pair) {
+                        std::panic::panic_any(Cycle {
+                            go_type: sv.type_name(),
+                        });
+                    }
                     let inner = sm.snapshot();
-                    mergo(&dm, &inner, overwrite);
+                    path.push(pair);
+                    capstan_value::stack::grow(|| mergo_level(&dm, &inner, overwrite, path));
+                    path.pop();
                 }
             }
             Some(dv) => {
                 if crate::defaults::empty(&dv) || overwrite {
-                    dst.write().insert(k.clone(), sv.clone());
+                    dst.insert(k.clone(), sv.clone());
                 }
             }
             None => {
-                dst.write().insert(k.clone(), sv.clone());
+                dst.insert(k.clone(), sv.clone());
             }
         }
     }
@@ -58,12 +80,12 @@ pub fn register(m: &mut FuncMap) {
         let Value::Map(d) = &a[0] else {
             return Err(nil_map_error().into());
         };
-        d.write().insert(Str::from(s(&a[1])), a[2].clone());
+        d.insert(Str::from(s(&a[1])), a[2].clone());
         Ok(a[0].clone())
     });
     reg(m, "unset", &[Ty::Map, Ty::String], |a| {
         if let Value::Map(d) = &a[0] {
-            d.write().remove(&*s(&a[1]));
+            d.remove(&s(&a[1]));
         }
         Ok(a[0].clone())
     });

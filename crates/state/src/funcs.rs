@@ -83,7 +83,7 @@ fn set_value_at_path(path: &str, value: Value, obj: &Value) -> Result<Value, Fun
     for (i, k) in keys.iter().enumerate() {
         if i + 1 == keys.len() {
             // Go maps are references: the change is seen by every holder of the map.
-            cur.write().insert(Str::from(*k), value);
+            cur.insert(Str::from(*k), value);
             break;
         }
         match cur.get(k) {

@@ -117,6 +117,7 @@ fn write_v_here(out: &mut String, v: &Value, _top: bool) {
 
 /// Go's `%#v` (Go-syntax) rendering, as used in error messages.
 pub fn go_syntax(v: &Value) -> String {
+    crate::cycles::assert_acyclic(v);
     let mut out = String::new();
     write_sharp_v(&mut out, v, true);
     out

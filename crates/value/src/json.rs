@@ -188,6 +188,7 @@ fn is_empty_value(v: &Value) -> bool {
 
 /// `json.Marshal` (and `MarshalIndent` with `style.indent`).
 pub fn to_json(v: &Value, style: JsonStyle) -> Result<String, JsonError> {
+    crate::cycles::check(v).map_err(|c| JsonError::UnsupportedValue(c.to_string()))?;
     let mut out = String::new();
     write(&mut out, v, &style, 0)?;
     Ok(out)

@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 mod any_map_builder;
+pub mod cycles;
 mod fmt_go;
 /// The stack a thread doing template, YAML or HCL work gets: Go grows goroutine stacks to
 /// 1 GiB, and inputs nest as deep as Go lets them (10,000 parentheses in a template,
@@ -165,7 +166,13 @@ impl PartialEq for Map {
     fn eq(&self, other: &Self) -> bool {
         self.elem == other.elem
             && self.nil == other.nil
-            && (std::ptr::eq(self, other) || *self.read() == *other.read())
+            && (std::ptr::eq(self, other) || {
+                // Comparing maps that contain themselves would never end.
+                if let Err(c) = cycles::check_map(self).and(cycles::check_map(other)) {
+                    std::panic::panic_any(c);
+                }
+                *self.read() == *other.read()
+            })
     }
 }
 
@@ -184,9 +191,22 @@ impl Map {
         self.entries.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The entries, changed in place for every holder of this map (Go semantics).
-    pub fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<Str, Value>> {
+    /// The entries, changed in place for every holder of this map (Go semantics). Only
+    /// inside this crate: stores go through [`Map::insert`], which notes cycles.
+    pub(crate) fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<Str, Value>> {
         self.entries.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stores `value` under `key`, in place for every holder of this map (Go's
+    /// `m[key] = value`). A value that holds this map makes a cycle (see [`cycles`]).
+    pub fn insert(&self, key: Str, value: Value) -> Option<Value> {
+        cycles::note_insert(self, &value);
+        self.write().insert(key, value)
+    }
+
+    /// Deletes `key`, in place for every holder of this map (Go's `delete(m, key)`).
+    pub fn remove(&self, key: &str) -> Option<Value> {
+        self.write().remove(key)
     }
 
     /// The entries through exclusive access (no lock needed).
@@ -529,7 +549,14 @@ impl Value {
     /// sprig's `deepCopy` (copystructure): maps and slices are copied all the way
     /// down, so changing the copy (`set`, `unset`) never changes the original. Host
     /// objects, strings and times are immutable and stay shared.
+    /// A map that contains itself stops the copy with a [`cycles::Cycle`] panic (Go's
+    /// copystructure never ends there).
     pub fn deep_copy(&self) -> Value {
+        cycles::assert_acyclic(self);
+        self.deep_copy_inner()
+    }
+
+    fn deep_copy_inner(&self) -> Value {
         match self {
             Value::List(_) | Value::Map(_) | Value::AnyMap(_) => {
                 stack::grow(|| self.deep_copy_here())
@@ -543,7 +570,7 @@ impl Value {
             Value::List(l) => Value::List(Arc::new(List {
                 elem: l.elem,
                 nil: l.nil,
-                items: l.items.iter().map(Value::deep_copy).collect(),
+                items: l.items.iter().map(Value::deep_copy_inner).collect(),
                 spare: 0,
             })),
             Value::Map(m) => Value::Map(Arc::new(Map {
@@ -552,7 +579,7 @@ impl Value {
                 entries: RwLock::new(
                     m.read()
                         .iter()
-                        .map(|(k, v)| (k.clone(), v.deep_copy()))
+                        .map(|(k, v)| (k.clone(), v.deep_copy_inner()))
                         .collect(),
                 ),
             })),
@@ -560,7 +587,7 @@ impl Value {
                 entries: m
                     .entries
                     .iter()
-                    .map(|(k, v)| (k.deep_copy(), v.deep_copy()))
+                    .map(|(k, v)| (k.deep_copy_inner(), v.deep_copy_inner()))
                     .collect(),
             })),
             other => other.clone(),
@@ -651,6 +678,8 @@ impl Value {
 /// Go's `%v` formatting of a value (`map[a:1 b:[x y]]`, `<nil>`, `1e+06`).
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `%v` of a map that contains itself never ends in Go.
+        cycles::assert_acyclic(self);
         let mut s = String::new();
         fmt_go::write_v(&mut s, self, true);
         f.write_str(&s)
@@ -758,7 +787,7 @@ mod reference_tests {
         let a = Value::empty_map();
         let b = a.clone();
         if let Value::Map(m) = &a {
-            m.write().insert("k".into(), Value::Int(9));
+            m.insert("k".into(), Value::Int(9));
         }
         assert_eq!(b.get("k"), Some(Value::Int(9)));
         // Copy-on-write access leaves the other holder alone.

@@ -316,7 +316,7 @@ fn bad_verb(out: &mut String, v: &Value, verb: char, f: &Flags) {
     } else {
         out.push_str(&v.type_name());
         out.push('=');
-        print_arg(out, v, 'v', f);
+        print_top(out, v, 'v', f);
     }
     out.push(')');
 }
@@ -329,6 +329,15 @@ fn print_elem(out: &mut String, v: &Value, verb: char, f: &Flags) {
     }
     // Slices and maps nest as deep as the value: each level may move to a fresh stack.
     crate::stack::grow(|| print_arg(out, v, verb, f));
+}
+
+/// Formats one operand: `%T` and `%p` of a map that contains itself work as in Go, any
+/// other verb would never end there (a [`crate::cycles::Cycle`] panic).
+fn print_top(out: &mut String, v: &Value, verb: char, f: &Flags) {
+    if verb != 'T' && verb != 'p' {
+        crate::cycles::assert_acyclic(v);
+    }
+    print_arg(out, v, verb, f);
 }
 
 /// Formats one argument with a verb (Go's `printArg`/`printValue`).
@@ -638,7 +647,7 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             f.plus = false;
             f.plus_v = true;
         }
-        print_arg(&mut out, arg, verb, &f);
+        print_top(&mut out, arg, verb, &f);
     }
     if !reordered && argn < args.len() {
         out.push_str("%!(EXTRA ");
@@ -651,7 +660,7 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             } else {
                 out.push_str(&a.type_name());
                 out.push('=');
-                print_arg(&mut out, a, 'v', &Flags::default());
+                print_top(&mut out, a, 'v', &Flags::default());
             }
         }
         out.push(')');
@@ -670,7 +679,7 @@ pub fn sprint(args: &[Value]) -> String {
         if i > 0 && !is_string(a) && !is_string(&args[i - 1]) {
             out.push(' ');
         }
-        print_arg(&mut out, a, 'v', &Flags::default());
+        print_top(&mut out, a, 'v', &Flags::default());
     }
     out
 }
@@ -682,7 +691,7 @@ pub fn sprintln(args: &[Value]) -> String {
         if i > 0 {
             out.push(' ');
         }
-        print_arg(&mut out, a, 'v', &Flags::default());
+        print_top(&mut out, a, 'v', &Flags::default());
     }
     out.push('\n');
     out

@@ -405,6 +405,12 @@ fn fold_json_breaks(s: &str) -> std::borrow::Cow<'_, str> {
 /// Helm's `toYaml` / `sigs.k8s.io/yaml.Marshal` output (before `toYaml` trims the final
 /// newline).
 pub fn encode_helm(v: &Value) -> Result<String, YamlError> {
+    // sigs.k8s.io/yaml marshals to JSON first, which reports the cycle.
+    if let Err(c) = capstan_value::cycles::check(v) {
+        return Err(YamlError::new(format!(
+            "error marshaling into JSON: json: unsupported value: {c}"
+        )));
+    }
     let mut bad_char = false;
     let node = helm_node(v, &mut bad_char)?;
     if bad_char {
@@ -475,6 +481,8 @@ fn helmfile_node_here(v: &Value) -> Result<ENode, YamlError> {
 
 /// helmfile's `pkg/yaml.Marshal`: yaml.v3 with two-space indentation.
 pub fn encode_helmfile(v: &Value) -> Result<String, YamlError> {
+    // yaml.v3 never ends on a map that contains itself.
+    capstan_value::cycles::assert_acyclic(v);
     Ok(Emitter::new(Generation::V3).document(&helmfile_node(v)?))
 }
 
