@@ -7,7 +7,9 @@
 //! typed (its `-f`, else helmfile's default files in the current directory):
 //! environment names for `-e` (the `environments:` keys of the state file and its
 //! `bases:`, read without rendering templates) and selectors for `-l` (`name=…`,
-//! `namespace=…` and every label of the releases `list` finds for the chosen environment).
+//! `namespace=…`, `chart=…` and the labels of the releases, read the same way). Pressing
+//! Tab never renders a template: a project's `exec` must not run because a user
+//! completed a word in its directory.
 
 use clap_complete::engine::CompletionCandidate;
 use clap_complete::env::{EnvCompleter, Fish, Powershell, Shells, Zsh};
@@ -358,39 +360,141 @@ pub(crate) fn environment_candidates() -> Vec<CompletionCandidate> {
     names.into_iter().map(CompletionCandidate::new).collect()
 }
 
-/// Candidates for `-l`: `KEY=VALUE` for every label (`name`, `namespace`, `chart` and the
-/// release's own) of the releases `list` finds with the typed state file and environment.
-pub(crate) fn selector_candidates() -> Vec<CompletionCandidate> {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let (file, env) = typed_context();
-    let mut args = vec!["capstan".to_string()];
-    if !file.is_empty() {
-        args.extend(["--file".into(), file]);
-    }
-    if !env.is_empty() {
-        args.extend(["--environment".into(), env]);
-    }
-    args.extend(["list".into(), "--output".into(), "json".into()]);
-    let out = crate::run(args, &cwd);
-    if out.code != 0 {
-        return Vec::new();
-    }
-    let Ok(serde_json::Value::Array(releases)) = serde_json::from_str(&out.stdout) else {
-        return Vec::new();
+/// A YAML scalar as typed on one line, unquoted; `None` when it is templated, empty, or
+/// not a plain value (a flow collection, block scalar, anchor or alias).
+fn literal(raw: &str) -> Option<String> {
+    let raw = raw.split(" #").next().unwrap_or("").trim();
+    let v = raw.trim_matches(|c| c == '"' || c == '\'');
+    let plain =
+        !v.is_empty() && !v.contains("{{") && !v.starts_with(['{', '[', '|', '>', '&', '*', '!']);
+    plain.then(|| v.to_string())
+}
+
+/// What a state file's text offers `-l`, read line by line without rendering anything:
+/// `name=`, `namespace=`, `chart=` and the `labels:` of each item of top-level
+/// `releases:` lists (templated values skipped), and the local paths of `bases:` and
+/// `helmfiles:` to read next.
+fn selectors_and_includes(text: &str) -> (Vec<String>, Vec<String>) {
+    let (mut selectors, mut includes) = (Vec::new(), Vec::new());
+    let mut section = "";
+    // The column of the current release's keys, and of its labels when inside them.
+    let mut key_col: Option<usize> = None;
+    let mut label_col: Option<usize> = None;
+    let mut in_labels = false;
+    let push = |s: String, into: &mut Vec<String>| {
+        if !into.contains(&s) {
+            into.push(s);
+        }
     };
-    let mut seen: Vec<String> = Vec::new();
-    for r in &releases {
-        let labels = r.get("labels").and_then(|l| l.as_str()).unwrap_or("");
-        for pair in labels.split(',').filter(|p| !p.is_empty()) {
-            if let Some((k, v)) = pair.split_once(':') {
-                let s = format!("{k}={v}");
-                if !seen.contains(&s) {
-                    seen.push(s);
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let mut indent = line.len() - trimmed.len();
+        if indent == 0 && !trimmed.starts_with("- ") {
+            section = match line.split(" #").next().unwrap_or("").trim_end() {
+                "releases:" => "releases",
+                "bases:" | "helmfiles:" => "includes",
+                _ => "",
+            };
+            (key_col, label_col, in_labels) = (None, None, false);
+            continue;
+        }
+        let mut body = trimmed;
+        if let Some(item) = trimmed.strip_prefix("- ") {
+            if section == "includes" {
+                let item = item.trim_start();
+                let path = item.strip_prefix("path:").unwrap_or(item);
+                if let Some(p) = literal(path).filter(|p| !p.contains("::") && !p.contains("://")) {
+                    push(p, &mut includes);
                 }
+                continue;
+            }
+            if section == "releases" && key_col.is_none_or(|k| indent < k) {
+                // A new release: its keys start after the dash.
+                body = item.trim_start();
+                indent += trimmed.len() - body.len();
+                (key_col, label_col, in_labels) = (Some(indent), None, false);
+            }
+        }
+        if section != "releases" {
+            continue;
+        }
+        let Some(col) = key_col else { continue };
+        let Some((key, value)) = body.split_once(':') else {
+            continue;
+        };
+        let key = key.trim().trim_matches(|c| c == '"' || c == '\'');
+        if indent == col {
+            in_labels = key == "labels";
+            label_col = None;
+            if in_labels {
+                // `labels: {tier: web, team: a}`
+                let flow = value.trim();
+                if let Some(inner) = flow.strip_prefix('{').and_then(|f| f.strip_suffix('}')) {
+                    for pair in inner.split(',') {
+                        if let Some((k, v)) = pair.split_once(':') {
+                            if let (Some(k), Some(v)) = (literal(k), literal(v)) {
+                                push(format!("{k}={v}"), &mut selectors);
+                            }
+                        }
+                    }
+                }
+            } else if matches!(key, "name" | "namespace" | "chart") {
+                if let Some(v) = literal(value) {
+                    push(format!("{key}={v}"), &mut selectors);
+                }
+            }
+        } else if in_labels && indent > col && *label_col.get_or_insert(indent) == indent {
+            if let (Some(k), Some(v)) = (literal(key), literal(value)) {
+                push(format!("{k}={v}"), &mut selectors);
             }
         }
     }
-    seen.into_iter().map(CompletionCandidate::new).collect()
+    (selectors, includes)
+}
+
+/// The selectors of `file` and of the local state files it includes (nested at most 8
+/// deep, globs expanded as helmfile does).
+fn selectors_of(file: &Path, depth: usize, into: &mut Vec<String>) {
+    if depth > 8 {
+        return;
+    }
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return;
+    };
+    let (selectors, includes) = selectors_and_includes(&text);
+    for s in selectors {
+        if !into.contains(&s) {
+            into.push(s);
+        }
+    }
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let host = capstan_state::host::OsHost::new(dir);
+    for inc in includes {
+        for found in capstan_state::host::glob(&host, &inc) {
+            selectors_of(&dir.join(found), depth + 1, into);
+        }
+    }
+}
+
+/// Candidates for `-l`: `KEY=VALUE` for the `name`, `namespace`, `chart` and labels of
+/// the releases in the typed (or default) state file and the files it includes. The
+/// files are read as text, never rendered: pressing Tab runs none of the project's
+/// templates (`exec`, `readFile`), fetches nothing and decrypts nothing. A value that
+/// only a template computes is not offered.
+pub(crate) fn selector_candidates() -> Vec<CompletionCandidate> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let (file, _) = typed_context();
+    let mut selectors = Vec::new();
+    for f in state_files(&cwd, &file) {
+        selectors_of(&f, 0, &mut selectors);
+    }
+    selectors
+        .into_iter()
+        .map(CompletionCandidate::new)
+        .collect()
 }
 
 #[cfg(test)]
@@ -403,5 +507,24 @@ mod tests {
         let (envs, bases) = environments_and_bases(text);
         assert_eq!(envs, ["default", "prod"]);
         assert_eq!(bases, ["base.yaml"]);
+    }
+
+    #[test]
+    fn selectors_are_read_without_rendering() {
+        let text = "bases:\n- base.yaml\nhelmfiles:\n- path: apps/*/helmfile.yaml\n- git::https://x/y@z.yaml\n- \"{{ exec \\\"sh\\\" }}.yaml\"\n---\nreleases:\n- name: web\n  namespace: prod # comment\n  chart: ./c\n  labels:\n    tier: frontend\n    team: '{{ exec \"id\" (list) }}'\n    nested:\n      deep: no\n  values:\n  - labels:\n      not: this\n-   name: \"worker\"\n    labels: {tier: backend, app: '{{ .Values.x }}'}\n- name: '{{ requiredEnv \"X\" }}'\n  labels:\n    dyn: x\n";
+        let (selectors, includes) = selectors_and_includes(text);
+        assert_eq!(
+            selectors,
+            [
+                "name=web",
+                "namespace=prod",
+                "chart=./c",
+                "tier=frontend",
+                "name=worker",
+                "tier=backend",
+                "dyn=x"
+            ]
+        );
+        assert_eq!(includes, ["base.yaml", "apps/*/helmfile.yaml"]);
     }
 }

@@ -829,3 +829,72 @@ fn maps_that_contain_themselves_never_crash() {
     assert!(text.contains("helmfile.yaml.gotmpl"), "{text}");
     assert!(text.contains("encountered a cycle via "), "{text}");
 }
+
+/// Issue 28, item 10: pressing Tab after `-l` (or `-e`) in a project's directory runs
+/// none of its code. Every template function that reaches outside (`exec`, `readFile`,
+/// `requiredEnv`, `fetchSecretValue`, `env`, remote values, secrets, hooks), placed in
+/// every part of a state file (release names, labels, values, environments, bases,
+/// sub-helmfiles, a second document, an included file), leaves no trace; the releases'
+/// literal names and labels are still offered.
+#[test]
+fn completion_runs_none_of_the_projects_code() {
+    let d = tempdir("completion-attack");
+    let marker = d.join("pwned");
+    let m = marker.display().to_string();
+    let calls = [
+        format!("{{{{ exec \"touch\" (list \"{m}\") }}}}"),
+        format!("{{{{ exec \"sh\" (list \"-c\" \"touch {m}\") | trim }}}}"),
+        format!("{{{{ readFile \"{m}.src\" }}}}"),
+        "{{ requiredEnv \"CAPSTAN_TEST_UNSET\" }}".to_string(),
+        format!("{{{{ fetchSecretValue \"ref+file://{m}.src\" }}}}"),
+    ];
+    let places = [
+        "releases:\n- name: web\n  chart: ./c\n  labels:\n    tier: front\n- name: x-CALL\n  chart: ./c\n",
+        "releases:\n- name: web\n  chart: ./c\n  labels:\n    tier: front\n    evil: CALL\n",
+        "environments:\n  default:\n    values:\n    - k: CALL\n---\nreleases:\n- name: web\n  chart: ./c\n  labels:\n    tier: front\n",
+        "bases:\n- base.yaml\n---\nreleases:\n- name: web\n  chart: ./c\n  labels: {tier: front}\n",
+        "helmfiles:\n- path: sub/helmfile.yaml.gotmpl\nreleases:\n- name: web\n  chart: ./c\n  labels:\n    tier: front\n",
+        "releases:\n- name: web\n  chart: ./c\n  labels:\n    tier: front\n  hooks:\n  - events: [prepare]\n    command: touch\n    args: [\"MARK\"]\n  values:\n  - v: CALL\n",
+        "{{ $x := \"CALL\" }}\nreleases:\n- name: web\n  chart: ./c\n  labels:\n    tier: front\n",
+    ];
+    std::fs::create_dir_all(d.join("sub")).expect("sub");
+    std::fs::write(marker.with_extension("src"), "secret-content").expect("src");
+    for place in places {
+        for call in &calls {
+            let text = place.replace("CALL", call).replace("MARK", &m);
+            std::fs::write(d.join("helmfile.yaml.gotmpl"), &text).expect("state");
+            std::fs::write(
+                d.join("base.yaml"),
+                format!("environments:\n  default:\n    values:\n    - k: {call}\n"),
+            )
+            .expect("base");
+            std::fs::write(
+                d.join("sub/helmfile.yaml.gotmpl"),
+                format!("releases:\n- name: sub\n  chart: ../c\n  labels:\n    x: \"{call}\"\n"),
+            )
+            .expect("sub");
+            for (index, words) in [
+                ("2", &["capstan", "-l", ""][..]),
+                ("3", &["capstan", "list", "-l", "tier="]),
+                ("2", &["capstan", "-e", ""]),
+            ] {
+                let out = capstan(&d)
+                    .env("CAPSTAN_COMPLETE", "bash")
+                    .env("_CLAP_IFS", "\u{b}")
+                    .env("_CLAP_COMPLETE_INDEX", index)
+                    .env("_CLAP_COMPLETE_COMP_TYPE", "9")
+                    .env_remove("CAPSTAN_TEST_UNSET")
+                    .arg("--")
+                    .args(words)
+                    .output()
+                    .expect("complete");
+                let shown = common::output_text(&out);
+                assert!(!marker.exists(), "{words:?} ran {call} in:\n{text}");
+                assert!(!shown.contains("secret-content"), "{words:?}: {shown}");
+                if words[1] != "-e" {
+                    assert!(shown.contains("tier=front"), "{words:?} {text}: {shown}");
+                }
+            }
+        }
+    }
+}
