@@ -427,7 +427,10 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
             if !f.message.is_empty() {
                 // An error may quote a decrypted value (a line of a values file, a
                 // failing template's input): secrets this run decrypted never show.
-                let message = capstan_state::known_secrets::hide(&render_failure(&f, cwd));
+                // Nor do URL passwords and tokens, or a server's terminal escapes.
+                let message = capstan_fetch::neutralize_controls(&capstan_fetch::redact(
+                    &capstan_state::known_secrets::hide(&render_failure(&f, cwd)),
+                ));
                 logln!(log, "{error_prefix}{message}");
             }
             Outcome {

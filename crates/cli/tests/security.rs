@@ -898,3 +898,53 @@ fn completion_runs_none_of_the_projects_code() {
         }
     }
 }
+
+/// Issue 28, low items: a URL's query tokens never show in an error, and what a server
+/// says (its status text, a redirect target) reaches the terminal without its control
+/// characters.
+#[test]
+fn errors_show_no_tokens_and_no_terminal_controls() {
+    const STATUSES: &[&str] = &[
+        "500 \u{1b}[2J\u{1b}]0;pwned\u{7}Oops",
+        "404 Not\rFound\u{1b}[31m",
+        "403 \u{9b}31mForbidden",
+        "418 \u{8}\u{8}\u{8}teapot",
+    ];
+    let d = tempdir("error-text");
+    for status in STATUSES {
+        let port = common::serve(move |_| {
+            move |path: &str, _: &str| -> common::Reply {
+                if path.starts_with("/redirect") {
+                    (
+                        "302 Found",
+                        "Location: /final?access_token=S3CR3T-in-location\r\n".to_string(),
+                        Vec::new(),
+                    )
+                } else {
+                    (status, String::new(), b"\x1b[2Jbody".to_vec())
+                }
+            }
+        });
+        for url in [
+            format!("http://127.0.0.1:{port}/v.yaml?token=S3CR3T-token&ref=main"),
+            format!("http://127.0.0.1:{port}/redirect?X-Amz-Signature=S3CR3T-sig"),
+            format!("http://user:S3CR3T-pass@127.0.0.1:{port}/v.yaml?sig=S3CR3T-sig2"),
+        ] {
+            std::fs::write(
+                d.join("helmfile.yaml"),
+                format!("environments:\n  default:\n    values:\n    - {url}\n---\nreleases: []\n"),
+            )
+            .expect("state");
+            let out = capstan(&d).args(["print-env"]).output().expect("run");
+            let text = common::output_text(&out);
+            assert_eq!(out.status.code(), Some(1), "{url}: {text}");
+            assert!(!text.contains("S3CR3T"), "{url}: {text}");
+            assert!(
+                !text
+                    .chars()
+                    .any(|c| c.is_control() && c != '\n' && c != '\t'),
+                "{url}: {text:?}"
+            );
+        }
+    }
+}

@@ -34,13 +34,72 @@ pub struct FetchError(pub String);
 
 impl std::fmt::Display for FetchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        // It may carry a server's or git's words: no terminal control reaches the screen.
+        f.write_str(&neutralize_controls(&self.0))
     }
 }
 
+/// Text from outside (a server's answer, git's output, a file) made safe to print on a
+/// terminal: control characters other than newline and tab (escape sequences, carriage
+/// returns that overwrite a line, C1 controls) are shown as `\xNN`/`\uNNNN`.
+pub fn neutralize_controls(s: &str) -> String {
+    let s = s.replace("\r\n", "\n");
+    if !s.chars().any(is_control) {
+        return s;
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if !is_control(c) {
+            out.push(c);
+        } else if (c as u32) < 0x80 {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        }
+    }
+    out
+}
+
+fn is_control(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
+/// Query parameters whose values are shown in messages (a ref, a depth, a file name);
+/// every other value (`token=`, `X-Amz-Signature=`, `sshkey=`, `access_token=`) is hidden.
+const SHOWN_QUERY_KEYS: &[&str] = &[
+    "ref", "depth", "archive", "checksum", "filename", "region", "version", "subdir", "format",
+];
+
 /// Replaces the password of `scheme://user:pass@host` (and any `user:pass@` in a
-/// string) so it can be shown. Every `://` is looked at, also one inside what an earlier
+/// string) and the values of a URL's query parameters other than harmless ones
+/// (`?ref=v1&token=REDACTED`) so it can be shown. Every `://` is looked at, also one inside what an earlier
 /// one took for its host, so overlapping URL-like text cannot hide a password.
+/// Adds to `hidden` the values of the query of the URL whose authority starts at
+/// `start`, except those of [`SHOWN_QUERY_KEYS`].
+fn hide_query_values(s: &str, start: usize, hidden: &mut Vec<(usize, usize)>) {
+    let url_end = s[start..]
+        .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '<' | '>'))
+        .map_or(s.len(), |e| start + e);
+    let Some(q) = s[start..url_end].find('?') else {
+        return;
+    };
+    let query_start = start + q + 1;
+    let query_end = s[query_start..url_end]
+        .find('#')
+        .map_or(url_end, |e| query_start + e);
+    let mut pos = query_start;
+    for pair in s[query_start..query_end].split('&') {
+        if let Some(eq) = pair.find('=') {
+            let key = &pair[..eq];
+            let value = (pos + eq + 1, pos + pair.len());
+            if value.0 < value.1 && !SHOWN_QUERY_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key)) {
+                hidden.push(value);
+            }
+        }
+        pos += pair.len() + 1;
+    }
+}
+
 pub fn redact(s: &str) -> String {
     // Byte ranges to replace by `REDACTED`.
     let mut hidden: Vec<(usize, usize)> = Vec::new();
@@ -58,6 +117,7 @@ pub fn redact(s: &str) -> String {
             .find(['/', ' ', '"', '\n'])
             .map_or(s.len(), |e| start + e);
         let authority = &s[start..end];
+        hide_query_values(s, start, &mut hidden);
         if let Some(at) = authority.rfind('@') {
             let userinfo = &authority[..at];
             match userinfo.find(':') {
@@ -1000,6 +1060,72 @@ pub(crate) fn write_private(file: &Path, data: &[u8]) -> Result<(), FetchError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Tokens under any key, in any spelling of a URL in a message, never show; the
+    /// harmless keys still do.
+    #[test]
+    fn query_tokens_are_hidden_in_every_spelling() {
+        let secret_keys = [
+            "token",
+            "access_token",
+            "X-Amz-Signature",
+            "sig",
+            "password",
+            "sshkey",
+            "aws_access_key_secret",
+            "private_token",
+            "k",
+        ];
+        let prefixes = [
+            "https://h.example/v.yaml",
+            "git::https://h.example/r.git@f.yaml",
+            "s3://b/k",
+            "http://u:p@h:8/x",
+        ];
+        for prefix in prefixes {
+            for key in secret_keys {
+                for (before, after) in [
+                    ("", ""),
+                    ("ref=v1&", ""),
+                    ("", "&depth=1"),
+                    ("a=&", "#frag"),
+                ] {
+                    for quote in ["", "\"", "'", "`"] {
+                        let url = format!("{prefix}?{before}{key}=S3CR3T-{key}{after}");
+                        let msg =
+                            format!("fetching {quote}{url}{quote}: failed: 404\nnext line {url}");
+                        let shown = redact(&msg);
+                        assert!(!shown.contains("S3CR3T"), "{msg} -> {shown}");
+                        assert!(shown.contains(&format!("{key}=REDACTED")), "{shown}");
+                        if before.starts_with("ref") {
+                            assert!(shown.contains("ref=v1"), "{shown}");
+                        }
+                        if after.contains("depth") {
+                            assert!(shown.contains("depth=1"), "{shown}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every control character but newline and tab is shown as an escape, never sent.
+    #[test]
+    fn control_characters_never_reach_the_terminal() {
+        for c in (0u32..0x20).chain(0x7f..0xa0).filter_map(char::from_u32) {
+            let text = format!("remote: a{c}[2J{c}]0;title\u{7}b\r\nline\tx");
+            let shown = neutralize_controls(&text);
+            assert!(
+                !shown
+                    .chars()
+                    .any(|c| c.is_control() && c != '\n' && c != '\t'),
+                "{c:?}: {shown:?}"
+            );
+            assert!(shown.contains("line\tx"), "{shown:?}");
+            let err = FetchError(text.clone()).to_string();
+            assert_eq!(err, shown);
+        }
+    }
 
     #[test]
     fn parses_helmfile_remote_forms() {
