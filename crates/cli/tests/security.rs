@@ -948,3 +948,62 @@ fn errors_show_no_tokens_and_no_terminal_controls() {
         }
     }
 }
+
+/// Issue 28, low item: a release name or chart that starts with `-` (literal, templated,
+/// from environment values) never reaches helm, where it would be read as a flag.
+#[test]
+fn charts_and_names_are_never_helm_flags() {
+    let d = tempdir("dash-chart");
+    write_files(&d, CHART.iter().copied());
+    let marker = d.join("helm-ran");
+    let helm = common::executable(
+        &d,
+        "fake-helm",
+        &format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\necho 'version.BuildInfo{{Version:\"v4.3.1\"}}'\n",
+            marker.display()
+        ),
+    );
+    let values = [
+        "--post-renderer=./evil.sh",
+        "-f",
+        "--kubeconfig=/tmp/x",
+        "-",
+        "--",
+        "-x ./chart",
+    ];
+    for v in values {
+        for (name, chart) in [
+            (format!("'{v}'"), "./chart".to_string()),
+            ("web".to_string(), format!("'{v}'")),
+            ("web".to_string(), format!("'{{{{ \"{v}\" }}}}'")),
+            ("web".to_string(), "'{{ .Values.chart }}'".to_string()),
+        ] {
+            std::fs::write(
+                d.join("helmfile.yaml.gotmpl"),
+                format!(
+                    "environments:\n  default:\n    values:\n    - chart: '{v}'\n---\nreleases:\n- name: {name}\n  chart: {chart}\n"
+                ),
+            )
+            .expect("state");
+            for cmd in [&["template"][..], &["sync"], &["diff"], &["lint"]] {
+                let out = capstan(&d)
+                    .args(["--helm-binary", &helm.display().to_string()])
+                    .args(cmd)
+                    .output()
+                    .expect("run");
+                let text = common::output_text(&out);
+                assert_eq!(out.status.code(), Some(1), "{name} {chart} {cmd:?}: {text}");
+                assert!(
+                    text.contains("helm would read it as a flag"),
+                    "{name} {chart} {cmd:?}: {text}"
+                );
+                let ran = std::fs::read_to_string(&marker).unwrap_or_default();
+                assert!(
+                    !ran.contains(v.split(' ').next().unwrap_or(v)) || v == "-",
+                    "{name} {chart} {cmd:?}: helm got {ran}"
+                );
+            }
+        }
+    }
+}

@@ -590,6 +590,17 @@ pub(crate) fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, StateEr
             )
             .into());
         }
+        // Release names and charts are helm's positional arguments: one that starts with
+        // `-` would be read as a flag (`chart: --post-renderer=./x` runs a program).
+        for (what, text) in [("name", &rel.name), ("chart", &rel.chart)] {
+            if text.starts_with('-') {
+                return Err(format!(
+                    "release {:?}: {what} {text:?} starts with \"-\" and helm would read it as a flag",
+                    rel.name
+                )
+                .into());
+            }
+        }
         out.push(rel);
     }
     Ok(out)
