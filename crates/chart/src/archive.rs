@@ -4,7 +4,6 @@
 //! a decompression bomb stops early instead of filling memory.
 
 use crate::load::{ChartFile, LoadError};
-use std::io::Read;
 
 /// Helm's limits.
 pub const MAX_CHART_SIZE: u64 = 100 * 1024 * 1024;
@@ -61,17 +60,14 @@ pub(crate) fn read_archive_limited(
         if name.is_empty() || name == "." {
             continue;
         }
-        let mut buf = Vec::new();
-        let read = (&mut entry)
-            .take(max_file + 1)
-            .read_to_end(&mut buf)
+        let buf = capstan_source::read_capped(&mut entry, max_file)
             .map_err(|e| LoadError::new(format!("reading chart archive: {e}")))?
-            as u64;
-        if read > max_file {
-            return Err(LoadError::new(format!(
-                "decompressed chart file {raw:?} is larger than the maximum file size {max_file}"
-            )));
-        }
+            .ok_or_else(|| {
+                LoadError::new(format!(
+                    "decompressed chart file {raw:?} is larger than the maximum file size {max_file}"
+                ))
+            })?;
+        let read = buf.len() as u64;
         total += read;
         if total > max_total {
             return Err(LoadError::new(format!(

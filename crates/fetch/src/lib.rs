@@ -958,19 +958,14 @@ pub const MAX_DOWNLOAD: u64 = 256 * 1024 * 1024;
 
 /// A response body, up to [`MAX_DOWNLOAD`] bytes (an error beyond, not a full memory).
 pub(crate) fn body(resp: ureq::Response, shown: &str) -> Result<Vec<u8>, FetchError> {
-    let mut body = Vec::new();
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(resp.into_reader(), MAX_DOWNLOAD + 1),
-        &mut body,
-    )
-    .map_err(|e| FetchError(format!("GET {shown}: {e}")))?;
-    if body.len() as u64 > MAX_DOWNLOAD {
-        return Err(FetchError(format!(
-            "GET {shown}: larger than {} MiB",
-            MAX_DOWNLOAD >> 20
-        )));
-    }
-    Ok(body)
+    capstan_source::read_capped(resp.into_reader(), MAX_DOWNLOAD)
+        .map_err(|e| FetchError(format!("GET {shown}: {e}")))?
+        .ok_or_else(|| {
+            FetchError(format!(
+                "GET {shown}: larger than {} MiB",
+                MAX_DOWNLOAD >> 20
+            ))
+        })
 }
 
 /// A plain HTTP(S) GET (basic auth when `user`/`password` are given); the body, or an

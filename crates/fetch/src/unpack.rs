@@ -103,18 +103,16 @@ impl Budget {
 
     /// Copies one entry's contents, within the size cap.
     fn read(&mut self, r: &mut dyn Read) -> Result<Vec<u8>, FetchError> {
-        let mut data = Vec::new();
         let left = MAX_UNPACKED.saturating_sub(self.bytes);
-        r.take(left + 1)
-            .read_to_end(&mut data)
-            .map_err(|e| FetchError(format!("reading the archive: {e}")))?;
+        let data = capstan_source::read_capped(r, left)
+            .map_err(|e| FetchError(format!("reading the archive: {e}")))?
+            .ok_or_else(|| {
+                FetchError(format!(
+                    "archive unpacks to more than {} MiB",
+                    MAX_UNPACKED >> 20
+                ))
+            })?;
         self.bytes += data.len() as u64;
-        if self.bytes > MAX_UNPACKED {
-            return Err(FetchError(format!(
-                "archive unpacks to more than {} MiB",
-                MAX_UNPACKED >> 20
-            )));
-        }
         Ok(data)
     }
 }
@@ -175,7 +173,8 @@ pub fn unpack(kind: ArchiveKind, data: &[u8], dest: &Path) -> Result<(), FetchEr
                 ArchiveKind::TarGz => Box::new(flate2::read::GzDecoder::new(data)),
                 ArchiveKind::TarBz2 => Box::new(bzip2_rs::DecoderReader::new(data)),
                 ArchiveKind::TarXz => {
-                    let mut out = Vec::new();
+                    // Power-of-two growth: the buffer never passes the cap.
+                    let mut out = Vec::with_capacity(64 * 1024);
                     let mut input = std::io::BufReader::new(data);
                     let mut limited = LimitedWriter {
                         out: &mut out,

@@ -1,11 +1,34 @@
-//! Where things come from: source files (`SourceId`), positions and spans inside them, and
-//! `Diagnostic`s as plain data. Rendering diagnostics with snippets is the CLI's job.
+//! Where things come from: source files (`SourceId`), positions and spans inside them,
+//! `Diagnostic`s as plain data, and reading an untrusted stream within a size cap
+//! ([`read_capped`]). Rendering diagnostics with snippets is the CLI's job.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 use std::fmt;
 use std::sync::Arc;
+
+/// The bytes of `r` when there are at most `cap` of them, else `Ok(None)`, read so that
+/// memory never holds more than `cap` bytes (plus one chunk): `read_to_end` doubles its
+/// buffer past the cap before it can tell, twice the memory each cap allows.
+pub fn read_capped(mut r: impl std::io::Read, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
+    const CHUNK: usize = 64 * 1024;
+    // Power-of-two capacities from here on: the buffer doubles to the cap at most.
+    let mut out = Vec::with_capacity(CHUNK);
+    let mut chunk = vec![0u8; CHUNK];
+    loop {
+        let n = match r.read(&mut chunk) {
+            Ok(0) => return Ok(Some(out)),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if (out.len() + n) as u64 > cap {
+            return Ok(None);
+        }
+        out.extend_from_slice(&chunk[..n]);
+    }
+}
 
 /// Names a source: a file path, or a pseudo-source such as `--set` or `<stdin>`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -286,6 +309,56 @@ pub fn snippet(name: &str, text: &str, line: u32, column: u32) -> Option<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reader that hands out its bytes in uneven pieces, as a socket or decoder does.
+    struct Trickle {
+        left: u64,
+        step: u64,
+    }
+
+    impl std::io::Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.step = (self.step * 7919 + 13) % 70_001 + 1;
+            let n = (self.step.min(self.left) as usize).min(buf.len());
+            buf[..n].fill(1);
+            self.left -= n as u64;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn capped_reads_never_hold_twice_the_cap() {
+        let mut cases = vec![
+            (0u64, 0u64),
+            (10, 10),
+            (11, 10),
+            (200_000, 131_072),
+            (131_072, 131_072),
+        ];
+        for cap in [1_000u64, 65_536, 100_000, 1 << 20, 3 << 20] {
+            for delta in [-70_000i64, -1, 0, 1, 999, 70_000] {
+                cases.push(((cap as i64 + delta).max(0) as u64, cap));
+            }
+        }
+        for (i, (len, cap)) in cases.into_iter().enumerate() {
+            let got = read_capped(
+                Trickle {
+                    left: len,
+                    step: i as u64,
+                },
+                cap,
+            )
+            .expect("read");
+            match got {
+                Some(v) => {
+                    assert!(len <= cap);
+                    assert_eq!(v.len() as u64, len);
+                    assert!(v.capacity() as u64 <= cap.max(64 * 1024).next_power_of_two());
+                }
+                None => assert!(len > cap),
+            }
+        }
+    }
 
     #[test]
     fn snippets_point_at_the_column() {
