@@ -151,6 +151,10 @@ pub struct Global {
     /// one is reported in that step's error list (`[malformed label: …]`).
     #[arg(skip)]
     pub listed_selector_errors: bool,
+    /// Set by the command line, not a flag: `-e ""` or an empty `HELMFILE_ENVIRONMENT`,
+    /// taken for `default` as helmfile does (and warned about).
+    #[arg(skip)]
+    pub empty_environment: bool,
 }
 
 #[derive(Args, Clone, Debug, Default)]
@@ -493,6 +497,7 @@ impl Global {
             },
             sequential_helmfiles: self.sequential_helmfiles || before.sequential_helmfiles,
             listed_selector_errors: false,
+            empty_environment: false,
         }
         .with_environment_defaults()
     }
@@ -502,6 +507,10 @@ impl Global {
     /// `HELMFILE_KUSTOMIZE_BINARY`, `HELMFILE_KUBECONFIG`), as `-e` and `-f` take theirs
     /// from `HELMFILE_ENVIRONMENT` and `HELMFILE_FILE_PATH`.
     fn with_environment_defaults(mut self) -> Global {
+        if self.environment.is_empty() {
+            self.environment = "default".into();
+            self.empty_environment = true;
+        }
         for (value, var) in [
             (&mut self.kube_context, "HELMFILE_KUBE_CONTEXT"),
             (&mut self.namespace, "HELMFILE_NAMESPACE"),
@@ -531,6 +540,14 @@ fn settings(
     host.oci_plain_http = g.oci_plain_http;
     if !crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
         host.captured = Some(captured.clone());
+    }
+    // helmfile takes an empty `-e`/`HELMFILE_ENVIRONMENT` for the default environment;
+    // capstan does too, and says so (an empty variable is often a CI mistake).
+    if g.empty_environment {
+        use capstan_state::host::Host;
+        host.warn(
+            "WARNING: the environment name is empty (an empty HELMFILE_ENVIRONMENT or -e \"\"): using the \"default\" environment",
+        );
     }
     if g.file == "-" {
         let mut data = Vec::new();

@@ -1007,3 +1007,83 @@ fn charts_and_names_are_never_helm_flags() {
         }
     }
 }
+
+/// Issue 28, low items: settings that would silently do something else are loud. Every
+/// misspelling of every repository key is an error naming it (not a repository quietly
+/// without its password or CA); an empty environment name is the default environment,
+/// as in helmfile, with a warning.
+#[test]
+fn misspelt_repository_keys_and_empty_environments_are_not_silent() {
+    let d = tempdir("loud-settings");
+    let keys = [
+        ("password", "p"),
+        ("username", "u"),
+        ("caFile", "ca.pem"),
+        ("certFile", "c.pem"),
+        ("keyFile", "k.pem"),
+        ("passCredentials", "true"),
+        ("skipTLSVerify", "false"),
+        ("oci", "true"),
+    ];
+    for (key, value) in keys {
+        let chars: Vec<char> = key.chars().collect();
+        let mut typos = vec![
+            key.to_lowercase(),
+            key.to_uppercase(),
+            format!("{key}s"),
+            chars[1..].iter().collect::<String>(),
+        ];
+        // Each neighbouring pair swapped.
+        for i in 0..chars.len() - 1 {
+            let mut c = chars.clone();
+            c.swap(i, i + 1);
+            typos.push(c.into_iter().collect());
+        }
+        typos.retain(|t| t != key);
+        for typo in typos {
+            std::fs::write(
+                d.join("helmfile.yaml"),
+                format!("repositories:\n- name: r\n  url: https://charts.example.com\n  {typo}: {value}\nreleases: []\n"),
+            )
+            .expect("state");
+            let out = capstan(&d).args(["list"]).output().expect("run");
+            let text = common::output_text(&out);
+            assert_eq!(out.status.code(), Some(1), "{typo}: {text}");
+            assert!(
+                text.contains(&format!(
+                    "field {typo} not found in type state.RepositorySpec"
+                )),
+                "{typo}: {text}"
+            );
+            assert!(text.contains("helmfile.yaml:4:3"), "{typo}: {text}");
+        }
+    }
+    std::fs::write(
+        d.join("helmfile.yaml"),
+        "environments:\n  default:\n    values:\n    - where: default\n---\nreleases:\n- name: r\n  chart: ./c\n  labels:\n    env: {{ .Values.where }}\n",
+    )
+    .expect("state");
+    std::fs::rename(d.join("helmfile.yaml"), d.join("helmfile.yaml.gotmpl")).expect("rename");
+    for (args, env) in [
+        (&["list"][..], Some("")),
+        (&["-e", "", "list"], None),
+        (&["list", "--environment="], None),
+    ] {
+        let mut c = capstan(&d);
+        c.args(args);
+        if let Some(v) = env {
+            c.env("HELMFILE_ENVIRONMENT", v);
+        }
+        let out = c.output().expect("run");
+        let text = common::output_text(&out);
+        assert!(out.status.success(), "{args:?}: {text}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("env:default"),
+            "{args:?}: {text}"
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("the environment name is empty"),
+            "{args:?}: {text}"
+        );
+    }
+}

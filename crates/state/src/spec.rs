@@ -134,6 +134,26 @@ pub const ENVIRONMENT_KEYS: &[&str] = &[
 /// Keys of a `helmfiles:` entry.
 pub const SUBHELMFILE_KEYS: &[&str] = &["path", "selectors", "selectorsInherited", "values"];
 
+/// The keys of a `repositories:` entry (helmfile's `state.RepositorySpec`; `plainHttp`
+/// came after v0.166). A misspelt key (`pasword:`) is an error, not a repository
+/// silently without its password.
+pub const REPOSITORY_KEYS: &[&str] = &[
+    "name",
+    "url",
+    "caFile",
+    "certFile",
+    "keyFile",
+    "username",
+    "password",
+    "managed",
+    "oci",
+    "verify",
+    "keyring",
+    "passCredentials",
+    "skipTLSVerify",
+    "plainHttp",
+];
+
 /// A string field (`""` when missing or not a string).
 pub fn str_of(t: &Tree, key: &str) -> String {
     match t.get(key) {
@@ -405,6 +425,11 @@ pub fn validate(doc: &Tree) -> Result<(), SpecError> {
             let t = m.snapshot();
             check_keys(&t, RELEASE_KEYS, "state.TemplateSpec")?;
             check_bools(&t, RELEASE_BOOL_KEYS)?;
+        }
+    }
+    for r in list_of(doc, "repositories") {
+        if let Value::Map(m) = &r {
+            check_keys(&m.snapshot(), REPOSITORY_KEYS, "state.RepositorySpec")?;
         }
     }
     for h in list_of(doc, "helmfiles") {
