@@ -164,7 +164,7 @@ function apply(){
   document.body.setAttribute('data-shown',String(shown));
 }
 var m=/[#&]q=([^&]*)/.exec(location.hash);
-if(m){box.value=decodeURIComponent(m[1]);}
+if(m){try{box.value=decodeURIComponent(m[1]);}catch(e){box.value=m[1];}}
 box.addEventListener('input',apply);
 apply();
 document.body.setAttribute('data-ready','yes');

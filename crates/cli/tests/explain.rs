@@ -318,6 +318,14 @@ fn the_explain_page_works_in_a_real_browser() {
     assert_eq!(visible.len(), 1, "{filtered}");
     assert!(visible[0].contains(">replicas<"), "{}", visible[0]);
 
+    // A malformed filter in the address (a stray `%`, a cut escape, invalid UTF-8) is
+    // taken as typed: the script still runs to the end.
+    for bad in ["%", "%zz", "%E0%A4%A", "%C0%80", "repl%", "%%41", "&q=%FF"] {
+        let (dom, log) = chromium(&["--dump-dom"], &format!("{url}#q={bad}"));
+        assert!(dom.contains("data-ready=\"yes\""), "{bad}: {dom}\n{log}");
+        assert!(!log.contains("Uncaught"), "{bad}: {log}");
+    }
+
     // A screenshot of the filtered page, kept with the test's output.
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explain-page.png");
     let _ = std::fs::remove_file(&shot);
