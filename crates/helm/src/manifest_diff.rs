@@ -112,9 +112,12 @@ pub fn mask_secrets(content: &str, other: Option<&str>, removed: bool) -> String
         .and_then(|o| capstan_yaml::decode_helm(o).ok())
         .unwrap_or(Value::Nil);
     let masked = mask_value(&v, &theirs, removed);
+    // The leading comment lines (`# Source: …`) stay; a "line" holding another YAML
+    // line break (`\r`, U+0085, U+2028/9) is more than a comment and is dropped.
     let mut out: String = content
         .lines()
         .take_while(|l| l.trim_start().starts_with('#') || l.trim().is_empty())
+        .filter(|l| !l.contains(['\r', '\u{85}', '\u{2028}', '\u{2029}']))
         .filter(|l| !l.trim().is_empty())
         .map(|l| format!("{l}\n"))
         .collect();
@@ -452,6 +455,14 @@ mod tests {
             }),
             Box::new(|k, v| {
                 format!("# Source: c/templates/s.yaml\n# a comment\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  # the key\n  {k}: >-\n    {v}\n")
+            }),
+            // A "comment line" that other YAML line breaks make into more (found by the
+            // secret_mask fuzz target).
+            Box::new(|k, v| {
+                format!("# c\rkind: Secret\r\u{85}data: {{{k}: {v}}}\napiVersion: v1\nmetadata:\n  name: s\n")
+            }),
+            Box::new(|k, v| {
+                format!("#\u{2028}{{\"kind\": \"Secret\", \"data\": {{\"{k}\": \"{v}\"}}}}\n")
             }),
         ];
         let string_layouts: Vec<Layout> = vec![
