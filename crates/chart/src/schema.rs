@@ -326,26 +326,9 @@ fn find_anchor(s: &Value, name: &str, loc: &str) -> Option<String> {
     }
 }
 
+/// `%XX` escapes decoded (an invalid escape stays as it is, as Go's lenient readers do).
 fn percent_decode(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = b
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok());
-        match (b[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(v)) => {
-                out.push(v);
-                i += 3;
-            }
-            (c, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    out
+    percent_encoding::percent_decode_str(s).collect()
 }
 
 struct Validator<'a> {
@@ -367,6 +350,17 @@ impl<'a> Validator<'a> {
 
     fn err(&mut self, at: &str, msg: String) {
         self.errors.push(Node::leaf(at, msg));
+    }
+
+    /// Records a group failure (`'allOf' failed`) with its causes, when there are any.
+    fn push_group(&mut self, at: &str, msg: &str, causes: Vec<Node>) {
+        if !causes.is_empty() {
+            self.errors.push(Node {
+                at: at.to_string(),
+                msg: msg.into(),
+                causes,
+            });
+        }
     }
 
     /// The errors of `v` against `s` alone (a branch of `allOf`, `anyOf`, ...).
@@ -637,13 +631,7 @@ impl<'a> Validator<'a> {
                     causes.push(Node::one(at, errors));
                 }
             }
-            if !causes.is_empty() {
-                self.errors.push(Node {
-                    at: at.to_string(),
-                    msg: "'allOf' failed".into(),
-                    causes,
-                });
-            }
+            self.push_group(at, "'allOf' failed", causes);
         }
         if let Some(Value::List(any)) = get("anyOf") {
             let mut causes = Vec::new();
@@ -657,13 +645,7 @@ impl<'a> Validator<'a> {
                 }
                 causes.push(Node::one(at, errors));
             }
-            if !causes.is_empty() {
-                self.errors.push(Node {
-                    at: at.to_string(),
-                    msg: "'anyOf' failed".into(),
-                    causes,
-                });
-            }
+            self.push_group(at, "'anyOf' failed", causes);
         }
         if let Some(Value::List(one)) = get("oneOf") {
             let mut matched = Vec::new();

@@ -326,23 +326,32 @@ fn environments_and_bases(text: &str) -> (Vec<String>, Vec<String>) {
     (envs, bases)
 }
 
-/// Environment names of `file` and its bases (nested at most 8 deep).
-fn environment_names(file: &Path, depth: usize, into: &mut Vec<String>) {
+/// What `scan` finds in `file` and in the local files it names to read next (its
+/// `bases:`, `helmfiles:`; globs expanded as helmfile does), nested at most 8 deep.
+fn gather(
+    file: &Path,
+    depth: usize,
+    scan: fn(&str) -> (Vec<String>, Vec<String>),
+    into: &mut Vec<String>,
+) {
     if depth > 8 {
         return;
     }
     let Ok(text) = std::fs::read_to_string(file) else {
         return;
     };
-    let (envs, bases) = environments_and_bases(&text);
-    for e in envs {
-        if !into.contains(&e) {
-            into.push(e);
+    let (found, next) = scan(&text);
+    for f in found {
+        if !into.contains(&f) {
+            into.push(f);
         }
     }
     let dir = file.parent().unwrap_or(Path::new("."));
-    for b in bases {
-        environment_names(&dir.join(b), depth + 1, into);
+    let host = capstan_state::host::OsHost::new(dir);
+    for n in next {
+        for path in capstan_state::host::glob(&host, &n) {
+            gather(&dir.join(path), depth + 1, scan, into);
+        }
     }
 }
 
@@ -352,7 +361,7 @@ pub(crate) fn environment_candidates() -> Vec<CompletionCandidate> {
     let (file, _) = typed_context();
     let mut names = Vec::new();
     for f in state_files(&cwd, &file) {
-        environment_names(&f, 0, &mut names);
+        gather(&f, 0, environments_and_bases, &mut names);
     }
     if !names.iter().any(|n| n == "default") {
         names.insert(0, "default".into());
@@ -455,30 +464,6 @@ fn selectors_and_includes(text: &str) -> (Vec<String>, Vec<String>) {
     (selectors, includes)
 }
 
-/// The selectors of `file` and of the local state files it includes (nested at most 8
-/// deep, globs expanded as helmfile does).
-fn selectors_of(file: &Path, depth: usize, into: &mut Vec<String>) {
-    if depth > 8 {
-        return;
-    }
-    let Ok(text) = std::fs::read_to_string(file) else {
-        return;
-    };
-    let (selectors, includes) = selectors_and_includes(&text);
-    for s in selectors {
-        if !into.contains(&s) {
-            into.push(s);
-        }
-    }
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let host = capstan_state::host::OsHost::new(dir);
-    for inc in includes {
-        for found in capstan_state::host::glob(&host, &inc) {
-            selectors_of(&dir.join(found), depth + 1, into);
-        }
-    }
-}
-
 /// Candidates for `-l`: `KEY=VALUE` for the `name`, `namespace`, `chart` and labels of
 /// the releases in the typed (or default) state file and the files it includes. The
 /// files are read as text, never rendered: pressing Tab runs none of the project's
@@ -489,7 +474,7 @@ pub(crate) fn selector_candidates() -> Vec<CompletionCandidate> {
     let (file, _) = typed_context();
     let mut selectors = Vec::new();
     for f in state_files(&cwd, &file) {
-        selectors_of(&f, 0, &mut selectors);
+        gather(&f, 0, selectors_and_includes, &mut selectors);
     }
     selectors
         .into_iter()

@@ -192,56 +192,39 @@ fn split_url(u: &str) -> Option<UrlParts> {
     })
 }
 
+/// RFC 3986's unreserved and sub-delimiter characters, with `%` and `:`: what both a
+/// URL's user part and its `host[:port]` may hold.
+fn url_part_char(c: char) -> bool {
+    matches!(
+        c,
+        '-' | '.'
+            | '_'
+            | '~'
+            | '!'
+            | '$'
+            | '&'
+            | '\''
+            | '('
+            | ')'
+            | '*'
+            | '+'
+            | ','
+            | ';'
+            | '='
+            | '%'
+            | ':'
+    )
+}
+
 /// A character Go's `url.Parse` accepts in a URL's user part.
 fn user_char(c: char) -> bool {
-    c.is_ascii_alphanumeric()
-        || matches!(
-            c,
-            '-' | '.'
-                | '_'
-                | ':'
-                | '~'
-                | '!'
-                | '$'
-                | '&'
-                | '\''
-                | '('
-                | ')'
-                | '*'
-                | '+'
-                | ','
-                | ';'
-                | '='
-                | '%'
-                | '@'
-        )
+    c.is_ascii_alphanumeric() || url_part_char(c) || c == '@'
 }
 
 /// A character accepted in a URL's `host[:port]` (Go's, less the quotes and angle
 /// brackets no host has): never a separator another reader could see.
 fn host_char(c: char) -> bool {
-    c.is_alphanumeric()
-        || matches!(
-            c,
-            '-' | '.'
-                | '_'
-                | '~'
-                | '!'
-                | '$'
-                | '&'
-                | '\''
-                | '('
-                | ')'
-                | '*'
-                | '+'
-                | ','
-                | ';'
-                | '='
-                | ':'
-                | '['
-                | ']'
-                | '%'
-        )
+    c.is_alphanumeric() || url_part_char(c) || c == '[' || c == ']'
 }
 
 /// Whether `a` and `b` have one origin (scheme, host and port) as the URL parser that
@@ -289,47 +272,31 @@ fn join_inside(dir: &Path, file: &str) -> PathBuf {
 
 /// helmfile's `remote.Parse`; `None` for a local path.
 pub fn parse(src: &str) -> Option<Source> {
-    if let Some((getter, rest)) = src.split_once("::") {
-        let UrlParts {
-            scheme,
-            user,
-            host,
-            path,
-            query,
-        } = split_url(rest)?;
-        let (dir, file) = match path.split_once('@') {
-            Some((d, f)) if !f.contains('@') => (d.to_string(), f.to_string()),
-            _ => dir_and_file(&path),
-        };
-        return Some(Source {
-            getter: getter.to_string(),
-            scheme,
-            user,
-            host,
-            dir,
-            file,
-            query,
-        });
-    }
+    let (getter, rest) = match src.split_once("::") {
+        Some((getter, rest)) => (Some(getter), rest),
+        None => (None, src),
+    };
     let UrlParts {
         scheme,
         user,
         host,
         path,
         query,
-    } = split_url(src)?;
-    if !matches!(scheme.as_str(), "s3" | "http" | "https") {
+    } = split_url(rest)?;
+    if getter.is_none() && !matches!(scheme.as_str(), "s3" | "http" | "https") {
         return None;
     }
-    // `…/archive.tgz@path/in/archive`: a file inside an archive go-getter unpacks.
-    let (dir, file) = match path.split_once('@') {
-        Some((d, f)) if !f.contains('@') && unpack::archive_kind(d, &query).is_some() => {
+    let (dir, file) = match (getter, path.split_once('@')) {
+        // `git::…/repo@path/in/repo`
+        (Some(_), Some((d, f))) if !f.contains('@') => (d.to_string(), f.to_string()),
+        // `…/archive.tgz@path/in/archive`: a file inside an archive go-getter unpacks.
+        (None, Some((d, f))) if !f.contains('@') && unpack::archive_kind(d, &query).is_some() => {
             (d.trim_start_matches('/').to_string(), f.to_string())
         }
         _ => dir_and_file(&path),
     };
     Some(Source {
-        getter: "normal".into(),
+        getter: getter.unwrap_or("normal").to_string(),
         scheme,
         user,
         host,
@@ -999,26 +966,9 @@ fn run_git(mut c: Command, url: &str) -> Result<(), FetchError> {
     Ok(())
 }
 
+/// `%XX` escapes decoded (an invalid escape stays as it is, as Go's lenient readers do).
 fn percent_decode(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let hex = b
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok());
-        match (b[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(v)) => {
-                out.push(v);
-                i += 3;
-            }
-            (c, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    out
+    percent_encoding::percent_decode_str(s).collect()
 }
 
 /// Writes a fetched file with owner-only permissions.

@@ -530,23 +530,19 @@ impl Execer {
     /// `helm get manifest NAME FLAGS`: the manifest helm recorded for the deployed release
     /// (capstan's own diff compares it with its rendering).
     pub(crate) fn get_manifest(&self, name: &str, flags: &[String]) -> HelmCall {
-        let mut args = strings(&["get", "manifest", name]);
-        args.extend(flags.iter().cloned());
-        self.call(
-            Vec::new(),
-            args,
-            Vec::new(),
-            None,
-            OutputUse::Discard,
-            false,
-        )
+        self.get_record(&["get", "manifest", name], flags)
     }
 
     /// `helm get values NAME -o json FLAGS`: the values helm recorded for the deployed
     /// release (`diff --show-values`), kept by the caller, never printed (they hold
     /// secrets).
     pub(crate) fn get_values(&self, name: &str, flags: &[String]) -> HelmCall {
-        let mut args = strings(&["get", "values", name, "-o", "json"]);
+        self.get_record(&["get", "values", name, "-o", "json"], flags)
+    }
+
+    /// A `helm get …` call whose output the caller keeps and never prints.
+    fn get_record(&self, command: &[&str], flags: &[String]) -> HelmCall {
+        let mut args = strings(command);
         args.extend(flags.iter().cloned());
         self.call(
             Vec::new(),
