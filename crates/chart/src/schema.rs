@@ -370,6 +370,12 @@ impl<'a> Validator<'a> {
         std::mem::replace(&mut self.errors, outer)
     }
 
+    /// [`Self::validate`] against the subschema at `part` below the schema's location
+    /// and keyword path.
+    fn validate_at(&mut self, s: &Value, loc: &str, kw: &str, part: &str, v: &Value, at: &str) {
+        self.validate(s, &format!("{loc}{part}"), &format!("{kw}{part}"), v, at);
+    }
+
     /// Checks `v` (at values location `at`) against schema `s`, found at `loc` in the
     /// schema file and reached by the keyword path `kw`; errors go to `self.errors`.
     fn validate(&mut self, s: &Value, loc: &str, kw: &str, v: &Value, at: &str) {
@@ -576,25 +582,13 @@ impl<'a> Validator<'a> {
                 if let Some(ps) = props.get(k) {
                     matched = true;
                     let part = format!("/properties/{}", escape_pointer(k));
-                    self.validate(
-                        ps,
-                        &format!("{loc}{part}"),
-                        &format!("{kw}{part}"),
-                        val,
-                        &child,
-                    );
+                    self.validate_at(ps, loc, kw, &part, val, &child);
                 }
                 for (p, ps) in &patterns {
                     if regex::Regex::new(p).is_ok_and(|re| re.is_match(k)) {
                         matched = true;
                         let part = format!("/patternProperties/{}", escape_pointer(p));
-                        self.validate(
-                            ps,
-                            &format!("{loc}{part}"),
-                            &format!("{kw}{part}"),
-                            val,
-                            &child,
-                        );
+                        self.validate_at(ps, loc, kw, &part, val, &child);
                     }
                 }
                 if !matched {
