@@ -103,6 +103,19 @@ impl HostObject for KubeVersion {
     }
 }
 
+/// What a cluster serves, as `helm upgrade` (and `helm template --validate`) reads it:
+/// the server's version (`/version`: `gitVersion`, `major`, `minor`) and its API
+/// versions (every group/version and every `group/version/Kind`, subresources included,
+/// as Helm's `GetVersionSet`). It replaces the defaults and `--kube-version`/
+/// `--api-versions` entirely, as in Helm when it can reach the cluster.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterCapabilities {
+    pub git_version: String,
+    pub major: String,
+    pub minor: String,
+    pub api_versions: Vec<String>,
+}
+
 /// Helm's `version.BuildInfo`, as `.Capabilities.HelmVersion`.
 #[derive(Debug, Clone)]
 pub struct HelmVersion {

@@ -40,6 +40,9 @@ pub struct TemplateOptions {
     pub kube_version: String,
     /// `--api-versions`, added to the default set.
     pub api_versions: Vec<String>,
+    /// The cluster's own version and API versions (a diff against a cluster renders as
+    /// `helm upgrade` would there); when set, the two fields above are not read.
+    pub cluster: Option<std::sync::Arc<crate::capabilities::ClusterCapabilities>>,
     /// `--skip-schema-validation`.
     pub skip_schema_validation: bool,
     /// `-f` files held in memory (helmfile's temporary values files), by the name used
@@ -158,16 +161,29 @@ fn release_object(o: &TemplateOptions) -> Value {
 }
 
 fn capabilities(o: &TemplateOptions) -> Result<(Value, String), TemplateError> {
-    let requested = if o.kube_version.is_empty() {
-        DEFAULT_KUBE_VERSION
-    } else {
-        &o.kube_version
+    let requested = match &o.cluster {
+        Some(c) => &c.git_version,
+        None if o.kube_version.is_empty() => DEFAULT_KUBE_VERSION,
+        None => &o.kube_version,
     };
-    let kube = crate::capabilities::KubeVersion::parse(requested)
+    let mut kube = crate::capabilities::KubeVersion::parse(requested)
         .map_err(|e| TemplateError::values(format!("invalid kube version '{requested}': {e}")))?;
+    let api = match &o.cluster {
+        Some(c) => {
+            // The server's own major and minor (a provider's `28+` stays as it is).
+            if !c.major.is_empty() && !c.minor.is_empty() {
+                kube.major = c.major.clone();
+                kube.minor = c.minor.clone();
+            }
+            c.api_versions.clone()
+        }
+        None => {
+            let mut api = crate::capabilities::default_api_versions();
+            api.extend(o.api_versions.iter().cloned());
+            api
+        }
+    };
     let normalized = kube.normalized.clone();
-    let mut api = crate::capabilities::default_api_versions();
-    api.extend(o.api_versions.iter().cloned());
     let mut caps = Map::new();
     caps.insert("KubeVersion".into(), Value::Host(std::sync::Arc::new(kube)));
     caps.insert(

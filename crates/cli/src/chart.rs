@@ -141,6 +141,7 @@ impl RenderFlags {
             no_hooks: self.no_hooks,
             kube_version: self.kube_version,
             api_versions: self.api_versions,
+            cluster: None,
             skip_schema_validation: self.skip_schema_validation,
             overlay: Default::default(),
             extra_dependencies: Vec::new(),

@@ -6,7 +6,7 @@
 
 use crate::chart::Failure;
 use crate::helmfile::{go_bool, Global};
-use capstan_helm::deploy::{Cluster, ClusterOptions, Command as Deploy};
+use capstan_helm::deploy::{Cluster, ClusterOptions, Command as Deploy, RenderFor};
 use capstan_helm::exec::{Execer, LogLevel};
 use capstan_helm::flags::UpgradeOptions;
 use capstan_helm::ops::{Output, ProcessHelm};
@@ -127,8 +127,10 @@ pub struct DiffArgs {
     /// Releases not installed yet count as changed without running a diff.
     #[arg(long = "skip-diff-on-install", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     skip_diff_on_install: bool,
+    /// Strip a trailing carriage return from each line before comparing.
     #[arg(long = "strip-trailing-cr", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     strip_trailing_cr: bool,
+    /// Compare test hooks too (`helm.sh/hook: test`), which the diff leaves out.
     #[arg(long = "include-tests", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     include_tests: bool,
     /// Extra arguments for `helm diff`.
@@ -212,10 +214,14 @@ pub struct DestroyArgs {
     #[arg(long = "cascade", default_value = "")]
     cascade: String,
     /// Wait until everything the releases made is gone.
-    #[arg(long = "delete-wait", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    #[arg(long = "delete-wait", alias = "deleteWait", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     delete_wait: bool,
     /// Seconds `--delete-wait` waits.
-    #[arg(long = "delete-timeout", default_value_t = 300)]
+    #[arg(
+        long = "delete-timeout",
+        alias = "deleteTimeout",
+        default_value_t = 300
+    )]
     delete_timeout: i64,
     /// Do not prepare charts first (capstan never needs them to delete).
     #[arg(long = "skip-charts", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
@@ -255,7 +261,7 @@ pub struct UnittestArgs {
     #[command(flatten)]
     values: ValuesArgs,
     /// Stop at the first failing test (helm-unittest's `--failfast`).
-    #[arg(long = "failfast", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    #[arg(long = "failfast", alias = "fail-fast", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     failfast: bool,
     /// helm-unittest's `--debugPlugin`.
     #[arg(long = "debug-plugin", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
@@ -266,6 +272,16 @@ pub struct UnittestArgs {
 pub struct ReposArgs {
     #[command(flatten)]
     common: CommonArgs,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub struct DepsArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Do not add the state's repositories (`helm repo add`) before updating the
+    /// dependencies.
+    #[arg(long = "skip-repos", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    skip_repos: bool,
 }
 
 #[derive(Args, Clone, Debug, Default)]
@@ -290,7 +306,7 @@ pub enum ClusterCommand {
     Lint(LintArgs),
     Repos(ReposArgs),
     Unittest(UnittestArgs),
-    Deps(ReposArgs),
+    Deps(DepsArgs),
 }
 
 fn apply_common(o: &mut ClusterOptions, c: &CommonArgs) {
@@ -430,6 +446,7 @@ impl ClusterCommand {
             }
             ClusterCommand::Deps(a) => {
                 apply_common(&mut o, &a.common);
+                o.skip_repos = a.skip_repos;
                 Deploy::Deps
             }
             ClusterCommand::Unittest(a) => {
@@ -442,7 +459,7 @@ impl ClusterCommand {
                 Deploy::Unittest
             }
         };
-        o.skip_repos = g.skip_deps || g.skip_refresh;
+        o.skip_repos |= g.skip_deps || g.skip_refresh;
         o.interactive = g.interactive;
         Ok((command, o))
     }
@@ -561,18 +578,18 @@ pub fn run(
     };
     let print = |text: &str| sink.stdout(text);
     let skip_deps = g.skip_deps;
-    let render =
-        |ps: &PreparedState, r: &Release, is_upgrade: bool| -> Result<String, StateError> {
-            let flags = HelmFlags {
-                no_hooks: true,
-                is_upgrade,
-                skip_deps,
-                ..HelmFlags::default()
-            };
-            Ok(capstan_state::commands::render_one(s, ps, r, &flags)
-                .map(|rendered| rendered.manifest)
-                .map_err(|e| e.message)?)
+    let render = |ps: &PreparedState, r: &Release, how: &RenderFor| -> Result<String, StateError> {
+        let flags = HelmFlags {
+            no_hooks: !how.hooks,
+            is_upgrade: how.is_upgrade,
+            cluster: how.cluster.clone(),
+            skip_deps,
+            ..HelmFlags::default()
         };
+        Ok(capstan_state::commands::render_one(s, ps, r, &flags)
+            .map(|rendered| rendered.manifest)
+            .map_err(|e| e.message)?)
+    };
     let host = s.host.clone();
     let root = s.root.clone();
     let exec = |program: &str, args: &[String], dir: &str| -> Result<String, StateError> {

@@ -348,7 +348,8 @@ pub enum StateCommand {
     Sync(With<crate::cluster::SyncArgs>),
     /// Diff every release, then sync only the ones that changed, as `helmfile apply`.
     Apply(With<crate::cluster::ApplyArgs>),
-    /// Show what `apply` would change, through the helm-diff plugin as `helmfile diff`.
+    /// Show what `apply` would change: the deployed release against capstan's rendering,
+    /// printed as helm-diff prints it (no plugin needed).
     Diff(With<crate::cluster::DiffCommandArgs>),
     /// Uninstall every release, in reverse `needs:` order, as `helmfile destroy`.
     Destroy(With<crate::cluster::DestroyArgs>),
@@ -367,7 +368,7 @@ pub enum StateCommand {
     Unittest(With<crate::cluster::UnittestArgs>),
     /// `helm dependency update` of local charts and the lock file of the repository
     /// charts (`helmfile.lock`), as `helmfile deps`.
-    Deps(With<crate::cluster::ReposArgs>),
+    Deps(With<crate::cluster::DepsArgs>),
 }
 
 #[derive(Subcommand, Clone, Debug)]

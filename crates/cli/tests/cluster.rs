@@ -655,6 +655,275 @@ fn destroy_deletes_in_reverse_needs_order() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `repos` adds each repository and runs no `helm repo update` (`repo add
+/// --force-update` fetches the index; the real helmfile v0.166 runs none either); `deps`
+/// adds the repositories before `helm dependency update` (a local chart's dependencies
+/// may come from them), unless `--skip-repos`. Helm is a stand-in that records its calls.
+#[test]
+fn repos_and_deps_call_helm_as_helmfile_does() {
+    let dir = common::tempdir("repos-deps-order");
+    let helm = stand_in_helm(
+        &dir,
+        "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.3.1+g0;;\nesac\n",
+    );
+    write(
+        &dir,
+        "charts/umbrella/Chart.yaml",
+        "apiVersion: v2\nname: umbrella\nversion: 0.1.0\ndependencies:\n- name: note\n  version: 0.1.0\n  repository: https://charts.example.com\n",
+    );
+    write(
+        &dir,
+        "helmfile.yaml",
+        "repositories:\n- name: r1\n  url: https://charts.example.com\n- name: r2\n  url: https://other.example.com\nreleases:\n- name: u\n  chart: ./charts/umbrella\n",
+    );
+    let run = |args: &[&str]| {
+        let _ = std::fs::remove_file(dir.join("calls"));
+        let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+            .args(["--helm-binary", helm.to_str().expect("utf-8")])
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("capstan runs");
+        assert!(out.status.success(), "{}", text(&out));
+        std::fs::read_to_string(dir.join("calls"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.starts_with("version"))
+            .map(str::to_string)
+            .collect::<Vec<String>>()
+    };
+    assert_eq!(
+        run(&["repos"]),
+        [
+            "repo add r1 https://charts.example.com --force-update",
+            "repo add r2 https://other.example.com --force-update"
+        ]
+    );
+    let calls = run(&["deps"]);
+    assert_eq!(calls.len(), 3, "{calls:?}");
+    assert!(
+        calls[0].starts_with("repo add r1")
+            && calls[1].starts_with("repo add r2")
+            && calls[2].starts_with("dependency update "),
+        "{calls:?}"
+    );
+    let calls = run(&["deps", "--skip-repos"]);
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert!(calls[0].starts_with("dependency update "), "{calls:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// capstan's diff sees what `helm upgrade` would change on this cluster: hooks are
+/// compared (test hooks are not, unless --include-tests), `.Capabilities` is the
+/// cluster's own version and API list (so a chart reading them settles), and the
+/// deployed side is the latest revision even when it failed. `--no-hooks`,
+/// `--output simple` and `--suppress-secrets` behave as helm-diff's.
+#[test]
+fn diff_sees_hooks_the_clusters_capabilities_and_the_latest_revision() {
+    let dir = common::tempdir("cluster-diff-hooks");
+    let kube = Kube::start(&dir);
+    write(
+        &dir,
+        "charts/probe/Chart.yaml",
+        "apiVersion: v2\nname: probe\nversion: 0.1.0\n",
+    );
+    write(
+        &dir,
+        "charts/probe/values.yaml",
+        "hookData: one\nsecretData: s1\nname: probe\n",
+    );
+    write(
+        &dir,
+        "charts/probe/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\ndata:\n  kube: {{ .Capabilities.KubeVersion.Version | quote }}\n  minor: {{ .Capabilities.KubeVersion.Minor | quote }}\n  deployments: {{ .Capabilities.APIVersions.Has \"apps/v1/Deployment\" | quote }}\n  scale: {{ .Capabilities.APIVersions.Has \"apps/v1/Scale\" | quote }}\n  count: {{ len .Capabilities.APIVersions | quote }}\n",
+    );
+    write(
+        &dir,
+        "charts/probe/templates/hook.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe-hook\n  annotations:\n    helm.sh/hook: pre-install,pre-upgrade\n    helm.sh/hook-delete-policy: before-hook-creation\ndata:\n  greeting: {{ .Values.hookData | quote }}\n",
+    );
+    write(
+        &dir,
+        "charts/probe/templates/test.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: probe-test-{{ .Values.hookData }}\n  annotations:\n    helm.sh/hook: test\nspec:\n  containers:\n  - name: t\n    image: busybox\n",
+    );
+    write(
+        &dir,
+        "charts/probe/templates/secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: probe\nstringData:\n  password: {{ .Values.secretData | quote }}\n",
+    );
+    write(
+        &dir,
+        "helmfile.yaml.gotmpl",
+        "values:\n- hookData: one\n  secretData: s1\n---\nreleases:\n- name: p\n  namespace: probe\n  chart: ./charts/probe\n  values:\n  - hookData: {{ .Values.hookData }}\n    secretData: {{ .Values.secretData }}\n",
+    );
+    let out = kube.capstan(&dir, &["sync"]);
+    assert!(out.status.success(), "{}", text(&out));
+    // What helm upgrade rendered is the cluster's: its version and its API list.
+    let server = kube.kubectl(&["version", "-o", "json"]);
+    let deployed = kube.kubectl(&["get", "configmap", "probe", "-n", "probe", "-o", "json"]);
+    let git_version = server
+        .split("\"serverVersion\"")
+        .nth(1)
+        .and_then(|s| s.split("\"gitVersion\": \"").nth(1))
+        .and_then(|s| s.split('"').next())
+        .expect("server gitVersion")
+        .to_string();
+    assert!(
+        deployed.contains(&format!("\"kube\": \"{git_version}\"")),
+        "{git_version}: {deployed}"
+    );
+    assert!(deployed.contains("\"scale\": \"true\""), "{deployed}");
+
+    // Nothing changed: the diff settles (before, it rendered with the default version
+    // and API list, and differed from every deployment).
+    let out = kube.capstan(&dir, &["diff", "--detailed-exitcode"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{}", text(&out));
+
+    // Only the hook changes: the diff shows it, apply upgrades.
+    let hook_changed = ["--state-values-set", "hookData=two"];
+    let out = kube.capstan(
+        &dir,
+        &[&hook_changed[..], &["diff", "--detailed-exitcode"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("probe, probe-hook, ConfigMap (v1) has changed:")
+            && shown.contains("-   greeting: \"one\"\n+   greeting: \"two\"\n"),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("probe-test"),
+        "test hooks are left out: {shown}"
+    );
+    let out = kube.capstan(
+        &dir,
+        &[&hook_changed[..], &["diff", "--include-tests"]].concat(),
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("probe, probe-test-two, Pod (v1) has been added:"),
+        "{}",
+        text(&out)
+    );
+    let out = kube.capstan(
+        &dir,
+        &[
+            &hook_changed[..],
+            &["diff", "--detailed-exitcode", "--no-hooks"],
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = kube.capstan(
+        &dir,
+        &[&hook_changed[..], &["diff", "--output", "simple"]].concat(),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "probe, probe-hook, ConfigMap (v1) to be changed.\nPlan: 0 to add, 1 to change, 0 to destroy.\n",
+        "{}",
+        text(&out)
+    );
+    let out = kube.capstan(&dir, &[&hook_changed[..], &["apply"]].concat());
+    assert!(out.status.success(), "{}", text(&out));
+    let history = kube.helm(&["history", "p", "-n", "probe", "-o", "json"]);
+    assert_eq!(history.matches("\"revision\":").count(), 2, "{history}");
+    let out = kube.capstan(
+        &dir,
+        &[&hook_changed[..], &["diff", "--detailed-exitcode"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+
+    // --suppress-secrets: a changed Secret is named, its content is not shown.
+    let secret_changed = ["--state-values-set", "hookData=two,secretData=s2"];
+    let out = kube.capstan(
+        &dir,
+        &[&secret_changed[..], &["diff", "--suppress-secrets"]].concat(),
+    );
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("probe, probe, Secret (v1) has changed:\n+ Changes suppressed on sensitive content of type Secret\n"),
+        "{shown}"
+    );
+
+    // A failed upgrade is the latest revision: the diff compares with it, as
+    // `helm get manifest` (and so helm-diff) does.
+    let chart = dir.join("charts/probe");
+    let failed = Command::new(kube.bin.join("helm"))
+        .args([
+            "upgrade",
+            "p",
+            chart.to_str().expect("utf-8"),
+            "-n",
+            "probe",
+        ])
+        .args(["--set", "hookData=two,name=Not_A_Valid_Name"])
+        .envs(kube.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .output()
+        .expect("helm");
+    assert!(!failed.status.success(), "{}", text(&failed));
+    assert!(
+        kube.helm(&["history", "p", "-n", "probe"])
+            .contains("failed"),
+        "{}",
+        kube.helm(&["history", "p", "-n", "probe"])
+    );
+    let out = kube.capstan(
+        &dir,
+        &[&hook_changed[..], &["diff", "--detailed-exitcode"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("probe, Not_A_Valid_Name, ConfigMap (v1) has been removed:"),
+        "{shown}"
+    );
+    let out = kube.capstan(&dir, &["destroy"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// helmfile's spellings of flags capstan also accepts in its own (`destroy
+/// --deleteWait --deleteTimeout`, `unittest --fail-fast`), and a hook's
+/// `{{ .Event.Error }}` with no error: `<nil>` as helmfile prints its nil `error`, false
+/// in `if`. Helm is a stand-in that records its calls.
+#[test]
+fn helmfile_flag_spellings_and_a_hooks_nil_error() {
+    let dir = common::tempdir("flag-spellings");
+    let helm = stand_in_helm(&dir, "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.3.1+g0;;\n  list) printf 'NAME\\nfound\\n';;\nesac\n");
+    write(
+        &dir,
+        "helmfile.yaml",
+        "releases:\n- name: a\n  chart: ./c\n  hooks:\n  - events: [preuninstall]\n    showlogs: true\n    command: echo\n    args: ['err={{ .Event.Error }} if={{ if .Event.Error }}yes{{ else }}no{{ end }}']\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["--helm-binary", helm.to_str().expect("utf-8")])
+        .args(["destroy", "--deleteWait", "--deleteTimeout", "42"])
+        .current_dir(&dir)
+        .output()
+        .expect("capstan runs");
+    assert!(out.status.success(), "{}", text(&out));
+    let calls = std::fs::read_to_string(dir.join("calls")).expect("calls");
+    assert!(calls.contains("delete a --wait --timeout 42s"), "{calls}");
+    assert!(text(&out).contains("err=<nil> if=no"), "{}", text(&out));
+    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["unittest", "--help"])
+        .output()
+        .expect("capstan runs");
+    assert!(out.status.success(), "{}", text(&out));
+    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["--helm-binary", helm.to_str().expect("utf-8")])
+        .args(["unittest", "--fail-fast"])
+        .current_dir(&dir)
+        .output()
+        .expect("capstan runs");
+    assert!(out.status.success(), "{}", text(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `unittest`: the helm-unittest plugin per release with `unitTests:` (`--file DIR/*_test.yaml`
 /// each); a release without them is skipped. With the real helm and no plugin, the error
 /// names the release and says what helm said.

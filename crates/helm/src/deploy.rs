@@ -1,8 +1,9 @@
-//! helmfile's cluster commands over loaded states: `sync`, `apply`, `diff` (through the
-//! helm-diff plugin), `destroy`, `lint`, `status` and `test`, in helmfile's order of work:
-//! which releases are selected (and which needs come along), which exist (`helm list`),
-//! which changed (`helm diff`), then deletions in reverse `needs:` order and upgrades in
-//! `needs:` order, a group at a time, with helmfile's errors and exit codes.
+//! helmfile's cluster commands over loaded states: `sync`, `apply`, `diff` (capstan's own
+//! diff of the latest revision against its rendering, printed as helm-diff prints it; the
+//! plugin only with `--diff-plugin`), `destroy`, `lint`, `status` and `test`, in
+//! helmfile's order of work: which releases are selected (and which needs come along),
+//! which exist (`helm list`), which changed, then deletions in reverse `needs:` order and
+//! upgrades in `needs:` order, a group at a time, with helmfile's errors and exit codes.
 //!
 //! The helm side is a [`Helm`]; the values files of a release come from the caller
 //! (`values_files`), so this module neither renders nor writes files.
@@ -58,8 +59,8 @@ pub struct ClusterOptions {
     /// With capstan's own diff: also the release's values that change, each with where
     /// its new value comes from.
     pub show_values: bool,
-    /// Leave `helm repo add`/`update` and registry logins out (`--skip-deps`,
-    /// `--skip-refresh`).
+    /// Leave `helm repo add` and registry logins out (`--skip-deps`, `--skip-refresh`,
+    /// `deps --skip-repos`).
     pub skip_repos: bool,
     /// Diff through the helm-diff plugin (`helm diff upgrade`), as helmfile does, instead
     /// of capstan's own diff of the deployed manifest against its rendering.
@@ -290,8 +291,8 @@ pub struct Cluster<'a> {
     pub confirm: &'a (dyn Fn(&str) -> bool + Sync),
     /// A release's user-supplied values with their origins (`--show-values`).
     pub user_values: &'a UserValues<'a>,
-    /// Renders a release's manifest as helm would install it (no hooks); the flag says
-    /// whether it is an upgrade. capstan's own diff compares this with the deployed one.
+    /// Renders a release's manifest as helm would install or upgrade it (see
+    /// [`RenderFor`]). capstan's own diff compares this with the deployed one.
     pub render: &'a Render<'a>,
 }
 
@@ -309,7 +310,19 @@ pub type HookExec<'a> = dyn Fn(&str, &[String], &str) -> Result<String, StateErr
 
 /// The release manifest renderer of [`Cluster::render`].
 pub type Render<'a> =
-    dyn Fn(&PreparedState, &Release, bool) -> Result<String, StateError> + Sync + 'a;
+    dyn Fn(&PreparedState, &Release, &RenderFor) -> Result<String, StateError> + Sync + 'a;
+
+/// How capstan's diff renders a release: as `helm upgrade` would on the cluster.
+#[derive(Clone, Debug, Default)]
+pub struct RenderFor {
+    /// `.Release.IsUpgrade` (the release exists).
+    pub is_upgrade: bool,
+    /// Hooks rendered too (helm-diff compares them, unless `--no-hooks`).
+    pub hooks: bool,
+    /// The cluster's version and API versions for `.Capabilities` (`None`: helm's
+    /// defaults, when the cluster could not be asked).
+    pub cluster: Option<std::sync::Arc<capstan_chart::capabilities::ClusterCapabilities>>,
+}
 
 /// The releases of a state a command sees: duplicates of one ID reduced to the selected
 /// one, and which of them the selectors (and conditions) pick.
@@ -686,11 +699,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
         )
     }
 
-    /// helmfile's `SyncRepos`: `helm repo add` for each repository of the state (a
-    /// registry login for OCI ones with credentials), then `helm repo update` when any
-    /// was added. Credentials not in the file come from `NAME_USERNAME`/`NAME_PASSWORD`.
+    /// helmfile's `SyncRepos`: `helm repo add --force-update` for each repository of the
+    /// state (which fetches its index: the real helmfile runs no `helm repo update`
+    /// after it), a registry login for OCI ones with credentials. Credentials not in the
+    /// file come from `NAME_USERNAME`/`NAME_PASSWORD`.
     fn sync_repos(&self) -> Result<(), Vec<StateFailure>> {
-        let mut added = false;
         for r in capstan_state::spec::list_of(&self.ps.state.doc, "repositories") {
             let Some(t) = r.as_map().map(|m| m.snapshot()) else {
                 continue;
@@ -709,16 +722,9 @@ impl<'a, 'b> StateRun<'a, 'b> {
                     plain_http: bool_of(&t, "plainHttp") == Some(true),
                 })
             } else {
-                added = true;
                 self.c.helm.add_repo(&add)
             };
             result.map_err(|e| vec![StateFailure::Plain(e.message.into())])?;
-        }
-        if added {
-            self.c
-                .helm
-                .update_repo()
-                .map_err(|e| vec![StateFailure::Plain(e.message.into())])?;
         }
         Ok(())
     }
@@ -1148,11 +1154,23 @@ impl<'a, 'b> StateRun<'a, 'b> {
         if !r.namespace.is_empty() {
             flags.extend(["--namespace".into(), r.namespace.clone()]);
         }
-        let old = match self.c.helm.get_manifest(&self.context(i), &r.name, &flags) {
+        let o = self.o();
+        // helm-diff's sides: the latest revision's manifest and hooks against the
+        // rendering with hooks, tests left out of both (unless --include-tests).
+        let old = match self
+            .c
+            .helm
+            .get_manifest(&self.context(i), &r.name, &flags, !o.no_hooks)
+        {
             Ok(m) => m,
             Err(e) => return (false, Some(StateFailure::release(r, e)), String::new()),
         };
-        let new = match (self.c.render)(self.ps, r, old.is_some()) {
+        let how = RenderFor {
+            is_upgrade: old.is_some(),
+            hooks: !o.no_hooks,
+            cluster: self.c.helm.cluster_capabilities(&flags),
+        };
+        let new = match (self.c.render)(self.ps, r, &how) {
             Ok(m) => m,
             Err(e) => {
                 return (
@@ -1166,23 +1184,37 @@ impl<'a, 'b> StateRun<'a, 'b> {
                 )
             }
         };
-        let o = self.o();
+        // helm-diff's --suppress-secrets suppresses the kind Secret.
+        let mut suppress_kinds = o.suppress.clone();
+        if o.suppress_secrets {
+            suppress_kinds.push("Secret".into());
+        }
         let style = crate::manifest_diff::DiffStyle {
             context: (o.context > 0).then_some(o.context),
             show_secrets: o.show_secrets,
-            suppress_kinds: o.suppress.clone(),
+            suppress_kinds,
             color: o.color && !o.no_color,
+            simple: o.diff_output == "simple",
         };
         let ns = if r.namespace.is_empty() {
             "default"
         } else {
             &r.namespace
         };
-        let (mut text, changed) = crate::manifest_diff::diff(
-            &crate::manifest_diff::parse(old.as_deref().unwrap_or(""), ns),
-            &crate::manifest_diff::parse(&new, ns),
-            &style,
-        );
+        let side = |text: &str| {
+            let text = if o.strip_trailing_cr {
+                std::borrow::Cow::Owned(text.replace("\r\n", "\n"))
+            } else {
+                std::borrow::Cow::Borrowed(text)
+            };
+            let mut resources = crate::manifest_diff::parse(&text, ns);
+            if !o.include_tests {
+                resources.retain(|r| !r.is_test_hook());
+            }
+            resources
+        };
+        let (mut text, changed) =
+            crate::manifest_diff::diff(&side(old.as_deref().unwrap_or("")), &side(&new), &style);
         if o.show_values {
             match self.values_change(i, &flags) {
                 Ok(lines) if !lines.is_empty() => {
@@ -1585,6 +1617,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
             self.rs.selected.clone()
         };
         self.c.helm.set_extra_args(self.extra_args());
+        // The repositories first (unless --skip-repos), as helmfile: a local chart's
+        // dependencies may come from them.
+        if !self.o().skip_repos {
+            self.sync_repos()?;
+        }
         let mut errs = Vec::new();
         let mut wanted: Vec<(String, String, String)> = Vec::new();
         for &i in &which {
@@ -1622,7 +1659,6 @@ impl<'a, 'b> StateRun<'a, 'b> {
         if wanted.is_empty() {
             return Ok(true);
         }
-        self.sync_repos()?;
         let lock = crate::lock::resolve(self.c.helm, self.c.settings, &wanted)
             .map_err(|e| vec![StateFailure::Plain(e)])?;
         let path = crate::lock::lock_path(&self.ps.state.file);
@@ -1905,7 +1941,10 @@ pub fn run_hooks(
                         (Str::from("Name"), Value::from(event)),
                         (
                             Str::from("Error"),
-                            error.map(Value::from).unwrap_or(Value::Nil),
+                            // helmfile's `Error error`: a nil error prints `<nil>`.
+                            error.map(Value::from).unwrap_or_else(|| {
+                                Value::Host(std::sync::Arc::new(capstan_value::NilError))
+                            }),
                         ),
                     ]
                     .into_iter()

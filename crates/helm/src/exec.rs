@@ -533,6 +533,12 @@ impl Execer {
         self.get_record(&["get", "manifest", name], flags)
     }
 
+    /// `helm get hooks NAME FLAGS`: the hooks of the latest revision (capstan's diff
+    /// compares them too, as helm-diff does).
+    pub(crate) fn get_hooks(&self, name: &str, flags: &[String]) -> HelmCall {
+        self.get_record(&["get", "hooks", name], flags)
+    }
+
     /// `helm get values NAME -o json FLAGS`: the values helm recorded for the deployed
     /// release (`diff --show-values`), kept by the caller, never printed (they hold
     /// secrets).

@@ -1,6 +1,8 @@
 //! Helm's release records read straight from the Kubernetes API: one request lists the
-//! deployed releases of a namespace (helm's default storage, Secrets labelled
-//! `owner=helm,status=deployed`), instead of one `helm get manifest` process per release.
+//! releases of a namespace (helm's default storage, Secrets labelled `owner=helm`) and
+//! keeps each release's latest revision, whatever its status, as `helm get manifest`,
+//! `helm get hooks` and `helm get values` read it, instead of one helm process per
+//! release and question.
 //! capstan's own diff uses it for `apply` and `diff`; anything it cannot handle (another
 //! `HELM_DRIVER`, an exec credential plugin, an error from the server) makes the caller
 //! fall back to `helm get manifest`.
@@ -10,6 +12,7 @@
 //! context: server, CA, bearer token or client certificate. Credentials go only to that
 //! server.
 
+use capstan_chart::capabilities::ClusterCapabilities;
 use capstan_value::Value;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -167,29 +170,19 @@ impl KubeClient {
         })
     }
 
-    /// The deployed releases of a namespace, by release name (the newest deployed
-    /// revision of each): its manifest and user-supplied values.
+    /// The releases of a namespace, by release name: the latest revision of each (deployed,
+    /// failed or pending, as helm's `get` commands read it), with its manifest, hooks and
+    /// user-supplied values.
     pub(crate) fn deployed_releases(
         &self,
         namespace: &str,
     ) -> Result<BTreeMap<String, Deployed>, KubeError> {
-        let url = format!(
-            "{}/api/v1/namespaces/{namespace}/secrets?labelSelector=owner%3Dhelm%2Cstatus%3Ddeployed",
-            self.server
-        );
-        let mut req = self.agent.get(&url);
-        if let Some(t) = &self.token {
-            req = req.set("Authorization", &format!("Bearer {t}"));
-        }
-        let resp = req
-            .call()
+        let list = self
+            .get_json(
+                &format!("/api/v1/namespaces/{namespace}/secrets?labelSelector=owner%3Dhelm"),
+                "application/json",
+            )
             .map_err(|e| format!("listing helm releases in {namespace}: {e}"))?;
-        let mut body = String::new();
-        resp.into_reader()
-            .take(1 << 30)
-            .read_to_string(&mut body)
-            .map_err(|e| e.to_string())?;
-        let list: serde_json::Value = serde_json::from_str(&body).map_err(|e| e.to_string())?;
         let mut newest: BTreeMap<String, (i64, Deployed)> = BTreeMap::new();
         for item in list["items"].as_array().into_iter().flatten() {
             let Some(data) = item["data"]["release"].as_str() else {
@@ -200,6 +193,7 @@ impl KubeClient {
             let version = rel["version"].as_i64().unwrap_or(0);
             let deployed = Deployed {
                 manifest: rel["manifest"].as_str().unwrap_or("").to_string(),
+                hooks: hooks_text(&rel["hooks"]),
                 values: match &rel["config"] {
                     serde_json::Value::Null => serde_json::Value::Object(Default::default()),
                     v => v.clone(),
@@ -211,12 +205,139 @@ impl KubeClient {
         }
         Ok(newest.into_iter().map(|(k, (_, d))| (k, d)).collect())
     }
+
+    /// GET `path` on the server, as JSON (`accept` names the representations wanted).
+    fn get_json(&self, path: &str, accept: &str) -> Result<serde_json::Value, KubeError> {
+        let mut req = self
+            .agent
+            .get(&format!("{}{path}", self.server))
+            .set("Accept", accept);
+        if let Some(t) = &self.token {
+            req = req.set("Authorization", &format!("Bearer {t}"));
+        }
+        let resp = req.call().map_err(|e| e.to_string())?;
+        let mut body = String::new();
+        resp.into_reader()
+            .take(1 << 30)
+            .read_to_string(&mut body)
+            .map_err(|e| e.to_string())?;
+        Ok(serde_json::from_str(&body).map_err(|e| e.to_string())?)
+    }
+
+    /// The server's version and API versions, as `helm upgrade` reads them for
+    /// `.Capabilities` (client-go's discovery: aggregated when the server offers it,
+    /// else one request per group/version).
+    pub(crate) fn capabilities(&self) -> Result<ClusterCapabilities, KubeError> {
+        let version = self
+            .get_json("/version", "application/json")
+            .map_err(|e| format!("reading the server version: {e}"))?;
+        let field = |k: &str| version[k].as_str().unwrap_or("").to_string();
+        let mut api = std::collections::BTreeSet::new();
+        for root in ["/api", "/apis"] {
+            let doc = self
+                .get_json(root, AGGREGATED_DISCOVERY)
+                .map_err(|e| format!("discovering the server's APIs ({root}): {e}"))?;
+            if doc["kind"] == "APIGroupDiscoveryList" {
+                aggregated_versions(&doc, &mut api);
+                continue;
+            }
+            // Not aggregated: the group list (or the core versions), then each
+            // group/version's resources.
+            let mut group_versions = Vec::new();
+            if root == "/api" {
+                for v in doc["versions"].as_array().into_iter().flatten() {
+                    group_versions.extend(v.as_str().map(str::to_string));
+                }
+            } else {
+                for g in doc["groups"].as_array().into_iter().flatten() {
+                    for v in g["versions"].as_array().into_iter().flatten() {
+                        group_versions.extend(v["groupVersion"].as_str().map(str::to_string));
+                    }
+                }
+            }
+            for gv in group_versions {
+                let list = self
+                    .get_json(&format!("{root}/{gv}"), "application/json")
+                    .map_err(|e| format!("discovering the server's APIs ({root}/{gv}): {e}"))?;
+                for r in list["resources"].as_array().into_iter().flatten() {
+                    api.insert(join_kind(&gv, r["kind"].as_str().unwrap_or("")));
+                }
+                api.insert(gv);
+            }
+        }
+        Ok(ClusterCapabilities {
+            git_version: field("gitVersion"),
+            major: field("major"),
+            minor: field("minor"),
+            api_versions: api.into_iter().collect(),
+        })
+    }
 }
 
-/// A deployed release as helm recorded it.
+/// The representations client-go asks discovery for: the aggregated list first.
+const AGGREGATED_DISCOVERY: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+
+/// `group/version` and `group/version/Kind` of every fresh version and resource (and
+/// subresource) of an aggregated discovery document (`APIGroupDiscoveryList`).
+fn aggregated_versions(doc: &serde_json::Value, api: &mut std::collections::BTreeSet<String>) {
+    for group in doc["items"].as_array().into_iter().flatten() {
+        let name = group["metadata"]["name"].as_str().unwrap_or("");
+        for v in group["versions"].as_array().into_iter().flatten() {
+            if v["freshness"] == "Stale" {
+                continue;
+            }
+            let version = v["version"].as_str().unwrap_or("");
+            let gv = if name.is_empty() {
+                version.to_string()
+            } else {
+                format!("{name}/{version}")
+            };
+            for r in v["resources"].as_array().into_iter().flatten() {
+                api.insert(join_kind(
+                    &gv,
+                    r["responseKind"]["kind"].as_str().unwrap_or(""),
+                ));
+                for sub in r["subresources"].as_array().into_iter().flatten() {
+                    api.insert(join_kind(
+                        &gv,
+                        sub["responseKind"]["kind"].as_str().unwrap_or(""),
+                    ));
+                }
+            }
+            api.insert(gv);
+        }
+    }
+}
+
+/// Go's `path.Join(groupVersion, kind)` for the names discovery gives.
+fn join_kind(gv: &str, kind: &str) -> String {
+    if kind.is_empty() {
+        gv.to_string()
+    } else {
+        format!("{gv}/{kind}")
+    }
+}
+
+/// The hooks of a release record as `helm get hooks` prints them: per hook, `---`, its
+/// `# Source:` line and its manifest.
+pub(crate) fn hooks_text(hooks: &serde_json::Value) -> String {
+    let mut out = String::new();
+    for h in hooks.as_array().into_iter().flatten() {
+        out.push_str("---\n# Source: ");
+        out.push_str(h["path"].as_str().unwrap_or(""));
+        out.push('\n');
+        out.push_str(h["manifest"].as_str().unwrap_or(""));
+        out.push('\n');
+    }
+    out
+}
+
+/// A release's latest revision as helm recorded it.
 #[derive(Clone, Debug)]
 pub struct Deployed {
     pub manifest: String,
+    /// Its hooks, as `helm get hooks` prints them.
+    pub hooks: String,
     /// The user-supplied values (`helm get values`).
     pub values: serde_json::Value,
 }

@@ -26,6 +26,16 @@ pub struct Resource {
     pub kind: String,
     /// The document's text (with its `# Source:` line).
     pub content: String,
+    /// Its `helm.sh/hook` annotation (empty when it is no hook).
+    pub hook: String,
+}
+
+impl Resource {
+    /// A test hook, which helm-diff leaves out unless `--include-tests`: the annotation
+    /// is exactly `test` or `test-success`.
+    pub fn is_test_hook(&self) -> bool {
+        matches!(self.hook.as_str(), "test" | "test-success")
+    }
 }
 
 /// How a diff is shown.
@@ -37,6 +47,9 @@ pub struct DiffStyle {
     /// Kinds whose changes are not shown (`--suppress`).
     pub suppress_kinds: Vec<String>,
     pub color: bool,
+    /// helm-diff's `--output simple`: one line per resource that changes and a plan line
+    /// counting them, no content.
+    pub simple: bool,
 }
 
 /// Splits a manifest (`---` separated documents) into resources; empty documents are
@@ -80,10 +93,12 @@ pub fn parse(manifest: &str, default_namespace: &str) -> Vec<Resource> {
         };
         let mut content = doc.trim_end_matches('\n').to_string();
         content.push('\n');
+        let hook = text(meta.get("annotations").and_then(|a| a.get("helm.sh/hook")));
         out.push(Resource {
             key: format!("{ns}, {name}, {kind} ({group})"),
             kind,
             content,
+            hook,
         });
     }
     out
@@ -252,6 +267,8 @@ pub fn diff(old: &[Resource], new: &[Resource], style: &DiffStyle) -> (String, b
     keys.dedup();
     let mut out = String::new();
     let mut changed = false;
+    // (added, changed, removed) for `--output simple`'s plan line.
+    let mut plan = (0, 0, 0);
     for key in keys {
         let before = old.iter().find(|r| r.key == key);
         let after = new.iter().find(|r| r.key == key);
@@ -272,6 +289,25 @@ pub fn diff(old: &[Resource], new: &[Resource], style: &DiffStyle) -> (String, b
             _ => ("has changed:", "33"),
         };
         changed = true;
+        if style.simple {
+            let (code, what) = match (before, after) {
+                (None, _) => {
+                    plan.0 += 1;
+                    ("32", "to be added.")
+                }
+                (_, None) => {
+                    plan.2 += 1;
+                    ("31", "to be removed.")
+                }
+                _ => {
+                    plan.1 += 1;
+                    ("33", "to be changed.")
+                }
+            };
+            out.push_str(&paint(style.color, code, &format!("{key} {what}")));
+            out.push('\n');
+            continue;
+        }
         out.push_str(&paint(style.color, code, &format!("{key} {title}")));
         out.push('\n');
         if style.suppress_kinds.iter().any(|k| k == kind) {
@@ -332,6 +368,12 @@ pub fn diff(old: &[Resource], new: &[Resource], style: &DiffStyle) -> (String, b
         }
         out.push('\n');
     }
+    if style.simple {
+        out.push_str(&format!(
+            "Plan: {} to add, {} to change, {} to destroy.\n",
+            plan.0, plan.1, plan.2
+        ));
+    }
     (out, changed)
 }
 
@@ -340,6 +382,39 @@ mod tests {
     use super::*;
 
     const OLD: &str = "---\n# Source: c/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: \"1\"\n---\n# Source: c/templates/d.yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: other\nspec:\n  replicas: 1\n";
+
+    #[test]
+    fn simple_output_lists_changes_and_the_plan() {
+        let new = OLD
+            .replace("replicas: 1", "replicas: 2")
+            .replace("name: a\n", "name: b\n");
+        let style = DiffStyle {
+            simple: true,
+            ..DiffStyle::default()
+        };
+        let (text, changed) = diff(&parse(OLD, "apps"), &parse(&new, "apps"), &style);
+        assert!(changed);
+        assert_eq!(
+            text,
+            "other, web, Deployment (apps) to be changed.\n\
+             apps, a, ConfigMap (v1) to be removed.\n\
+             apps, b, ConfigMap (v1) to be added.\n\
+             Plan: 1 to add, 1 to change, 1 to destroy.\n"
+        );
+        let (text, changed) = diff(&parse(OLD, "apps"), &parse(OLD, "apps"), &style);
+        assert!(!changed);
+        assert_eq!(text, "Plan: 0 to add, 0 to change, 0 to destroy.\n");
+    }
+
+    #[test]
+    fn test_hooks_are_known_by_their_annotation() {
+        let doc = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: t\n  annotations:\n    helm.sh/hook: test\n";
+        let rs = parse(doc, "apps");
+        assert!(rs[0].is_test_hook());
+        let rs = parse(&doc.replace("hook: test", "hook: pre-install"), "apps");
+        assert!(!rs[0].is_test_hook());
+        assert_eq!(rs[0].hook, "pre-install");
+    }
 
     #[test]
     fn keys_name_namespace_kind_and_group() {

@@ -146,10 +146,6 @@ pub trait Helm: Send + Sync {
             r.name
         )))
     }
-    /// `helm repo update`.
-    fn update_repo(&self) -> Result<(), HelmError> {
-        Ok(())
-    }
     /// `helm registry login` (password on stdin).
     fn registry_login(&self, l: &crate::exec::RegistryLogin) -> Result<(), HelmError> {
         Err(HelmError::new(format!(
@@ -157,12 +153,23 @@ pub trait Helm: Send + Sync {
             l.host
         )))
     }
-    /// `helm get manifest NAME FLAGS`: `None` when the release does not exist.
+    /// The version and API versions of the cluster the flags (kube context) name, read
+    /// once per context and run, for `.Capabilities` as `helm upgrade` sees them there;
+    /// `None` when they cannot be read here (the defaults are used then).
+    fn cluster_capabilities(
+        &self,
+        _flags: &[String],
+    ) -> Option<Arc<capstan_chart::capabilities::ClusterCapabilities>> {
+        None
+    }
+    /// `helm get manifest NAME FLAGS` of the latest revision, followed by `helm get hooks`
+    /// when `hooks` (helm-diff's "current" side): `None` when the release does not exist.
     fn get_manifest(
         &self,
         _ctx: &HelmContext,
         name: &str,
         _flags: &[String],
+        _hooks: bool,
     ) -> Result<Option<String>, HelmError> {
         Err(HelmError::new(format!(
             "cannot read the deployed manifest of release {name:?}: this helm has no `get manifest`"
@@ -194,6 +201,10 @@ pub struct ProcessHelm {
 #[derive(Default)]
 struct KubeContextCache {
     client: Option<Result<Arc<crate::kube::KubeClient>, crate::kube::KubeError>>,
+    /// The cluster's version and API versions (or why not).
+    capabilities: Option<
+        Result<Arc<capstan_chart::capabilities::ClusterCapabilities>, crate::kube::KubeError>,
+    >,
     namespaces: BTreeMap<
         String,
         Result<Arc<BTreeMap<String, crate::kube::Deployed>>, crate::kube::KubeError>,
@@ -227,6 +238,21 @@ impl ProcessHelm {
         }
     }
 
+    /// The API client of `context` (made once), or why there is none.
+    fn client(
+        &self,
+        context: &str,
+    ) -> Result<Arc<crate::kube::KubeClient>, crate::kube::KubeError> {
+        let mut cache = self.kube.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = cache.entry(context.to_string()).or_default();
+        entry
+            .client
+            .get_or_insert_with(|| {
+                crate::kube::KubeClient::from_kubeconfig(&self.kubeconfig, context).map(Arc::new)
+            })
+            .clone()
+    }
+
     /// The deployed manifests of `namespace` in `context` from the API server, or why not.
     fn deployed(
         &self,
@@ -237,20 +263,16 @@ impl ProcessHelm {
         if !matches!(driver.as_str(), "" | "secret" | "secrets") {
             return Err(format!("HELM_DRIVER={driver} is left to helm").into());
         }
-        let client = {
-            let mut cache = self.kube.lock().unwrap_or_else(|e| e.into_inner());
-            let entry = cache.entry(context.to_string()).or_default();
-            if let Some(Ok(ns)) = entry.namespaces.get(namespace) {
-                return Ok(ns.clone());
-            }
-            entry
-                .client
-                .get_or_insert_with(|| {
-                    crate::kube::KubeClient::from_kubeconfig(&self.kubeconfig, context)
-                        .map(Arc::new)
-                })
-                .clone()?
-        };
+        if let Some(Ok(ns)) = self
+            .kube
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(context)
+            .and_then(|entry| entry.namespaces.get(namespace))
+        {
+            return Ok(ns.clone());
+        }
+        let client = self.client(context)?;
         let listed = client.deployed_releases(namespace).map(Arc::new);
         let mut cache = self.kube.lock().unwrap_or_else(|e| e.into_inner());
         let entry = cache.entry(context.to_string()).or_default();
@@ -287,6 +309,18 @@ impl ProcessHelm {
         }
         result.map_err(HelmError::from)
     }
+}
+
+/// `hooks` (as `helm get hooks` prints them) after a release's `manifest`, on a line of
+/// their own.
+fn then_hooks(manifest: &mut String, hooks: &str) {
+    if hooks.is_empty() {
+        return;
+    }
+    if !manifest.is_empty() && !manifest.ends_with('\n') {
+        manifest.push('\n');
+    }
+    manifest.push_str(hooks);
 }
 
 /// The kube context and namespace a command's flags name (the execer's context and
@@ -392,6 +426,43 @@ impl Helm for ProcessHelm {
         self.run(call).map(|_| ())
     }
 
+    fn cluster_capabilities(
+        &self,
+        flags: &[String],
+    ) -> Option<Arc<capstan_chart::capabilities::ClusterCapabilities>> {
+        let (context, _) = target(&self.execer(), flags);
+        let cached = self
+            .kube
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&context)
+            .and_then(|entry| entry.capabilities.clone());
+        let read = match cached {
+            Some(read) => read,
+            None => {
+                let read = self
+                    .client(&context)
+                    .and_then(|c| c.capabilities())
+                    .map(Arc::new);
+                self.kube
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .entry(context.clone())
+                    .or_default()
+                    .capabilities = Some(read.clone());
+                if let Err(why) = &read {
+                    if self.level <= LogLevel::Debug {
+                        self.out.log(&format!(
+                            "the cluster's version and APIs could not be read ({why}): rendering with helm's defaults\n"
+                        ));
+                    }
+                }
+                read
+            }
+        };
+        read.ok()
+    }
+
     fn get_values(
         &self,
         _ctx: &HelmContext,
@@ -441,11 +512,6 @@ impl Helm for ProcessHelm {
         self.run(call).map(|_| ())
     }
 
-    fn update_repo(&self) -> Result<(), HelmError> {
-        let call = self.execer().update_repo();
-        self.run(call).map(|_| ())
-    }
-
     fn registry_login(&self, l: &crate::exec::RegistryLogin) -> Result<(), HelmError> {
         match self.execer().registry_login(l) {
             Some(call) => self.run(call).map(|_| ()),
@@ -458,11 +524,20 @@ impl Helm for ProcessHelm {
         _ctx: &HelmContext,
         name: &str,
         flags: &[String],
+        hooks: bool,
     ) -> Result<Option<String>, HelmError> {
         let execer = self.execer();
         let (context, namespace) = target(&execer, flags);
         match self.deployed(&context, &namespace) {
-            Ok(releases) => return Ok(releases.get(name).map(|d| d.manifest.clone())),
+            Ok(releases) => {
+                return Ok(releases.get(name).map(|d| {
+                    let mut text = d.manifest.clone();
+                    if hooks {
+                        then_hooks(&mut text, &d.hooks);
+                    }
+                    text
+                }))
+            }
             Err(why) => {
                 let line = format!("reading release {name:?} with helm: {why}\n");
                 if self.level <= LogLevel::Debug {
@@ -471,10 +546,14 @@ impl Helm for ProcessHelm {
             }
         }
         let call = execer.get_manifest(name, flags);
-        match self.run(call) {
-            Ok(m) => Ok(Some(m)),
-            Err(e) if e.release_not_found() => Ok(None),
-            Err(e) => Err(e),
+        let mut manifest = match self.run(call) {
+            Ok(m) => m,
+            Err(e) if e.release_not_found() => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if hooks {
+            then_hooks(&mut manifest, &self.run(execer.get_hooks(name, flags))?);
         }
+        Ok(Some(manifest))
     }
 }

@@ -11,7 +11,7 @@ use capstan_value::Value;
 pub fn empty(v: &Value) -> bool {
     match v {
         Value::Nil => true,
-        Value::Host(h) if matches!(h.kind(), "map" | "slice") => !v.is_truthy(),
+        Value::Host(h) if matches!(h.kind(), "map" | "slice" | "invalid") => !v.is_truthy(),
         Value::Time(_) | Value::Host(_) => false,
         other => !other.is_truthy(),
     }

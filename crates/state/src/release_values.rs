@@ -24,6 +24,9 @@ pub struct HelmFlags {
     pub skip_tests: bool,
     pub kube_version: String,
     pub api_versions: Vec<String>,
+    /// The cluster's version and API versions, replacing the two above (a diff renders
+    /// as `helm upgrade` would on that cluster).
+    pub cluster: Option<std::sync::Arc<capstan_chart::capabilities::ClusterCapabilities>>,
     pub skip_schema_validation: bool,
     /// `--set` given to helmfile itself (applied to every release).
     pub set: Vec<String>,
@@ -202,11 +205,12 @@ pub fn chart_input_with(
         dependency_builder,
         skip_tests: flags.skip_tests,
         no_hooks: flags.no_hooks,
-        kube_version: if flags.kube_version.is_empty() {
-            r.kube_version.clone()
-        } else {
-            flags.kube_version.clone()
+        kube_version: match &flags.cluster {
+            Some(c) => c.git_version.clone(),
+            None if flags.kube_version.is_empty() => r.kube_version.clone(),
+            None => flags.kube_version.clone(),
         },
+        cluster: flags.cluster.clone(),
         api_versions: r
             .api_versions
             .iter()

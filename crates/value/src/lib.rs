@@ -298,6 +298,32 @@ pub trait HostObject: Send + Sync + fmt::Debug {
     fn as_any(&self) -> &dyn std::any::Any;
 }
 
+/// A nil `error`: what a Go struct field of type `error` holds when there was none
+/// (helmfile's `.Event.Error` in hooks). Unlike a nil `interface {}`, which a template
+/// pipeline turns into "no value", it keeps its interface type: printed it is `<nil>`,
+/// tested it is false, and sprig's `empty` holds for it.
+#[derive(Debug)]
+pub struct NilError;
+
+impl HostObject for NilError {
+    fn type_name(&self) -> &str {
+        "<nil>"
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn display(&self) -> Option<String> {
+        Some("<nil>".into())
+    }
+    /// `reflect.ValueOf` of it, as sprig's `kindOf` sees it, is invalid.
+    fn kind(&self) -> &'static str {
+        "invalid"
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
 /// One field of a Go struct host object.
 #[derive(Clone, Debug)]
 pub struct GoField {
@@ -609,6 +635,7 @@ impl Value {
             Value::Host(h) if matches!(h.kind(), "map" | "slice") => {
                 h.entries().is_some_and(|e| !e.is_empty())
             }
+            Value::Host(h) if h.kind() == "invalid" => false,
             Value::Time(_) | Value::Host(_) => true,
             Value::List(l) => !l.items.is_empty(),
             Value::Map(m) => !m.is_empty(),

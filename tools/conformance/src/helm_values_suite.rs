@@ -47,6 +47,7 @@ pub(crate) fn options(inputs: &J) -> TemplateOptions {
         no_hooks: false,
         kube_version: inputs["kube_version"].as_str().unwrap_or("").to_string(),
         api_versions: strings(inputs, "api_versions"),
+        cluster: None,
         skip_schema_validation: inputs["skip_schema_validation"].as_bool().unwrap_or(false),
         overlay: Default::default(),
         extra_dependencies: Vec::new(),

@@ -711,7 +711,7 @@ fn app_case(dir: &Path, id: String) -> CaseResult {
                 },
                 render: &|_: &capstan_state::app::PreparedState,
                           r: &capstan_state::release::Release,
-                          _: bool| {
+                          _: &capstan_helm::deploy::RenderFor| {
                     Err(format!("release {}: the recording helm has no renderer", r.name).into())
                 },
             };
