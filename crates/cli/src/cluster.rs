@@ -593,6 +593,13 @@ pub fn run(
     let host = s.host.clone();
     let root = s.root.clone();
     let exec = |program: &str, args: &[String], dir: &str| -> Result<String, StateError> {
+        // After a signal no hook starts (helmfile stops at once; a postsync hook for
+        // some releases only would be worse than none).
+        if capstan_helm::runner::stopping() {
+            return Err(StateError::new(format!(
+                "{program}: not started: capstan was interrupted"
+            )));
+        }
         Ok(host.exec(program, args, &[], None, &root.join(dir))?)
     };
     let user_values =

@@ -10,9 +10,21 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
 
-/// Set by the signal handler.
-static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// The exit code of the signal that stopped capstan (0: none): 130 for SIGINT, 143 for
+/// SIGTERM, 129 for SIGHUP, as helmfile and shells report them.
+static INTERRUPTED: AtomicU8 = AtomicU8::new(0);
+
+/// Held while the outcome is printed, so the signal thread's exit never cuts it off.
+static PRINTING: Mutex<()> = Mutex::new(());
+
+/// How long stopped helm commands get to exit (then they are killed), and how long the
+/// run then gets to report them before capstan exits anyway.
+const CHILDREN_GRACE: Duration = Duration::from_secs(10);
+const REPORT_GRACE: Duration = Duration::from_secs(5);
 
 fn main() -> ExitCode {
     // No core file, no dumpable memory: secrets are decrypted into it.
@@ -22,25 +34,36 @@ fn main() -> ExitCode {
     // A shell asking for completions (`capstan completion SHELL` scripts) is answered
     // before anything else runs.
     capstan_cli::complete_if_asked();
-    // SIGINT, SIGTERM, SIGHUP: stop the helm commands running, remove the private
-    // directories holding values for helm and any staged output file, then stop (exit
-    // code 130).
-    let _ = ctrlc::set_handler(|| {
-        INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
-        capstan_helm::runner::stop_children();
-        capstan_state::host::remove_private_dirs();
-        std::process::exit(130);
-    });
-    capstan_cli::LIVE_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
-    capstan_cli::PROCESS_EXITS_AFTER_RUN.store(true, std::sync::atomic::Ordering::Relaxed);
+    // SIGINT, SIGTERM, SIGHUP: taken by one thread, which stops the helm commands running and lets none start,
+    // waits for them (bounded), lets the run report what each printed, removes the
+    // private directories holding values for helm and any staged output file, and exits
+    // with the signal's code.
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        Ok(mut signals) => {
+            std::thread::spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    stop(signal);
+                }
+            });
+        }
+        Err(e) => eprintln!("capstan: warning: signals cannot be handled: {e}"),
+    }
+    capstan_cli::LIVE_STDERR.store(true, Ordering::Relaxed);
+    capstan_cli::PROCESS_EXITS_AFTER_RUN.store(true, Ordering::Relaxed);
     let out = capstan_cli::run(std::env::args_os(), std::path::Path::new("."));
-    // A signal stopped helm under the command: the command's own failure is not the
-    // outcome, the signal is (the handler may still be finishing).
-    if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+    let _printing = PRINTING.lock().unwrap_or_else(|e| e.into_inner());
+    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    if interrupted != 0 {
         capstan_state::host::remove_private_dirs();
-        return ExitCode::from(130);
     }
     let _ = std::io::stderr().write_all(out.stderr.as_bytes());
+    // A signal stopped the run: its code is the outcome, whatever the command's, and
+    // standard output gets nothing (a cut-short render must not look whole); what helm
+    // reported and the failure summary are on standard error.
+    if interrupted != 0 {
+        return ExitCode::from(interrupted);
+    }
     let reported = capstan_cli::stdout_error().is_some();
     if !out.stdout.is_empty() {
         capstan_cli::write_stdout(out.stdout.as_bytes());
@@ -56,4 +79,23 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::from(code)
+}
+
+/// The signal thread's work (see `main`).
+fn stop(signal: i32) {
+    let (code, name) = match signal {
+        signal_hook::consts::SIGINT => (130, "SIGINT"),
+        signal_hook::consts::SIGTERM => (143, "SIGTERM"),
+        _ => (129, "SIGHUP"),
+    };
+    INTERRUPTED.store(code, Ordering::SeqCst);
+    eprintln!("capstan: received {name} to shut down");
+    capstan_helm::runner::stop_children();
+    capstan_helm::runner::wait_for_children(CHILDREN_GRACE);
+    // The run now reports the stopped commands and returns; main prints and exits. If it
+    // does not in time (a long render, a hook), exit from here.
+    std::thread::sleep(REPORT_GRACE);
+    let _printing = PRINTING.lock().unwrap_or_else(|e| e.into_inner());
+    capstan_state::host::remove_private_dirs();
+    std::process::exit(i32::from(code));
 }

@@ -367,25 +367,39 @@ fn diff_and_apply_compare_the_deployed_manifest_without_the_plugin() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// SIGTERM (and Ctrl-C's SIGINT) while helm runs: capstan stops helm, removes the values
-/// it wrote for helm, and exits with 130. Helm here is a stand-in that records its pid
-/// and waits.
+/// SIGTERM (and Ctrl-C's SIGINT) while helm runs: capstan stops helm, waits for it and
+/// reports what it printed with the failure summary, runs no later hook, removes the
+/// values it wrote for helm, and exits with 143 (SIGTERM) or 130 (SIGINT) as helmfile.
+/// Helm here is a stand-in that records its pid, prints on SIGTERM, and takes a moment
+/// to stop.
 #[test]
 fn a_signal_during_sync_stops_helm_and_leaves_no_values_behind() {
-    for signal in ["TERM", "INT"] {
+    for (signal, code) in [("TERM", 143), ("INT", 130)] {
         let dir = common::tempdir(&format!("signal-{signal}"));
         let tmp = dir.join("tmp");
         std::fs::create_dir_all(&tmp).expect("tmp");
-        let helm = stand_in_helm(&dir, "#!/bin/sh\ncase \"$1\" in\n  version) echo v4.1.4+g0; exit 0;;\n  list) printf 'NAME\\n'; exit 0;;\n  upgrade) echo $$ > \"$PIDFILE\"; sleep 60; exit 0;;\nesac\n");
+        let helm = stand_in_helm(&dir, "#!/bin/sh\ncase \"$1\" in\n  version) echo v4.1.4+g0; exit 0;;\n  list) printf 'NAME\\n'; exit 0;;\n  upgrade) trap 'sleep 1; echo helm stopped cleanly >&2; exit 1' TERM; echo $$ > \"$PIDFILE\"; sleep 60 & wait; exit 0;;\nesac\n");
         project(&dir);
+        // A postsync hook that must not run once the signal came.
+        let file = dir.join("helmfile.yaml.gotmpl");
+        let state = std::fs::read_to_string(&file).expect("state");
+        std::fs::write(
+            &file,
+            state.replacen(
+                "  chart: ./charts/note\n",
+                "  chart: ./charts/note\n  hooks:\n  - events: [postsync]\n    command: touch\n    args: [postsync-ran]\n",
+                1,
+            ),
+        )
+        .expect("state");
         let pidfile = dir.join("helm.pid");
         let mut child = Command::new(env!("CARGO_BIN_EXE_capstan"))
             .args(["--helm-binary", helm.to_str().expect("utf-8"), "sync"])
             .current_dir(&dir)
             .env("TMPDIR", &tmp)
             .env("PIDFILE", &pidfile)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("capstan starts");
         let started = std::time::Instant::now();
@@ -399,8 +413,14 @@ fn a_signal_during_sync_stops_helm_and_leaves_no_values_behind() {
         let _ = Command::new("kill")
             .args([&format!("-{signal}"), &child.id().to_string()])
             .status();
-        let status = child.wait().expect("capstan exits");
-        assert_eq!(status.code(), Some(130), "{signal}");
+        let out = child.wait_with_output().expect("capstan exits");
+        assert_eq!(out.status.code(), Some(code), "{signal}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("helm stopped cleanly") && err.contains("FAILED RELEASES:"),
+            "{signal}: helm's last words and the summary are reported: {err}"
+        );
+        assert!(!dir.join("postsync-ran").exists(), "{signal}: a hook ran");
         let helm_pid = std::fs::read_to_string(&pidfile)
             .expect("pid")
             .trim()

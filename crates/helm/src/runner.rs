@@ -9,22 +9,53 @@ use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// Process groups of the commands running now (each child leads its own group).
 static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
-/// Stops every command still running (SIGTERM to its process group), for the handler of
-/// SIGINT, SIGTERM and SIGHUP: helm does not outlive capstan.
+/// Set once a signal asked capstan to stop: no new command starts after it.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Whether a signal asked capstan to stop (hooks and helm calls are not started then).
+pub fn stopping() -> bool {
+    STOPPING.load(Ordering::SeqCst)
+}
+
+/// Stops every command still running (SIGTERM to its process group) and lets no new one
+/// start, for the handler of SIGINT, SIGTERM and SIGHUP: helm does not outlive capstan.
+/// Each stopped command still ends as a failure with what it printed, so the run reports
+/// it; [`wait_for_children`] waits for that.
 pub fn stop_children() {
-    let groups: Vec<u32> = RUNNING
-        .lock()
-        .map(|mut r| r.drain(..).collect())
-        .unwrap_or_default();
+    STOPPING.store(true, Ordering::SeqCst);
+    let groups: Vec<u32> = RUNNING.lock().map(|r| r.clone()).unwrap_or_default();
+    signal_groups("-TERM", &groups);
+}
+
+/// Waits until every stopped command has exited, at most `limit`; those still running
+/// then are killed (SIGKILL). Whether they all ended in time.
+pub fn wait_for_children(limit: std::time::Duration) -> bool {
+    let started = std::time::Instant::now();
+    loop {
+        let left: Vec<u32> = RUNNING.lock().map(|r| r.clone()).unwrap_or_default();
+        if left.is_empty() {
+            return true;
+        }
+        if started.elapsed() >= limit {
+            signal_groups("-KILL", &left);
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Sends `signal` to each process group.
+fn signal_groups(signal: &str, groups: &[u32]) {
     for g in groups {
         // `kill` keeps capstan free of unsafe code; a group already gone is no error.
         let _ = Command::new("kill")
-            .args(["-TERM", "--", &format!("-{g}")])
+            .args([signal, "--", &format!("-{g}")])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
@@ -89,6 +120,13 @@ impl Runner for ProcessRunner {
                 stderr,
             })
         };
+        if stopping() {
+            return Err(failure(
+                130,
+                String::new(),
+                "not started: capstan was interrupted".into(),
+            ));
+        }
         let mut cmd = Command::new(&call.program);
         cmd.args(&call.args)
             .current_dir(&self.cwd)
@@ -111,6 +149,10 @@ impl Runner for ProcessRunner {
         let pid = child.id();
         if let Ok(mut r) = RUNNING.lock() {
             r.push(pid);
+        }
+        // A signal between the check above and the list: this one was not stopped.
+        if stopping() {
+            signal_groups("-TERM", &[pid]);
         }
         if let (Some(input), Some(mut stdin)) = (&call.stdin, child.stdin.take()) {
             // A helm that exits before reading its password is reported by its status.
