@@ -393,7 +393,7 @@ fn a_signal_during_sync_stops_helm_and_leaves_no_values_behind() {
         )
         .expect("state");
         let pidfile = dir.join("helm.pid");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        let child = Command::new(env!("CARGO_BIN_EXE_capstan"))
             .args(["--helm-binary", helm.to_str().expect("utf-8"), "sync"])
             .current_dir(&dir)
             .env("TMPDIR", &tmp)
