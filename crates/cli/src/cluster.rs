@@ -309,6 +309,18 @@ pub enum ClusterCommand {
     Deps(DepsArgs),
 }
 
+impl ClusterCommand {
+    /// Whether the command explains values (`diff`/`apply --show-values`), so the
+    /// environment's layers must be recorded while the states load.
+    pub(crate) fn shows_values(&self) -> bool {
+        match self {
+            ClusterCommand::Apply(a) => a.diff.show_values,
+            ClusterCommand::Diff(a) => a.diff.show_values,
+            _ => false,
+        }
+    }
+}
+
 fn apply_common(o: &mut ClusterOptions, c: &CommonArgs) {
     o.concurrency = c.concurrency;
     o.args = c.args.clone();

@@ -1472,11 +1472,16 @@ fn cluster(
     cwd: &Path,
     log: &mut String,
 ) -> Result<String, crate::chart::Failure> {
-    let states = match load(g, s, log) {
+    // --show-values names the layer a value came from: record the environment's layers.
+    let mut s = s.clone();
+    if cmd.shows_values() {
+        s.env_journal = Some(Default::default());
+    }
+    let states = match load(g, &s, log) {
         Ok(st) => st,
         Err(e) => return no_match(e, g, cwd),
     };
-    crate::cluster::run(g, s, &states, &cmd, cwd, log)
+    crate::cluster::run(g, &s, &states, &cmd, cwd, log)
 }
 
 fn describe_release_error(e: commands::ReleaseError) -> Failure {

@@ -330,14 +330,16 @@ fn diff_and_apply_compare_the_deployed_manifest_without_the_plugin() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("Identified at least one change"), "{err}");
-    // --show-values: the value that changes, old → new, and where the new one is set.
+    // --show-values: the value that changes, old → new, and where the new one is set:
+    // the layer that changed (--state-values-set), through the inline entry that reads
+    // it, named by its line in the state file.
     let out = kube.capstan(
         &dir,
         &[&changed[..], &["diff", "--show-values", "-l", "name=a"]].concat(),
     );
     assert!(out.status.success(), "{}", text(&out));
     let shown = String::from_utf8_lossy(&out.stdout);
-    assert!(shown.contains("apps, a: values that change:\n  greeting: \"hi\" → \"bonjour\"   (helmfile.yaml.gotmpl"), "{shown}");
+    assert!(shown.contains("apps, a: values that change:\n  greeting: \"hi\" → \"bonjour\"   (--state-values-set greeting=bonjour (--state-values-set), through helmfile.yaml.gotmpl:10:5 (-f))"), "{shown}");
     let out = kube.capstan(&dir, &[&changed[..], &["apply", "-l", "name=a"]].concat());
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!((revision("a"), revision("b")), (2, 1));

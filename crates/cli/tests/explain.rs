@@ -105,6 +105,56 @@ fn the_domain_example_chains_back_to_the_environment() {
     );
 }
 
+/// A release's inline values are named by where each key is written in the state file
+/// (not by the line it would have in the entry re-serialized with sorted keys), in a
+/// plain and in a templated state file, entry by entry, nested keys included.
+#[test]
+fn inline_release_values_point_at_their_source_lines() {
+    let dir = tempdir("inline-lines");
+    let state = "releases:\n- name: other\n  chart: ./chart\n  values:\n  - zeta: 9\n- name: app\n  chart: ./chart\n  values:\n  - zeta: z\n    db:\n      port: 1\n      host: h\n    alpha: a\n  - extra.yaml\n  - # second\n    mid: m\n    zeta: y\n";
+    write(
+        &dir,
+        &[
+            (
+                "chart/Chart.yaml",
+                "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+            ),
+            ("chart/values.yaml", "{}\n"),
+            ("extra.yaml", "other: 1\n"),
+            ("t/extra.yaml", "other: 1\n"),
+            ("helmfile.yaml", state),
+            (
+                "t/helmfile.yaml.gotmpl",
+                &state
+                    .replace("alpha: a", "alpha: {{ \"a\" }}")
+                    .replace("./chart", "../chart"),
+            ),
+        ],
+    );
+    for file in ["helmfile.yaml", "t/helmfile.yaml.gotmpl"] {
+        let out = capstan(
+            &dir,
+            &["-f", file, "-l", "name=app", "values", "--explain"],
+            &[],
+        );
+        for line in [
+            format!("alpha = \"a\"  <- {file}:13:5 (-f)"),
+            format!("db.host = \"h\"  <- {file}:12:7 (-f)"),
+            format!("db.port = 1  <- {file}:11:7 (-f)"),
+            format!("mid = \"m\"  <- {file}:16:5 (-f)"),
+            format!("zeta = \"y\"  <- {file}:17:5 (-f)"),
+            format!("\x20   overrides {file}:9:5 = \"z\" (-f)"),
+        ] {
+            // (In the template, `alpha` goes on: "<- computed in …".)
+            assert!(
+                out.contains(&format!("{line}\n")) || out.contains(&format!("{line} <- ")),
+                "{line}\n{out}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn print_env_explains_every_layer() {
     let dir = tempdir("layers");

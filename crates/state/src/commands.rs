@@ -1397,11 +1397,12 @@ pub fn explain_values<R: Send>(
             capstan_chart::template::values_and_layers(&fs, chart, Path::new(""), &input.options)
                 .map_err(|e| fail(e.into()))?;
         let mut leaves = capstan_values::provenance::explain(&values, &layers.layers);
-        chains
+        let chain = chains
             .iter()
             .find(|(file, _)| *file == ps.state.file)
-            .map_or(&no_env, |(_, c)| c)
-            .follow(&mut leaves);
+            .map_or(&no_env, |(_, c)| c);
+        chain.follow(&mut leaves);
+        chain.locate_inline(&mut leaves);
         let mut traps = layers.warnings.clone();
         traps.extend(capstan_values::provenance::traps_of(
             &leaves,
@@ -1458,11 +1459,28 @@ pub fn user_values_explained(
             Path::new(""),
             &input.options,
         )?;
-        capstan_values::provenance::explain(&user, &layers.layers[layers.user_from..])
+        let mut leaves =
+            capstan_values::provenance::explain(&user, &layers.layers[layers.user_from..]);
+        // A value a template wrote from the environment (`{{ .Values.x }}`) comes from
+        // the layer that set the environment value (`--state-values-set`, a values
+        // file…): follow the chain, and name inline values by their source lines.
+        let env = explain_env(s, std::slice::from_ref(ps));
+        let env_leaves = env.first().map_or(&[][..], |e| &e.leaves[..]);
+        let chains = crate::template_chain::Chains::new(s.host.as_ref(), env_leaves);
+        chains.follow(&mut leaves);
+        chains.locate_inline(&mut leaves);
+        leaves
             .into_iter()
             .filter_map(|e| {
-                e.winner
-                    .map(|w| (e.path.to_string(), format!("{} ({})", w.origin, w.kind)))
+                let w = e.winner?;
+                let here = format!("{} ({})", w.origin, w.kind);
+                let origin = match e.through.last() {
+                    Some(root) if !root.starts_with("computed in ") && e.through.len() > 1 => {
+                        format!("{root}, through {here}")
+                    }
+                    _ => here,
+                };
+                Some((e.path.to_string(), origin))
             })
             .collect()
     } else {

@@ -113,7 +113,7 @@ impl<'a> Chains<'a> {
             // The deepest key the template writes itself: a leaf of a map the template
             // printed whole (`toYaml`) is found under that map's key.
             for depth in (0..keys.len()).rev() {
-                let Some((line_no, line)) = writing_line(&source, &origin, &keys[depth]) else {
+                let Some((line_no, line)) = writing_line(&source, &origin, &keys[..=depth]) else {
                     continue;
                 };
                 // `key:` with the action on the next line (`{{- toYaml .Values.x | nindent 2 }}`).
@@ -150,12 +150,60 @@ impl<'a> Chains<'a> {
     }
 }
 
+impl Chains<'_> {
+    /// Names every release inline values origin (`FILE (release R values[I]):L:C`, whose
+    /// line counts within the entry as capstan wrote it) by its place in the state
+    /// file's source instead: `FILE:LINE:COL` of the leaf's key. An origin whose key is
+    /// not found in the source (written by a template loop, for example) stays as it is.
+    pub(crate) fn locate_inline(&self, leaves: &mut [Explained]) {
+        for leaf in leaves.iter_mut() {
+            let keys: Vec<String> = leaf
+                .path
+                .0
+                .iter()
+                .map(|s| match s {
+                    capstan_value::Segment::Key(k) => k.to_string(),
+                    capstan_value::Segment::Index(i) => i.to_string(),
+                })
+                .collect();
+            let contributions = leaf.winner.iter_mut().chain(leaf.overridden.iter_mut());
+            for c in contributions {
+                let Some((file, release, index)) = inline_origin(&c.origin) else {
+                    continue;
+                };
+                let Some(source) = self.source(file) else {
+                    continue;
+                };
+                // The deepest key written in the source (a list item's index is not).
+                let located = (1..=keys.len())
+                    .rev()
+                    .find_map(|n| inline_key_line(&source, release, index, &keys[..n]));
+                if let Some((line, col)) = located {
+                    c.origin = format!("{file}:{}:{}", line + 1, col + 1);
+                }
+            }
+        }
+    }
+}
+
 /// Where a template-written value was written: the template file, the rendered line,
-/// and for a release's inline values in a state file, the release.
+/// and for a release's inline values in a state file, the release and the entry of its
+/// `values:` list.
 struct TemplateOrigin<'a> {
     file: &'a str,
     line: usize,
-    release: Option<&'a str>,
+    release: Option<(&'a str, usize)>,
+}
+
+/// A release's inline values entry an origin names (`FILE (release R values[I]):L:C`,
+/// any state file): the file, the release and the entry's index.
+fn inline_origin(origin: &str) -> Option<(&str, &str, usize)> {
+    let (label, _) = origin.rsplit_once(':')?;
+    let (label, _) = label.rsplit_once(':')?;
+    let (file, inline) = label.split_once(" (release ")?;
+    let (release, index) = inline.rsplit_once(" values[")?;
+    let index = index.strip_suffix("])")?.parse().ok()?;
+    Some((file, release, index))
 }
 
 /// The template place an origin names: a `.gotmpl` values file (`values.yaml.gotmpl:3:1`)
@@ -165,12 +213,12 @@ fn template_origin(origin: &str) -> Option<TemplateOrigin<'_>> {
     let (rest, _column) = origin.rsplit_once(':')?;
     let (label, line) = rest.rsplit_once(':')?;
     let line = line.parse().ok()?;
-    if let Some((file, inline)) = label.split_once(" (release ") {
-        let release = inline.rsplit_once(" values[")?.0;
+    if label.contains(" (release ") {
+        let (file, release, index) = inline_origin(origin)?;
         return file.ends_with(".gotmpl").then_some(TemplateOrigin {
             file,
             line,
-            release: Some(release),
+            release: Some((release, index)),
         });
     }
     label.ends_with(".gotmpl").then_some(TemplateOrigin {
@@ -180,27 +228,93 @@ fn template_origin(origin: &str) -> Option<TemplateOrigin<'_>> {
     })
 }
 
-/// The source line that wrote `key`: the rendered line's number when that line names the
-/// key, else the first line that does (a template's blocks can shift lines); for inline
-/// release values, the first such line after the release's `name:`.
+/// Where `key:` starts on a source line (after indentation and list dashes, quoted or
+/// not): its byte column, or `None` when the line does not name the key.
+fn key_column(line: &str, key: &str) -> Option<usize> {
+    let mut t = line.trim_start();
+    while let Some(rest) = t.strip_prefix("- ") {
+        t = rest.trim_start();
+    }
+    let at = line.len() - t.len();
+    let quoted = |q: char| {
+        t.strip_prefix(q)
+            .and_then(|r| r.strip_prefix(key))
+            .and_then(|r| r.strip_prefix(q))
+            .is_some_and(|r| r.starts_with(':'))
+    };
+    (t.strip_prefix(key).is_some_and(|r| r.starts_with(':')) || quoted('"') || quoted('\''))
+        .then_some(at)
+}
+
+/// The source line (0-based) and byte column where the leaf `keys` of release
+/// `release`'s inline values entry `index` is written: from the release's `name:` line to
+/// its `values:` key, the list item `index` there, then each key in turn, each deeper
+/// than the one before, within that item.
+fn inline_key_line(
+    source: &Source,
+    release: &str,
+    index: usize,
+    keys: &[String],
+) -> Option<(usize, usize)> {
+    let lines = &source.lines;
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let blank = |l: &str| l.trim().is_empty() || l.trim_start().starts_with('#');
+    let from = *source.releases.get(release)?;
+    let values = (from..lines.len()).find(|&i| key_column(&lines[i], "values").is_some())?;
+    // The list's items: lines whose first non-space is `-` at the first item's indent.
+    let first = (values + 1..lines.len()).find(|&i| !blank(&lines[i]))?;
+    let dash = indent(&lines[first]);
+    if !lines[first].trim_start().starts_with('-') {
+        return None;
+    }
+    let mut starts = Vec::new();
+    for (i, l) in lines.iter().enumerate().skip(first) {
+        if blank(l) {
+            continue;
+        }
+        if indent(l) < dash || (indent(l) == dash && !l.trim_start().starts_with('-')) {
+            break;
+        }
+        if indent(l) == dash {
+            starts.push(i);
+        }
+    }
+    let start = *starts.get(index)?;
+    let end = starts.get(index + 1).copied().unwrap_or_else(|| {
+        (start + 1..lines.len())
+            .find(|&i| !blank(&lines[i]) && indent(&lines[i]) <= dash)
+            .unwrap_or(lines.len())
+    });
+    let (mut at, mut deeper_than) = (start, None::<usize>);
+    let mut found = None;
+    for key in keys {
+        let (i, col) = (at..end).find_map(|i| {
+            let col = key_column(&lines[i], key)?;
+            deeper_than.is_none_or(|d| col > d).then_some((i, col))
+        })?;
+        found = Some((i, col));
+        at = i + 1;
+        deeper_than = Some(col);
+    }
+    found
+}
+
+/// The source line that wrote `keys`' last key: the rendered line's number when that
+/// line names the key, else the first line that does (a template's blocks can shift
+/// lines); for inline release values, the line [`inline_key_line`] finds.
 fn writing_line<'s>(
     source: &'s Source,
     origin: &TemplateOrigin<'_>,
-    key: &str,
+    keys: &[String],
 ) -> Option<(usize, &'s str)> {
-    let names_key = |l: &str| {
-        let t = l.trim_start().trim_start_matches("- ");
-        let quoted = |q: char| {
-            t.strip_prefix(q)
-                .and_then(|r| r.strip_prefix(key))
-                .and_then(|r| r.strip_prefix(q))
-                .is_some_and(|r| r.starts_with(':'))
-        };
-        t.strip_prefix(key).is_some_and(|r| r.starts_with(':')) || quoted('"') || quoted('\'')
-    };
+    let key = keys.last()?.as_str();
+    let names_key = |l: &str| key_column(l, key).is_some();
     let lines = &source.lines;
     let from = match origin.release {
-        Some(name) => *source.releases.get(name)?,
+        Some((name, index)) => {
+            let (i, _) = inline_key_line(source, name, index, keys)?;
+            return Some((i + 1, lines[i].as_str()));
+        }
         None => {
             if let Some(l) = origin.line.checked_sub(1).and_then(|i| lines.get(i)) {
                 if names_key(l) {
@@ -398,6 +512,48 @@ mod tests {
     use super::*;
 
     #[test]
+    fn inline_values_are_found_in_the_source() {
+        let source = Source::new(
+            b"releases:\n- name: other\n  values:\n  - zeta: 0\n- name: api\n  chart: ./c\n  values:\n  - common.yaml\n  - zeta: z\n    db:\n      host: h\n    alpha: a\n  - # second\n    zeta: y\n    \"host\": q\n- name: last\n",
+        );
+        let keys = |k: &[&str]| k.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            inline_key_line(&source, "api", 1, &keys(&["zeta"])),
+            Some((8, 4))
+        );
+        assert_eq!(
+            inline_key_line(&source, "api", 1, &keys(&["alpha"])),
+            Some((11, 4))
+        );
+        assert_eq!(
+            inline_key_line(&source, "api", 1, &keys(&["db", "host"])),
+            Some((10, 6))
+        );
+        // `host` at the top of entry 2 is not `db.host`, and entry 2 is its own.
+        assert_eq!(
+            inline_key_line(&source, "api", 2, &keys(&["zeta"])),
+            Some((13, 4))
+        );
+        assert_eq!(
+            inline_key_line(&source, "api", 2, &keys(&["host"])),
+            Some((14, 4))
+        );
+        assert_eq!(
+            inline_key_line(&source, "api", 2, &keys(&["db", "host"])),
+            None
+        );
+        assert_eq!(inline_key_line(&source, "api", 3, &keys(&["zeta"])), None);
+        assert_eq!(
+            inline_key_line(&source, "other", 0, &keys(&["zeta"])),
+            Some((3, 4))
+        );
+        assert_eq!(
+            inline_origin("h.yaml (release api values[2]):1:1"),
+            Some(("h.yaml", "api", 2))
+        );
+    }
+
+    #[test]
     fn reads_of_a_template_line() {
         let r = reads_in(r#"domain: {{ .Values | get "domain" "dev.example.com" }}"#);
         assert_eq!(
@@ -417,7 +573,7 @@ mod tests {
         let o = template_origin("a/v.yaml.gotmpl:3:1").unwrap();
         assert_eq!((o.file, o.line, o.release), ("a/v.yaml.gotmpl", 3, None));
         let o = template_origin("h.yaml.gotmpl (release api values[1]):2:1").unwrap();
-        assert_eq!((o.file, o.release), ("h.yaml.gotmpl", Some("api")));
+        assert_eq!((o.file, o.release), ("h.yaml.gotmpl", Some(("api", 1))));
         assert!(template_origin("a/v.yaml:3:1").is_none());
     }
 }
