@@ -17,8 +17,10 @@ fuzz_target!(|data: &[u8]| {
     let a = parse(&old, "ns");
     let b = parse(&new, "ns");
     for context in [None, Some(0), Some(3)] {
-        let _ = diff(&a, &b, &DiffStyle { context, show_secrets: false, suppress_kinds: vec!["Secret".into()], color: true });
+        let simple = context == Some(0);
+        let _ = diff(&a, &b, &DiffStyle { context, show_secrets: false, suppress_kinds: vec!["Secret".into()], color: true, simple });
     }
+    let _ = a.iter().filter(|r| r.is_test_hook()).count();
     let _ = capstan_helm::kube::decode_release(&text);
     if let (Ok(x), Ok(y)) = (
         serde_json::from_str::<serde_json::Value>(&old),
