@@ -732,6 +732,13 @@ fn repos_and_deps_call_helm_as_helmfile_does() {
     let calls = run(&["deps", "--skip-repos"]);
     assert_eq!(calls.len(), 1, "{calls:?}");
     assert!(calls[0].starts_with("dependency update "), "{calls:?}");
+    // lint builds the chart's dependencies first, so its subcharts are linted.
+    let calls = run(&["lint"]);
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert!(
+        calls[0].starts_with("dependency build ") && calls[1].starts_with("lint "),
+        "{calls:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

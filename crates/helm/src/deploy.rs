@@ -1325,7 +1325,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
         self.o().include_needs || self.o().include_transitive_needs
     }
 
-    /// helmfile's chart preparation before `helm upgrade`: `helm dependency build` of each
+    /// helmfile's chart preparation before `helm upgrade` and `helm lint`: `helm dependency build` of each
     /// local chart with `dependencies:` (once per chart), unless `--skip-deps` or the
     /// release's (or `helmDefaults`') `skipDeps`.
     fn build_dependencies(&self, to_update: &[usize]) -> Vec<StateFailure> {
@@ -1573,6 +1573,12 @@ impl<'a, 'b> StateRun<'a, 'b> {
         let mut errs = Vec::new();
         let mut deferred = Vec::new();
         let linted: Vec<usize> = rels.iter().copied().filter(|&i| self.desired(i)).collect();
+        // helmfile prepares charts first: a local chart's dependencies are built, so
+        // `helm lint` lints its subcharts too.
+        let built = self.build_dependencies(&linted);
+        if !built.is_empty() {
+            return Err(built);
+        }
         for i in rels.into_iter().filter(|&i| self.desired(i)) {
             let files = match self.values_files(i) {
                 Ok(f) => f,
