@@ -65,8 +65,14 @@ pub struct RenderArgs {
     /// Arguments for the post-renderer.
     #[arg(long = "post-renderer-args")]
     post_renderer_args: Vec<String>,
+    /// Do not check the values against the chart's `values.schema.json`.
     #[arg(long = "skip-schema-validation", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     skip_schema_validation: bool,
+    /// helmfile's "validate your manifests against the cluster": the diff already
+    /// renders with the cluster's own version and API versions, and helm upgrade
+    /// validates against the server; like helmfile v0.166, no helm call changes.
+    #[arg(long = "validate", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    validate: bool,
     /// `--reuse-values` instead of `--reset-values`.
     #[arg(long = "reuse-values", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     reuse_values: bool,

@@ -938,6 +938,19 @@ fn helmfile_flag_spellings_and_a_hooks_nil_error() {
     let calls = std::fs::read_to_string(dir.join("calls")).expect("calls");
     assert!(calls.contains("delete a --wait --timeout 42s"), "{calls}");
     assert!(text(&out).contains("err=<nil> if=no"), "{}", text(&out));
+    // sync --validate: accepted, the same helm calls as without it (helmfile v0.166's).
+    let calls_of = |args: &[&str]| {
+        let _ = std::fs::remove_file(dir.join("calls"));
+        let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+            .args(["--helm-binary", helm.to_str().expect("utf-8")])
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("capstan runs");
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        std::fs::read_to_string(dir.join("calls")).unwrap_or_default()
+    };
+    assert_eq!(calls_of(&["sync", "--validate"]), calls_of(&["sync"]));
     let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
         .args(["unittest", "--help"])
         .output()
