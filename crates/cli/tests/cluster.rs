@@ -132,6 +132,16 @@ fn stand_in_helm(dir: &Path, script: &str) -> PathBuf {
     common::executable(dir, "fake-helm", script)
 }
 
+/// capstan with `args`, in `dir`, driving the stand-in `helm`.
+fn with_stand_in(dir: &Path, helm: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["--helm-binary", helm.to_str().expect("utf-8")])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("capstan runs")
+}
+
 fn write(dir: &Path, name: &str, content: &str) {
     let p = dir.join(name);
     std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
@@ -661,11 +671,7 @@ fn destroy_deletes_in_reverse_needs_order() {
     let dir = common::tempdir("destroy-order");
     let helm = stand_in_helm(&dir, "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.1.4+g0;;\n  list) printf 'NAME\\nfound\\n';;\nesac\n");
     project(&dir);
-    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
-        .args(["--helm-binary", helm.to_str().expect("utf-8"), "destroy"])
-        .current_dir(&dir)
-        .output()
-        .expect("capstan runs");
+    let out = with_stand_in(&dir, &helm, &["destroy"]);
     assert!(out.status.success(), "{}", text(&out));
     let calls = std::fs::read_to_string(dir.join("calls")).expect("calls");
     let deletes: Vec<&str> = calls.lines().filter(|l| l.starts_with("delete")).collect();
@@ -700,12 +706,7 @@ fn repos_and_deps_call_helm_as_helmfile_does() {
     );
     let run = |args: &[&str]| {
         let _ = std::fs::remove_file(dir.join("calls"));
-        let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
-            .args(["--helm-binary", helm.to_str().expect("utf-8")])
-            .args(args)
-            .current_dir(&dir)
-            .output()
-            .expect("capstan runs");
+        let out = with_stand_in(&dir, &helm, args);
         assert!(out.status.success(), "{}", text(&out));
         std::fs::read_to_string(dir.join("calls"))
             .unwrap_or_default()
@@ -928,12 +929,11 @@ fn helmfile_flag_spellings_and_a_hooks_nil_error() {
         "helmfile.yaml",
         "releases:\n- name: a\n  chart: ./c\n  hooks:\n  - events: [preuninstall]\n    showlogs: true\n    command: echo\n    args: ['err={{ .Event.Error }} if={{ if .Event.Error }}yes{{ else }}no{{ end }}']\n",
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
-        .args(["--helm-binary", helm.to_str().expect("utf-8")])
-        .args(["destroy", "--deleteWait", "--deleteTimeout", "42"])
-        .current_dir(&dir)
-        .output()
-        .expect("capstan runs");
+    let out = with_stand_in(
+        &dir,
+        &helm,
+        &["destroy", "--deleteWait", "--deleteTimeout", "42"],
+    );
     assert!(out.status.success(), "{}", text(&out));
     let calls = std::fs::read_to_string(dir.join("calls")).expect("calls");
     assert!(calls.contains("delete a --wait --timeout 42s"), "{calls}");
@@ -941,12 +941,7 @@ fn helmfile_flag_spellings_and_a_hooks_nil_error() {
     // sync --validate: accepted, the same helm calls as without it (helmfile v0.166's).
     let calls_of = |args: &[&str]| {
         let _ = std::fs::remove_file(dir.join("calls"));
-        let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
-            .args(["--helm-binary", helm.to_str().expect("utf-8")])
-            .args(args)
-            .current_dir(&dir)
-            .output()
-            .expect("capstan runs");
+        let out = with_stand_in(&dir, &helm, args);
         assert!(out.status.success(), "{args:?}: {}", text(&out));
         std::fs::read_to_string(dir.join("calls")).unwrap_or_default()
     };
@@ -956,12 +951,7 @@ fn helmfile_flag_spellings_and_a_hooks_nil_error() {
         .output()
         .expect("capstan runs");
     assert!(out.status.success(), "{}", text(&out));
-    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
-        .args(["--helm-binary", helm.to_str().expect("utf-8")])
-        .args(["unittest", "--fail-fast"])
-        .current_dir(&dir)
-        .output()
-        .expect("capstan runs");
+    let out = with_stand_in(&dir, &helm, &["unittest", "--fail-fast"]);
     assert!(out.status.success(), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -101,15 +101,7 @@ impl<'a> Chains<'a> {
             let Some(source) = self.source(origin.file) else {
                 continue;
             };
-            let keys: Vec<String> = leaf
-                .path
-                .0
-                .iter()
-                .map(|s| match s {
-                    capstan_value::Segment::Key(k) => k.to_string(),
-                    capstan_value::Segment::Index(i) => i.to_string(),
-                })
-                .collect();
+            let keys = path_keys(&leaf.path);
             // The deepest key the template writes itself: a leaf of a map the template
             // printed whole (`toYaml`) is found under that map's key.
             for depth in (0..keys.len()).rev() {
@@ -157,15 +149,7 @@ impl Chains<'_> {
     /// not found in the source (written by a template loop, for example) stays as it is.
     pub(crate) fn locate_inline(&self, leaves: &mut [Explained]) {
         for leaf in leaves.iter_mut() {
-            let keys: Vec<String> = leaf
-                .path
-                .0
-                .iter()
-                .map(|s| match s {
-                    capstan_value::Segment::Key(k) => k.to_string(),
-                    capstan_value::Segment::Index(i) => i.to_string(),
-                })
-                .collect();
+            let keys = path_keys(&leaf.path);
             let contributions = leaf.winner.iter_mut().chain(leaf.overridden.iter_mut());
             for c in contributions {
                 let Some((file, release, index)) = inline_origin(&c.origin) else {
@@ -184,6 +168,17 @@ impl Chains<'_> {
             }
         }
     }
+}
+
+/// A leaf's path as the keys a source line names (a list index as its number).
+fn path_keys(path: &capstan_value::Path) -> Vec<String> {
+    path.0
+        .iter()
+        .map(|s| match s {
+            capstan_value::Segment::Key(k) => k.to_string(),
+            capstan_value::Segment::Index(i) => i.to_string(),
+        })
+        .collect()
 }
 
 /// Where a template-written value was written: the template file, the rendered line,
@@ -517,32 +512,15 @@ mod tests {
             b"releases:\n- name: other\n  values:\n  - zeta: 0\n- name: api\n  chart: ./c\n  values:\n  - common.yaml\n  - zeta: z\n    db:\n      host: h\n    alpha: a\n  - # second\n    zeta: y\n    \"host\": q\n- name: last\n",
         );
         let keys = |k: &[&str]| k.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            inline_key_line(&source, "api", 1, &keys(&["zeta"])),
-            Some((8, 4))
-        );
-        assert_eq!(
-            inline_key_line(&source, "api", 1, &keys(&["alpha"])),
-            Some((11, 4))
-        );
-        assert_eq!(
-            inline_key_line(&source, "api", 1, &keys(&["db", "host"])),
-            Some((10, 6))
-        );
+        let at = |entry: usize, k: &[&str]| inline_key_line(&source, "api", entry, &keys(k));
+        assert_eq!(at(1, &["zeta"]), Some((8, 4)));
+        assert_eq!(at(1, &["alpha"]), Some((11, 4)));
+        assert_eq!(at(1, &["db", "host"]), Some((10, 6)));
         // `host` at the top of entry 2 is not `db.host`, and entry 2 is its own.
-        assert_eq!(
-            inline_key_line(&source, "api", 2, &keys(&["zeta"])),
-            Some((13, 4))
-        );
-        assert_eq!(
-            inline_key_line(&source, "api", 2, &keys(&["host"])),
-            Some((14, 4))
-        );
-        assert_eq!(
-            inline_key_line(&source, "api", 2, &keys(&["db", "host"])),
-            None
-        );
-        assert_eq!(inline_key_line(&source, "api", 3, &keys(&["zeta"])), None);
+        assert_eq!(at(2, &["zeta"]), Some((13, 4)));
+        assert_eq!(at(2, &["host"]), Some((14, 4)));
+        assert_eq!(at(2, &["db", "host"]), None);
+        assert_eq!(at(3, &["zeta"]), None);
         assert_eq!(
             inline_key_line(&source, "other", 0, &keys(&["zeta"])),
             Some((3, 4))
