@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # `capstan apply` with nothing to change over 50 deployed releases, against a real
 # Kubernetes API server (../shared/kube: a real kube-apiserver and etcd, started here and
-# stopped at the end) and the real helm, compared with what checking the same 50 releases
-# costs one helm process at a time as helmfile's helm-diff plugin does it (`helm get
-# manifest` and `helm template` per release). Prints both wall times and the ratio (the
-# target: capstan at least 10x faster and under 5 s on 2 cores). Usage:
-# benches/apply-noop.sh [runs]
+# stopped at the end) and the real helm 4.3.1, compared in the same run with
+#  - the real helmfile v0.166 (../shared/peer/helmfile-bin, its Helm 4 shim) syncing the
+#    same 50 releases (helmfile's apply needs the helm-diff plugin, which is not
+#    installed here; its sync is what it does without it), and
+#  - what checking them costs one helm process at a time as helmfile's helm-diff plugin
+#    does it (`helm get manifest` and `helm template` per release).
+# The three are interleaved in each round; prints the machine, then per tool the median
+# wall time with min and max over the rounds, and the ratios of the medians. Usage:
+# benches/apply-noop.sh [rounds] (default 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-3}"
@@ -52,14 +56,31 @@ per_release() {
 }
 
 now() { date +%s.%N; }
-best_c=999; best_h=999
+bash "$kube/../peer/helmfile-bin/install.sh" >/dev/null
+helmfile="$prefix/bin/helmfile-0.166.0"
+shim="$prefix/helmfile-shim"
+hf_sync() {
+  PATH="$shim:$PATH" HELMFILE_V1MODE=true HELMFILE_GOCCY_GOYAML=false \
+    "$helmfile" sync --concurrency 4 >/dev/null 2>&1
+}
+# Nothing to change for helmfile either (its sync upgrades anyway: that is its cost).
+hf_sync || { echo "apply-noop: helmfile sync failed" >&2; exit 1; }
+echo "machine: $(nproc) cores, load average at start: $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%F)"
+c_times=(); h_times=(); f_times=()
 for r in $(seq 1 "$runs"); do
   t0=$(now); "$bin" apply -q >/dev/null; t1=$(now)
   per_release; t2=$(now)
-  c=$(echo "$t1 - $t0" | bc); h=$(echo "$t2 - $t1" | bc)
-  best_c=$(echo "if ($c < $best_c) $c else $best_c" | bc)
-  best_h=$(echo "if ($h < $best_h) $h else $best_h" | bc)
+  hf_sync; t3=$(now)
+  c_times+=("$(echo "$t1 - $t0" | bc)"); h_times+=("$(echo "$t2 - $t1" | bc)"); f_times+=("$(echo "$t3 - $t2" | bc)")
 done
-printf 'capstan apply (no changes, 50 releases): %.2f s\n' "$best_c"
-printf 'helm get manifest + helm template per release: %.2f s\n' "$best_h"
-printf 'ratio: %.1fx\n' "$(echo "$best_h / $best_c" | bc -l)"
+# median min max of the arguments
+stats() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2; printf "%.2f %.2f %.2f", m, v[1], v[NR]}'; }
+read -r c_med c_min c_max <<< "$(stats "${c_times[@]}")"
+read -r h_med h_min h_max <<< "$(stats "${h_times[@]}")"
+read -r f_med f_min f_max <<< "$(stats "${f_times[@]}")"
+echo "rounds: $runs (interleaved)"
+printf 'capstan apply (no changes, 50 releases): median %.2f s (min %.2f, max %.2f)\n' "$c_med" "$c_min" "$c_max"
+printf 'helmfile v0.166 sync (same 50 releases): median %.2f s (min %.2f, max %.2f)\n' "$f_med" "$f_min" "$f_max"
+printf 'helm get manifest + helm template per release: median %.2f s (min %.2f, max %.2f)\n' "$h_med" "$h_min" "$h_max"
+printf 'ratio helmfile sync / capstan apply: %.1fx\n' "$(echo "$f_med / $c_med" | bc -l)"
+printf 'ratio per-release helm / capstan apply: %.1fx\n' "$(echo "$h_med / $c_med" | bc -l)"
