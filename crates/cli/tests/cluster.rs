@@ -956,6 +956,76 @@ fn helmfile_flag_spellings_and_a_hooks_nil_error() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Hooks with `kubectlApply`: `kubectl apply -f FILE` (the file name rendered as a
+/// template) or `-k DIR`, a `command` beside it ignored with helmfile's warning, and
+/// helmfile's errors for both keys or neither. Helm and kubectl are stand-ins that record
+/// their calls.
+#[test]
+fn kubectl_apply_hooks_run_kubectl() {
+    let dir = common::tempdir("kubectl-hooks");
+    let helm = stand_in_helm(
+        &dir,
+        "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.3.1+g0;;\nesac\n",
+    );
+    std::fs::create_dir_all(dir.join("bin")).expect("bin");
+    common::executable(
+        &dir.join("bin"),
+        "kubectl",
+        "#!/bin/sh\necho \"kubectl $@\" >> calls\necho applied\n",
+    );
+    let path = format!(
+        "{}:{}",
+        dir.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |hook: &str| {
+        let _ = std::fs::remove_file(dir.join("calls"));
+        write(
+            &dir,
+            "helmfile.yaml",
+            &format!(
+                "releases:\n- name: web\n  chart: ./c\n  hooks:\n  - events: [presync]\n{hook}"
+            ),
+        );
+        let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+            .args(["--helm-binary", helm.to_str().expect("utf-8"), "sync"])
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .output()
+            .expect("capstan runs");
+        let calls = std::fs::read_to_string(dir.join("calls")).unwrap_or_default();
+        (out, calls)
+    };
+    let (out, calls) = run("    kubectlApply:\n      filename: \"{{ .Release.Name }}.yaml\"\n");
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(calls.contains("kubectl apply -f web.yaml\n"), "{calls}");
+    let (out, calls) = run("    command: echo\n    kubectlApply:\n      kustomize: overlays/dev\n");
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(calls.contains("kubectl apply -k overlays/dev\n"), "{calls}");
+    assert!(
+        text(&out).contains("warn: ignoring command 'echo' given within a kubectlApply hook"),
+        "{}",
+        text(&out)
+    );
+    let (out, _) = run("    kubectlApply:\n      filename: a.yaml\n      kustomize: k\n");
+    assert!(
+        !out.status.success()
+            && text(&out)
+                .contains("hook[kubectlApply]: kustomize & filename cannot be used together"),
+        "{}",
+        text(&out)
+    );
+    let (out, _) = run("    kubectlApply: {other: x}\n");
+    assert!(
+        !out.status.success()
+            && text(&out)
+                .contains("hook[kubectlApply]: either kustomize or filename must be given"),
+        "{}",
+        text(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `unittest`: the helm-unittest plugin per release with `unitTests:` (`--file DIR/*_test.yaml`
 /// each); a release without them is skipped. With the real helm and no plugin, the error
 /// names the release and says what helm said.

@@ -1901,9 +1901,16 @@ pub fn run_hooks(
         if !strings_of(&hook, "events").iter().any(|e| e == event) {
             continue;
         }
-        let program = str_of(&hook, "command");
+        let mut program = str_of(&hook, "command");
+        // `kubectlApply: {filename: F}` (or `{kustomize: DIR}`): `kubectl apply -f F`
+        // (`-k DIR`) instead of the command, as helmfile's hooks.
+        let kubectl = match hook.get("kubectlApply") {
+            Some(Value::Map(m)) => Some(m.snapshot()),
+            _ => None,
+        };
         let name = match str_of(&hook, "name") {
             n if !n.is_empty() => n,
+            _ if kubectl.is_some() => "kubectlApply".to_string(),
             _ => program.clone(),
         };
         // `HELMFILE_DISABLE_HOOKS` (helmfile #2691): a hook that would run is an error,
@@ -1963,11 +1970,40 @@ pub fn run_hooks(
             LogLevel::Debug,
             &format!("hook[{name}]: triggered by event \"{event}\"\n"),
         );
+        let mut args = strings_of(&hook, "args");
+        if let Some(k) = &kubectl {
+            if !program.is_empty() {
+                (h.log)(
+                    LogLevel::Warn,
+                    &format!(
+                        "warn: ignoring command '{program}' given within a kubectlApply hook\n"
+                    ),
+                );
+            }
+            let (file, kustomize) = (str_of(k, "filename"), str_of(k, "kustomize"));
+            let (flag, target) = match (file.is_empty(), kustomize.is_empty()) {
+                (false, false) => {
+                    return Err(format!(
+                        "hook[{name}]: kustomize & filename cannot be used together"
+                    )
+                    .into())
+                }
+                (false, true) => ("-f", file),
+                (true, false) => ("-k", kustomize),
+                (true, true) => {
+                    return Err(
+                        format!("hook[{name}]: either kustomize or filename must be given").into(),
+                    )
+                }
+            };
+            program = "kubectl".to_string();
+            args = vec!["apply".to_string(), flag.to_string(), target];
+        }
         let renderer = ps.renderer(h.settings);
         let program = renderer
             .render(&program, &data)
             .map_err(|e| format!("hook[{name}]: {e}"))?;
-        let args = strings_of(&hook, "args")
+        let args = args
             .iter()
             .map(|a| renderer.render(a, &data))
             .collect::<Result<Vec<_>, _>>()

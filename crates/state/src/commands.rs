@@ -728,7 +728,14 @@ const HELM_SPEC_ORDER: &[&str] = &[
 fn struct_order(key: &str) -> Option<&'static [&'static str]> {
     match key {
         "helmDefaults" => Some(HELM_SPEC_ORDER),
-        "hooks" => Some(&["name", "events", "command", "kubectl", "args", "showlogs"]),
+        "hooks" => Some(&[
+            "name",
+            "events",
+            "command",
+            "kubectlApply",
+            "args",
+            "showlogs",
+        ]),
         _ => None,
     }
 }
@@ -889,7 +896,7 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
 }
 
 /// `hooks:` as helmfile prints its `event.Hook` structs: `name`, `events`, `command`,
-/// (`kubectl` when set), `args` and `showlogs`, the empty ones included (keys sorted, as
+/// (`kubectlApply` when set), `args` and `showlogs`, the empty ones included (keys sorted, as
 /// helmfile v0.166 prints them).
 fn hooks_as_structs(hooks: &Value) -> Value {
     let Some(list) = hooks.as_list() else {
@@ -916,8 +923,8 @@ fn hooks_as_structs(hooks: &Value) -> Value {
                 "command".into(),
                 get("command").unwrap_or_else(|| Value::from("")),
             ));
-            if let Some(k) = get("kubectl") {
-                out.push(("kubectl".into(), k));
+            if let Some(k) = get("kubectlApply") {
+                out.push(("kubectlApply".into(), k));
             }
             out.push((
                 "args".into(),
