@@ -132,6 +132,15 @@ fn stand_in_helm(dir: &Path, script: &str) -> PathBuf {
     common::executable(dir, "fake-helm", script)
 }
 
+/// A stand-in helm (Helm 4.3.1 by its version) that records each call in `dir/calls`
+/// and succeeds.
+fn recording_helm(dir: &Path) -> PathBuf {
+    stand_in_helm(
+        dir,
+        "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.3.1+g0;;\nesac\n",
+    )
+}
+
 /// capstan with `args`, in `dir`, driving the stand-in `helm`.
 fn with_stand_in(dir: &Path, helm: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_capstan"))
@@ -690,10 +699,7 @@ fn destroy_deletes_in_reverse_needs_order() {
 #[test]
 fn repos_and_deps_call_helm_as_helmfile_does() {
     let dir = common::tempdir("repos-deps-order");
-    let helm = stand_in_helm(
-        &dir,
-        "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.3.1+g0;;\nesac\n",
-    );
+    let helm = recording_helm(&dir);
     write(
         &dir,
         "charts/umbrella/Chart.yaml",
@@ -963,10 +969,7 @@ fn helmfile_flag_spellings_and_a_hooks_nil_error() {
 #[test]
 fn kubectl_apply_hooks_run_kubectl() {
     let dir = common::tempdir("kubectl-hooks");
-    let helm = stand_in_helm(
-        &dir,
-        "#!/bin/sh\necho \"$@\" >> calls\ncase \"$1\" in\n  version) echo v4.3.1+g0;;\nesac\n",
-    );
+    let helm = recording_helm(&dir);
     std::fs::create_dir_all(dir.join("bin")).expect("bin");
     common::executable(
         &dir.join("bin"),
