@@ -320,7 +320,7 @@ fn join_kind(gv: &str, kind: &str) -> String {
 
 /// The hooks of a release record as `helm get hooks` prints them: per hook, `---`, its
 /// `# Source:` line and its manifest.
-pub(crate) fn hooks_text(hooks: &serde_json::Value) -> String {
+fn hooks_text(hooks: &serde_json::Value) -> String {
     let mut out = String::new();
     for h in hooks.as_array().into_iter().flatten() {
         out.push_str("---\n# Source: ");
