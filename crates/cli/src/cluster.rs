@@ -229,7 +229,7 @@ pub struct DestroyArgs {
         default_value_t = 300
     )]
     delete_timeout: i64,
-    /// Do not prepare charts first (capstan never needs them to delete).
+    /// Do not prepare the charts first (no `prepare` hooks, no `helm dependency build`).
     #[arg(long = "skip-charts", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     skip_charts: bool,
     /// Helm 2's purge (Helm 3 and 4 always purge; accepted for old scripts).
@@ -439,6 +439,7 @@ impl ClusterCommand {
                 o.cascade = a.cascade.clone();
                 o.delete_wait = a.delete_wait;
                 o.delete_timeout = a.delete_timeout;
+                o.skip_charts = a.skip_charts;
                 Deploy::Destroy
             }
             ClusterCommand::Status(a) => {

@@ -8,123 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A running API server and the environment helm needs to reach it.
-struct Kube {
-    run_dir: PathBuf,
-    scripts: PathBuf,
-    env: Vec<(String, String)>,
-    bin: PathBuf,
-}
-
-impl Kube {
-    fn start(dir: &Path) -> Kube {
-        let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kube");
-        let prefix = std::env::var("KUBE_PREFIX")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| {
-                PathBuf::from(std::env::var("HOME").unwrap_or_default())
-                    .join(".cache/capstan-test/kube")
-            });
-        let bin = prefix.join("bin");
-        assert!(
-            bin.join("kube-apiserver").is_file() && bin.join("helm").is_file(),
-            "the test API server or helm is not installed in {}: run scripts/test (it runs ../shared/kube/install.sh and install-helm.sh)",
-            bin.display()
-        );
-        // Beside the test's directory, not in it: a test removes its directory before
-        // this is dropped, and stop.sh finds the servers by the PID files here.
-        let run_dir = PathBuf::from(format!("{}-kube", dir.display()));
-        let out = Command::new("bash")
-            .arg(scripts.join("start.sh"))
-            .env("KUBE_RUN_DIR", &run_dir)
-            .env("KUBE_PREFIX", &prefix)
-            .output()
-            .expect("start.sh");
-        assert!(
-            out.status.success(),
-            "start.sh failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let kubeconfig = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        let path = format!(
-            "{}:{}",
-            bin.display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        let env = vec![
-            ("KUBECONFIG".to_string(), kubeconfig),
-            ("PATH".to_string(), path),
-            (
-                "HELM_CONFIG_HOME".to_string(),
-                dir.join("helm/config").display().to_string(),
-            ),
-            (
-                "HELM_CACHE_HOME".to_string(),
-                dir.join("helm/cache").display().to_string(),
-            ),
-            (
-                "HELM_DATA_HOME".to_string(),
-                dir.join("helm/data").display().to_string(),
-            ),
-        ];
-        Kube {
-            run_dir,
-            scripts,
-            env,
-            bin,
-        }
-    }
-
-    fn capstan(&self, dir: &Path, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_capstan"))
-            .args(args)
-            .current_dir(dir)
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .output()
-            .expect("capstan runs")
-    }
-
-    fn helm(&self, args: &[&str]) -> String {
-        let out = Command::new(self.bin.join("helm"))
-            .args(args)
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .output()
-            .expect("helm runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn kubectl(&self, args: &[&str]) -> String {
-        let out = Command::new(self.bin.join("kubectl"))
-            .args(args)
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .output()
-            .expect("kubectl runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// The `greeting` of configmap `name` in `namespace` (what the test charts render).
-    fn greeting(&self, name: &str, namespace: &str) -> String {
-        self.kubectl(&[
-            "get",
-            "configmap",
-            name,
-            "-n",
-            namespace,
-            "-o",
-            "jsonpath={.data.greeting}",
-        ])
-    }
-}
-
-impl Drop for Kube {
-    fn drop(&mut self) {
-        let _ = Command::new("bash")
-            .arg(self.scripts.join("stop.sh"))
-            .env("KUBE_RUN_DIR", &self.run_dir)
-            .output();
-    }
-}
-
+use common::kube::Kube;
 use common::output_text as text;
 
 /// A shell script standing in for helm (`dir/fake-helm`, executable).
@@ -739,11 +623,15 @@ fn repos_and_deps_call_helm_as_helmfile_does() {
     let calls = run(&["deps", "--skip-repos"]);
     assert_eq!(calls.len(), 1, "{calls:?}");
     assert!(calls[0].starts_with("dependency update "), "{calls:?}");
-    // lint builds the chart's dependencies first, so its subcharts are linted.
+    // lint adds the repositories and builds the chart's dependencies first, so its
+    // subcharts are linted.
     let calls = run(&["lint"]);
-    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls.len(), 4, "{calls:?}");
     assert!(
-        calls[0].starts_with("dependency build ") && calls[1].starts_with("lint "),
+        calls[0].starts_with("repo add r1")
+            && calls[1].starts_with("repo add r2")
+            && calls[2].starts_with("dependency build ")
+            && calls[3].starts_with("lint "),
         "{calls:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);

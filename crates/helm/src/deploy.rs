@@ -62,6 +62,9 @@ pub struct ClusterOptions {
     /// Leave `helm repo add` and registry logins out (`--skip-deps`, `--skip-refresh`,
     /// `deps --skip-repos`).
     pub skip_repos: bool,
+    /// `destroy --skip-charts`: no chart preparation (`prepare` hooks, dependency builds)
+    /// before deleting.
+    pub skip_charts: bool,
     /// Diff through the helm-diff plugin (`helm diff upgrade`), as helmfile does, instead
     /// of capstan's own diff of the deployed manifest against its rendering.
     pub diff_plugin: bool,
@@ -146,6 +149,8 @@ impl Affected {
                 out.push_str(cells.join("   ").trim_end());
                 out.push('\n');
             }
+            // helmfile logs the table's text (which ends in a newline) as one line.
+            out.push('\n');
         };
         table("UPDATED RELEASES:", &self.upgraded, true);
         table("DELETED RELEASES:", &self.deleted, false);
@@ -947,6 +952,16 @@ impl<'a, 'b> StateRun<'a, 'b> {
                     }
                     .map_err(|e| StateFailure::release(r, e))
                 });
+            // helmfile's summary shows the chart version helm installed, read back from
+            // the release (`getDeployedVersion`), not the `version:` asked for.
+            let mut deployed_version = None;
+            if result.is_ok() {
+                let mut query = self.connection_flags(*i);
+                if !r.namespace.is_empty() {
+                    query.extend(["--namespace".into(), r.namespace.clone()]);
+                }
+                deployed_version = self.c.helm.deployed_chart_version(&r.name, &query);
+            }
             let err_text = result.as_ref().err().map(|e| e.text());
             if let Err(e) = self.trigger("postsync", Some(*i), err_text.as_deref(), "sync") {
                 if result.is_ok() {
@@ -962,7 +977,11 @@ impl<'a, 'b> StateRun<'a, 'b> {
                     (self.c.log)(LogLevel::Warn, &format!("warn: {e}\n"));
                 }
             }
-            (self.affected(*i, started), result)
+            let mut done = self.affected(*i, started);
+            if let Some(v) = deployed_version {
+                done.version = v;
+            }
+            (done, result)
         });
         for (done, result) in outcomes {
             match result {
@@ -1573,13 +1592,25 @@ impl<'a, 'b> StateRun<'a, 'b> {
         let mut errs = Vec::new();
         let mut deferred = Vec::new();
         let linted: Vec<usize> = rels.iter().copied().filter(|&i| self.desired(i)).collect();
-        // helmfile prepares charts first: a local chart's dependencies are built, so
-        // `helm lint` lints its subcharts too.
+        // helmfile prepares charts first: the repositories are added, a repository's
+        // chart is fetched into a directory (`helm lint` takes only a path), and a local
+        // chart's dependencies are built, so `helm lint` lints its subcharts too.
+        if !self.o().skip_repos {
+            self.sync_repos()?;
+        }
+        let fetched = LintCharts::new(self.c.settings.host.as_ref());
+        let mut charts = Vec::new();
+        for &i in &linted {
+            match self.lint_chart(i, &fetched) {
+                Ok(c) => charts.push(c),
+                Err(e) => return Err(vec![e]),
+            }
+        }
         let built = self.build_dependencies(&linted);
         if !built.is_empty() {
             return Err(built);
         }
-        for i in rels.into_iter().filter(|&i| self.desired(i)) {
+        for (i, chart) in linted.iter().copied().zip(charts) {
             let files = match self.values_files(i) {
                 Ok(f) => f,
                 Err(e) => {
@@ -1597,7 +1628,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
             self.extra_values_and_set(&mut flags);
             if errs.is_empty() {
                 let r = self.r(i);
-                if let Err(e) = self.c.helm.lint(&r.name, &self.prepared_chart(r), &flags) {
+                if let Err(e) = self.c.helm.lint(&r.name, &chart, &flags) {
                     match e.exit_code {
                         Some(c) if c > 0 => deferred.push(e.message),
                         _ => errs.push(StateFailure::Plain(e.message.into())),
@@ -1611,6 +1642,72 @@ impl<'a, 'b> StateRun<'a, 'b> {
         } else {
             Err(errs)
         }
+    }
+
+    /// The chart `helm lint` is given for release `i`: a local chart's directory, an OCI
+    /// chart's pulled archive, or a repository's chart fetched by helm as helmfile does
+    /// (`helm fetch CHART [--version V] [--devel] --untar --untardir
+    /// TMP/[NAMESPACE/]NAME/CHART/VERSION`, then `…/BASENAME`).
+    fn lint_chart(&self, i: usize, fetched: &LintCharts) -> Result<String, StateFailure> {
+        let r = self.r(i);
+        let local = self.prepared_chart(r);
+        let oci = self
+            .repo_of(&r.chart)
+            .is_some_and(|t| bool_of(&t, "oci") == Some(true));
+        if self.c.settings.host.is_dir(std::path::Path::new(&local))
+            || oci
+            || r.chart.contains("://")
+            || !r.chart.contains('/')
+        {
+            return if oci { self.chart_arg(r) } else { Ok(local) };
+        }
+        let version = str_of(&r.raw, "version");
+        let mut dir = fetched.dir().map_err(|e| StateFailure::Release {
+            name: r.name.clone(),
+            message: format!("making a directory for the chart: {e}"),
+            code: 0,
+        })?;
+        // Each part a plain name: nothing in the state may lead helm outside the
+        // private directory.
+        let parts = [
+            r.namespace.as_str(),
+            &r.name,
+            &r.chart,
+            if version.is_empty() {
+                "latest"
+            } else {
+                &version
+            },
+        ];
+        for part in parts
+            .iter()
+            .flat_map(|p| p.split('/'))
+            .filter(|p| !p.is_empty())
+        {
+            dir.push(if part == ".." || part == "." {
+                "_"
+            } else {
+                part
+            });
+        }
+        let mut flags = Vec::new();
+        if !version.is_empty() {
+            flags.extend(["--version".into(), version.clone()]);
+        }
+        if bool_of(&r.raw, "devel") == Some(true) {
+            flags.push("--devel".into());
+        }
+        flags.extend([
+            "--untar".into(),
+            "--untardir".into(),
+            dir.display().to_string(),
+        ]);
+        self.c
+            .helm
+            .fetch_chart(&r.chart, &flags)
+            .map_err(|e| StateFailure::release(r, e))?;
+        let base = r.chart.rsplit('/').next().unwrap_or(&r.chart);
+        Ok(dir.join(base).display().to_string())
     }
 
     /// `a.deps`: `helm dependency update` of each local chart, then the state's lock file
@@ -1743,7 +1840,19 @@ impl<'a, 'b> StateRun<'a, 'b> {
         if self.rs.selected.is_empty() {
             return Ok(false);
         }
-        self.prepare(&self.rs.selected, self.command)?;
+        // helmfile prepares the charts before deleting too (`prepare` hooks, the
+        // repositories, `helm dependency build`), unless `--skip-charts`.
+        if !self.o().skip_charts {
+            self.prepare(&self.rs.selected, self.command)?;
+            self.c.helm.set_extra_args(self.extra_args());
+            if !self.o().skip_repos {
+                self.sync_repos()?;
+            }
+            let errs = self.build_dependencies(&self.rs.selected);
+            if !errs.is_empty() {
+                return Err(errs);
+            }
+        }
         let mut to_delete = Vec::new();
         for &i in &self.rs.selected {
             if self.installed(i).map_err(|e| vec![e])? {
@@ -1794,6 +1903,9 @@ impl<'a, 'b> StateRun<'a, 'b> {
         if self.rs.selected.is_empty() {
             return Ok(false);
         }
+        // helmfile prepares the charts first, running `prepare` hooks (not building
+        // dependencies).
+        self.prepare(&self.rs.selected, self.command)?;
         let to_status: Vec<usize> = self
             .rs
             .selected
@@ -1834,6 +1946,7 @@ impl<'a, 'b> StateRun<'a, 'b> {
         if self.rs.selected.is_empty() {
             return Ok(false);
         }
+        self.prepare(&self.rs.selected, self.command)?;
         self.c.helm.set_extra_args(self.extra_args());
         let mut errs = Vec::new();
         for &i in &self.rs.selected {
@@ -1866,6 +1979,38 @@ impl<'a, 'b> StateRun<'a, 'b> {
             Ok(true)
         } else {
             Err(errs)
+        }
+    }
+}
+
+/// The private directory `lint` fetches repository charts into: made on first use,
+/// removed when dropped.
+struct LintCharts<'h> {
+    host: &'h dyn capstan_state::host::Host,
+    dir: std::sync::Mutex<Option<std::path::PathBuf>>,
+}
+
+impl<'h> LintCharts<'h> {
+    fn new(host: &'h dyn capstan_state::host::Host) -> Self {
+        LintCharts {
+            host,
+            dir: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn dir(&self) -> std::io::Result<std::path::PathBuf> {
+        let mut dir = self.dir.lock().unwrap_or_else(|e| e.into_inner());
+        if dir.is_none() {
+            *dir = Some(self.host.write_private(&[])?);
+        }
+        Ok(dir.clone().unwrap_or_default())
+    }
+}
+
+impl Drop for LintCharts<'_> {
+    fn drop(&mut self) {
+        if let Some(d) = self.dir.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = self.host.remove_private(&d);
         }
     }
 }
@@ -2179,7 +2324,7 @@ mod tests {
         };
         assert_eq!(
             a.summary(),
-            "\nUPDATED RELEASES:\nNAME   NAMESPACE   CHART                   VERSION   DURATION\nweb    apps        https://u:---@h/c.tgz   1.0.0         1m5s\n"
+            "\nUPDATED RELEASES:\nNAME   NAMESPACE   CHART                   VERSION   DURATION\nweb    apps        https://u:---@h/c.tgz   1.0.0         1m5s\n\n"
         );
     }
 }

@@ -206,6 +206,48 @@ impl KubeClient {
         Ok(newest.into_iter().map(|(k, (_, d))| (k, d)).collect())
     }
 
+    /// The chart version of the latest revision of release `name` in `namespace`
+    /// (`None`: no such release).
+    pub(crate) fn chart_version(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<String>, KubeError> {
+        // helm accepts only DNS-1123 release names; anything else was never installed
+        // (and must not reach the URL unescaped).
+        if name.is_empty()
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        {
+            return Ok(None);
+        }
+        let list = self
+            .get_json(
+                &format!(
+                    "/api/v1/namespaces/{namespace}/secrets?labelSelector=owner%3Dhelm%2Cname%3D{name}"
+                ),
+                "application/json",
+            )
+            .map_err(|e| format!("listing helm releases in {namespace}: {e}"))?;
+        let mut newest: Option<(i64, String)> = None;
+        for item in list["items"].as_array().into_iter().flatten() {
+            let Some(data) = item["data"]["release"].as_str() else {
+                continue;
+            };
+            let rel = decode_release(data)?;
+            if rel["name"].as_str() != Some(name) {
+                continue;
+            }
+            let revision = rel["version"].as_i64().unwrap_or(0);
+            if newest.as_ref().is_none_or(|(v, _)| revision > *v) {
+                let chart = rel["chart"]["metadata"]["version"].as_str().unwrap_or("");
+                newest = Some((revision, chart.to_string()));
+            }
+        }
+        Ok(newest.map(|(_, v)| v))
+    }
+
     /// GET `path` on the server, as JSON (`accept` names the representations wanted).
     fn get_json(&self, path: &str, accept: &str) -> Result<serde_json::Value, KubeError> {
         let mut req = self

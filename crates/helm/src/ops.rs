@@ -109,6 +109,11 @@ pub trait Helm: Send + Sync {
     ) -> Result<(), HelmError>;
     /// `helm lint CHART FLAGS`.
     fn lint(&self, name: &str, chart: &str, flags: &[String]) -> Result<(), HelmError>;
+    /// `helm fetch CHART FLAGS` (helmfile fetches a repository's chart this way before
+    /// linting it).
+    fn fetch_chart(&self, chart: &str, _flags: &[String]) -> Result<(), HelmError> {
+        Err(HelmError::new(format!("cannot fetch chart {chart:?} here")))
+    }
     /// The user-supplied values of the deployed release (`helm get values -o json`);
     /// `None` when it does not exist.
     fn get_values(
@@ -160,6 +165,11 @@ pub trait Helm: Send + Sync {
         &self,
         _flags: &[String],
     ) -> Option<Arc<capstan_chart::capabilities::ClusterCapabilities>> {
+        None
+    }
+    /// The chart version of release `name`'s latest revision, as helmfile reads it after
+    /// an upgrade for its summary (`getDeployedVersion`); `None` when it cannot be read.
+    fn deployed_chart_version(&self, _name: &str, _flags: &[String]) -> Option<String> {
         None
     }
     /// `helm get manifest NAME FLAGS` of the latest revision, followed by `helm get hooks`
@@ -426,6 +436,11 @@ impl Helm for ProcessHelm {
         self.run(call).map(|_| ())
     }
 
+    fn fetch_chart(&self, chart: &str, flags: &[String]) -> Result<(), HelmError> {
+        let call = self.execer().fetch(chart, flags);
+        self.run(call).map(|_| ())
+    }
+
     fn cluster_capabilities(
         &self,
         flags: &[String],
@@ -516,6 +531,22 @@ impl Helm for ProcessHelm {
         match self.execer().registry_login(l) {
             Some(call) => self.run(call).map(|_| ()),
             None => Ok(()),
+        }
+    }
+
+    fn deployed_chart_version(&self, name: &str, flags: &[String]) -> Option<String> {
+        let (context, namespace) = target(&self.execer(), flags);
+        let client = self.client(&context).ok()?;
+        match client.chart_version(&namespace, name) {
+            Ok(v) => v,
+            Err(why) => {
+                if self.level <= LogLevel::Debug {
+                    self.out.log(&format!(
+                        "reading release {name:?}'s chart version: {why}\n"
+                    ));
+                }
+                None
+            }
         }
     }
 

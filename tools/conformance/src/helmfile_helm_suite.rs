@@ -540,6 +540,11 @@ impl Helm for RecordingHelm {
         Self::fails(name)
     }
 
+    /// helmfile's mock fetches nothing and succeeds (its tests do not record fetches).
+    fn fetch_chart(&self, _chart: &str, _flags: &[String]) -> Result<(), HelmError> {
+        Ok(())
+    }
+
     fn unittest(&self, name: &str, _chart: &str, flags: &[String]) -> Result<(), HelmError> {
         self.record("unittested", name, flags);
         Self::fails(name)

