@@ -162,6 +162,16 @@ pub struct DetailedExitcode {
     detailed_exitcode: bool,
 }
 
+/// helmfile v1.x's `--template-args` (sync and apply): flags for the rendering before the
+/// upgrade (capstan's own; `helm template`'s flags, read as `template --template-args`).
+#[derive(Args, Clone, Debug, Default)]
+pub struct TemplateArgs {
+    /// More `helm template` flags for the rendering the diff compares (`--kube-version`,
+    /// `--api-versions`, `--skip-tests`, ...).
+    #[arg(long = "template-args", default_value = "", allow_hyphen_values = true)]
+    template_args: String,
+}
+
 #[derive(Args, Clone, Debug, Default)]
 pub struct SyncArgs {
     #[command(flatten)]
@@ -172,6 +182,8 @@ pub struct SyncArgs {
     values: ValuesArgs,
     #[command(flatten)]
     render: RenderArgs,
+    #[command(flatten)]
+    template: TemplateArgs,
     #[command(flatten)]
     upgrade: UpgradeArgs,
     #[command(flatten)]
@@ -188,6 +200,8 @@ pub struct ApplyArgs {
     values: ValuesArgs,
     #[command(flatten)]
     render: RenderArgs,
+    #[command(flatten)]
+    template: TemplateArgs,
     #[command(flatten)]
     upgrade: UpgradeArgs,
     #[command(flatten)]
@@ -316,6 +330,15 @@ pub enum ClusterCommand {
 }
 
 impl ClusterCommand {
+    /// `--template-args` of sync and apply (empty for the other commands).
+    fn template_args(&self) -> &str {
+        match self {
+            ClusterCommand::Sync(a) => &a.template.template_args,
+            ClusterCommand::Apply(a) => &a.template.template_args,
+            _ => "",
+        }
+    }
+
     /// Whether the command explains values (`diff`/`apply --show-values`), so the
     /// environment's layers must be recorded while the states load.
     pub(crate) fn shows_values(&self) -> bool {
@@ -537,6 +560,8 @@ pub fn run(
     log: &mut String,
 ) -> Result<String, crate::chart::Failure> {
     let (command, options) = cmd.plan(g, cwd)?;
+    let mut template_flags = HelmFlags::default();
+    crate::helm_args::apply("--template-args", cmd.template_args(), &mut template_flags)?;
     if let ClusterCommand::Test(a) = cmd {
         if a.cleanup {
             logln!(log, "warn: requested cleanup will not be applied. To clean up test resources with Helm 3, you have to remove them manually or set helm.sh/hook-delete-policy");
@@ -603,7 +628,7 @@ pub fn run(
             is_upgrade: how.is_upgrade,
             cluster: how.cluster.clone(),
             skip_deps,
-            ..HelmFlags::default()
+            ..template_flags.clone()
         };
         Ok(capstan_state::commands::render_one(s, ps, r, &flags)
             .map(|rendered| rendered.manifest)

@@ -202,7 +202,8 @@ pub struct TemplateArgs {
     /// Arguments for the post-renderer.
     #[arg(long = "post-renderer-args")]
     post_renderer_args: Vec<String>,
-    /// Validate the manifests against the cluster (needs a cluster: refused).
+    /// Validate the manifests against the cluster of the kube context: rendered with its
+    /// version and API versions, each object checked by the API server in a dry run.
     #[arg(long = "validate", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     validate: bool,
     /// Keep the temporary values files made for helm.
@@ -856,9 +857,6 @@ fn run_with(
                 Ok(st) => st,
                 Err(e) => return no_match(e, g, cwd),
             };
-            if t.validate {
-                return Err("template --validate checks the manifests against a cluster's API server; capstan renders without one (run `helm template --validate` on the output)".to_string().into());
-            }
             if !g.selector.is_empty() && (t.include_needs || t.include_transitive_needs) {
                 for ps in &mut states {
                     // helmfile's template plans with IncludeTransitiveNeeds set to
@@ -888,6 +886,28 @@ fn run_with(
             };
             crate::helm_args::apply("--args", &t.args, &mut flags)?;
             crate::helm_args::apply("--template-args", &t.template_args, &mut flags)?;
+            // --validate: rendered with the cluster's version and API versions, then each
+            // object checked by the API server (a dry run), as `helm template --validate`.
+            let validator = if t.validate {
+                let v = capstan_helm::validate::Validator::connect(
+                    &capstan_helm::ops::kubeconfig_path(&g.kubeconfig),
+                    &g.kube_context,
+                )?;
+                flags.cluster = Some(std::sync::Arc::new(v.capabilities()?));
+                Some(v)
+            } else {
+                None
+            };
+            let invalid = std::sync::Mutex::new(Vec::<String>::new());
+            let check = |r: &commands::RenderedRelease| {
+                if let Some(v) = &validator {
+                    if let Err(e) = v.validate(&r.manifest, &r.namespace) {
+                        if let Ok(mut list) = invalid.lock() {
+                            list.push(format!("release {:?}: {e}", r.name));
+                        }
+                    }
+                }
+            };
             flags.no_hooks |= t.no_hooks;
             flags.show_only.extend(t.show_only.iter().cloned());
             // On a terminal, one bar instead of a line per release.
@@ -941,6 +961,7 @@ fn run_with(
             // release has rendered.
             let spool = std::sync::Mutex::new((crate::spool::Spool::new(), 0usize));
             let to_spool = |r: commands::RenderedRelease| {
+                check(&r);
                 if let Ok(mut spool) = spool.lock() {
                     spool.0.push(&r.manifest);
                     spool.0.push("\n");
@@ -967,6 +988,15 @@ fn run_with(
                 }
             })?;
             let (spool, spooled) = spool.into_inner().unwrap_or_else(|e| e.into_inner());
+            if validator.is_some() {
+                for r in &rendered {
+                    check(r);
+                }
+                let invalid = invalid.into_inner().unwrap_or_else(|e| e.into_inner());
+                if !invalid.is_empty() {
+                    return Err(invalid.join("\n").into());
+                }
+            }
             if bar {
                 logln!(
                     log,

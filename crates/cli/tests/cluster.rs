@@ -840,6 +840,44 @@ fn helmfile_flag_spellings_and_a_hooks_nil_error() {
         std::fs::read_to_string(dir.join("calls")).unwrap_or_default()
     };
     assert_eq!(calls_of(&["sync", "--validate"]), calls_of(&["sync"]));
+    // --template-args (helmfile v1.x, sync and apply): helm template's flags for the
+    // rendering the diff compares; the helm upgrade is unchanged; an unknown flag is
+    // an error.
+    write(
+        &dir,
+        "k/Chart.yaml",
+        "apiVersion: v2\nname: k\nversion: 0.1.0\n",
+    );
+    write(
+        &dir,
+        "k/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: k\ndata:\n  kube: {{ .Capabilities.KubeVersion.Version | quote }}\n",
+    );
+    write(&dir, "k.yaml", "releases:\n- name: k\n  chart: ./k\n");
+    assert_eq!(
+        calls_of(&["-f", "k.yaml", "sync", "--template-args", "--skip-tests"]),
+        calls_of(&["-f", "k.yaml", "sync"])
+    );
+    let out = with_stand_in(
+        &dir,
+        &helm,
+        &[
+            "-f",
+            "k.yaml",
+            "apply",
+            "--template-args",
+            "--kube-version v1.99.0",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("kube: \"v1.99.0\""), "{}", text(&out));
+    let out = with_stand_in(&dir, &helm, &["sync", "--template-args", "--no-such-flag"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("--template-args: unknown flag --no-such-flag"),
+        "{}",
+        text(&out)
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
         .args(["unittest", "--help"])
         .output()
@@ -1146,5 +1184,70 @@ fn oci_registries_are_logged_in_and_their_charts_deploy() {
         "{all}"
     );
     drop(registry);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `template --validate`: rendered with the cluster's version, each object checked by the
+/// API server in a dry run (nothing is created); a kind the server does not serve is
+/// helm's "resource mapping not found", and nothing is printed.
+#[test]
+fn template_validate_checks_the_objects_with_the_api_server() {
+    let dir = common::tempdir("cluster-validate");
+    let kube = Kube::start(&dir);
+    write(
+        &dir,
+        "v/Chart.yaml",
+        "apiVersion: v2\nname: v\nversion: 0.1.0\n",
+    );
+    write(
+        &dir,
+        "v/templates/ok.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: checked\ndata:\n  kube: {{ .Capabilities.KubeVersion.Version | quote }}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  namespace: not-there-yet\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {a: b}\n  template:\n    metadata:\n      labels: {a: b}\n    spec:\n      containers:\n      - name: c\n        image: example.invalid/x\n",
+    );
+    write(
+        &dir,
+        "helmfile.yaml",
+        "releases:\n- name: r\n  namespace: fresh\n  chart: ./v\n",
+    );
+    let out = kube.capstan(&dir, &["template", "--validate"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let server: String = kube
+        .kubectl(&["version", "-o", "json"])
+        .split("\"gitVersion\": \"")
+        .nth(2)
+        .and_then(|s| s.split('"').next())
+        .unwrap_or_default()
+        .to_string();
+    assert!(!server.is_empty());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&format!("kube: \"{server}\"")),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(
+        kube.kubectl(&["get", "configmaps", "-A", "-o", "name"])
+            .matches("checked")
+            .count(),
+        0,
+        "a dry run creates nothing"
+    );
+    // A kind the server does not serve, and a field of the wrong type.
+    write(
+        &dir,
+        "v/templates/bad.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: e\nspec:\n  replicas: many\n  selector:\n    matchLabels: {a: b}\n  template:\n    metadata:\n      labels: {a: b}\n    spec:\n      containers:\n      - name: c\n        image: x\n",
+    );
+    let out = kube.capstan(&dir, &["template", "--validate"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(out.stdout.is_empty(), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("resource mapping not found for name: \"w\" namespace: \"\" from \"\": no matches for kind \"Widget\" in version \"example.com/v1\"")
+            && err.contains("error validating Deployment \"e\""),
+        "{err}"
+    );
+    // Without --validate the same chart renders (no cluster is asked).
+    let out = kube.capstan(&dir, &["template"]);
+    assert!(out.status.success(), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -248,8 +248,41 @@ impl KubeClient {
         Ok(newest.map(|(_, v)| v))
     }
 
+    /// POST `body` (JSON) to `path`: the HTTP status and the JSON answer (a
+    /// `metav1.Status` when the server refused).
+    pub(crate) fn post_json(
+        &self,
+        path: &str,
+        body: &str,
+    ) -> Result<(u16, serde_json::Value), KubeError> {
+        let mut req = self
+            .agent
+            .post(&format!("{}{path}", self.server))
+            .set("Accept", "application/json")
+            .set("Content-Type", "application/json");
+        if let Some(t) = &self.token {
+            req = req.set("Authorization", &format!("Bearer {t}"));
+        }
+        let resp = match req.send_string(body) {
+            Ok(r) => r,
+            Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => return Err(e.to_string().into()),
+        };
+        let status = resp.status();
+        let mut text = String::new();
+        resp.into_reader()
+            .take(1 << 24)
+            .read_to_string(&mut text)
+            .map_err(|e| e.to_string())?;
+        Ok((status, serde_json::from_str(&text).unwrap_or_default()))
+    }
+
     /// GET `path` on the server, as JSON (`accept` names the representations wanted).
-    fn get_json(&self, path: &str, accept: &str) -> Result<serde_json::Value, KubeError> {
+    pub(crate) fn get_json(
+        &self,
+        path: &str,
+        accept: &str,
+    ) -> Result<serde_json::Value, KubeError> {
         let mut req = self
             .agent
             .get(&format!("{}{path}", self.server))

@@ -26,6 +26,7 @@ pub mod ops;
 pub mod plan;
 pub mod runner;
 pub mod setup;
+pub mod validate;
 pub mod values_diff;
 pub mod version;
 

@@ -221,6 +221,20 @@ struct KubeContextCache {
     >,
 }
 
+/// The kubeconfig helm reads: `--kubeconfig`, else the first of `KUBECONFIG`, else
+/// `~/.kube/config`.
+pub fn kubeconfig_path(flag: &str) -> std::path::PathBuf {
+    if !flag.is_empty() {
+        std::path::PathBuf::from(flag)
+    } else if let Some(first) = std::env::var_os("KUBECONFIG")
+        .and_then(|k| std::env::split_paths(&k).find(|p| !p.as_os_str().is_empty()))
+    {
+        first
+    } else {
+        std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".kube/config")
+    }
+}
+
 impl ProcessHelm {
     pub fn new(
         execer: Execer,
@@ -228,16 +242,7 @@ impl ProcessHelm {
         level: LogLevel,
         out: Box<dyn Output>,
     ) -> ProcessHelm {
-        let kubeconfig = if !execer.kubeconfig.is_empty() {
-            std::path::PathBuf::from(&execer.kubeconfig)
-        } else if let Some(first) = std::env::var_os("KUBECONFIG")
-            .and_then(|k| std::env::split_paths(&k).find(|p| !p.as_os_str().is_empty()))
-        {
-            first
-        } else {
-            std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".kube/config")
-        };
+        let kubeconfig = kubeconfig_path(&execer.kubeconfig);
         ProcessHelm {
             execer: Mutex::new(execer),
             runner,

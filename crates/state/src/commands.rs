@@ -21,6 +21,8 @@ use std::path::Path;
 pub struct RenderedRelease {
     pub name: String,
     pub chart: String,
+    /// The release's namespace (where its objects without one go).
+    pub namespace: String,
     /// `helm template`'s standard output.
     pub manifest: String,
     /// The same documents named by their template (what `--output-dir` writes); empty
@@ -262,6 +264,7 @@ pub fn render_one(
     Ok(RenderedRelease {
         name: r.name.clone(),
         chart: r.chart.clone(),
+        namespace: r.namespace.clone(),
         manifest,
         documents: if flags.keep_documents {
             documents
@@ -311,6 +314,7 @@ fn render_with_helm(
     Ok(RenderedRelease {
         name: r.name.clone(),
         chart: r.chart.clone(),
+        namespace: r.namespace.clone(),
         manifest,
         documents: Vec::new(),
     })
