@@ -312,13 +312,14 @@ pub struct PrintEnvArgs {
 #[derive(Args, Clone, Debug, Default)]
 pub struct NoArgs {}
 
-/// A command's own flags plus helmfile's global flags (accepted after the command too).
+/// A command's own flags plus helmfile's global flags (accepted after the command too);
+/// `--help` lists the command's own first, the global ones under their own heading.
 #[derive(Args, Clone, Debug, Default)]
 pub struct With<T: Args> {
     #[command(flatten)]
-    pub global: Global,
-    #[command(flatten)]
     pub args: T,
+    #[command(flatten, next_help_heading = "Global options")]
+    pub global: Global,
 }
 
 #[derive(Subcommand, Clone, Debug)]

@@ -152,3 +152,65 @@ fn errors_show_the_offending_line() {
     assert_eq!(code2, Some(1));
     insta::assert_snapshot!("unclosed_action", err2);
 }
+
+/// Every command's `--help` lists its own flags before helmfile's global ones (under
+/// "Global options:"), and every flag says what it does.
+#[test]
+fn every_help_lists_its_own_flags_first_and_explains_each() {
+    let (top, _, code) = capstan(&["--help"]);
+    assert_eq!(code, 0);
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() > 20, "{top}");
+    for c in &commands {
+        let (help, _, code) = capstan(&[c, "--help"]);
+        assert_eq!(code, 0, "{c}");
+        let lines: Vec<&str> = help.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            let flag = l.starts_with("  -") && !l.trim_start().starts_with("-h, --help");
+            if flag {
+                let next = lines.get(i + 1).copied().unwrap_or("");
+                // Short help puts the text on the flag's line, long help below it.
+                let inline = l
+                    .trim_start()
+                    .split("  ")
+                    .filter(|s| !s.trim().is_empty())
+                    .count()
+                    >= 2;
+                assert!(
+                    inline || (next.starts_with("          ") && !next.trim().is_empty()),
+                    "`{c} --help`: {l:?} has no help text"
+                );
+            }
+        }
+        // helmfile's global flags (`--environment` is one) come under their heading,
+        // after the command's own.
+        if let Some(env) = lines.iter().position(|l| l.contains("--environment <")) {
+            let global = lines.iter().position(|l| *l == "Global options:");
+            assert!(
+                global.is_some_and(|g| g < env),
+                "`{c} --help` lists the global options among its own:\n{help}"
+            );
+        }
+        if let Some(global) = lines.iter().position(|l| *l == "Global options:") {
+            let own = lines.iter().position(|l| *l == "Options:");
+            assert!(
+                own.is_some_and(|o| o < global),
+                "`{c} --help` lists the global options first:\n{help}"
+            );
+            // The global flags come after every flag of the command's own.
+            assert!(
+                !lines[global..]
+                    .iter()
+                    .any(|l| l.starts_with("      --concurrency")),
+                "{c}"
+            );
+        }
+    }
+}
