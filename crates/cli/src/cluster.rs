@@ -5,7 +5,7 @@
 //! private directory (0700, files 0600) removed when the command ends, also on a signal.
 
 use crate::chart::Failure;
-use crate::helmfile::{go_bool, Global};
+use crate::global::{go_bool, Global};
 use capstan_helm::deploy::{Cluster, ClusterOptions, Command as Deploy, RenderFor};
 use capstan_helm::exec::{Execer, LogLevel};
 use capstan_helm::flags::UpgradeOptions;

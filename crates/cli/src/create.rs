@@ -13,7 +13,7 @@ pub struct CreateArgs {
     #[arg(default_value = ".")]
     dir: String,
     /// Overwrite files that exist.
-    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = crate::helmfile::go_bool)]
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = crate::global::go_bool)]
     force: bool,
 }
 

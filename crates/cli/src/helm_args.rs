@@ -120,14 +120,14 @@ fn takes(name: &str) -> Option<Takes> {
     })
 }
 
+/// pflag's reading of a boolean flag's value, its error naming the flag.
 fn go_bool(flag: &str, v: &str) -> Result<bool, Failure> {
-    match v {
-        "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
-        "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(false),
-        _ => Err(format!(
+    crate::global::go_bool(v).map_err(|_| {
+        format!(
             "invalid argument {v:?} for {flag:?} flag: strconv.ParseBool: parsing {v:?}: invalid syntax"
-        ).into()),
-    }
+        )
+        .into()
+    })
 }
 
 /// Applies `args` (whitespace-separated, as helmfile splits them) to `flags`; `what` names

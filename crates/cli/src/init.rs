@@ -13,7 +13,7 @@ use std::path::Path;
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct InitArgs {
     /// Do not ask before installing helm plugins.
-    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = crate::helmfile::go_bool)]
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = crate::global::go_bool)]
     force: bool,
 }
 

@@ -108,6 +108,7 @@ mod completion;
 mod create;
 mod explain;
 mod explain_html;
+mod global;
 mod helm_args;
 mod helmfile;
 mod init;
@@ -127,7 +128,7 @@ use std::path::Path;
 )]
 struct Cli {
     #[command(flatten)]
-    global: helmfile::Global,
+    global: global::Global,
     /// Print capstan's version and the helm it would run (as `capstan version`).
     #[arg(short = 'V', long = "version")]
     version: bool,
@@ -469,7 +470,7 @@ pub(crate) fn location_snippet(at: &capstan_source::Location, cwd: &Path) -> Str
 /// carry over, flags about the cluster or the log are accepted (`helm template` takes
 /// them and prints the same), and helmfile's own flags are refused.
 fn chart_globals(
-    g: &helmfile::Global,
+    g: &global::Global,
     matches: &clap::ArgMatches,
 ) -> Result<chart::Globals, chart::Failure> {
     const ACCEPTED: &[&str] = &[

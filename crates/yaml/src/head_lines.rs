@@ -493,7 +493,7 @@ mod tests {
         ] {
             let lines = line_head(doc);
             assert!(lines.is_some(), "{doc:?}");
-            assert_eq!(lines, crate::head::event_head(doc), "{doc:?}");
+            assert_eq!(lines, crate::head_events::event_head(doc), "{doc:?}");
         }
     }
 }

@@ -19,6 +19,7 @@ mod emit;
 mod encode;
 mod error;
 mod head;
+mod head_events;
 mod head_lines;
 mod helm;
 mod helmfile;
@@ -33,10 +34,17 @@ pub use compose::{compose_first, Document, Generation, Node, NodeKind};
 pub use emit::ENode;
 pub use encode::{encode_helm, encode_helmfile};
 pub use error::{CastError, YamlError};
-pub use head::{manifest_head, ManifestHead};
+pub use head::ManifestHead;
 pub use helm::{decode_helm, decode_helm_direct, decode_helm_value, split_documents};
 pub use helmfile::{decode_helmfile, decode_helmfile_value, stringify_keys};
 pub use resolve::{resolve, Scalar};
 pub use spans::{spans, SpanTree};
 pub use traps::{number_traps, NumberTrap};
 pub use utf8::{yaml_documents_text, yaml_text};
+
+/// The head of `doc`, or `None` when only a full decode can tell (see [`head`]):
+/// read line by line when the document is in [`crate::head_lines`]' subset, else from the
+/// parser's events.
+pub fn manifest_head(doc: &str) -> Option<ManifestHead> {
+    head_lines::line_head(doc).or_else(|| head_events::event_head(doc))
+}
