@@ -28,7 +28,7 @@ pub(crate) fn exec_error(name: &str, err: &ExecError) -> String {
     };
     let executing = format!(
         "executing {} at <{}>:",
-        capstan_gocompat::json::go_quote(&ex.template),
+        capstan_gocompat::quote::go_quote(&ex.template),
         ex.node
     );
     if let Some(message) = marked_message(&format!("{executing} {}", err.cause)) {
@@ -99,7 +99,7 @@ fn traces(err: &ExecError) -> Option<Vec<Trace>> {
             location: at.to_string(),
             executing: format!(
                 "executing {} at <{}>:",
-                capstan_gocompat::json::go_quote(&ex.template),
+                capstan_gocompat::quote::go_quote(&ex.template),
                 ex.node
             ),
             message,

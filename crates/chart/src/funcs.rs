@@ -198,7 +198,7 @@ pub fn helm_funcs() -> FuncMap {
         } else {
             set.root_name.clone()
         };
-        let quoted = capstan_gocompat::json::go_quote(&text);
+        let quoted = capstan_gocompat::quote::go_quote(&text);
         // Go's `t.New(name).Parse(text)` then `Execute`: the text's own tree runs, even
         // an empty one that leaves the set's older `name` in place.
         let tree = set
@@ -233,7 +233,7 @@ fn to_duration(v: &Value) -> FuncResult<i64> {
                 .map_err(|_| {
                     format!(
                         "could not parse duration {}",
-                        capstan_gocompat::json::go_quote(s)
+                        capstan_gocompat::quote::go_quote(s)
                     )
                 })
         })?),

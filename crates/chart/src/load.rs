@@ -240,7 +240,7 @@ fn walk(
             if data.len() as u64 > crate::archive::MAX_FILE_SIZE {
                 return Err(LoadError::new(format!(
                     "chart file {} is larger than the maximum file size {}",
-                    capstan_gocompat::json::go_quote(&name),
+                    capstan_gocompat::quote::go_quote(&name),
                     crate::archive::MAX_FILE_SIZE
                 )));
             }

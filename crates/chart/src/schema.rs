@@ -72,7 +72,7 @@ pub fn schema_report(schema: &[u8], values: &Map) -> Result<String, SchemaError>
 
 /// v6's quoting: Go's `%q` with `"` unescaped and `'` escaped, in single quotes.
 fn quote(s: &str) -> String {
-    let q = capstan_gocompat::json::go_quote(s);
+    let q = capstan_gocompat::quote::go_quote(s);
     let inner = &q[1..q.len() - 1];
     format!("'{}'", inner.replace("\\\"", "\"").replace('\'', "\\'"))
 }
@@ -264,7 +264,7 @@ fn resolve(root: &Value, reference: &str) -> Result<(String, Value), String> {
         let target = reference.split('#').next().unwrap_or(reference);
         return Err(format!(
             "failing loading {}: capstan does not load schemas from outside the chart's values.schema.json",
-            capstan_gocompat::json::go_quote(target)
+            capstan_gocompat::quote::go_quote(target)
         ));
     };
     let fragment = String::from_utf8_lossy(&percent_decode(fragment)).into_owned();
@@ -278,8 +278,8 @@ fn resolve(root: &Value, reference: &str) -> Result<(String, Value), String> {
             .ok_or_else(|| {
                 format!(
                     "anchor in {} not found in schema {}",
-                    capstan_gocompat::json::go_quote(&url),
-                    capstan_gocompat::json::go_quote(SCHEMA_URL)
+                    capstan_gocompat::quote::go_quote(&url),
+                    capstan_gocompat::quote::go_quote(SCHEMA_URL)
                 )
             });
     }
@@ -287,7 +287,7 @@ fn resolve(root: &Value, reference: &str) -> Result<(String, Value), String> {
         Some(v @ (Value::Map(_) | Value::Bool(_))) => Ok((fragment, v)),
         _ => Err(format!(
             "json-pointer in {} not found",
-            capstan_gocompat::json::go_quote(&url)
+            capstan_gocompat::quote::go_quote(&url)
         )),
     }
 }
@@ -388,7 +388,7 @@ impl<'a> Validator<'a> {
             let msg = format!(
                 "both {kw} and {} resolve to {} causing reference cycle",
                 first.kw,
-                capstan_gocompat::json::go_quote(&format!("{SCHEMA_URL}#{loc}"))
+                capstan_gocompat::quote::go_quote(&format!("{SCHEMA_URL}#{loc}"))
             );
             return self.err(at, msg);
         }

@@ -4,7 +4,7 @@
 //! decimal point) and a decoder producing int64, float64, bool, string, time, lists and
 //! maps.
 
-use capstan_gocompat::json::go_quote;
+use capstan_gocompat::quote::go_quote;
 use capstan_gocompat::strconv::format_float;
 use capstan_gocompat::timefmt::{parse as parse_time, Zone};
 use capstan_value::{Str, Value};

@@ -12,6 +12,7 @@
 pub mod base64;
 pub mod glob;
 pub mod json;
+pub mod quote;
 pub mod regexp;
 pub mod semver;
 pub mod strconv;

@@ -80,7 +80,7 @@ impl RegexpError {
         let q = if can_backquote {
             format!("`{pattern}`")
         } else {
-            crate::json::go_quote(pattern)
+            crate::quote::go_quote(pattern)
         };
         format!("regexp: Compile({q}): {self}")
     }

@@ -35,7 +35,7 @@ impl std::fmt::Display for SemverError {
         match self {
             SemverError::InvalidVersion => f.write_str("invalid semantic version"),
             SemverError::ImproperConstraint(text) => {
-                write!(f, "improper constraint: {}", crate::json::go_quote(text))
+                write!(f, "improper constraint: {}", crate::quote::go_quote(text))
             }
         }
     }

@@ -306,7 +306,7 @@ impl fmt::Display for NumError {
             f,
             "strconv.{}: parsing {}: {}",
             self.func,
-            crate::json::go_quote(&self.input),
+            crate::quote::go_quote(&self.input),
             what
         )
     }

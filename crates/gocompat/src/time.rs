@@ -338,7 +338,7 @@ pub fn parse_duration(s: &str) -> Result<i64, DurationError> {
     let invalid = || {
         DurationError(format!(
             "time: invalid duration {}",
-            crate::json::go_quote(orig)
+            crate::quote::go_quote(orig)
         ))
     };
     let mut s = s;
@@ -378,7 +378,7 @@ pub fn parse_duration(s: &str) -> Result<i64, DurationError> {
         if unit_len == 0 {
             return Err(format!(
                 "time: missing unit in duration {}",
-                crate::json::go_quote(orig)
+                crate::quote::go_quote(orig)
             )
             .into());
         }
@@ -393,8 +393,8 @@ pub fn parse_duration(s: &str) -> Result<i64, DurationError> {
             _ => {
                 return Err(format!(
                     "time: unknown unit {} in duration {}",
-                    crate::json::go_quote(unit),
-                    crate::json::go_quote(orig)
+                    crate::quote::go_quote(unit),
+                    crate::quote::go_quote(orig)
                 )
                 .into())
             }

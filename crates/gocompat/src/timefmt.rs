@@ -444,10 +444,10 @@ pub fn parse(layout: &str, value: &str, zone: &Zone) -> Result<GoTime, TimeParse
     let err = |elem: &str, val: &str, msg: &str| -> TimeParseError {
         TimeParseError(format!(
             "parsing time {} as {}: cannot parse {} as {}{}",
-            crate::json::go_quote(orig_value),
-            crate::json::go_quote(layout),
-            crate::json::go_quote(val),
-            crate::json::go_quote(elem),
+            crate::quote::go_quote(orig_value),
+            crate::quote::go_quote(layout),
+            crate::quote::go_quote(val),
+            crate::quote::go_quote(elem),
             msg
         ))
     };
@@ -479,7 +479,7 @@ pub fn parse(layout: &str, value: &str, zone: &Zone) -> Result<GoTime, TimeParse
         if n > max {
             return Err(format!(
                 "parsing time {}: {label} out of range",
-                crate::json::go_quote(orig_value)
+                crate::quote::go_quote(orig_value)
             )
             .into());
         }
@@ -503,8 +503,8 @@ pub fn parse(layout: &str, value: &str, zone: &Zone) -> Result<GoTime, TimeParse
             if !v.is_empty() {
                 return Err(format!(
                     "parsing time {}: extra text: {}",
-                    crate::json::go_quote(orig_value),
-                    crate::json::go_quote(v)
+                    crate::quote::go_quote(orig_value),
+                    crate::quote::go_quote(v)
                 )
                 .into());
             }
@@ -549,7 +549,7 @@ pub fn parse(layout: &str, value: &str, zone: &Zone) -> Result<GoTime, TimeParse
                 if !(1..=12).contains(&m) {
                     return Err(format!(
                         "parsing time {}: month out of range",
-                        crate::json::go_quote(orig_value)
+                        crate::quote::go_quote(orig_value)
                     )
                     .into());
                 }
@@ -697,7 +697,7 @@ pub fn parse(layout: &str, value: &str, zone: &Zone) -> Result<GoTime, TimeParse
     if day < 1 || day > days_in_month(year, month) {
         return Err(format!(
             "parsing time {}: day out of range",
-            crate::json::go_quote(orig_value)
+            crate::quote::go_quote(orig_value)
         )
         .into());
     }

@@ -185,12 +185,12 @@ impl Node {
             Node::Template { name, pipe, .. } => match pipe {
                 Some(p) => format!(
                     "{{{{template {} {}}}}}",
-                    capstan_gocompat::json::go_quote(name),
+                    capstan_gocompat::quote::go_quote(name),
                     p
                 ),
                 None => format!(
                     "{{{{template {}}}}}",
-                    capstan_gocompat::json::go_quote(name)
+                    capstan_gocompat::quote::go_quote(name)
                 ),
             },
             Node::Action { pipe, .. } => format!("{{{{{pipe}}}}}"),

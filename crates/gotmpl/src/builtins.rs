@@ -307,7 +307,7 @@ pub(crate) fn escape_js(s: &str) -> String {
             '&' => out.push_str("\\u0026"),
             '=' => out.push_str("\\u003D"),
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c if !c.is_ascii() && !capstan_gocompat::json::is_go_printable(c) => {
+            c if !c.is_ascii() && !capstan_gocompat::quote::is_go_printable(c) => {
                 out.push_str(&format!("\\u{:04X}", c as u32))
             }
             c => out.push(c),

@@ -4,7 +4,7 @@
 
 use crate::ast::{Arg, Command, Control, Node, Number, Pipe};
 use crate::{CallCtx, MissingKey, TemplateDef, Templates, Ty};
-use capstan_gocompat::json::go_quote;
+use capstan_gocompat::quote::go_quote;
 use capstan_value::{Elem, Value};
 use std::fmt;
 use std::sync::Arc;

@@ -138,9 +138,9 @@ fn item_string(t: &Token) -> String {
         Kind::Space => format!("{:?}", t.text),
         _ if t.text.chars().count() > 10 => {
             let short: String = t.text.chars().take(10).collect();
-            format!("{}...", capstan_gocompat::json::go_quote(&short))
+            format!("{}...", capstan_gocompat::quote::go_quote(&short))
         }
-        _ => capstan_gocompat::json::go_quote(&t.text),
+        _ => capstan_gocompat::quote::go_quote(&t.text),
     }
 }
 
@@ -224,7 +224,7 @@ impl<'a> Parser<'a> {
             if !is_empty_tree(&tree.root) {
                 return Err(self.error(format!(
                     "template: multiple definition of template {}",
-                    capstan_gocompat::json::go_quote(&tree.name)
+                    capstan_gocompat::quote::go_quote(&tree.name)
                 )));
             }
             return Ok(());
@@ -555,7 +555,7 @@ impl<'a> Parser<'a> {
             Arg::Bool(..) | Arg::Str { .. } | Arg::Number(..) | Arg::Nil(_) | Arg::Dot(_) => {
                 return Err(self.error(format!(
                     "unexpected . after term {}",
-                    capstan_gocompat::json::go_quote(&node.to_string())
+                    capstan_gocompat::quote::go_quote(&node.to_string())
                 )));
             }
             other => Arg::Chain {
@@ -573,7 +573,7 @@ impl<'a> Parser<'a> {
                 let Some(func) = (self.lookup_func)(&t.text) else {
                     return Err(self.error(format!(
                         "function {} not defined",
-                        capstan_gocompat::json::go_quote(&t.text)
+                        capstan_gocompat::quote::go_quote(&t.text)
                     )));
                 };
                 Arg::Ident {
@@ -588,7 +588,7 @@ impl<'a> Parser<'a> {
                 if !self.vars.contains(&t.text) {
                     return Err(self.error(format!(
                         "undefined variable {}",
-                        capstan_gocompat::json::go_quote(&t.text)
+                        capstan_gocompat::quote::go_quote(&t.text)
                     )));
                 }
                 Arg::Variable {
@@ -656,7 +656,7 @@ impl<'a> Parser<'a> {
             let imag = parse_float(imag_text, 64).map_err(|_| {
                 self.error(format!(
                     "illegal number syntax: {}",
-                    capstan_gocompat::json::go_quote(&text)
+                    capstan_gocompat::quote::go_quote(&text)
                 ))
             })?;
             // Go simplifies a complex constant with no imaginary part to a real one.
@@ -690,7 +690,7 @@ impl<'a> Parser<'a> {
             if !text.contains(['.', 'e', 'E', 'p', 'P']) {
                 return Err(self.error(format!(
                     "integer overflow: {}",
-                    capstan_gocompat::json::go_quote(&text)
+                    capstan_gocompat::quote::go_quote(&text)
                 )));
             }
             n.is_float = true;
@@ -707,7 +707,7 @@ impl<'a> Parser<'a> {
         if !n.is_int && !n.is_uint && !n.is_float {
             return Err(self.error(format!(
                 "illegal number syntax: {}",
-                capstan_gocompat::json::go_quote(&text)
+                capstan_gocompat::quote::go_quote(&text)
             )));
         }
         Ok(n)

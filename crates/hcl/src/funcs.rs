@@ -1328,7 +1328,7 @@ fn yaml_scalar(v: &Value) -> String {
         Value::Null(_) => "null".into(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.text(),
-        Value::String(s) => capstan_gocompat::json::go_quote(s),
+        Value::String(s) => capstan_gocompat::quote::go_quote(s),
         _ => String::new(),
     }
 }
@@ -1349,7 +1349,7 @@ fn yaml_node(v: &Value, indent: usize, out: &mut String, top: bool) {
                 if i > 0 || top {
                     out.push_str(&pad);
                 }
-                out.push_str(&capstan_gocompat::json::go_quote(k));
+                out.push_str(&capstan_gocompat::quote::go_quote(k));
                 out.push(':');
                 yaml_child(x, indent, out, true);
             }

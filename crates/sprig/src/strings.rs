@@ -3,7 +3,7 @@
 
 use crate::convert::{s, string_list, strslice, strval};
 use crate::{reg, regv};
-use capstan_gocompat::json::go_quote;
+use capstan_gocompat::quote::go_quote;
 use capstan_gotmpl::{FuncMap, FuncResult, Ty};
 use capstan_value::{Elem, Map, Str, Value};
 use std::collections::BTreeMap;

@@ -19,7 +19,7 @@ struct Url {
 /// Go's `url.Parse` for the common shapes; errors carry Go's text.
 fn parse(raw: &str) -> FuncResult<Url> {
     let err = |msg: &str| -> capstan_gotmpl::FuncError {
-        format!("parse {}: {msg}", capstan_gocompat::json::go_quote(raw)).into()
+        format!("parse {}: {msg}", capstan_gocompat::quote::go_quote(raw)).into()
     };
     let (rest, fragment) = match raw.split_once('#') {
         Some((r, f)) => (r, f.to_string()),

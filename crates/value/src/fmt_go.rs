@@ -2,7 +2,7 @@
 //! `%#v` used in YAML and conversion error messages (`[]interface {}{1, 2}`).
 
 use crate::Value;
-use capstan_gocompat::json::{go_quote, go_quote_bytes};
+use capstan_gocompat::quote::{go_quote, go_quote_bytes};
 use capstan_gocompat::strconv::format_float;
 
 /// The order in which Go's `fmt` sorts interface keys of different types in this build.

@@ -4,7 +4,7 @@
 
 use crate::fmt_go::go_syntax;
 use crate::Value;
-use capstan_gocompat::json::push_go_escaped;
+use capstan_gocompat::quote::push_go_escaped;
 use capstan_gocompat::strconv::format_float;
 
 #[derive(Clone, Copy, Default)]
@@ -471,7 +471,7 @@ fn fmt_int_verb(out: &mut String, v: &Value, neg: bool, mag: u128, verb: char, f
             let mut s = format!("U+{:04X}", mag);
             if f.sharp {
                 if let Some(c) = char::from_u32(mag as u32) {
-                    if capstan_gocompat::json::is_go_printable(c) {
+                    if capstan_gocompat::quote::is_go_printable(c) {
                         s.push_str(&format!(" '{c}'"));
                     }
                 }

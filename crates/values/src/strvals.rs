@@ -222,7 +222,7 @@ impl Parser<'_> {
                 }
                 err(format!(
                     "key {} has no value",
-                    capstan_gocompat::json::go_quote(&k)
+                    capstan_gocompat::quote::go_quote(&k)
                 ))
             }
             Some('[') => {
@@ -240,7 +240,7 @@ impl Parser<'_> {
                 set(data, &k, Value::from(""));
                 err(format!(
                     "key {} has no value (cannot end with ,)",
-                    capstan_gocompat::json::go_quote(&k)
+                    capstan_gocompat::quote::go_quote(&k)
                 ))
             }
             Some(_) => {
@@ -259,7 +259,7 @@ impl Parser<'_> {
                 if e.is_ok() && inner.is_empty() {
                     return err(format!(
                         "key map {} has no value",
-                        capstan_gocompat::json::go_quote(&k)
+                        capstan_gocompat::quote::go_quote(&k)
                     ));
                 }
                 if !inner.is_empty() {
@@ -344,7 +344,7 @@ impl Parser<'_> {
             Ok(i) if !v.starts_with('+') || v.len() > 1 => Ok(i),
             _ => err(format!(
                 "error parsing index: strconv.Atoi: parsing {}: invalid syntax",
-                capstan_gocompat::json::go_quote(&v)
+                capstan_gocompat::quote::go_quote(&v)
             )),
         }
     }
@@ -359,7 +359,7 @@ impl Parser<'_> {
                 list,
                 err(format!(
                     "unexpected data at end of array index: {}",
-                    capstan_gocompat::json::go_quote(&k)
+                    capstan_gocompat::quote::go_quote(&k)
                 )),
             );
         }

@@ -321,7 +321,7 @@ fn helm_node_here(v: &Value, bad_char: &mut bool, depth: usize) -> Result<ENode,
                     std::borrow::Cow::Owned(folded) if entries.contains_key(folded.as_str()) => {
                         return Err(YamlError::new(format!(
                             "yaml: unmarshal errors:\n  mapping key {} already defined",
-                            capstan_gocompat::json::go_quote(&folded)
+                            capstan_gocompat::quote::go_quote(&folded)
                         )))
                     }
                     std::borrow::Cow::Owned(folded) => Str::from(folded),

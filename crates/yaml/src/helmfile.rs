@@ -7,7 +7,7 @@ use crate::compose::{compose_first, with_stack_for, Generation, NodeKind};
 use crate::error::{CastError, YamlError};
 use crate::resolve::{resolve, short_tag, Scalar, BINARY, MAP, MERGE, SEQ, STR};
 use crate::walk::{decode_base64, is_merge_key, is_quoted, want_map, Walker};
-use capstan_gocompat::json::go_quote;
+use capstan_gocompat::quote::go_quote;
 use capstan_value::{go_syntax, AnyMapBuilder, Map, Str, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -4,7 +4,7 @@
 //! (`expected_types.tsv`), or the same error text.
 
 use crate::report::CaseResult;
-use capstan_gocompat::json::go_quote;
+use capstan_gocompat::quote::go_quote;
 use capstan_state::host::OsHost;
 use capstan_state::load::{load_env_values, Overrides, Settings};
 use capstan_state::merge::Tree;
