@@ -303,7 +303,7 @@ fn settings(
         namespace: g.namespace.clone(),
         kube_context: g.kube_context.clone(),
         hcl: capstan_state::hcl_evaluator(),
-        secrets: capstan_state::secrets::sops_reader,
+        secrets: capstan_state::load::sops_reader,
         limits: None,
         chart: g.chart.clone(),
         helm_binary: g.helm_binary.clone(),

@@ -19,11 +19,18 @@ use std::sync::Arc;
 /// Reads a secrets file and returns its decrypted text (the secrets issue brings sops).
 pub type SecretsReader = fn(&Renderer, &str) -> Result<String, StateError>;
 
-/// The reader used until native decryption exists: a clear error.
+/// The reader for where secrets cannot be read (tests, fuzzing): a clear error.
 pub fn secrets_unsupported(_: &Renderer, path: &str) -> Result<String, StateError> {
     Err(format!(
         "failed to decrypt secrets file \"{path}\": sops decryption is not supported by this build of capstan yet"
     ).into())
+}
+
+/// The secrets reader the CLI uses: sops files decrypted by [`crate::secrets`], with
+/// helmfile's error wrapping.
+pub fn sops_reader(r: &Renderer, path: &str) -> Result<String, StateError> {
+    Ok(crate::secrets::decrypt_file(r.host.as_ref(), path)
+        .map_err(|e| format!("failed to decrypt secrets file \"{path}\": {e}"))?)
 }
 
 /// A failure while loading a state file.

@@ -4,7 +4,6 @@
 //! natively. The plaintext stays in memory; a failure is an error, never empty values.
 
 use crate::host::{go_io_reason, Host};
-use crate::render::Renderer;
 use crate::StateError;
 use capstan_secrets::{decrypt, identities_from_env, SopsError};
 use std::path::Path;
@@ -12,7 +11,7 @@ use std::path::Path;
 /// Decrypts the sops file at `path` (relative to the host's working directory); its
 /// values are remembered as secrets ([`capstan_secrets::known`]) so printed text can
 /// hide them.
-pub(crate) fn decrypt_file(host: &dyn Host, path: &str) -> Result<String, StateError> {
+pub fn decrypt_file(host: &dyn Host, path: &str) -> Result<String, StateError> {
     let text = decrypt_file_text(host, path)?;
     remember_plaintext(&text);
     Ok(text)
@@ -57,10 +56,4 @@ fn decrypt_file_text(host: &dyn Host, path: &str) -> Result<String, StateError> 
         }
         Err(e) => Err(e.to_string().into()),
     }
-}
-
-/// The secrets reader the CLI uses: helmfile's error wrapping around [`decrypt_file`].
-pub fn sops_reader(r: &Renderer, path: &str) -> Result<String, StateError> {
-    Ok(decrypt_file(r.host.as_ref(), path)
-        .map_err(|e| format!("failed to decrypt secrets file \"{path}\": {e}"))?)
 }
