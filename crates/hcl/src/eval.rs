@@ -1,29 +1,14 @@
 //! Expression evaluation as hclsyntax does it, with its diagnostics and their ranges.
 
 use crate::ast::*;
+use crate::call::{call_function, FuncError};
+pub use crate::ctx::Ctx;
 use crate::diag::{Diag, Range};
-use crate::funcs::{call_function, FuncError};
 use crate::number::Number;
 use crate::value::{convert, unify, Type, Value};
 use std::collections::BTreeMap;
 
-/// Variables in scope.
-#[derive(Clone, Default)]
-pub struct Ctx {
-    pub vars: BTreeMap<String, Value>,
-}
-
 type EResult = Result<Value, Diag>;
-
-impl Ctx {
-    fn with(&self, bindings: &[(&str, Value)]) -> Ctx {
-        let mut c = self.clone();
-        for (k, v) in bindings {
-            c.vars.insert(k.to_string(), v.clone());
-        }
-        c
-    }
-}
 
 fn type_name(v: &Value) -> String {
     v.ty().friendly()
@@ -393,7 +378,7 @@ pub fn eval(e: &Expr, ctx: &Ctx) -> EResult {
                 _ => Value::Tuple(out),
             })
         }
-        ExprKind::Call { .. } => call_function(e, ctx).map_err(|fe| match fe {
+        ExprKind::Call { .. } => call_function(e, ctx, eval).map_err(|fe| match fe {
             FuncError::Diag(d) => d,
         }),
         ExprKind::Conditional {

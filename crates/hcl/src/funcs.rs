@@ -1,17 +1,10 @@
-//! The functions helmfile gives HCL: cty's stdlib (plus `try`/`can`, the cidr
-//! functions, `yamldecode`/`yamlencode`), with cty's parameter names, argument
-//! conversion and error texts, called the way hclsyntax calls them.
+//! The functions helmfile gives HCL: cty's stdlib (the cidr functions,
+//! `yamldecode`/`yamlencode` too) as one table of name, parameters (cty's names and
+//! types) and implementation, with cty's error texts. Calling them is [`crate::call`]'s.
 
-use crate::ast::{Expr, ExprKind};
-use crate::diag::{Diag, Range};
-use crate::eval::{eval, Ctx};
 use crate::number::{Number, LITERAL_PREC};
 use crate::value::{convert, set_of, unify, Type, Value};
 use std::collections::BTreeMap;
-
-pub enum FuncError {
-    Diag(Diag),
-}
 
 /// Why a function failed: about one argument (reported at it) or the call.
 /// Why a cty function call failed: cty's text, about one argument or the whole call.
@@ -42,12 +35,12 @@ impl From<&str> for Fail {
     }
 }
 
-type FResult = Result<Value, Fail>;
+pub(crate) type FResult = Result<Value, Fail>;
 
-struct Param {
-    name: &'static str,
-    ty: Type,
-    allow_null: bool,
+pub(crate) struct Param {
+    pub(crate) name: &'static str,
+    pub(crate) ty: Type,
+    pub(crate) allow_null: bool,
 }
 
 fn p(name: &'static str, ty: Type) -> Param {
@@ -74,514 +67,564 @@ fn set(t: Type) -> Type {
     Type::Set(Box::new(t))
 }
 
-type Impl = fn(&[Value]) -> FResult;
+pub(crate) type Impl = fn(&[Value]) -> FResult;
 
-/// Every function name, sorted (for "Did you mean" suggestions).
-const FUNCTION_NAMES: &[&str] = &[
-    "abs",
-    "can",
-    "ceil",
-    "chomp",
-    "chunklist",
-    "cidrhost",
-    "cidrnetmask",
-    "cidrsubnet",
-    "cidrsubnets",
-    "coalesce",
-    "coalescelist",
-    "compact",
-    "concat",
-    "contains",
-    "csvdecode",
-    "distinct",
-    "element",
-    "flatten",
-    "floor",
-    "format",
-    "formatdate",
-    "formatlist",
-    "indent",
-    "int",
-    "join",
-    "jsondecode",
-    "jsonencode",
-    "keys",
-    "length",
-    "log",
-    "lookup",
-    "lower",
-    "max",
-    "merge",
-    "min",
-    "parseint",
-    "pow",
-    "range",
-    "regex",
-    "regexall",
-    "reverselist",
-    "setintersection",
-    "setproduct",
-    "setsubtract",
-    "setunion",
-    "signum",
-    "slice",
-    "sort",
-    "split",
-    "strlen",
-    "strrev",
-    "substr",
-    "timeadd",
-    "title",
-    "trim",
-    "trimprefix",
-    "trimspace",
-    "trimsuffix",
-    "try",
-    "upper",
-    "values",
-    "yamldecode",
-    "yamlencode",
-    "zipmap",
-];
-
-struct Sig {
-    params: Vec<Param>,
-    var: Option<Param>,
-    imp: Impl,
+/// One function: its name, cty's parameters (the last may repeat), its implementation.
+pub(crate) struct Sig {
+    pub(crate) name: &'static str,
+    pub(crate) params: Vec<Param>,
+    pub(crate) var: Option<Param>,
+    pub(crate) imp: Impl,
 }
 
-fn sig(name: &str) -> Option<Sig> {
-    use Type::*;
-    let s = |params: Vec<Param>, var: Option<Param>, imp: Impl| Some(Sig { params, var, imp });
-    match name {
-        "abs" => s(vec![p("num", Number)], None, |a| {
-            Ok(Value::Number(num(&a[0]).abs()))
-        }),
-        "ceil" => s(vec![p("num", Number)], None, |a| float_fn(&a[0], f64::ceil)),
-        "floor" => s(vec![p("num", Number)], None, |a| {
-            float_fn(&a[0], f64::floor)
-        }),
-        "chomp" => s(vec![p("str", String)], None, |a| {
-            Ok(Value::string(
-                st(&a[0]).trim_end_matches(['\r', '\n']).to_string(),
-            ))
-        }),
-        "coalesce" => s(vec![], Some(pn("vals", Dynamic)), coalesce),
-        "coalescelist" => s(vec![], Some(pn("vals", Dynamic)), coalescelist),
-        "compact" => s(vec![p("list", list(String))], None, |a| {
-            let items = elems(&a[0])
-                .into_iter()
-                .filter(|v| {
-                    !matches!(v, Value::Null(_)) && !matches!(v, Value::String(s) if s.is_empty())
-                })
-                .collect();
-            Ok(Value::List(Type::String, items))
-        }),
-        "concat" => s(vec![], Some(p("seqs", Dynamic)), concat),
-        "contains" => s(
-            vec![p("list", Dynamic), p("value", Dynamic)],
-            None,
-            |a| match &a[0] {
-                Value::List(..) | Value::Tuple(_) | Value::Set(..) => Ok(Value::Bool(
-                    elems(&a[0])
-                        .iter()
-                        .any(|x| x.equals(&a[1]) || loose_equal(x, &a[1])),
-                )),
-                other => Err(Fail::Arg(
-                    0,
-                    format!(
-                        "argument must be list, tuple, or set, got {}",
-                        other.ty().friendly()
-                    ),
-                )),
-            },
-        ),
-        "csvdecode" => s(vec![p("str", String)], None, csvdecode),
-        "distinct" => s(vec![p("list", list(Dynamic))], None, |a| {
-            let (t, items) = match &a[0] {
-                Value::List(t, items) => (t.clone(), items.clone()),
-                other => (Type::Dynamic, elems(other)),
-            };
-            let mut out: Vec<Value> = Vec::new();
-            for x in items {
-                if !out.iter().any(|y| y.equals(&x)) {
-                    out.push(x);
-                }
-            }
-            Ok(Value::List(t, out))
-        }),
-        "element" => s(vec![p("list", Dynamic), p("index", Number)], None, |a| {
-            let items = match &a[0] {
-                Value::List(..) | Value::Tuple(_) => elems(&a[0]),
-                other => {
-                    return Err(Fail::Arg(
+/// Every function helmfile gives HCL (but `try` and `can`, which evaluate their
+/// arguments themselves), sorted by name: the table calls and suggestions read.
+pub(crate) fn table() -> &'static [Sig] {
+    static TABLE: std::sync::OnceLock<Vec<Sig>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        use Type::*;
+        let s = |name: &'static str, params: Vec<Param>, var: Option<Param>, imp: Impl| Sig {
+            name,
+            params,
+            var,
+            imp,
+        };
+        let mut table = vec![
+            s("abs", vec![p("num", Number)], None, |a| {
+                Ok(Value::Number(num(&a[0]).abs()))
+            }),
+            s("ceil", vec![p("num", Number)], None, |a| {
+                float_fn(&a[0], f64::ceil)
+            }),
+            s("floor", vec![p("num", Number)], None, |a| {
+                float_fn(&a[0], f64::floor)
+            }),
+            s("chomp", vec![p("str", String)], None, |a| {
+                Ok(Value::string(
+                    st(&a[0]).trim_end_matches(['\r', '\n']).to_string(),
+                ))
+            }),
+            s("coalesce", vec![], Some(pn("vals", Dynamic)), coalesce),
+            s(
+                "coalescelist",
+                vec![],
+                Some(pn("vals", Dynamic)),
+                coalescelist,
+            ),
+            s("compact", vec![p("list", list(String))], None, |a| {
+                let items = elems(&a[0])
+                    .into_iter()
+                    .filter(|v| {
+                        !matches!(v, Value::Null(_))
+                            && !matches!(v, Value::String(s) if s.is_empty())
+                    })
+                    .collect();
+                Ok(Value::List(Type::String, items))
+            }),
+            s("concat", vec![], Some(p("seqs", Dynamic)), concat),
+            s(
+                "contains",
+                vec![p("list", Dynamic), p("value", Dynamic)],
+                None,
+                |a| match &a[0] {
+                    Value::List(..) | Value::Tuple(_) | Value::Set(..) => Ok(Value::Bool(
+                        elems(&a[0])
+                            .iter()
+                            .any(|x| x.equals(&a[1]) || loose_equal(x, &a[1])),
+                    )),
+                    other => Err(Fail::Arg(
                         0,
-                        format!("cannot read elements from {}", other.ty().friendly()),
-                    ))
-                }
-            };
-            if items.is_empty() {
-                return Err(Fail::Call(
-                    "cannot use element function with an empty list".into(),
-                ));
-            }
-            let i = int_of(&a[1]).ok_or_else(|| {
-                Fail::Arg(1, "invalid index: value must be a whole number".into())
-            })?;
-            let n = items.len() as i64;
-            Ok(items[i.rem_euclid(n) as usize].clone())
-        }),
-        "chunklist" => s(
-            vec![p("list", list(Dynamic)), p("size", Number)],
-            None,
-            |a| {
-                let size = int_of(&a[1])
-                    .ok_or_else(|| Fail::Arg(1, "a whole number is required".into()))?;
-                if size < 0 {
-                    return Err(Fail::Arg(1, "the size argument must be positive".into()));
-                }
+                        format!(
+                            "argument must be list, tuple, or set, got {}",
+                            other.ty().friendly()
+                        ),
+                    )),
+                },
+            ),
+            s("csvdecode", vec![p("str", String)], None, csvdecode),
+            s("distinct", vec![p("list", list(Dynamic))], None, |a| {
                 let (t, items) = match &a[0] {
                     Value::List(t, items) => (t.clone(), items.clone()),
                     other => (Type::Dynamic, elems(other)),
                 };
-                let chunks: Vec<Value> = if size == 0 {
-                    vec![Value::List(t.clone(), items)]
-                } else {
-                    items
-                        .chunks(size as usize)
-                        .map(|c| Value::List(t.clone(), c.to_vec()))
-                        .collect()
-                };
-                Ok(Value::List(list(t), chunks))
-            },
-        ),
-        "flatten" => s(vec![p("list", Dynamic)], None, |a| {
-            let mut out = Vec::new();
-            match &a[0] {
-                Value::List(..) | Value::Tuple(_) | Value::Set(..) => flatten(&a[0], &mut out),
-                other => {
-                    return Err(Fail::Arg(
-                        0,
-                        format!(
-                            "can only flatten lists, sets and tuples, not {}",
-                            other.ty().friendly()
-                        ),
-                    ))
+                let mut out: Vec<Value> = Vec::new();
+                for x in items {
+                    if !out.iter().any(|y| y.equals(&x)) {
+                        out.push(x);
+                    }
                 }
-            }
-            Ok(Value::Tuple(out))
-        }),
-        "format" => s(vec![p("format", String)], Some(pn("args", Dynamic)), |a| {
-            format(&st(&a[0]), &a[1..]).map(Value::string)
-        }),
-        "formatlist" => s(
-            vec![p("format", String)],
-            Some(pn("args", Dynamic)),
-            formatlist,
-        ),
-        "formatdate" => s(
-            vec![p("format", String), p("time", String)],
-            None,
-            formatdate,
-        ),
-        "indent" => s(vec![p("spaces", Number), p("str", String)], None, |a| {
-            let n = int_of(&a[0]).unwrap_or(0).clamp(0, 1 << 16) as usize;
-            let pad = " ".repeat(n);
-            Ok(Value::string(st(&a[1]).replace('\n', &format!("\n{pad}"))))
-        }),
-        "int" => s(vec![p("num", Number)], None, |a| {
-            Ok(Value::Number(num(&a[0]).trunc()))
-        }),
-        "join" => s(
-            vec![p("separator", String)],
-            Some(p("lists", list(String))),
-            |a| {
-                if a.len() < 2 {
-                    return Err(Fail::Call("at least one list is required".into()));
+                Ok(Value::List(t, out))
+            }),
+            s(
+                "element",
+                vec![p("list", Dynamic), p("index", Number)],
+                None,
+                |a| {
+                    let items = match &a[0] {
+                        Value::List(..) | Value::Tuple(_) => elems(&a[0]),
+                        other => {
+                            return Err(Fail::Arg(
+                                0,
+                                format!("cannot read elements from {}", other.ty().friendly()),
+                            ))
+                        }
+                    };
+                    if items.is_empty() {
+                        return Err(Fail::Call(
+                            "cannot use element function with an empty list".into(),
+                        ));
+                    }
+                    let i = int_of(&a[1]).ok_or_else(|| {
+                        Fail::Arg(1, "invalid index: value must be a whole number".into())
+                    })?;
+                    let n = items.len() as i64;
+                    Ok(items[i.rem_euclid(n) as usize].clone())
+                },
+            ),
+            s(
+                "chunklist",
+                vec![p("list", list(Dynamic)), p("size", Number)],
+                None,
+                |a| {
+                    let size = int_of(&a[1])
+                        .ok_or_else(|| Fail::Arg(1, "a whole number is required".into()))?;
+                    if size < 0 {
+                        return Err(Fail::Arg(1, "the size argument must be positive".into()));
+                    }
+                    let (t, items) = match &a[0] {
+                        Value::List(t, items) => (t.clone(), items.clone()),
+                        other => (Type::Dynamic, elems(other)),
+                    };
+                    let chunks: Vec<Value> = if size == 0 {
+                        vec![Value::List(t.clone(), items)]
+                    } else {
+                        items
+                            .chunks(size as usize)
+                            .map(|c| Value::List(t.clone(), c.to_vec()))
+                            .collect()
+                    };
+                    Ok(Value::List(list(t), chunks))
+                },
+            ),
+            s("flatten", vec![p("list", Dynamic)], None, |a| {
+                let mut out = Vec::new();
+                match &a[0] {
+                    Value::List(..) | Value::Tuple(_) | Value::Set(..) => flatten(&a[0], &mut out),
+                    other => {
+                        return Err(Fail::Arg(
+                            0,
+                            format!(
+                                "can only flatten lists, sets and tuples, not {}",
+                                other.ty().friendly()
+                            ),
+                        ))
+                    }
                 }
-                let mut parts = Vec::new();
-                for (i, l) in a[1..].iter().enumerate() {
-                    for x in elems(l) {
-                        match x {
-                            Value::String(s) => parts.push(s),
-                            Value::Null(_) => {
-                                return Err(Fail::Arg(
-                                    i + 1,
-                                    "element is null: cannot concatenate null values".into(),
-                                ))
+                Ok(Value::Tuple(out))
+            }),
+            s(
+                "format",
+                vec![p("format", String)],
+                Some(pn("args", Dynamic)),
+                |a| format(&st(&a[0]), &a[1..]).map(Value::string),
+            ),
+            s(
+                "formatlist",
+                vec![p("format", String)],
+                Some(pn("args", Dynamic)),
+                formatlist,
+            ),
+            s(
+                "formatdate",
+                vec![p("format", String), p("time", String)],
+                None,
+                formatdate,
+            ),
+            s(
+                "indent",
+                vec![p("spaces", Number), p("str", String)],
+                None,
+                |a| {
+                    let n = int_of(&a[0]).unwrap_or(0).clamp(0, 1 << 16) as usize;
+                    let pad = " ".repeat(n);
+                    Ok(Value::string(st(&a[1]).replace('\n', &format!("\n{pad}"))))
+                },
+            ),
+            s("int", vec![p("num", Number)], None, |a| {
+                Ok(Value::Number(num(&a[0]).trunc()))
+            }),
+            s(
+                "join",
+                vec![p("separator", String)],
+                Some(p("lists", list(String))),
+                |a| {
+                    if a.len() < 2 {
+                        return Err(Fail::Call("at least one list is required".into()));
+                    }
+                    let mut parts = Vec::new();
+                    for (i, l) in a[1..].iter().enumerate() {
+                        for x in elems(l) {
+                            match x {
+                                Value::String(s) => parts.push(s),
+                                Value::Null(_) => {
+                                    return Err(Fail::Arg(
+                                        i + 1,
+                                        "element is null: cannot concatenate null values".into(),
+                                    ))
+                                }
+                                _ => {}
                             }
-                            _ => {}
                         }
                     }
+                    Ok(Value::string(parts.join(&st(&a[0]))))
+                },
+            ),
+            s("jsondecode", vec![p("str", String)], None, |a| {
+                jsondecode(&st(&a[0]))
+            }),
+            s("jsonencode", vec![pn("val", Dynamic)], None, |a| {
+                let mut out = std::string::String::new();
+                json_encode(&a[0], &mut out);
+                Ok(Value::string(out))
+            }),
+            s("keys", vec![p("inputMap", Dynamic)], None, |a| {
+                match a[0].entries() {
+                    Some(m) => Ok(Value::List(
+                        Type::String,
+                        m.keys().map(|k| Value::string(k.clone())).collect(),
+                    )),
+                    None => Err(Fail::Arg(0, "must have map or object type".into())),
                 }
-                Ok(Value::string(parts.join(&st(&a[0]))))
-            },
-        ),
-        "jsondecode" => s(vec![p("str", String)], None, |a| jsondecode(&st(&a[0]))),
-        "jsonencode" => s(vec![pn("val", Dynamic)], None, |a| {
-            let mut out = std::string::String::new();
-            json_encode(&a[0], &mut out);
-            Ok(Value::string(out))
-        }),
-        "keys" => s(vec![p("inputMap", Dynamic)], None, |a| {
-            match a[0].entries() {
-                Some(m) => Ok(Value::List(
-                    Type::String,
-                    m.keys().map(|k| Value::string(k.clone())).collect(),
-                )),
-                None => Err(Fail::Arg(0, "must have map or object type".into())),
-            }
-        }),
-        "length" => s(vec![p("collection", Dynamic)], None, |a| match &a[0] {
-            Value::List(_, v) | Value::Set(_, v) | Value::Tuple(v) => {
-                Ok(Value::int(v.len() as i64))
-            }
-            Value::Map(_, m) => Ok(Value::int(m.len() as i64)),
-            _ => Err(Fail::Call(
-                "collection must be a list, a map or a tuple".into(),
-            )),
-        }),
-        "log" => s(vec![p("num", Number), p("base", Number)], None, |a| {
-            let (n, b) = (num(&a[0]).to_f64(), num(&a[1]).to_f64());
-            float_value(n.ln() / b.ln())
-        }),
-        "lookup" => s(
-            vec![
-                p("inputMap", Dynamic),
-                p("key", String),
-                pn("default", Dynamic),
-            ],
-            None,
-            |a| {
-                let Some(m) = a[0].entries() else {
-                    return Err(Fail::Arg(0, "the given object has no attribute".into()));
-                };
-                Ok(m.get(&st(&a[1])).cloned().unwrap_or_else(|| a[2].clone()))
-            },
-        ),
-        "lower" => s(vec![p("str", String)], None, |a| {
-            Ok(Value::string(go_case(&st(&a[0]), false)))
-        }),
-        "upper" => s(vec![p("str", String)], None, |a| {
-            Ok(Value::string(go_case(&st(&a[0]), true)))
-        }),
-        "title" => s(vec![p("str", String)], None, |a| {
-            Ok(Value::string(title(&st(&a[0]))))
-        }),
-        "strrev" => s(vec![p("str", String)], None, |a| {
-            Ok(Value::string(
-                graphemes(&st(&a[0]))
-                    .into_iter()
-                    .rev()
-                    .collect::<std::string::String>(),
-            ))
-        }),
-        "strlen" => s(vec![p("str", String)], None, |a| {
-            Ok(Value::int(graphemes(&st(&a[0])).len() as i64))
-        }),
-        "trimspace" => s(vec![p("str", String)], None, |a| {
-            Ok(Value::string(st(&a[0]).trim().to_string()))
-        }),
-        "trim" => s(vec![p("str", String), p("cutset", String)], None, |a| {
-            let cut: Vec<char> = st(&a[1]).chars().collect();
-            Ok(Value::string(
-                st(&a[0]).trim_matches(|c| cut.contains(&c)).to_string(),
-            ))
-        }),
-        "trimprefix" => s(vec![p("str", String), p("prefix", String)], None, |a| {
-            let (s0, pre) = (st(&a[0]), st(&a[1]));
-            Ok(Value::string(
-                s0.strip_prefix(pre.as_str()).unwrap_or(&s0).to_string(),
-            ))
-        }),
-        "trimsuffix" => s(vec![p("str", String), p("suffix", String)], None, |a| {
-            let (s0, suf) = (st(&a[0]), st(&a[1]));
-            Ok(Value::string(
-                s0.strip_suffix(suf.as_str()).unwrap_or(&s0).to_string(),
-            ))
-        }),
-        "max" => s(vec![], Some(p("numbers", Number)), |a| extreme(a, true)),
-        "min" => s(vec![], Some(p("numbers", Number)), |a| extreme(a, false)),
-        "merge" => s(vec![], Some(pn("maps", Dynamic)), merge),
-        "parseint" => s(
-            vec![p("number", Dynamic), p("base", Number)],
-            None,
-            parseint,
-        ),
-        "pow" => s(vec![p("num", Number), p("power", Number)], None, |a| {
-            float_value(num(&a[0]).to_f64().powf(num(&a[1]).to_f64()))
-        }),
-        "range" => s(vec![], Some(p("params", Number)), range),
-        "regex" => s(vec![p("pattern", String), p("string", String)], None, |a| {
-            let re = compile(&st(&a[0]))?;
-            let text = st(&a[1]);
-            match re.captures(&text) {
-                Some(c) => Ok(captures(&re, &c)),
-                None => Err(Fail::Call(
-                    "pattern did not match any part of the given string".into(),
-                )),
-            }
-        }),
-        "regexall" => s(vec![p("pattern", String), p("string", String)], None, |a| {
-            let re = compile(&st(&a[0]))?;
-            let text = st(&a[1]);
-            let all: Vec<Value> = re.captures_iter(&text).map(|c| captures(&re, &c)).collect();
-            Ok(Value::list(all, Type::String))
-        }),
-        "reverselist" => s(vec![p("list", Dynamic)], None, |a| match &a[0] {
-            Value::List(t, v) => Ok(Value::List(t.clone(), v.iter().rev().cloned().collect())),
-            Value::Tuple(v) => Ok(Value::Tuple(v.iter().rev().cloned().collect())),
-            other => Err(Fail::Arg(
-                0,
-                format!(
-                    "can only reverse list or tuple values, not {}",
-                    other.ty().friendly()
-                ),
-            )),
-        }),
-        "setintersection" => s(
-            vec![p("first_set", set(Dynamic))],
-            Some(p("other_sets", set(Dynamic))),
-            |a| {
-                set_op(a, |acc, other| {
-                    acc.into_iter()
-                        .filter(|x| other.iter().any(|y| y.equals(x)))
-                        .collect()
-                })
-            },
-        ),
-        "setsubtract" => s(
-            vec![p("a", set(Dynamic)), p("b", set(Dynamic))],
-            None,
-            |a| {
-                set_op(a, |acc, other| {
-                    acc.into_iter()
-                        .filter(|x| !other.iter().any(|y| y.equals(x)))
-                        .collect()
-                })
-            },
-        ),
-        "setunion" => s(
-            vec![p("first_set", set(Dynamic))],
-            Some(p("other_sets", set(Dynamic))),
-            |a| {
-                set_op(a, |mut acc, other| {
-                    acc.extend(other);
-                    acc
-                })
-            },
-        ),
-        "setproduct" => s(vec![], Some(p("sets", Dynamic)), |a| {
-            let mut rows: Vec<Vec<Value>> = vec![Vec::new()];
-            for s0 in a {
-                let items = elems(s0);
-                let mut next = Vec::new();
-                for r in &rows {
-                    for x in &items {
-                        let mut r2 = r.clone();
-                        r2.push(x.clone());
-                        next.push(r2);
+            }),
+            s(
+                "length",
+                vec![p("collection", Dynamic)],
+                None,
+                |a| match &a[0] {
+                    Value::List(_, v) | Value::Set(_, v) | Value::Tuple(v) => {
+                        Ok(Value::int(v.len() as i64))
                     }
-                }
-                rows = next;
-            }
-            if a.is_empty() {
-                return Err(Fail::Call("at least two arguments are required".into()));
-            }
-            Ok(Value::List(
-                Type::Dynamic,
-                rows.into_iter().map(Value::Tuple).collect(),
-            ))
-        }),
-        "signum" => s(vec![p("num", Number)], None, |a| {
-            let n = num(&a[0]);
-            Ok(Value::int(if n.is_zero() {
-                0
-            } else if n.is_negative() {
-                -1
-            } else {
-                1
-            }))
-        }),
-        "slice" => s(
-            vec![
-                p("list", Dynamic),
-                p("start_index", Number),
-                p("end_index", Number),
-            ],
-            None,
-            slice,
-        ),
-        "sort" => s(vec![p("list", list(String))], None, |a| {
-            let mut items: Vec<std::string::String> = elems(&a[0]).iter().map(st).collect();
-            items.sort();
-            Ok(Value::List(
-                Type::String,
-                items.into_iter().map(Value::string).collect(),
-            ))
-        }),
-        "split" => s(vec![p("separator", String), p("str", String)], None, |a| {
-            let (sep, s0) = (st(&a[0]), st(&a[1]));
-            let parts: Vec<Value> = if sep.is_empty() {
-                s0.chars().map(|c| Value::string(c.to_string())).collect()
-            } else {
-                s0.split(sep.as_str()).map(Value::string).collect()
-            };
-            Ok(Value::List(Type::String, parts))
-        }),
-        "substr" => s(
-            vec![p("str", String), p("offset", Number), p("length", Number)],
-            None,
-            substr,
-        ),
-        "timeadd" => s(
-            vec![p("timestamp", String), p("duration", String)],
-            None,
-            timeadd,
-        ),
-        "values" => s(vec![p("mapping", Dynamic)], None, |a| {
-            match a[0].entries() {
-                Some(m) => {
-                    let vals: Vec<Value> = m.values().cloned().collect();
-                    Ok(match &a[0] {
-                        Value::Map(t, _) => Value::List(t.clone(), vals),
-                        _ => Value::Tuple(vals),
+                    Value::Map(_, m) => Ok(Value::int(m.len() as i64)),
+                    _ => Err(Fail::Call(
+                        "collection must be a list, a map or a tuple".into(),
+                    )),
+                },
+            ),
+            s(
+                "log",
+                vec![p("num", Number), p("base", Number)],
+                None,
+                |a| {
+                    let (n, b) = (num(&a[0]).to_f64(), num(&a[1]).to_f64());
+                    float_value(n.ln() / b.ln())
+                },
+            ),
+            s(
+                "lookup",
+                vec![
+                    p("inputMap", Dynamic),
+                    p("key", String),
+                    pn("default", Dynamic),
+                ],
+                None,
+                |a| {
+                    let Some(m) = a[0].entries() else {
+                        return Err(Fail::Arg(0, "the given object has no attribute".into()));
+                    };
+                    Ok(m.get(&st(&a[1])).cloned().unwrap_or_else(|| a[2].clone()))
+                },
+            ),
+            s("lower", vec![p("str", String)], None, |a| {
+                Ok(Value::string(go_case(&st(&a[0]), false)))
+            }),
+            s("upper", vec![p("str", String)], None, |a| {
+                Ok(Value::string(go_case(&st(&a[0]), true)))
+            }),
+            s("title", vec![p("str", String)], None, |a| {
+                Ok(Value::string(title(&st(&a[0]))))
+            }),
+            s("strrev", vec![p("str", String)], None, |a| {
+                Ok(Value::string(
+                    graphemes(&st(&a[0]))
+                        .into_iter()
+                        .rev()
+                        .collect::<std::string::String>(),
+                ))
+            }),
+            s("strlen", vec![p("str", String)], None, |a| {
+                Ok(Value::int(graphemes(&st(&a[0])).len() as i64))
+            }),
+            s("trimspace", vec![p("str", String)], None, |a| {
+                Ok(Value::string(st(&a[0]).trim().to_string()))
+            }),
+            s(
+                "trim",
+                vec![p("str", String), p("cutset", String)],
+                None,
+                |a| {
+                    let cut: Vec<char> = st(&a[1]).chars().collect();
+                    Ok(Value::string(
+                        st(&a[0]).trim_matches(|c| cut.contains(&c)).to_string(),
+                    ))
+                },
+            ),
+            s(
+                "trimprefix",
+                vec![p("str", String), p("prefix", String)],
+                None,
+                |a| {
+                    let (s0, pre) = (st(&a[0]), st(&a[1]));
+                    Ok(Value::string(
+                        s0.strip_prefix(pre.as_str()).unwrap_or(&s0).to_string(),
+                    ))
+                },
+            ),
+            s(
+                "trimsuffix",
+                vec![p("str", String), p("suffix", String)],
+                None,
+                |a| {
+                    let (s0, suf) = (st(&a[0]), st(&a[1]));
+                    Ok(Value::string(
+                        s0.strip_suffix(suf.as_str()).unwrap_or(&s0).to_string(),
+                    ))
+                },
+            ),
+            s("max", vec![], Some(p("numbers", Number)), |a| {
+                extreme(a, true)
+            }),
+            s("min", vec![], Some(p("numbers", Number)), |a| {
+                extreme(a, false)
+            }),
+            s("merge", vec![], Some(pn("maps", Dynamic)), merge),
+            s(
+                "parseint",
+                vec![p("number", Dynamic), p("base", Number)],
+                None,
+                parseint,
+            ),
+            s(
+                "pow",
+                vec![p("num", Number), p("power", Number)],
+                None,
+                |a| float_value(num(&a[0]).to_f64().powf(num(&a[1]).to_f64())),
+            ),
+            s("range", vec![], Some(p("params", Number)), range),
+            s(
+                "regex",
+                vec![p("pattern", String), p("string", String)],
+                None,
+                |a| {
+                    let re = compile(&st(&a[0]))?;
+                    let text = st(&a[1]);
+                    match re.captures(&text) {
+                        Some(c) => Ok(captures(&re, &c)),
+                        None => Err(Fail::Call(
+                            "pattern did not match any part of the given string".into(),
+                        )),
+                    }
+                },
+            ),
+            s(
+                "regexall",
+                vec![p("pattern", String), p("string", String)],
+                None,
+                |a| {
+                    let re = compile(&st(&a[0]))?;
+                    let text = st(&a[1]);
+                    let all: Vec<Value> =
+                        re.captures_iter(&text).map(|c| captures(&re, &c)).collect();
+                    Ok(Value::list(all, Type::String))
+                },
+            ),
+            s(
+                "reverselist",
+                vec![p("list", Dynamic)],
+                None,
+                |a| match &a[0] {
+                    Value::List(t, v) => {
+                        Ok(Value::List(t.clone(), v.iter().rev().cloned().collect()))
+                    }
+                    Value::Tuple(v) => Ok(Value::Tuple(v.iter().rev().cloned().collect())),
+                    other => Err(Fail::Arg(
+                        0,
+                        format!(
+                            "can only reverse list or tuple values, not {}",
+                            other.ty().friendly()
+                        ),
+                    )),
+                },
+            ),
+            s(
+                "setintersection",
+                vec![p("first_set", set(Dynamic))],
+                Some(p("other_sets", set(Dynamic))),
+                |a| {
+                    set_op(a, |acc, other| {
+                        acc.into_iter()
+                            .filter(|x| other.iter().any(|y| y.equals(x)))
+                            .collect()
                     })
+                },
+            ),
+            s(
+                "setsubtract",
+                vec![p("a", set(Dynamic)), p("b", set(Dynamic))],
+                None,
+                |a| {
+                    set_op(a, |acc, other| {
+                        acc.into_iter()
+                            .filter(|x| !other.iter().any(|y| y.equals(x)))
+                            .collect()
+                    })
+                },
+            ),
+            s(
+                "setunion",
+                vec![p("first_set", set(Dynamic))],
+                Some(p("other_sets", set(Dynamic))),
+                |a| {
+                    set_op(a, |mut acc, other| {
+                        acc.extend(other);
+                        acc
+                    })
+                },
+            ),
+            s("setproduct", vec![], Some(p("sets", Dynamic)), |a| {
+                let mut rows: Vec<Vec<Value>> = vec![Vec::new()];
+                for s0 in a {
+                    let items = elems(s0);
+                    let mut next = Vec::new();
+                    for r in &rows {
+                        for x in &items {
+                            let mut r2 = r.clone();
+                            r2.push(x.clone());
+                            next.push(r2);
+                        }
+                    }
+                    rows = next;
                 }
-                None => Err(Fail::Arg(0, "must have map or object type".into())),
-            }
-        }),
-        "zipmap" => s(
-            vec![p("keys", list(String)), p("values", Dynamic)],
-            None,
-            zipmap,
-        ),
-        "yamldecode" => s(vec![p("src", String)], None, |a| yamldecode(&st(&a[0]))),
-        "yamlencode" => s(vec![pn("value", Dynamic)], None, |a| {
-            Ok(Value::string(yamlencode(&a[0])))
-        }),
-        "cidrhost" => s(
-            vec![p("prefix", String), p("hostnum", Number)],
-            None,
-            cidrhost,
-        ),
-        "cidrnetmask" => s(vec![p("prefix", String)], None, cidrnetmask),
-        "cidrsubnet" => s(
-            vec![
-                p("prefix", String),
-                p("newbits", Number),
-                p("netnum", Number),
-            ],
-            None,
-            cidrsubnet,
-        ),
-        "cidrsubnets" => s(
-            vec![p("prefix", String)],
-            Some(p("newbits", Number)),
-            cidrsubnets,
-        ),
-        _ => None,
-    }
+                if a.is_empty() {
+                    return Err(Fail::Call("at least two arguments are required".into()));
+                }
+                Ok(Value::List(
+                    Type::Dynamic,
+                    rows.into_iter().map(Value::Tuple).collect(),
+                ))
+            }),
+            s("signum", vec![p("num", Number)], None, |a| {
+                let n = num(&a[0]);
+                Ok(Value::int(if n.is_zero() {
+                    0
+                } else if n.is_negative() {
+                    -1
+                } else {
+                    1
+                }))
+            }),
+            s(
+                "slice",
+                vec![
+                    p("list", Dynamic),
+                    p("start_index", Number),
+                    p("end_index", Number),
+                ],
+                None,
+                slice,
+            ),
+            s("sort", vec![p("list", list(String))], None, |a| {
+                let mut items: Vec<std::string::String> = elems(&a[0]).iter().map(st).collect();
+                items.sort();
+                Ok(Value::List(
+                    Type::String,
+                    items.into_iter().map(Value::string).collect(),
+                ))
+            }),
+            s(
+                "split",
+                vec![p("separator", String), p("str", String)],
+                None,
+                |a| {
+                    let (sep, s0) = (st(&a[0]), st(&a[1]));
+                    let parts: Vec<Value> = if sep.is_empty() {
+                        s0.chars().map(|c| Value::string(c.to_string())).collect()
+                    } else {
+                        s0.split(sep.as_str()).map(Value::string).collect()
+                    };
+                    Ok(Value::List(Type::String, parts))
+                },
+            ),
+            s(
+                "substr",
+                vec![p("str", String), p("offset", Number), p("length", Number)],
+                None,
+                substr,
+            ),
+            s(
+                "timeadd",
+                vec![p("timestamp", String), p("duration", String)],
+                None,
+                timeadd,
+            ),
+            s("values", vec![p("mapping", Dynamic)], None, |a| {
+                match a[0].entries() {
+                    Some(m) => {
+                        let vals: Vec<Value> = m.values().cloned().collect();
+                        Ok(match &a[0] {
+                            Value::Map(t, _) => Value::List(t.clone(), vals),
+                            _ => Value::Tuple(vals),
+                        })
+                    }
+                    None => Err(Fail::Arg(0, "must have map or object type".into())),
+                }
+            }),
+            s(
+                "zipmap",
+                vec![p("keys", list(String)), p("values", Dynamic)],
+                None,
+                zipmap,
+            ),
+            s("yamldecode", vec![p("src", String)], None, |a| {
+                yamldecode(&st(&a[0]))
+            }),
+            s("yamlencode", vec![pn("value", Dynamic)], None, |a| {
+                Ok(Value::string(yamlencode(&a[0])))
+            }),
+            s(
+                "cidrhost",
+                vec![p("prefix", String), p("hostnum", Number)],
+                None,
+                cidrhost,
+            ),
+            s("cidrnetmask", vec![p("prefix", String)], None, cidrnetmask),
+            s(
+                "cidrsubnet",
+                vec![
+                    p("prefix", String),
+                    p("newbits", Number),
+                    p("netnum", Number),
+                ],
+                None,
+                cidrsubnet,
+            ),
+            s(
+                "cidrsubnets",
+                vec![p("prefix", String)],
+                Some(p("newbits", Number)),
+                cidrsubnets,
+            ),
+        ];
+        table.sort_by_key(|s| s.name);
+        table
+    })
+}
+
+/// The function named `name`.
+pub(crate) fn sig(name: &str) -> Option<&'static Sig> {
+    let t = table();
+    t.binary_search_by_key(&name, |s| s.name)
+        .ok()
+        .map(|i| &t[i])
 }
 
 fn st(v: &Value) -> String {
@@ -605,7 +648,7 @@ fn int_of(v: &Value) -> Option<i64> {
     }
 }
 
-fn elems(v: &Value) -> Vec<Value> {
+pub(crate) fn elems(v: &Value) -> Vec<Value> {
     v.elements().map(|e| e.to_vec()).unwrap_or_default()
 }
 
@@ -628,163 +671,6 @@ fn loose_equal(a: &Value, b: &Value) -> bool {
         (Value::Number(x), Value::Number(y)) => x == y,
         _ => false,
     }
-}
-
-/// The function call of an expression (arity, argument conversion, errors at the
-/// places hclsyntax reports them).
-pub(crate) fn call_function(e: &Expr, ctx: &Ctx) -> Result<Value, FuncError> {
-    let ExprKind::Call {
-        name,
-        name_range,
-        open_range,
-        close_range,
-        args,
-        expand_final,
-    } = &e.kind
-    else {
-        return Err(FuncError::Diag(Diag::new("Invalid call", "", &e.range)));
-    };
-    let call_range = Range::between(name_range, open_range);
-    if name == "try" || name == "can" {
-        return try_can(name, args, ctx, &call_range).map_err(FuncError::Diag);
-    }
-    let Some(sg) = sig(name) else {
-        let suggestion = FUNCTION_NAMES
-            .iter()
-            .find(|f| crate::loader::distance(f, name) < 3)
-            .map(|f| format!(" Did you mean {f:?}?"))
-            .unwrap_or_default();
-        return Err(FuncError::Diag(Diag::new(
-            "Call to unknown function",
-            format!("There is no function named {name:?}.{suggestion}"),
-            name_range,
-        )));
-    };
-    let mut values = Vec::new();
-    let mut arg_exprs: Vec<&Expr> = Vec::new();
-    for (i, a) in args.iter().enumerate() {
-        let v = eval(a, ctx).map_err(FuncError::Diag)?;
-        if *expand_final && i + 1 == args.len() {
-            match &v {
-                Value::List(..) | Value::Tuple(_) | Value::Set(..) => {
-                    for x in elems(&v) {
-                        values.push(x);
-                        arg_exprs.push(a);
-                    }
-                }
-                _ => {
-                    return Err(FuncError::Diag(Diag::new(
-                        "Invalid expanding argument value",
-                        "The expanding argument (indicated by ...) must be of a tuple, list, or set type.",
-                        &a.range,
-                    )))
-                }
-            }
-        } else {
-            values.push(v);
-            arg_exprs.push(a);
-        }
-    }
-    if values.len() < sg.params.len() {
-        let missing = &sg.params[values.len()];
-        return Err(FuncError::Diag(Diag::new(
-            "Not enough function arguments",
-            format!(
-                "Function {name:?} expects {} argument(s). Missing value for {:?}.",
-                sg.params.len(),
-                missing.name
-            ),
-            close_range,
-        )));
-    }
-    if sg.var.is_none() && values.len() > sg.params.len() {
-        return Err(FuncError::Diag(Diag::new(
-            "Too many function arguments",
-            format!(
-                "Function {name:?} expects only {} argument(s).",
-                sg.params.len()
-            ),
-            &arg_exprs[sg.params.len()].start_range(),
-        )));
-    }
-    let param_of = |i: usize| -> Option<&Param> { sg.params.get(i).or(sg.var.as_ref()) };
-    let mut converted = Vec::new();
-    for (i, v) in values.iter().enumerate() {
-        let Some(prm) = param_of(i) else { continue };
-        let bad = |m: String| {
-            FuncError::Diag(Diag::new(
-                "Invalid function argument",
-                format!("Invalid value for {:?} parameter: {m}.", prm.name),
-                &arg_exprs[i].start_range(),
-            ))
-        };
-        if v.is_null() && !prm.allow_null {
-            return Err(bad("argument must not be null".into()));
-        }
-        converted.push(convert(v, &prm.ty).map_err(bad)?);
-    }
-    (sg.imp)(&converted).map_err(|f| match f {
-        Fail::Arg(i, m) => {
-            let name = param_of(i).map(|p| p.name).unwrap_or("");
-            FuncError::Diag(Diag::new(
-                "Invalid function argument",
-                format!("Invalid value for {name:?} parameter: {m}."),
-                &arg_exprs
-                    .get(i)
-                    .map(|a| a.start_range())
-                    .unwrap_or_else(|| e.range.clone()),
-            ))
-        }
-        Fail::Call(m) => FuncError::Diag(Diag::new(
-            "Error in function call",
-            format!("Call to function {name:?} failed: {m}."),
-            &call_range,
-        )),
-    })
-}
-
-fn try_can(name: &str, args: &[Expr], ctx: &Ctx, call_range: &Range) -> Result<Value, Diag> {
-    if name == "can" {
-        if args.len() != 1 {
-            return Err(Diag::new(
-                if args.is_empty() {
-                    "Not enough function arguments"
-                } else {
-                    "Too many function arguments"
-                },
-                "Function \"can\" expects 1 argument(s).",
-                call_range,
-            ));
-        }
-        return Ok(Value::Bool(eval(&args[0], ctx).is_ok()));
-    }
-    if args.is_empty() {
-        return Err(Diag::new(
-            "Error in function call",
-            "Call to function \"try\" failed: at least one argument is required.",
-            call_range,
-        ));
-    }
-    let mut errors = Vec::new();
-    for a in args {
-        match eval(a, ctx) {
-            Ok(v) => return Ok(v),
-            Err(d) => errors.push(d),
-        }
-    }
-    let mut msg = String::from("no expression succeeded:\n");
-    for d in &errors {
-        match &d.subject {
-            Some(r) => msg.push_str(&format!("- {} (at {r})\n  {}\n", d.summary, d.detail)),
-            None => msg.push_str(&format!("- {}\n  {}\n", d.summary, d.detail)),
-        }
-    }
-    msg.push_str("\nAt least one expression must produce a successful result");
-    Err(Diag::new(
-        "Error in function call",
-        format!("Call to function \"try\" failed: {msg}."),
-        call_range,
-    ))
 }
 
 fn coalesce(a: &[Value]) -> FResult {
@@ -1841,16 +1727,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_listed_function_exists() {
-        for name in FUNCTION_NAMES {
-            assert!(
-                sig(name).is_some() || matches!(*name, "try" | "can"),
-                "{name}"
-            );
-        }
-        let mut sorted = FUNCTION_NAMES.to_vec();
-        sorted.sort();
-        assert_eq!(sorted, FUNCTION_NAMES);
+    fn the_table_is_sorted_and_names_each_function_once() {
+        let names: Vec<&str> = table().iter().map(|s| s.name).collect();
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
+        assert!(sig("upper").is_some() && sig("try").is_none());
     }
 
     #[test]

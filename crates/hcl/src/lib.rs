@@ -6,6 +6,8 @@
 #![forbid(unsafe_code)]
 
 pub mod ast;
+mod call;
+pub mod ctx;
 pub mod diag;
 pub mod eval;
 pub mod funcs;

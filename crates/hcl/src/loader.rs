@@ -6,8 +6,10 @@
 //! a float64).
 
 use crate::ast::{Attribute, Body, Expr, Step};
+use crate::ctx::Ctx;
+use crate::diag::distance;
 use crate::diag::{Diag, HclError, Range};
-use crate::eval::{eval, Ctx};
+use crate::eval::eval;
 use crate::parse::parse_file;
 use crate::value::Value;
 use capstan_value::{Str, Value as GoValue};
@@ -21,22 +23,6 @@ struct Def {
     expr: Expr,
     range: Range,
     file: String,
-}
-
-/// Levenshtein distance, for "Did you mean" suggestions.
-pub(crate) fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut cur = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// `Body.Content` with the schema `values {}` and `locals {}` blocks only.
