@@ -3,7 +3,7 @@
 //! chart are refused, and the decompressed size is capped (whole chart and per file), so
 //! a decompression bomb stops early instead of filling memory.
 
-use crate::load::{ChartFile, LoadError};
+use crate::model::{ChartFile, LoadError};
 
 /// Helm's limits.
 pub const MAX_CHART_SIZE: u64 = 100 * 1024 * 1024;

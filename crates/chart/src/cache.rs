@@ -45,22 +45,23 @@ impl ChartCache {
     }
 }
 
-/// The chart in `chart_dir` as `o` asks for it: a directory of plain manifests or a chart,
-/// through the run's cache when `o` has one.
+/// The chart in `chart_dir`: a directory of plain manifests (`manifests`) or a chart,
+/// through the run's `cache` when there is one.
 pub(crate) fn load_for(
     fs: &dyn crate::fs::ChartFs,
     chart_dir: &Path,
-    o: &crate::template::TemplateOptions,
+    manifests: bool,
+    cache: Option<&ChartCache>,
 ) -> Result<Chart, crate::load::LoadError> {
     let load = || {
-        if o.patches.manifests {
+        if manifests {
             crate::load::load_manifest_dir_in(fs, chart_dir)
         } else {
             crate::load::load_dir_in(fs, chart_dir)
         }
     };
-    match &o.chart_cache {
-        Some(cache) => cache.get_or_load(chart_dir, o.patches.manifests, load),
+    match cache {
+        Some(cache) => cache.get_or_load(chart_dir, manifests, load),
         None => load(),
     }
 }
@@ -69,7 +70,7 @@ impl Chart {
     /// A copy sharing nothing mutable with `self`: values and the `Chart.yaml` document
     /// deep-copied, for this chart and every subchart.
     pub(crate) fn detached(&self) -> Chart {
-        let deep = |m: &crate::load::Map| -> crate::load::Map {
+        let deep = |m: &crate::model::Map| -> crate::model::Map {
             m.iter().map(|(k, v)| (k.clone(), v.deep_copy())).collect()
         };
         let mut c = self.clone();

@@ -6,16 +6,13 @@
 
 use crate::dependencies::process_dependencies;
 use crate::fs::ChartFs;
-use crate::load::Chart;
-use crate::load::Map;
-use crate::template::{TemplateError, TemplateOptions};
+use crate::model::{Chart, DefaultsError, DefaultsLayer};
+use crate::options::{TemplateError, TemplateOptions};
 use capstan_value::Str;
 use capstan_values::provenance::{Layer, Trap};
 use capstan_values::{merge_set_json, parse_into, Flag};
-use capstan_yaml::{Generation, NumberTrap, SpanTree};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
 
 /// The layers, lowest priority first, and the index of the first user layer.
 pub struct Layers {
@@ -25,38 +22,7 @@ pub struct Layers {
     pub warnings: Vec<Trap>,
 }
 
-/// A YAML values file read for explaining: its values, node positions and number traps.
-#[derive(Debug)]
-pub(crate) struct DefaultsLayer {
-    values: Map,
-    spans: Option<Arc<SpanTree>>,
-    traps: Vec<NumberTrap>,
-}
-
 impl DefaultsLayer {
-    /// Reads `text` (named `label` in errors).
-    fn read(label: &str, text: &str) -> Result<DefaultsLayer, TemplateError> {
-        let values = capstan_yaml::decode_helm(text)
-            .map_err(|e| {
-                let err = TemplateError::values(format!("{label}: {e}"));
-                match e.pos {
-                    Some(p) => err.at(label.to_string().into(), p.line, p.column),
-                    None => err,
-                }
-            })?
-            .as_map()
-            .map(|m| m.snapshot())
-            .unwrap_or_default();
-        Ok(DefaultsLayer {
-            values,
-            spans: capstan_yaml::spans(text, Generation::V2)
-                .ok()
-                .flatten()
-                .map(Arc::new),
-            traps: capstan_yaml::number_traps(text).unwrap_or_default(),
-        })
-    }
-
     /// The layer named `label` under `prefix`, its traps added to `warnings`.
     fn layer(
         &self,
@@ -91,6 +57,15 @@ impl DefaultsLayer {
     }
 }
 
+/// A chart's `values.yaml` that could not be read, as `helm template` reports it.
+fn values_error(e: DefaultsError) -> TemplateError {
+    let err = TemplateError::values(e.message);
+    match e.pos {
+        Some((line, column)) => err.at(e.file.into(), line, column),
+        None => err,
+    }
+}
+
 fn yaml_layer(
     label: String,
     kind: String,
@@ -98,7 +73,9 @@ fn yaml_layer(
     text: &str,
     warnings: &mut Vec<Trap>,
 ) -> Result<Layer, TemplateError> {
-    Ok(DefaultsLayer::read(&label, text)?.layer(label, kind, prefix, warnings))
+    Ok(DefaultsLayer::read(&label, text)
+        .map_err(values_error)?
+        .layer(label, kind, prefix, warnings))
 }
 
 fn chart_layers(
@@ -119,7 +96,7 @@ fn chart_layers(
     let read = match c.defaults_layer.get() {
         Some(read) => read,
         None => {
-            let read = DefaultsLayer::read(&label, &c.values_text)?;
+            let read = DefaultsLayer::read(&label, &c.values_text).map_err(values_error)?;
             c.defaults_layer.get_or_init(|| read)
         }
     };
@@ -150,7 +127,9 @@ pub fn layers_in(
 ) -> Result<Layers, TemplateError> {
     let read = |p: &str| o.values_file(fs, cwd, p);
     let user = o.values.merge(&read).map_err(TemplateError::values)?;
-    let mut raw = crate::cache::load_for(fs, chart_dir, o).map_err(TemplateError::load)?;
+    let mut raw =
+        crate::cache::load_for(fs, chart_dir, o.patches.manifests, o.chart_cache.as_ref())
+            .map_err(TemplateError::load)?;
     if let Some(b) = &o.dependency_builder {
         crate::dependencies::build_missing(&mut raw, chart_dir, b)
             .map_err(TemplateError::dependencies)?;

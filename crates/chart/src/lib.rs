@@ -15,6 +15,8 @@ pub mod fs;
 pub mod funcs;
 pub mod load;
 pub mod manifests;
+pub mod model;
+mod options;
 pub mod patch;
 pub mod postrender;
 pub mod render;

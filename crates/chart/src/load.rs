@@ -1,127 +1,15 @@
-//! The chart model and loading a chart directory the way Helm's loader does: `Chart.yaml`
+//! Loading a chart directory the way Helm's loader does (the model is [`crate::model`]'s): `Chart.yaml`
 //! (validated), `values.yaml`, `values.schema.json`, `templates/`, `charts/<sub>/`
 //! (recursively), every other file as a chart file, `.helmignore` honoured.
 //! A packaged chart (`.tgz`, also as a subchart in `charts/`) is read by `archive`.
 
 use crate::fs::ChartFs;
+use crate::model::{string_field, FieldError, Map};
+pub use crate::model::{Chart, ChartFile, Dependency, LoadError, Metadata};
 use capstan_gocompat::glob::glob_match;
-use capstan_value::{Str, Value};
+use capstan_value::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
-
-capstan_source::message_error!(
-    /// A `Chart.yaml` field of the wrong type (Go's `encoding/json` unmarshal text).
-    FieldError
-);
-
-pub(crate) type Map = BTreeMap<Str, Value>;
-
-/// A file of a chart, named by its path inside the chart (`templates/cm.yaml`).
-#[derive(Clone, Debug)]
-pub struct ChartFile {
-    pub name: String,
-    /// Shared: a chart is cloned for every release and its files handed to every render.
-    pub data: std::sync::Arc<[u8]>,
-}
-
-/// One entry of `dependencies:` in `Chart.yaml`.
-#[derive(Clone, Debug, Default)]
-pub struct Dependency {
-    pub name: String,
-    pub version: String,
-    pub repository: String,
-    pub condition: String,
-    pub tags: Vec<String>,
-    pub alias: String,
-    pub import_values: Vec<Value>,
-    pub enabled: bool,
-}
-
-/// `Chart.yaml`: the raw document (for `.Chart`) and the fields capstan uses.
-#[derive(Clone, Debug, Default)]
-pub struct Metadata {
-    pub raw: Map,
-    pub name: String,
-    pub version: String,
-    pub api_version: String,
-    pub kube_version: String,
-    pub chart_type: String,
-    pub dependencies: Vec<Dependency>,
-}
-
-/// A loaded chart with its subcharts.
-#[derive(Clone, Debug, Default)]
-pub struct Chart {
-    pub metadata: Metadata,
-    /// `values.yaml`, decoded as Helm does.
-    pub values: Map,
-    /// `values.yaml` as written (for positions and warnings).
-    pub values_text: Arc<str>,
-    /// `values.yaml` read for explaining (decoded, positions, number traps): computed the
-    /// first time a release asks, shared by every copy of this chart in the run.
-    pub(crate) defaults_layer: Arc<OnceLock<crate::explain::DefaultsLayer>>,
-    /// For a subchart: its entry under the parent's `charts/` (folder or archive name).
-    pub dir: String,
-    pub schema: Option<Vec<u8>>,
-    /// Files under `templates/`, in path order.
-    pub templates: Vec<ChartFile>,
-    /// Every other file (including `crds/`), in path order.
-    pub files: Vec<ChartFile>,
-    pub dependencies: Vec<Chart>,
-}
-
-impl Chart {
-    pub fn name(&self) -> &str {
-        &self.metadata.name
-    }
-
-    /// `crds/*.yaml|yml|json` files of this chart and its subcharts.
-    pub(crate) fn crd_files(&self, prefix: &str) -> Vec<(String, &ChartFile)> {
-        let path = format!("{prefix}{}", self.name());
-        let mut out: Vec<(String, &ChartFile)> = self
-            .files
-            .iter()
-            .filter(|f| {
-                f.name.starts_with("crds/")
-                    && [".yaml", ".yml", ".json"]
-                        .iter()
-                        .any(|e| f.name.ends_with(e))
-            })
-            .map(|f| (format!("{path}/{}", f.name), f))
-            .collect();
-        for d in &self.dependencies {
-            out.extend(d.crd_files(&format!("{path}/charts/")));
-        }
-        out
-    }
-}
-
-/// A loading failure, with Helm's text, and where it is when known.
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
-pub struct LoadError {
-    pub message: String,
-    /// The file inside the chart (`values.yaml`, `charts/db/Chart.yaml`).
-    pub file: Option<String>,
-    pub pos: Option<capstan_source::Pos>,
-}
-
-impl LoadError {
-    pub fn new(message: impl Into<String>) -> Self {
-        LoadError {
-            message: message.into(),
-            file: None,
-            pos: None,
-        }
-    }
-
-    fn in_file(mut self, file: &str, pos: Option<capstan_source::Pos>) -> Self {
-        self.file = Some(file.to_string());
-        self.pos = pos;
-        self
-    }
-}
 
 /// Loads a chart directory or a packaged chart (`.tgz`) from the disk.
 pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
@@ -433,19 +321,6 @@ fn validate(m: &Metadata) -> Result<(), LoadError> {
         }
     }
     Ok(())
-}
-
-/// A `string` field of a Go struct decoded from JSON: absent or null is empty, anything
-/// else but a string is encoding/json's type error.
-pub(crate) fn string_field(m: &Map, key: &str, ty: &str) -> Result<String, FieldError> {
-    match m.get(key) {
-        None | Some(Value::Nil) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.to_string()),
-        Some(other) => Err(format!(
-            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {ty}.{key} of type string",
-            capstan_value::json::json_kind(other)
-        ).into()),
-    }
 }
 
 fn parse_metadata(text: &str) -> Result<Metadata, (String, Option<capstan_source::Pos>)> {

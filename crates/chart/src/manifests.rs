@@ -232,7 +232,7 @@ fn full_head(doc: &str, path: &str) -> Result<(String, Option<Value>), ManifestE
     let head = capstan_yaml::decode_helm_value(doc)
         .map_err(|e| format!("YAML parse error on {path}: {e}"))?;
     let head_map = head.as_map().map(|m| m.snapshot()).unwrap_or_default();
-    let kind = crate::load::string_field(&head_map, "kind", "SimpleHead")
+    let kind = crate::model::string_field(&head_map, "kind", "SimpleHead")
         .map_err(|e| format!("YAML parse error on {path}: {e}"))?;
     let hook = head
         .get("metadata")

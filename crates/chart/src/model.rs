@@ -1,0 +1,174 @@
+//! The chart model: a chart with its metadata (`Chart.yaml`), values, templates, files
+//! and subcharts, the `dependencies:` entries, a load failure, and the chart's values
+//! read for explaining. Data only: loading is [`crate::load`]'s and [`crate::archive`]'s.
+
+use capstan_value::{Str, Value};
+use capstan_yaml::{NumberTrap, SpanTree};
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+capstan_source::message_error!(
+    /// A `Chart.yaml` field of the wrong type (Go's `encoding/json` unmarshal text).
+    FieldError
+);
+
+pub(crate) type Map = BTreeMap<Str, Value>;
+
+/// A file of a chart, named by its path inside the chart (`templates/cm.yaml`).
+#[derive(Clone, Debug)]
+pub struct ChartFile {
+    pub name: String,
+    /// Shared: a chart is cloned for every release and its files handed to every render.
+    pub data: std::sync::Arc<[u8]>,
+}
+
+/// One entry of `dependencies:` in `Chart.yaml`.
+#[derive(Clone, Debug, Default)]
+pub struct Dependency {
+    pub name: String,
+    pub version: String,
+    pub repository: String,
+    pub condition: String,
+    pub tags: Vec<String>,
+    pub alias: String,
+    pub import_values: Vec<Value>,
+    pub enabled: bool,
+}
+
+/// `Chart.yaml`: the raw document (for `.Chart`) and the fields capstan uses.
+#[derive(Clone, Debug, Default)]
+pub struct Metadata {
+    pub raw: Map,
+    pub name: String,
+    pub version: String,
+    pub api_version: String,
+    pub kube_version: String,
+    pub chart_type: String,
+    pub dependencies: Vec<Dependency>,
+}
+
+/// A loaded chart with its subcharts.
+#[derive(Clone, Debug, Default)]
+pub struct Chart {
+    pub metadata: Metadata,
+    /// `values.yaml`, decoded as Helm does.
+    pub values: Map,
+    /// `values.yaml` as written (for positions and warnings).
+    pub values_text: Arc<str>,
+    /// `values.yaml` read for explaining (decoded, positions, number traps): computed the
+    /// first time a release asks, shared by every copy of this chart in the run.
+    pub(crate) defaults_layer: Arc<OnceLock<DefaultsLayer>>,
+    /// For a subchart: its entry under the parent's `charts/` (folder or archive name).
+    pub dir: String,
+    pub schema: Option<Vec<u8>>,
+    /// Files under `templates/`, in path order.
+    pub templates: Vec<ChartFile>,
+    /// Every other file (including `crds/`), in path order.
+    pub files: Vec<ChartFile>,
+    pub dependencies: Vec<Chart>,
+}
+
+impl Chart {
+    pub fn name(&self) -> &str {
+        &self.metadata.name
+    }
+
+    /// `crds/*.yaml|yml|json` files of this chart and its subcharts.
+    pub(crate) fn crd_files(&self, prefix: &str) -> Vec<(String, &ChartFile)> {
+        let path = format!("{prefix}{}", self.name());
+        let mut out: Vec<(String, &ChartFile)> = self
+            .files
+            .iter()
+            .filter(|f| {
+                f.name.starts_with("crds/")
+                    && [".yaml", ".yml", ".json"]
+                        .iter()
+                        .any(|e| f.name.ends_with(e))
+            })
+            .map(|f| (format!("{path}/{}", f.name), f))
+            .collect();
+        for d in &self.dependencies {
+            out.extend(d.crd_files(&format!("{path}/charts/")));
+        }
+        out
+    }
+}
+
+/// A loading failure, with Helm's text, and where it is when known.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct LoadError {
+    pub message: String,
+    /// The file inside the chart (`values.yaml`, `charts/db/Chart.yaml`).
+    pub file: Option<String>,
+    pub pos: Option<capstan_source::Pos>,
+}
+
+impl LoadError {
+    pub fn new(message: impl Into<String>) -> Self {
+        LoadError {
+            message: message.into(),
+            file: None,
+            pos: None,
+        }
+    }
+
+    pub(crate) fn in_file(mut self, file: &str, pos: Option<capstan_source::Pos>) -> Self {
+        self.file = Some(file.to_string());
+        self.pos = pos;
+        self
+    }
+}
+
+/// A `string` field of a Go struct decoded from JSON: absent or null is empty, anything
+/// else but a string is encoding/json's type error.
+pub(crate) fn string_field(m: &Map, key: &str, ty: &str) -> Result<String, FieldError> {
+    match m.get(key) {
+        None | Some(Value::Nil) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.to_string()),
+        Some(other) => Err(format!(
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {ty}.{key} of type string",
+            capstan_value::json::json_kind(other)
+        ).into()),
+    }
+}
+
+/// A YAML values file read for explaining: its values, node positions and number traps.
+#[derive(Debug)]
+pub(crate) struct DefaultsLayer {
+    pub(crate) values: Map,
+    pub(crate) spans: Option<Arc<SpanTree>>,
+    pub(crate) traps: Vec<NumberTrap>,
+}
+
+/// Why a chart's `values.yaml` could not be read for explaining: the message and where.
+#[derive(Debug)]
+pub(crate) struct DefaultsError {
+    pub(crate) message: String,
+    /// The file (the label it was read under).
+    pub(crate) file: String,
+    pub(crate) pos: Option<(u32, u32)>,
+}
+
+impl DefaultsLayer {
+    /// Reads `text` (named `label` in errors).
+    pub(crate) fn read(label: &str, text: &str) -> Result<DefaultsLayer, DefaultsError> {
+        let values = capstan_yaml::decode_helm(text)
+            .map_err(|e| DefaultsError {
+                message: format!("{label}: {e}"),
+                file: label.to_string(),
+                pos: e.pos.map(|p| (p.line, p.column)),
+            })?
+            .as_map()
+            .map(|m| m.snapshot())
+            .unwrap_or_default();
+        Ok(DefaultsLayer {
+            values,
+            spans: capstan_yaml::spans(text, capstan_yaml::Generation::V2)
+                .ok()
+                .flatten()
+                .map(Arc::new),
+            traps: capstan_yaml::number_traps(text).unwrap_or_default(),
+        })
+    }
+}
