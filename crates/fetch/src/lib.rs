@@ -7,6 +7,7 @@
 //! does, and the file after `@` is read from it. Credentials never appear in errors.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod oci;
 mod s3;
@@ -20,11 +21,17 @@ use std::process::Command;
 pub struct Source {
     /// `git`, `s3`, … (before `::`), `normal` for plain `http(s)://`/`s3://` URLs.
     pub getter: String,
+    /// The URL scheme (`https`, `s3`, `ssh`, …).
     pub scheme: String,
+    /// The user before `@` (a git user or credentials), empty when none.
     pub user: String,
+    /// The host, with its port.
     pub host: String,
+    /// The repository or bucket path: what is downloaded.
     pub dir: String,
+    /// The file inside it (after `@`), empty for a whole directory.
     pub file: String,
+    /// The query (`ref=…`, `sshkey=…`), without `?`.
     pub query: String,
 }
 
@@ -100,6 +107,8 @@ fn hide_query_values(s: &str, start: usize, hidden: &mut Vec<(usize, usize)>) {
     }
 }
 
+/// `s` with the secrets of every URL in it replaced by `REDACTED`: passwords, and query
+/// values other than the harmless keys (`ref`, `depth`, …), for messages and logs.
 pub fn redact(s: &str) -> String {
     // Byte ranges to replace by `REDACTED`.
     let mut hidden: Vec<(usize, usize)> = Vec::new();
@@ -411,7 +420,9 @@ pub type EnvReader = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// Fetches remote files into the cache.
 pub struct Fetcher {
+    /// The cache directory (helmfile's `~/.cache/helmfile`).
     pub home: PathBuf,
+    /// The environment variables the getters read (credentials, `AWS_*`).
     pub env: EnvReader,
 }
 

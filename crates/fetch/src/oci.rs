@@ -23,7 +23,9 @@ static SCHEMES: std::sync::LazyLock<
 /// `host[:port]/path/name` split into the registry and the repository inside it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reference {
+    /// `host[:port]`.
     pub registry: String,
+    /// The repository path inside the registry.
     pub repository: String,
 }
 
@@ -101,7 +103,9 @@ fn registry_url(registry: &str) -> Option<url::Url> {
 
 /// A pulled chart: the manifest's digest (`Digest:` in helm's output) and the archive.
 pub struct Pulled {
+    /// The manifest's digest (`sha256:…`).
     pub digest: String,
+    /// The chart archive (`.tgz`).
     pub archive: Vec<u8>,
 }
 
@@ -109,6 +113,7 @@ pub struct Pulled {
 pub struct Client<'a> {
     /// `username`/`password` given in the helmfile for this registry, if any.
     pub username: String,
+    /// The password that goes with `username`.
     pub password: String,
     /// Plain HTTP only (helm's `--plain-http`).
     pub plain_http: bool,

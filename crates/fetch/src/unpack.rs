@@ -17,10 +17,15 @@ pub const MAX_ENTRIES: usize = 100_000;
 /// The archive formats go-getter unpacks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArchiveKind {
+    /// `.tar`.
     Tar,
+    /// `.tar.gz`, `.tgz`.
     TarGz,
+    /// `.tar.bz2`, `.tbz2`.
     TarBz2,
+    /// `.tar.xz`, `.txz`.
     TarXz,
+    /// `.zip`.
     Zip,
 }
 

@@ -3,6 +3,7 @@
 //! error texts match what Helm and helmfile print.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod certs;
 mod convert;
