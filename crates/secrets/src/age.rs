@@ -126,8 +126,11 @@ fn hkdf(salt: &[u8], ikm: &[u8], info: &[u8]) -> [u8; 32] {
 /// Why age decryption failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AgeError {
+    /// The age file or an identity is not well formed (what is wrong).
     Malformed(String),
+    /// None of the identities opens any of the file's stanzas.
     NoMatchingIdentity,
+    /// The file key opened, but the payload does not decrypt (what failed).
     Corrupt(String),
 }
 

@@ -4,6 +4,7 @@
 //! Vault…) are left to the `sops` binary by the caller.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod age;
 pub mod known;

@@ -17,9 +17,13 @@ use std::collections::BTreeMap;
 /// The file formats sops stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// `.yaml`, `.yml`.
     Yaml,
+    /// `.json`.
     Json,
+    /// `.env`: `KEY=value` lines.
     Dotenv,
+    /// Anything else: the whole file is one `data` value.
     Binary,
 }
 
@@ -42,12 +46,19 @@ impl Format {
 /// A leaf or branch of a sops tree, in document order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Node {
+    /// A mapping, its keys in document order.
     Map(Vec<(String, Node)>),
+    /// A sequence.
     List(Vec<Node>),
+    /// A string.
     Str(String),
+    /// An integer.
     Int(i64),
+    /// A float.
     Float(f64),
+    /// A boolean.
     Bool(bool),
+    /// A null.
     Null,
     /// A YAML or dotenv comment (its text after `#`).
     Comment(String),
@@ -60,39 +71,59 @@ pub struct Metadata {
     pub age: Vec<(String, String)>,
     /// Key types present other than age (`pgp`, `kms`, …).
     pub other_keys: Vec<String>,
+    /// `lastmodified` (RFC 3339), part of the MAC.
     pub lastmodified: String,
+    /// The encrypted MAC over the values.
     pub mac: String,
+    /// Keys ending with this stay in plain text.
     pub unencrypted_suffix: String,
+    /// Only keys ending with this are encrypted.
     pub encrypted_suffix: String,
+    /// Keys matching this stay in plain text.
     pub unencrypted_regex: String,
+    /// Only keys matching this are encrypted.
     pub encrypted_regex: String,
+    /// Values after a comment matching this stay in plain text.
     pub unencrypted_comment_regex: String,
+    /// Only values after a comment matching this are encrypted.
     pub encrypted_comment_regex: String,
+    /// The MAC covers only the encrypted values.
     pub mac_only_encrypted: bool,
 }
 
 /// Why a sops file could not be decrypted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SopsError {
+    /// The document does not parse (the parser's text).
     #[error("{0}")]
     Parse(String),
+    /// The document has no `sops` metadata.
     #[error("sops metadata not found")]
     NotEncrypted,
     /// No age identity opened the data key; the key types the file has.
     #[error("{0}")]
     NoKey(String),
+    /// A value or the data key does not decrypt (what failed).
     #[error("{0}")]
     Decrypt(String),
+    /// The values decrypted, but their MAC is not the stored one.
     #[error(
         "failed to verify data integrity: MAC mismatch. File has {stored}, computed {computed}"
     )]
-    Mac { stored: String, computed: String },
+    Mac {
+        /// The MAC the file stores.
+        stored: String,
+        /// The MAC of the decrypted values.
+        computed: String,
+    },
 }
 
 /// The decrypted document.
 #[derive(Clone, Debug)]
 pub struct Decrypted {
+    /// The document, values in plain text, comments kept.
     pub tree: Node,
+    /// The format it was read in (and prints back as).
     pub format: Format,
 }
 
