@@ -5,8 +5,9 @@
 
 use crate::model::{ChartFile, LoadError};
 
-/// Helm's limits.
+/// Helm's limit on a packaged chart, decompressed (100 MiB).
 pub const MAX_CHART_SIZE: u64 = 100 * 1024 * 1024;
+/// Helm's limit on one file of a chart (5 MiB).
 pub const MAX_FILE_SIZE: u64 = 5 * 1024 * 1024;
 
 /// The files of a gzipped tar archive, named inside the chart.

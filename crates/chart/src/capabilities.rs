@@ -10,9 +10,13 @@ use capstan_value::{GoField, HostObject, Value};
 /// major and minor.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KubeVersion {
+    /// As given (`v1.37.0`, `1.20`).
     pub version: String,
+    /// With its `v` and three parts (`v1.20.0`).
     pub normalized: String,
+    /// The major number, as text.
     pub major: String,
+    /// The minor number, as text.
     pub minor: String,
 }
 
@@ -110,19 +114,28 @@ impl HostObject for KubeVersion {
 /// `--api-versions` entirely, as in Helm when it can reach the cluster.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClusterCapabilities {
+    /// The server's `gitVersion` (`v1.20.2`).
     pub git_version: String,
+    /// The server's own `major`.
     pub major: String,
+    /// The server's own `minor` (may carry a `+`).
     pub minor: String,
+    /// `group/version` and `group/version/Kind` of everything the server serves.
     pub api_versions: Vec<String>,
 }
 
 /// Helm's `version.BuildInfo`, as `.Capabilities.HelmVersion`.
 #[derive(Debug, Clone)]
 pub struct HelmVersion {
+    /// `v4.3.1`.
     pub version: &'static str,
+    /// The commit Helm was built from.
     pub git_commit: &'static str,
+    /// `clean`.
     pub git_tree_state: &'static str,
+    /// The Go version Helm was built with.
     pub go_version: &'static str,
+    /// The client-go version Helm links (`v1.37`).
     pub kube_client_version: &'static str,
 }
 

@@ -16,7 +16,9 @@ use std::path::Path;
 
 /// The layers, lowest priority first, and the index of the first user layer.
 pub struct Layers {
+    /// Every layer: the charts' defaults, then the user's.
     pub layers: Vec<Layer>,
+    /// The index of the first user layer in `layers`.
     pub user_from: usize,
     /// Warnings found while reading the layers.
     pub warnings: Vec<Trap>,

@@ -6,11 +6,14 @@ use std::path::Path;
 
 /// Read access to chart directories, packaged charts and values files.
 pub trait ChartFs: Send + Sync {
+    /// The bytes of a file.
     fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
     /// The entries of a directory: name, and whether it is a directory (symlinks
     /// followed), sorted by name.
     fn read_dir(&self, path: &Path) -> io::Result<Vec<(String, bool)>>;
+    /// Whether `path` is a file (symlinks followed).
     fn is_file(&self, path: &Path) -> bool;
+    /// Whether `path` is a directory (symlinks followed).
     fn is_dir(&self, path: &Path) -> bool;
 }
 

@@ -3,6 +3,7 @@
 //! in-process `helm template` (`template::template`).
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod archive;
 pub mod cache;

@@ -71,7 +71,9 @@ const HOOK_EVENTS: &[&str] = &[
 pub struct Manifest {
     /// The template path (`chart/templates/cm.yaml`).
     pub source: String,
+    /// The document's text.
     pub content: String,
+    /// Its `kind` (empty when it has none).
     pub kind: String,
     /// Hook events, for hooks.
     pub events: Vec<String>,
@@ -80,7 +82,9 @@ pub struct Manifest {
 /// Regular manifests and hooks, each in install order.
 #[derive(Debug, Default)]
 pub struct Sorted {
+    /// The release's resources, in install order.
     pub manifests: Vec<Manifest>,
+    /// Its hooks, in install order.
     pub hooks: Vec<Manifest>,
 }
 

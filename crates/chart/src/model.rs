@@ -17,6 +17,7 @@ pub(crate) type Map = BTreeMap<Str, Value>;
 /// A file of a chart, named by its path inside the chart (`templates/cm.yaml`).
 #[derive(Clone, Debug)]
 pub struct ChartFile {
+    /// The path inside the chart.
     pub name: String,
     /// Shared: a chart is cloned for every release and its files handed to every render.
     pub data: std::sync::Arc<[u8]>,
@@ -25,31 +26,47 @@ pub struct ChartFile {
 /// One entry of `dependencies:` in `Chart.yaml`.
 #[derive(Clone, Debug, Default)]
 pub struct Dependency {
+    /// The subchart's name.
     pub name: String,
+    /// The version constraint.
     pub version: String,
+    /// Where it comes from (`https://…`, `oci://…`, `file://…`, `@repo`).
     pub repository: String,
+    /// `condition:`: values paths (comma-separated) that enable or disable it.
     pub condition: String,
+    /// `tags:`: tags under `.Values.tags` that enable or disable it.
     pub tags: Vec<String>,
+    /// `alias:`: the name it is rendered under.
     pub alias: String,
+    /// `import-values:` (strings or `child`/`parent` maps).
     pub import_values: Vec<Value>,
+    /// Whether conditions and tags left it enabled (set while processing).
     pub enabled: bool,
 }
 
 /// `Chart.yaml`: the raw document (for `.Chart`) and the fields capstan uses.
 #[derive(Clone, Debug, Default)]
 pub struct Metadata {
+    /// The whole document, as `.Chart` shows it.
     pub raw: Map,
+    /// `name`.
     pub name: String,
+    /// `version`.
     pub version: String,
+    /// `apiVersion` (`v1` or `v2`).
     pub api_version: String,
+    /// `kubeVersion`: the constraint the cluster's version must meet.
     pub kube_version: String,
+    /// `type` (`application`, `library`).
     pub chart_type: String,
+    /// `dependencies`.
     pub dependencies: Vec<Dependency>,
 }
 
 /// A loaded chart with its subcharts.
 #[derive(Clone, Debug, Default)]
 pub struct Chart {
+    /// `Chart.yaml`.
     pub metadata: Metadata,
     /// `values.yaml`, decoded as Helm does.
     pub values: Map,
@@ -60,15 +77,18 @@ pub struct Chart {
     pub(crate) defaults_layer: Arc<OnceLock<DefaultsLayer>>,
     /// For a subchart: its entry under the parent's `charts/` (folder or archive name).
     pub dir: String,
+    /// `values.schema.json`, when there is one.
     pub schema: Option<Vec<u8>>,
     /// Files under `templates/`, in path order.
     pub templates: Vec<ChartFile>,
     /// Every other file (including `crds/`), in path order.
     pub files: Vec<ChartFile>,
+    /// The subcharts (`charts/`), loaded.
     pub dependencies: Vec<Chart>,
 }
 
 impl Chart {
+    /// The chart's name (`Chart.yaml`'s).
     pub fn name(&self) -> &str {
         &self.metadata.name
     }
@@ -98,13 +118,16 @@ impl Chart {
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 pub struct LoadError {
+    /// Helm's text.
     pub message: String,
     /// The file inside the chart (`values.yaml`, `charts/db/Chart.yaml`).
     pub file: Option<String>,
+    /// Where in that file, when known.
     pub pos: Option<capstan_source::Pos>,
 }
 
 impl LoadError {
+    /// A failure with Helm's `message`, nowhere in particular.
     pub fn new(message: impl Into<String>) -> Self {
         LoadError {
             message: message.into(),

@@ -25,11 +25,17 @@ pub const HELM_KUBE_CLIENT_VERSION: &str = "v1.37";
 /// The options of one `helm template` run.
 #[derive(Clone, Debug, Default)]
 pub struct TemplateOptions {
+    /// The release's name (`.Release.Name`).
     pub release_name: String,
+    /// The release's namespace (`.Release.Namespace`).
     pub namespace: String,
+    /// `-f`, `--set` and the rest, in order.
     pub values: UserValues,
+    /// `--include-crds`: the charts' `crds/` files come first in the output.
     pub include_crds: bool,
+    /// `--is-upgrade` (`.Release.IsUpgrade`).
     pub is_upgrade: bool,
+    /// `--skip-tests`: test hooks are left out.
     pub skip_tests: bool,
     /// `--no-hooks`: hooks are left out of the output.
     pub no_hooks: bool,
@@ -81,8 +87,11 @@ capstan_source::message_error!(
 /// Which step of `helm template` failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
+    /// Reading or merging the values.
     Values,
+    /// Loading the chart.
     Load,
+    /// Checking or processing its dependencies.
     Dependencies,
     /// Rendering and sorting; Helm adds its `--debug` hint to these.
     Render,
@@ -93,7 +102,9 @@ pub use capstan_source::Location;
 /// Why `helm template` failed; `Display` is what Helm prints after `Error: `.
 #[derive(Debug)]
 pub struct TemplateError {
+    /// The step that failed.
     pub kind: ErrorKind,
+    /// Helm's text.
     pub message: String,
     /// Where the problem is, when it is in a file on disk.
     pub location: Option<Location>,

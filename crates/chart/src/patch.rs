@@ -25,7 +25,9 @@ capstan_source::message_error!(
 /// The patches of one release.
 #[derive(Clone, Debug, Default)]
 pub struct Patches {
+    /// `strategicMergePatches`: documents merged into the resource they name.
     pub strategic: Vec<Value>,
+    /// `jsonPatches`: RFC 6902 operations on the resource they name.
     pub json: Vec<Value>,
     /// `forceNamespace` (or, for a directory of manifests, the release's namespace):
     /// the namespace every document is put in.
@@ -36,6 +38,7 @@ pub struct Patches {
 }
 
 impl Patches {
+    /// Whether there is nothing to do.
     pub fn is_empty(&self) -> bool {
         self.strategic.is_empty()
             && self.json.is_empty()

@@ -17,7 +17,9 @@ type Map = BTreeMap<Str, Value>;
 
 /// What every template sees besides its chart's own parts.
 pub struct RenderContext {
+    /// `.Release`.
     pub release: Value,
+    /// `.Capabilities`.
     pub capabilities: Value,
 }
 
@@ -135,7 +137,9 @@ fn sorted_names(tpls: &BTreeMap<String, Renderable>) -> Vec<String> {
 /// chart), line and column.
 #[derive(Debug)]
 pub struct RenderError {
+    /// Helm's text.
     pub message: String,
+    /// The template file, line and column, when known.
     pub at: Option<(String, u32, u32)>,
 }
 

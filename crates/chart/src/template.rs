@@ -104,6 +104,8 @@ impl TemplateOptions {
     }
 }
 
+/// The bytes of values file `p` (relative to `cwd`) read through `fs`, with Go's `open P:
+/// no such file or directory` when it is missing.
 pub fn read_file_in(
     fs: &dyn crate::fs::ChartFs,
     cwd: &Path,
