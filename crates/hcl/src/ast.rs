@@ -45,14 +45,12 @@ pub enum TemplatePart {
         cond: Expr,
         then: Vec<TemplatePart>,
         otherwise: Vec<TemplatePart>,
-        range: Range,
     },
     For {
         key: Option<String>,
         value: String,
         collection: Expr,
         body: Vec<TemplatePart>,
-        range: Range,
     },
 }
 
@@ -131,7 +129,6 @@ pub enum ExprKind {
     Splat {
         source: Box<Expr>,
         steps: Vec<Step>,
-        marker: Range,
     },
     Parens(Box<Expr>),
 }

@@ -7,16 +7,22 @@ use std::sync::Arc;
 /// A position: 1-based line and column (columns count characters), byte offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Pos {
+    /// 1-based line.
     pub line: u32,
+    /// 1-based column, in characters.
     pub col: u32,
+    /// Byte offset from the start of the file.
     pub byte: usize,
 }
 
 /// A half-open range in a named file.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Range {
+    /// The file's name, as diagnostics print it.
     pub file: Arc<str>,
+    /// The first position in the range.
     pub start: Pos,
+    /// The position just after it.
     pub end: Pos,
 }
 
@@ -52,12 +58,16 @@ impl fmt::Display for Range {
 /// An error diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diag {
+    /// hclsyntax's short text (`Unsupported argument`).
     pub summary: String,
+    /// The explanation after it.
     pub detail: String,
+    /// The range it is about, when there is one.
     pub subject: Option<Range>,
 }
 
 impl Diag {
+    /// A diagnostic about `subject`.
     pub fn new(summary: impl Into<String>, detail: impl Into<String>, subject: &Range) -> Diag {
         Diag {
             summary: summary.into(),
@@ -72,7 +82,9 @@ impl Diag {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct HclError {
+    /// helmfile's text.
     pub message: String,
+    /// The file, line and column it is about, when known.
     pub location: Option<capstan_source::Location>,
 }
 

@@ -16,6 +16,7 @@ pub enum Fail {
 
 impl Fail {
     /// cty's text.
+    #[cfg(test)]
     pub fn message(&self) -> &str {
         match self {
             Fail::Arg(_, m) | Fail::Call(m) => m,

@@ -4,18 +4,19 @@
 //! cross-file merging). Pure: it reads nothing itself.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
-pub mod ast;
+mod ast;
 mod call;
-pub mod ctx;
+mod ctx;
 pub mod diag;
-pub mod eval;
-pub mod funcs;
-pub mod lex;
+mod eval;
+mod funcs;
+mod lex;
 pub mod loader;
-pub mod number;
-pub mod parse;
-pub mod value;
+mod number;
+mod parse;
+mod value;
 
 pub use diag::HclError;
 pub use loader::render;

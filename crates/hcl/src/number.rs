@@ -84,10 +84,6 @@ impl Number {
         }
     }
 
-    pub fn prec(&self) -> u32 {
-        self.prec
-    }
-
     pub fn is_zero(&self) -> bool {
         self.mant.is_zero()
     }

@@ -487,7 +487,6 @@ impl Parser {
                 kind: ExprKind::Splat {
                     source: Box::new(e),
                     steps,
-                    marker,
                 },
                 range,
             };
@@ -958,7 +957,7 @@ impl Parser {
                             }
                         },
                         "endif" => match stack.pop() {
-                            Some((Directive::If { cond, then, range }, outer)) => {
+                            Some((Directive::If { cond, then, .. }, outer)) => {
                                 let (then, otherwise) = match then {
                                     Some(t) => (t, std::mem::take(&mut parts)),
                                     None => (std::mem::take(&mut parts), Vec::new()),
@@ -968,7 +967,6 @@ impl Parser {
                                     cond,
                                     then,
                                     otherwise,
-                                    range,
                                 });
                             }
                             _ => {
@@ -1001,7 +999,7 @@ impl Parser {
                                     key,
                                     value,
                                     collection,
-                                    range,
+                                    ..
                                 },
                                 outer,
                             )) => {
@@ -1012,7 +1010,6 @@ impl Parser {
                                     value,
                                     collection,
                                     body,
-                                    range,
                                 });
                             }
                             _ => {
