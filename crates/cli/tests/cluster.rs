@@ -36,9 +36,7 @@ fn with_stand_in(dir: &Path, helm: &Path, args: &[&str]) -> Output {
 }
 
 fn write(dir: &Path, name: &str, content: &str) {
-    let p = dir.join(name);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, content).expect("write");
+    common::write_files(dir, [(name, content)]);
 }
 
 /// One chart (a ConfigMap carrying a value) and a helmfile with two releases, the second
@@ -448,16 +446,7 @@ fn repositories_are_added_for_helm_and_repository_charts_deploy() {
     helm_in(&["package", "charts/note2", "-d", "repo"]);
     // The index names archives relative to the repository URL.
     helm_in(&["repo", "index", "repo"]);
-    let files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&repo)
-        .expect("repo")
-        .flatten()
-        .map(|e| {
-            (
-                format!("/{}", e.file_name().to_string_lossy()),
-                std::fs::read(e.path()).expect("read"),
-            )
-        })
-        .collect();
+    let files = common::url_files(&repo);
     let port = common::http_files(files);
     write(
         &dir,

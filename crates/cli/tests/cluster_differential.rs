@@ -64,9 +64,7 @@ exec "$REAL_HELM" "$@"
 "#;
 
 fn write(dir: &Path, name: &str, content: &str) {
-    let p = dir.join(name);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, content).expect("write");
+    common::write_files(dir, [(name, content)]);
 }
 
 /// The project: a chart with a helm hook, an umbrella chart with a `file://` subchart,
@@ -484,16 +482,7 @@ fn private_repository(root: &Path, side: &Side) -> u16 {
             .expect("helm runs");
         assert!(out.status.success(), "{}", common::output_text(&out));
     }
-    let files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&repo)
-        .expect("repo")
-        .flatten()
-        .map(|e| {
-            (
-                format!("/{}", e.file_name().to_string_lossy()),
-                std::fs::read(e.path()).expect("read"),
-            )
-        })
-        .collect();
+    let files = common::url_files(&repo);
     use base64::Engine as _;
     let expected = format!(
         "Basic {}",

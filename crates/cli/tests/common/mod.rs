@@ -216,6 +216,20 @@ pub fn run_with_stdin(cmd: &mut Command, stdin: &str) -> std::process::Output {
     child.wait_with_output().expect("the command exits")
 }
 
+/// The files directly in `dir`, each as (`/NAME`, its bytes): what [`http_files`] serves.
+pub fn url_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    std::fs::read_dir(dir)
+        .expect("read_dir")
+        .flatten()
+        .map(|e| {
+            (
+                format!("/{}", e.file_name().to_string_lossy()),
+                std::fs::read(e.path()).expect("read"),
+            )
+        })
+        .collect()
+}
+
 /// Writes `files` (a path below `dir`, its text) into `dir`, making folders as needed.
 pub fn write_files<P: AsRef<str>, T: AsRef<str>>(
     dir: &Path,
