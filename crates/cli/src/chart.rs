@@ -1,8 +1,9 @@
 //! `capstan chart template` and `capstan chart values`: Helm's `template` command and the
 //! final `.Values` of a chart, computed in-process with Helm's value flags.
 
+use capstan_app::chart::{ChartRequest, ChartValues};
 use capstan_chart::TemplateOptions;
-use capstan_values::{provenance, UserValues};
+use capstan_values::UserValues;
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::Path;
 
@@ -164,71 +165,7 @@ fn at(cwd: &Path, p: &str) -> std::path::PathBuf {
     }
 }
 
-/// A failed command: its message, the place in a file it is about (shown with a snippet
-/// by the one renderer, [`crate::render_failure`]), its exit code, and what it still
-/// printed on standard output.
-#[derive(Debug, Default)]
-pub struct Failure {
-    pub stdout: String,
-    pub message: String,
-    pub location: Option<capstan_source::Location>,
-    pub code: i32,
-}
-
-impl Failure {
-    /// A failure with exit code 1.
-    pub fn new(message: impl Into<String>, location: Option<capstan_source::Location>) -> Failure {
-        Failure {
-            stdout: String::new(),
-            message: message.into(),
-            location,
-            code: 1,
-        }
-    }
-}
-
-impl From<String> for Failure {
-    fn from(message: String) -> Failure {
-        Failure::new(message, None)
-    }
-}
-
-impl From<&str> for Failure {
-    fn from(message: &str) -> Failure {
-        Failure::new(message, None)
-    }
-}
-
-impl From<capstan_state::StateError> for Failure {
-    fn from(e: capstan_state::StateError) -> Failure {
-        Failure::new(e.message, e.location)
-    }
-}
-
-impl From<capstan_chart::TemplateError> for Failure {
-    fn from(e: capstan_chart::TemplateError) -> Failure {
-        let message = e.to_string();
-        Failure::new(message, e.location)
-    }
-}
-
-/// Errors of the crates below that are one message (Go's, Helm's or helmfile's text).
-macro_rules! failures_from_messages {
-    ($($t:ty),* $(,)?) => {
-        $(impl From<$t> for Failure {
-            fn from(e: $t) -> Failure {
-                Failure::new(e.to_string(), None)
-            }
-        })*
-    };
-}
-
-failures_from_messages!(
-    capstan_value::json::JsonError,
-    capstan_chart::manifests::ManifestError,
-    capstan_helm::flags::FlagError,
-    capstan_helm::ops::HelmError,
-);
+pub use capstan_app::Failure;
 
 /// What `capstan chart` takes from the flags given before it (`capstan -n ns chart …`):
 /// helm's own global flags; the helmfile-only ones are refused by the caller.
@@ -240,6 +177,7 @@ pub struct Globals {
     pub debug: bool,
 }
 
+/// Runs `capstan chart template` or `capstan chart values`.
 pub fn run(
     cmd: ChartCommand,
     cwd: &Path,
@@ -255,31 +193,12 @@ pub fn run(
             show_only,
             debug,
         } => {
-            let debug = debug || globals.debug;
-            let opts = flags.options(&name, cwd, globals);
-            let (r, layers) = capstan_chart::template::template_with_layers(
-                &capstan_chart::fs::OsFs,
-                &at(cwd, &chart),
-                cwd,
-                &opts,
-            )
-            .map_err(|e| Failure {
-                stdout: if debug {
-                    e.rendered.clone().unwrap_or_default()
-                } else {
-                    String::new()
-                },
-                ..Failure::from(e)
-            })?;
-            warn(&layers, &r.values, strict, log)?;
-            if show_only.is_empty() {
-                Ok(r.manifest)
-            } else {
-                Ok(capstan_chart::manifests::show_only(
-                    &r.manifest,
-                    &show_only,
-                )?)
-            }
+            let request = ChartRequest {
+                chart: at(cwd, &chart),
+                options: flags.options(&name, cwd, globals),
+                strict,
+            };
+            capstan_app::chart::template(&request, cwd, &show_only, debug || globals.debug, log)
         }
         ChartCommand::Values {
             chart,
@@ -288,84 +207,54 @@ pub fn run(
             explain,
             strict,
         } => {
-            let mut opts = flags.options("release-name", cwd, globals);
-            // The values are what the templates see; a post-renderer changes only output.
-            opts.post_renderer = None;
-            let (r, layers) = capstan_chart::template::template_with_layers(
-                &capstan_chart::fs::OsFs,
-                &at(cwd, &chart),
-                cwd,
-                &opts,
-            )?;
-            warn(&layers, &r.values, strict, log)?;
+            let request = ChartRequest {
+                chart: at(cwd, &chart),
+                options: flags.options("release-name", cwd, globals),
+                strict,
+            };
+            let v = capstan_app::chart::values(request, cwd, log)?;
             if explain {
-                let leaves = provenance::explain(&r.values, &layers.layers);
-                return Ok(match output {
-                    Output::Yaml => crate::explain::text(&leaves, false),
-                    Output::Json => {
-                        crate::explain::to_json_text(&crate::explain::json(&leaves, false))?
-                    }
-                    Output::Html => {
-                        let warnings = traps(&layers, &r.values)
-                            .iter()
-                            .map(|t| (t.path.to_string(), t.message.clone()))
-                            .collect();
-                        let section = crate::explain_html::Section {
-                            title: format!("chart {chart}"),
-                            leaves: &leaves,
-                            warnings,
-                        };
-                        crate::explain_html::page(
-                            "capstan chart values --explain",
-                            &[section],
-                            false,
-                        )
-                    }
-                });
+                explained(&v, output, &chart)
+            } else {
+                plain(v, output)
             }
-            let v = capstan_value::Value::map_from(r.values);
-            Ok(match output {
-                Output::Html => return Err("-o html shows --explain: add --explain".into()),
-                Output::Yaml => capstan_yaml::encode_helm(&v).map_err(|e| e.to_string())?,
-                Output::Json => capstan_value::json::to_json(
-                    &v,
-                    capstan_value::json::JsonStyle {
-                        escape_html: false,
-                        indent: Some("  "),
-                    },
-                )
-                .map(|s| s + "\n")?,
-            })
         }
     }
 }
 
-type Values = std::collections::BTreeMap<capstan_value::Str, capstan_value::Value>;
-
-/// Prints the value-trap warnings on stderr; with `strict`, any warning is an error.
-/// The value traps of a render: those found reading the layers, then those in the
-/// final values.
-pub(crate) fn traps(
-    layers: &capstan_chart::explain::Layers,
-    values: &Values,
-) -> Vec<provenance::Trap> {
-    let mut traps = layers.warnings.clone();
-    traps.extend(provenance::traps(values, &layers.layers, layers.user_from));
-    traps
+/// The values explained, as text, JSON or a page.
+fn explained(v: &ChartValues, output: Output, chart: &str) -> Result<String, Failure> {
+    Ok(match output {
+        Output::Yaml => crate::explain::text(&v.leaves, false),
+        Output::Json => crate::explain::to_json_text(&crate::explain::json(&v.leaves, false))?,
+        Output::Html => {
+            let section = crate::explain_html::Section {
+                title: format!("chart {chart}"),
+                leaves: &v.leaves,
+                warnings: v
+                    .traps
+                    .iter()
+                    .map(|t| (t.path.to_string(), t.message.clone()))
+                    .collect(),
+            };
+            crate::explain_html::page("capstan chart values --explain", &[section], false)
+        }
+    })
 }
 
-pub(crate) fn warn(
-    layers: &capstan_chart::explain::Layers,
-    values: &Values,
-    strict: bool,
-    log: &mut String,
-) -> Result<(), Failure> {
-    let traps = traps(layers, values);
-    for t in &traps {
-        logln!(log, "warning: {}: {}", t.path, t.message);
-    }
-    if strict && !traps.is_empty() {
-        return Err(format!("{} warning(s) and --strict is set", traps.len()).into());
-    }
-    Ok(())
+/// The values as YAML or JSON.
+fn plain(v: ChartValues, output: Output) -> Result<String, Failure> {
+    let v = capstan_value::Value::map_from(v.values);
+    Ok(match output {
+        Output::Html => return Err("-o html shows --explain: add --explain".into()),
+        Output::Yaml => capstan_yaml::encode_helm(&v).map_err(|e| e.to_string())?,
+        Output::Json => capstan_value::json::to_json(
+            &v,
+            capstan_value::json::JsonStyle {
+                escape_html: false,
+                indent: Some("  "),
+            },
+        )
+        .map(|s| s + "\n")?,
+    })
 }

@@ -1,24 +1,18 @@
 //! helmfile's cluster commands on the command line (`sync`, `apply`, `diff`, `destroy`,
-//! `delete`, `status`, `test`, `lint`): their flags, each defined once and shared through
-//! flattened groups, turned into a [`ClusterOptions`] and handed to
-//! `capstan_helm::deploy` with the real helm. The values files helm gets are written to a
-//! private directory (0700, files 0600) removed when the command ends, also on a signal.
+//! `delete`, `status`, `test`, `lint`, `repos`, `deps`, `unittest`): their flags, each
+//! defined once and shared through flattened groups, turned into a [`ClusterOptions`]
+//! and handed to [`capstan_app::cluster`]; the `--interactive` question asked on the
+//! terminal.
 
-use crate::chart::Failure;
 use crate::global::{go_bool, Global};
-use capstan_helm::deploy::{Cluster, ClusterOptions, Command as Deploy, RenderFor};
-use capstan_helm::exec::{Execer, LogLevel};
+use capstan_app::cluster::ClusterRequest;
+use capstan_app::{Failure, Session};
+use capstan_helm::deploy::{ClusterOptions, Command as Deploy};
+use capstan_helm::exec::LogLevel;
 use capstan_helm::flags::UpgradeOptions;
-use capstan_helm::ops::{Output, ProcessHelm};
-use capstan_helm::runner::ProcessRunner;
-use capstan_state::app::PreparedState;
-use capstan_state::load::Settings;
-use capstan_state::release::Release;
-use capstan_state::release_values::{chart_input_with, Charts, HelmFlags};
-use capstan_state::StateError;
+use capstan_state::release_values::HelmFlags;
 use clap::Args;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
 
 /// Flags every cluster command has.
 #[derive(Args, Clone, Debug, Default)]
@@ -338,16 +332,6 @@ impl ClusterCommand {
             _ => "",
         }
     }
-
-    /// Whether the command explains values (`diff`/`apply --show-values`), so the
-    /// environment's layers must be recorded while the states load.
-    pub(crate) fn shows_values(&self) -> bool {
-        match self {
-            ClusterCommand::Apply(a) => a.diff.show_values,
-            ClusterCommand::Diff(a) => a.diff.show_values,
-            _ => false,
-        }
-    }
 }
 
 fn apply_common(o: &mut ClusterOptions, c: &CommonArgs) {
@@ -507,283 +491,38 @@ impl ClusterCommand {
     }
 }
 
-/// Where helm's output goes: log lines to stderr (live) or the log buffer, helm's
-/// standard output to capstan's.
-struct Sink {
-    log: Arc<Mutex<String>>,
-    stdout: Arc<Mutex<String>>,
+/// helmfile's log level of `--log-level`/`--quiet`, as helm's calls and hooks log.
+pub(crate) fn log_level(g: &Global) -> Result<LogLevel, Failure> {
+    Ok(match g.log_level()? {
+        0 => LogLevel::Debug,
+        1 => LogLevel::Info,
+        2 => LogLevel::Warn,
+        _ => LogLevel::Error,
+    })
 }
 
-impl Output for Sink {
-    fn log(&self, text: &str) {
-        if crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
-            eprint!("{text}");
-        } else {
-            self.log
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push_str(text);
-        }
-    }
-
-    fn stdout(&self, text: &str) {
-        if crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
-            crate::write_stdout(text.as_bytes());
-            return;
-        }
-        self.stdout
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push_str(text);
-    }
-}
-
-/// The helm binary: `--helm-binary`, else the state's `helmBinary`, else `helm`.
-fn helm_binary(g: &Global, states: &[PreparedState]) -> String {
-    if !g.helm_binary.is_empty() {
-        return g.helm_binary.clone();
-    }
-    states
-        .iter()
-        .map(|ps| capstan_state::spec::str_of(&ps.state.doc, "helmBinary"))
-        .find(|b| !b.is_empty())
-        .unwrap_or_else(|| "helm".into())
-}
-
-/// Runs a cluster command over loaded states; returns what helm printed on stdout.
-pub fn run(
+/// Runs a cluster command: its flags as options, handed to [`capstan_app::cluster`]
+/// with the real helm; returns what helm printed on stdout (when not printed live).
+pub(crate) fn run(
     g: &Global,
-    s: &Settings,
-    states: &[PreparedState],
-    cmd: &ClusterCommand,
-    cwd: &Path,
+    session: &Session,
+    cmd: ClusterCommand,
     log: &mut String,
-) -> Result<String, crate::chart::Failure> {
-    let (command, options) = cmd.plan(g, cwd)?;
+) -> Result<String, Failure> {
+    let (command, options) = cmd.plan(g, session.cwd())?;
     let mut template_flags = HelmFlags::default();
     crate::helm_args::apply("--template-args", cmd.template_args(), &mut template_flags)?;
-    if let ClusterCommand::Test(a) = cmd {
-        if a.cleanup {
-            logln!(log, "warn: requested cleanup will not be applied. To clean up test resources with Helm 3, you have to remove them manually or set helm.sh/hook-delete-policy");
-        }
-    }
-    let binary = helm_binary(g, states);
-    let (_, version) = capstan_helm::setup::detect(&binary, cwd)?;
-    let level = match g.log_level()? {
-        0 => LogLevel::Debug,
-        1 => LogLevel::Info,
-        2 => LogLevel::Warn,
-        _ => LogLevel::Error,
+    let live = crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed);
+    let request = ClusterRequest {
+        command,
+        options,
+        template_flags,
+        helm_binary: g.helm_binary.clone(),
+        disable_force_update: g.disable_force_update,
+        confirm: &ask_for_confirmation,
+        live_stdout: live.then_some(crate::write_stdout as fn(&[u8]) -> bool),
     };
-    let log_buf = Arc::new(Mutex::new(String::new()));
-    let stdout = Arc::new(Mutex::new(String::new()));
-    let helm = ProcessHelm::new(
-        Execer {
-            binary,
-            kubeconfig: g.kubeconfig.clone(),
-            kube_context: String::new(),
-            extra: Vec::new(),
-            version,
-            disable_force_update: g.disable_force_update,
-        },
-        Box::new(ProcessRunner {
-            cwd: cwd.to_path_buf(),
-        }),
-        level,
-        Box::new(Sink {
-            log: log_buf.clone(),
-            stdout: stdout.clone(),
-        }),
-    );
-    let dirs: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-    let values_files = |ps: &PreparedState, r: &Release| -> Result<Vec<String>, StateError> {
-        values_files_for(s, ps, r, &dirs)
-    };
-    let getenv = |k: &str| std::env::var(k).ok();
-    let info = |at: LogLevel, text: &str| {
-        if at >= level {
-            let mut line = text.to_string();
-            if !line.ends_with('\n') {
-                line.push('\n');
-            }
-            if crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
-                eprint!("{line}");
-            } else {
-                log_buf
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push_str(&line);
-            }
-        }
-    };
-    let sink = Sink {
-        log: log_buf.clone(),
-        stdout: stdout.clone(),
-    };
-    let print = |text: &str| sink.stdout(text);
-    let skip_deps = g.skip_deps;
-    let render = |ps: &PreparedState, r: &Release, how: &RenderFor| -> Result<String, StateError> {
-        let flags = HelmFlags {
-            no_hooks: !how.hooks,
-            is_upgrade: how.is_upgrade,
-            cluster: how.cluster.clone(),
-            skip_deps,
-            ..template_flags.clone()
-        };
-        Ok(capstan_state::commands::render_one(s, ps, r, &flags)
-            .map(|rendered| rendered.manifest)
-            .map_err(|e| e.message)?)
-    };
-    let host = s.host.clone();
-    let root = s.root.clone();
-    let exec = |program: &str, args: &[String], dir: &str| -> Result<String, StateError> {
-        // After a signal no hook starts (helmfile stops at once; a postsync hook for
-        // some releases only would be worse than none).
-        if capstan_helm::runner::stopping() {
-            return Err(StateError::new(format!(
-                "{program}: not started: capstan was interrupted"
-            )));
-        }
-        Ok(host.exec(program, args, &[], None, &root.join(dir))?)
-    };
-    let user_values =
-        |ps: &PreparedState, r: &Release| capstan_state::commands::user_values_explained(s, ps, r);
-    let confirm = ask_for_confirmation;
-    let cluster = Cluster {
-        confirm: &confirm,
-        user_values: &user_values,
-        exec: &exec,
-        render: &render,
-        print: &print,
-        settings: s,
-        helm: &helm,
-        options: &options,
-        values_files: &values_files,
-        getenv: &getenv,
-        log: &info,
-    };
-    let result = capstan_helm::deploy::run(&cluster, states, command);
-    for d in dirs.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
-        let _ = s.host.remove_private(&d);
-    }
-    log.push_str(&log_buf.lock().unwrap_or_else(|e| e.into_inner()));
-    let out = std::mem::take(&mut *stdout.lock().unwrap_or_else(|e| e.into_inner()));
-    match result {
-        Ok(_) => Ok(out),
-        Err(e) => Err(crate::chart::Failure {
-            stdout: out,
-            code: e.code,
-            ..crate::chart::Failure::new(e.message, None)
-        }),
-    }
-}
-
-/// A release's values files for helm, in helmfile's order: files from the release's
-/// `values:`/`secrets:` (rendered, decrypted) written to a private directory, files on
-/// disk passed as they are.
-fn values_files_for(
-    s: &Settings,
-    ps: &PreparedState,
-    r: &Release,
-    dirs: &Mutex<Vec<PathBuf>>,
-) -> Result<Vec<String>, StateError> {
-    let input = chart_input_with(s, ps, r, &HelmFlags::default(), Charts::Offline)?;
-    let named = capstan_state::release_values::overlay_for_helm(&input);
-    let dir = if named.is_empty() {
-        None
-    } else {
-        let d = s
-            .host
-            .write_private(&named)
-            .map_err(|e| format!("writing the values of release {:?} for helm: {e}", r.name))?;
-        dirs.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(d.clone());
-        Some(d)
-    };
-    Ok(input
-        .options
-        .values
-        .files
-        .iter()
-        .map(
-            |f| match (capstan_state::release_values::overlay_name(&input, f), &dir) {
-                (Some(name), Some(d)) => d.join(name).display().to_string(),
-                _ => s.root.join(f).display().to_string(),
-            },
-        )
-        .collect())
-}
-
-/// helmfile's `prepare` or `cleanup` hooks for a command that does not reach the cluster
-/// (`template`): the state's hooks, then each active release's. A failing `prepare`
-/// hook is an error; a failing `cleanup` hook a warning.
-pub(crate) fn state_hooks(
-    g: &Global,
-    s: &Settings,
-    states: &[PreparedState],
-    event: &str,
-    command: &str,
-    log: &mut String,
-) -> Result<(), Failure> {
-    let level = match g.log_level()? {
-        0 => LogLevel::Debug,
-        1 => LogLevel::Info,
-        2 => LogLevel::Warn,
-        _ => LogLevel::Error,
-    };
-    let buf = Mutex::new(String::new());
-    let write = |at: LogLevel, text: &str| {
-        if at >= level {
-            let mut line = text.to_string();
-            if !line.ends_with('\n') {
-                line.push('\n');
-            }
-            if crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
-                eprint!("{line}");
-            } else {
-                buf.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push_str(&line);
-            }
-        }
-    };
-    let host = s.host.clone();
-    let root = s.root.clone();
-    let exec = |program: &str, args: &[String], dir: &str| -> Result<String, StateError> {
-        Ok(host.exec(program, args, &[], None, &root.join(dir))?)
-    };
-    let hooks = capstan_helm::deploy::Hooks {
-        settings: s,
-        exec: &exec,
-        log: &write,
-    };
-    let mut result = Ok(());
-    'states: for ps in states {
-        let releases = ps.active()?;
-        for r in std::iter::once(None).chain(releases.into_iter().map(Some)) {
-            if let Err(e) = capstan_helm::deploy::run_hooks(&hooks, ps, r, event, None, command) {
-                if event == "cleanup" {
-                    write(LogLevel::Warn, &format!("warn: {e}"));
-                } else {
-                    // helmfile runs `prepare` hooks while preparing charts, whose errors
-                    // are a list (`[…]`), and names the state file.
-                    let e = if event == "prepare" {
-                        StateError {
-                            message: format!("[{}]", e.message),
-                            ..e
-                        }
-                    } else {
-                        e
-                    };
-                    result = Err(e.context(&ps.context));
-                    break 'states;
-                }
-            }
-        }
-    }
-    log.push_str(&buf.into_inner().unwrap_or_else(|e| e.into_inner()));
-    Ok(result?)
+    capstan_app::cluster::run(session, &request, log)
 }
 
 /// helmfile's `askForConfirmation`: the question on stdout, `y`/`yes` or `n`/`no` read

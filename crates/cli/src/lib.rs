@@ -5,28 +5,13 @@
 
 #![forbid(unsafe_code)]
 
-/// Appends a line to a log buffer (what goes to stderr).
+/// Appends a line to the log buffer (what goes to stderr), or prints it at once when
+/// [`LIVE_STDERR`] is set.
 macro_rules! logln {
-    ($log:expr, $($arg:tt)*) => {{
-        if $crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
-            eprintln!($($arg)*);
-        } else {
-            use std::fmt::Write as _;
-            let _ = writeln!($log, $($arg)*);
-        }
-    }};
+    ($($arg:tt)*) => { capstan_app::logln!($($arg)*) };
 }
 
-/// When set (the `capstan` binary sets it), progress and warnings go to stderr as they
-/// happen instead of into [`Outcome::stderr`].
-pub static LIVE_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Set by the `capstan` binary: the process exits as soon as [`run`] returns, so a big
-/// result (every release's explained values) is left for the exit to reclaim at once
-/// instead of being freed piece by piece ([`leave_to_exit`]). Unset in-process (tests,
-/// the conformance runner), where everything is freed as usual.
-pub static PROCESS_EXITS_AFTER_RUN: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(false);
+pub use capstan_app::{leave_to_exit, LIVE_STDERR, PROCESS_EXITS_AFTER_RUN};
 
 /// Makes this process leave no memory image: no core file (RLIMIT_CORE 0) and not
 /// dumpable (PR_SET_DUMPABLE 0, which also keeps other users' debuggers out). capstan
@@ -76,13 +61,6 @@ pub fn stdout_error() -> Option<String> {
         .clone()
 }
 
-/// Drops `v`, or leaves it to the process exit when [`PROCESS_EXITS_AFTER_RUN`] is set.
-pub(crate) fn leave_to_exit<T>(v: T) {
-    if PROCESS_EXITS_AFTER_RUN.load(std::sync::atomic::Ordering::Relaxed) {
-        std::mem::forget(v);
-    }
-}
-
 thread_local! {
     /// Standard output the command running on this thread spilled to a private file
     /// (its directory and the file): [`print_spooled`].
@@ -90,12 +68,12 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
-/// What a command prints from a [`spool::Spool`]: the text, or (spilled to a file) nothing
+/// What a command prints from a [`capstan_app::spool::Spool`]: the text, or (spilled to a file) nothing
 /// here, the file to be printed once the command has returned.
-pub(crate) fn print_spooled(s: spool::Spooled) -> String {
+pub(crate) fn print_spooled(s: capstan_app::spool::Spooled) -> String {
     match s {
-        spool::Spooled::Text(t) => t,
-        spool::Spooled::File { dir, path } => {
+        capstan_app::spool::Spooled::Text(t) => t,
+        capstan_app::spool::Spooled::File { dir, path } => {
             SPOOLED_STDOUT.with(|s| *s.borrow_mut() = Some((dir, path)));
             String::new()
         }
@@ -105,15 +83,14 @@ pub(crate) fn print_spooled(s: spool::Spooled) -> String {
 mod chart;
 mod cluster;
 mod completion;
-mod create;
 mod explain;
 mod explain_html;
 mod global;
 mod helm_args;
 mod helmfile;
-mod init;
-mod spool;
-mod version;
+mod progress;
+mod setup;
+mod values;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
@@ -163,10 +140,10 @@ enum Command {
     /// `source <(capstan completion bash)`.
     Completion(completion::CompletionArgs),
     /// Check helm and the helm plugins helmfile's `init` checks, as `helmfile init`.
-    Init(init::InitArgs),
+    Init(setup::InitArgs),
     /// Create a project scaffold (helmfile.yaml, environments/, values/), as
     /// `helmfile create`.
-    Create(create::CreateArgs),
+    Create(setup::CreateArgs),
     /// Print capstan's man page (roff): `capstan man > capstan.1; man -l capstan.1`.
     Man,
 }
@@ -320,51 +297,13 @@ fn quiet_too_deep_panics() {
 
 /// [`run`] on the current thread.
 fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
-    // Built once (a few hundred flags: building is a tenth of a small chart's render).
-    let cmd = Cli::command();
-    let ordered = cobra_order(&cmd, args);
-    let parsed = cmd
-        .try_get_matches_from(ordered)
-        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
-    let (cli, matches) = match parsed {
-        Ok(c) => c,
-        Err(e) => {
-            let text = e.render().to_string();
-            let code = e.exit_code();
-            return if code == 0 {
-                Outcome {
-                    stdout: text,
-                    stderr: String::new(),
-                    code,
-                }
-            } else {
-                Outcome {
-                    stdout: String::new(),
-                    stderr: text,
-                    code,
-                }
-            };
-        }
+    let (cli, matches) = match parse(args) {
+        Ok(parsed) => parsed,
+        Err(outcome) => return outcome,
     };
     let mut log = String::new();
     let Some(command) = cli.command else {
-        if cli.version {
-            return Outcome {
-                stdout: version::run(&cli.global.helm_binary, cwd),
-                ..Outcome::default()
-            };
-        }
-        return Outcome {
-            stdout: String::new(),
-            stderr: Cli::command()
-                .error(
-                    clap::error::ErrorKind::MissingSubcommand,
-                    "a command is required (capstan --help lists them)",
-                )
-                .render()
-                .to_string(),
-            code: 2,
-        };
+        return without_command(&cli, cwd);
     };
     // helmfile prints its errors as they are; helm (and capstan's own commands) after
     // `Error: `.
@@ -377,12 +316,70 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
         Command::Chart(c) => chart_globals(&cli.global, &matches)
             .and_then(|globals| chart::run(c, cwd, &globals, &mut log)),
         Command::State(c) => helmfile::run(&cli.global, c, cwd, &mut log),
-        Command::Version => Ok(version::run(&cli.global.helm_binary, cwd)),
+        Command::Version => Ok(capstan_app::version::text(&cli.global.helm_binary, cwd)),
         Command::Completion(a) => Ok(completion::script(&a)),
-        Command::Init(a) => init::run(&a, &cli.global.helm_binary, cwd, &mut log),
-        Command::Create(a) => create::run(&a, cwd, &mut log),
+        Command::Init(a) => setup::init(&a, &cli.global.helm_binary, cwd, &mut log),
+        Command::Create(a) => setup::create(&a, cwd, &mut log),
         Command::Man => Ok(completion::man_page(Cli::command())),
     };
+    finish(result, log, error_prefix, cwd)
+}
+
+/// The command line parsed; clap's own output (help, a usage error) as the outcome.
+fn parse(args: Vec<OsString>) -> Result<(Cli, clap::ArgMatches), Outcome> {
+    // Built once (a few hundred flags: building is a tenth of a small chart's render).
+    let cmd = Cli::command();
+    let ordered = cobra_order(&cmd, args);
+    cmd.try_get_matches_from(ordered)
+        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)))
+        .map_err(|e| {
+            let text = e.render().to_string();
+            let code = e.exit_code();
+            if code == 0 {
+                Outcome {
+                    stdout: text,
+                    stderr: String::new(),
+                    code,
+                }
+            } else {
+                Outcome {
+                    stdout: String::new(),
+                    stderr: text,
+                    code,
+                }
+            }
+        })
+}
+
+/// `capstan` without a command: `--version`, or an error naming the commands.
+fn without_command(cli: &Cli, cwd: &Path) -> Outcome {
+    if cli.version {
+        return Outcome {
+            stdout: capstan_app::version::text(&cli.global.helm_binary, cwd),
+            ..Outcome::default()
+        };
+    }
+    Outcome {
+        stdout: String::new(),
+        stderr: Cli::command()
+            .error(
+                clap::error::ErrorKind::MissingSubcommand,
+                "a command is required (capstan --help lists them)",
+            )
+            .render()
+            .to_string(),
+        code: 2,
+    }
+}
+
+/// A command's result as the outcome: its output (spilled output printed from its file
+/// by the binary, read back in-process), or its error rendered with its snippet.
+fn finish(
+    result: Result<String, chart::Failure>,
+    mut log: String,
+    error_prefix: &str,
+    cwd: &Path,
+) -> Outcome {
     // Output a command spilled to a private file: printed from there by the binary (a
     // caller in-process gets it as text); a command that failed left none.
     let spooled = SPOOLED_STDOUT.with(|s| s.borrow_mut().take());
@@ -392,38 +389,10 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
             stderr: log,
             code: 0,
         },
-        (Ok(mut out), Some((dir, path))) => {
-            let printed = if PROCESS_EXITS_AFTER_RUN.load(std::sync::atomic::Ordering::Relaxed) {
-                let stdout = std::io::stdout();
-                let mut lock = stdout.lock();
-                spool::print_and_remove(&dir, &path, &mut lock)
-                    .and_then(|()| std::io::Write::flush(&mut lock))
-                    .inspect_err(record_stdout_error)
-            } else {
-                let mut bytes = Vec::new();
-                let r = spool::print_and_remove(&dir, &path, &mut bytes);
-                out.push_str(&String::from_utf8_lossy(&bytes));
-                r
-            };
-            match printed {
-                Ok(()) => Outcome {
-                    stdout: out,
-                    stderr: log,
-                    code: 0,
-                },
-                Err(e) => {
-                    logln!(log, "Error: writing to standard output: {e}");
-                    Outcome {
-                        stdout: String::new(),
-                        stderr: log,
-                        code: 1,
-                    }
-                }
-            }
-        }
+        (Ok(out), Some((dir, path))) => print_spilled(out, &dir, &path, log),
         (Err(f), spooled) => {
             if let Some((dir, _)) = spooled {
-                spool::remove(&dir);
+                capstan_app::spool::remove(&dir);
             }
             if !f.message.is_empty() {
                 // An error may quote a decrypted value (a line of a values file, a
@@ -443,27 +412,47 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
     }
 }
 
+/// Output spilled to `path`: printed to standard output by the binary, appended to `out`
+/// in-process; the private directory removed either way.
+fn print_spilled(mut out: String, dir: &Path, path: &Path, mut log: String) -> Outcome {
+    let printed = if PROCESS_EXITS_AFTER_RUN.load(std::sync::atomic::Ordering::Relaxed) {
+        let stdout = std::io::stdout();
+        let mut lock = stdout.lock();
+        capstan_app::spool::print_and_remove(dir, path, &mut lock)
+            .and_then(|()| std::io::Write::flush(&mut lock))
+            .inspect_err(record_stdout_error)
+    } else {
+        let mut bytes = Vec::new();
+        let r = capstan_app::spool::print_and_remove(dir, path, &mut bytes);
+        out.push_str(&String::from_utf8_lossy(&bytes));
+        r
+    };
+    match printed {
+        Ok(()) => Outcome {
+            stdout: out,
+            stderr: log,
+            code: 0,
+        },
+        Err(e) => {
+            logln!(log, "Error: writing to standard output: {e}");
+            Outcome {
+                stdout: String::new(),
+                stderr: log,
+                code: 1,
+            }
+        }
+    }
+}
+
 /// How every error is shown: the message, then (when it is about a place in a file that
 /// can be read) the offending line with a caret under the column.
 pub(crate) fn render_failure(f: &chart::Failure, cwd: &Path) -> String {
     let mut text = f.message.clone();
     if let Some(l) = &f.location {
         text.push('\n');
-        text.push_str(&location_snippet(l, cwd));
+        text.push_str(&capstan_app::session::location_snippet(l, cwd));
     }
     text
-}
-
-/// The snippet of the line `at` points to (its file read relative to `cwd`), with any
-/// URL password in it hidden; only the ` --> FILE:LINE:COLUMN` line when the file cannot
-/// be read again (a remote or temporary file, gone since).
-pub(crate) fn location_snippet(at: &capstan_source::Location, cwd: &Path) -> String {
-    let bytes = std::fs::read(cwd.join(&at.file)).ok();
-    let text = bytes.as_deref().map(String::from_utf8_lossy);
-    let shown = text
-        .and_then(|text| capstan_source::snippet(&at.file, &text, at.line, at.column.max(1)))
-        .unwrap_or_else(|| format!(" --> {at}"));
-    capstan_fetch::redact(shown.trim_end())
 }
 
 /// The global flags given on the command line before `chart`: helm's `-n` and `--debug`

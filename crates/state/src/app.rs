@@ -136,6 +136,7 @@ impl PreparedState {
 }
 
 /// What a run was asked for on the command line.
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// `-f/--file` (a file, a directory or `-`), empty for the defaults.
     pub file: String,

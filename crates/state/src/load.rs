@@ -280,6 +280,7 @@ fn merge_layer(into: &mut Tree, layer: &Tree) {
 
 /// The CLI's `--state-values-file`/`--state-values-set(-string)` (or a sub-helmfile
 /// entry's `values:`) as helmfile's `overrodeEnv`.
+#[derive(Clone, Debug, Default)]
 pub struct Overrides {
     /// Files and inline maps, merged with the override strategy into the values layer.
     pub entries: Vec<Value>,

@@ -5,7 +5,7 @@ use std::path::Path;
 
 /// The text `version` prints: capstan's version, then the helm binary's (`binary` as
 /// `--helm-binary` names it, else `helm`).
-pub fn run(binary: &str, cwd: &Path) -> String {
+pub fn text(binary: &str, cwd: &Path) -> String {
     let binary = if binary.is_empty() { "helm" } else { binary };
     let helm = match capstan_helm::setup::detect(binary, cwd) {
         Ok((text, _)) => text,

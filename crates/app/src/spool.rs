@@ -8,10 +8,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 /// In memory up to this many bytes (then spilled to a file).
-pub(crate) const IN_MEMORY_BYTES: usize = 16 << 20;
+pub const IN_MEMORY_BYTES: usize = 16 << 20;
 
 /// Output being collected.
-pub(crate) struct Spool {
+pub struct Spool {
     limit: usize,
     memory: String,
     file: Option<SpoolFile>,
@@ -27,19 +27,33 @@ struct SpoolFile {
 
 /// Collected output: text, or a private file holding it (its directory to be removed
 /// once printed: [`print_and_remove`]).
-pub(crate) enum Spooled {
+#[derive(Debug)]
+pub enum Spooled {
+    /// The output, in memory.
     Text(String),
-    File { dir: PathBuf, path: PathBuf },
+    /// The output in a private file.
+    File {
+        /// The private directory (removed once printed).
+        dir: PathBuf,
+        /// The file in it.
+        path: PathBuf,
+    },
+}
+
+impl Default for Spool {
+    fn default() -> Spool {
+        Spool::new()
+    }
 }
 
 impl Spool {
     /// A spool that spills past [`IN_MEMORY_BYTES`].
-    pub(crate) fn new() -> Spool {
+    pub fn new() -> Spool {
         Spool::with_limit(IN_MEMORY_BYTES)
     }
 
     /// A spool that spills past `limit` bytes.
-    pub(crate) fn with_limit(limit: usize) -> Spool {
+    pub fn with_limit(limit: usize) -> Spool {
         Spool {
             limit,
             memory: String::new(),
@@ -49,7 +63,7 @@ impl Spool {
     }
 
     /// Appends `text`.
-    pub(crate) fn push(&mut self, text: &str) {
+    pub fn push(&mut self, text: &str) {
         if self.failed.is_some() {
             return;
         }
@@ -95,7 +109,7 @@ impl Spool {
     }
 
     /// The output, or the first error writing it (the private file then removed).
-    pub(crate) fn finish(mut self) -> std::io::Result<Spooled> {
+    pub fn finish(mut self) -> std::io::Result<Spooled> {
         if let Some(e) = self.failed.take() {
             return Err(e);
         }
@@ -125,13 +139,13 @@ impl Drop for Spool {
 }
 
 /// Removes a spool's private directory.
-pub(crate) fn remove(dir: &std::path::Path) {
+pub fn remove(dir: &std::path::Path) {
     let host = capstan_state::host::OsHost::default();
     let _ = capstan_state::host::Host::remove_private(&host, dir);
 }
 
 /// Copies a spooled file to `out`, then removes its private directory.
-pub(crate) fn print_and_remove(
+pub fn print_and_remove(
     dir: &std::path::Path,
     path: &std::path::Path,
     out: &mut dyn Write,

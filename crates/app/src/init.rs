@@ -5,16 +5,18 @@
 //! question, or no answer on a closed stdin, stops with helmfile's message and exit code 1.
 //! helm itself is not downloaded: capstan prints the command that installs it.
 
-use crate::chart::Failure;
+use crate::Failure;
 use capstan_helm::setup::{self, PLUGINS};
 use std::path::Path;
 
-/// `init`'s flags.
-#[derive(clap::Args, Clone, Debug, Default)]
-pub struct InitArgs {
-    /// Do not ask before installing helm plugins.
-    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = crate::global::go_bool)]
-    force: bool,
+/// What `init` is asked for.
+pub struct InitRequest<'a> {
+    /// The helm binary (empty: `helm`).
+    pub binary: &'a str,
+    /// Install or update plugins without asking.
+    pub force: bool,
+    /// Asks a question and says whether the answer was yes.
+    pub confirm: &'a dyn Fn(&str) -> bool,
 }
 
 /// helmfile's code for "install it yourself".
@@ -27,9 +29,13 @@ fn manual(message: String) -> Failure {
     }
 }
 
-/// Runs `init` with helm binary `binary` (empty: `helm`); progress goes to `log`.
-pub fn run(args: &InitArgs, binary: &str, cwd: &Path, log: &mut String) -> Result<String, Failure> {
-    let binary = if binary.is_empty() { "helm" } else { binary };
+/// Runs `init`; progress goes to `log`.
+pub fn run(request: &InitRequest, cwd: &Path, log: &mut String) -> Result<(), Failure> {
+    let binary = if request.binary.is_empty() {
+        "helm"
+    } else {
+        request.binary
+    };
     let install_helm = format!(
         "curl -fsSL {} | bash -s -- --version {}",
         setup::HELM_INSTALL_SCRIPT,
@@ -56,7 +62,7 @@ pub fn run(args: &InitArgs, binary: &str, cwd: &Path, log: &mut String) -> Resul
     }
     logln!(log, "helm {text}: ok");
     let dir = setup::plugins_dir(binary, cwd).map_err(Failure::from)?;
-    let ask = |question: &str| args.force || crate::cluster::ask_for_confirmation(question);
+    let ask = |question: &str| request.force || (request.confirm)(question);
     let declined = || manual("cancel automatic installation, please install manually".into());
     let helm = |args: Vec<String>| -> Result<(), Failure> {
         let out = std::process::Command::new(binary)
@@ -116,5 +122,5 @@ pub fn run(args: &InitArgs, binary: &str, cwd: &Path, log: &mut String) -> Resul
         }
     }
     logln!(log, "capstan initialization completed!");
-    Ok(String::new())
+    Ok(())
 }

@@ -3,18 +3,16 @@
 //! `environments/default.yaml` and an empty `values/` kept by `.gitkeep`. An existing file
 //! is an error unless `--force`; nothing is written outside DIR.
 
-use crate::chart::Failure;
+use crate::Failure;
 use std::path::Path;
 
-/// `create`'s arguments.
-#[derive(clap::Args, Clone, Debug, Default)]
-pub struct CreateArgs {
-    /// The project directory (created when missing).
-    #[arg(default_value = ".")]
-    dir: String,
+/// What `create` is asked for.
+#[derive(Clone, Debug, Default)]
+pub struct CreateRequest {
+    /// The project directory (created when missing), relative to the working directory.
+    pub dir: String,
     /// Overwrite files that exist.
-    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = crate::global::go_bool)]
-    force: bool,
+    pub force: bool,
 }
 
 const HELMFILE_YAML: &str = r#"# The releases of this project, as helmfile (and capstan) read them.
@@ -56,7 +54,7 @@ const DEFAULT_ENV_YAML: &str = r#"# Values of the default environment: `.Values`
 "#;
 
 /// Creates the scaffold in `args.dir` (relative to `cwd`); each file written is logged.
-pub fn run(args: &CreateArgs, cwd: &Path, log: &mut String) -> Result<String, Failure> {
+pub fn run(args: &CreateRequest, cwd: &Path, log: &mut String) -> Result<(), Failure> {
     let root = cwd.join(&args.dir);
     let files: [(&str, &str); 3] = [
         ("helmfile.yaml", HELMFILE_YAML),
@@ -96,5 +94,5 @@ pub fn run(args: &CreateArgs, cwd: &Path, log: &mut String) -> Result<String, Fa
         args.dir,
         args.dir
     );
-    Ok(String::new())
+    Ok(())
 }

@@ -1,0 +1,274 @@
+//! The output of `values` and `print-env`: each release's (or environment's) values as
+//! YAML or JSON, or explained (every leaf with its layers) as text, JSON or an HTML page;
+//! the traps found logged as warnings, and `--strict` failing on them.
+
+use crate::global::go_bool;
+use capstan_app::print_env::{PrintEnvRequest, PrintedEnv};
+use capstan_app::values::ValuesRequest;
+use capstan_app::{Failure, Session};
+use capstan_state::commands::{ExplainedEnv, ExplainedRelease};
+use capstan_value::{Str, Value};
+use clap::Args;
+use std::collections::BTreeMap;
+
+#[derive(Args, Clone, Debug, Default)]
+pub(crate) struct ValuesArgs {
+    /// List every leaf with the layer (file:line:col or flag) that set it and the ones
+    /// it overrode.
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub(crate) explain: bool,
+    /// `yaml` (default) or `json`.
+    #[arg(short = 'o', long = "output", default_value = "yaml")]
+    pub(crate) output: String,
+    /// Turn warnings about value traps into errors.
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub(crate) strict: bool,
+    /// Extra `--set` for every release.
+    #[arg(long = "set")]
+    pub(crate) set: Vec<String>,
+    /// Extra values files for every release.
+    #[arg(long = "values")]
+    pub(crate) values: Vec<String>,
+    /// With --explain: show the values that came from secrets (hidden otherwise).
+    #[arg(long = "show-secrets", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub(crate) show_secrets: bool,
+}
+
+#[derive(Args, Clone, Debug, Default)]
+pub(crate) struct PrintEnvArgs {
+    /// `yaml` (default) or `json`.
+    #[arg(short = 'o', long = "output", default_value = "yaml")]
+    pub(crate) output: String,
+    /// List every environment value with the layer (file:line:col or flag) that set it
+    /// and the ones it overrode (capstan's own).
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub(crate) explain: bool,
+    /// With --explain: show the values that came from secrets files (hidden otherwise).
+    #[arg(long = "show-secrets", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub(crate) show_secrets: bool,
+}
+
+/// The output formats `-o` takes; html only with `--explain`.
+fn check_output(output: &str, explain: bool, empty_ok: bool) -> Result<(), Failure> {
+    if output == "html" && !explain {
+        return Err("-o html shows --explain: add --explain".into());
+    }
+    if output != "yaml" && output != "json" && output != "html" && !(empty_ok && output.is_empty())
+    {
+        return Err(format!(
+            "unsupported output format: {output} (supported: yaml, json, html with --explain)"
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// One release formatted on the thread that explained it; only what is printed stays
+/// (the whole release only for the HTML page).
+enum Piece {
+    Text(String),
+    Json(Value),
+    Named(Str, Value),
+    Whole(ExplainedRelease),
+}
+
+/// A release's traps as warning lines, and the release as what `args` prints of it.
+fn format(
+    args: &ValuesArgs,
+    r: ExplainedRelease,
+) -> Result<(Vec<String>, Piece), capstan_state::StateError> {
+    let (explain, output, show_secrets) = (args.explain, args.output.as_str(), args.show_secrets);
+    let warned: Vec<String> = r
+        .traps
+        .iter()
+        .map(|t| format!("warning: release {}: {}: {}", r.name, t.path, t.message))
+        .collect();
+    let header = format!(
+        "# release {} (namespace {}, chart {})\n",
+        r.name, r.namespace, r.chart
+    );
+    let piece = if explain && output == "html" {
+        Piece::Whole(r)
+    } else if explain && output == "json" {
+        let text = |t: &str| Value::from(t);
+        let mut m = BTreeMap::new();
+        m.insert("release".into(), text(&r.name));
+        m.insert("namespace".into(), text(&r.namespace));
+        m.insert("chart".into(), text(&r.chart));
+        m.insert(
+            "values".into(),
+            crate::explain::json(&r.leaves, show_secrets),
+        );
+        let warnings = r
+            .traps
+            .iter()
+            .map(|t| {
+                let mut w = BTreeMap::new();
+                w.insert("path".into(), text(&t.path.to_string()));
+                w.insert("message".into(), text(&t.message));
+                Value::map_from(w)
+            })
+            .collect();
+        m.insert("warnings".into(), Value::list_from(warnings));
+        Piece::Json(Value::map_from(m))
+    } else if explain {
+        Piece::Text(header + &crate::explain::text(&r.leaves, show_secrets))
+    } else if output == "json" {
+        // Keyed by the release's ID: two `app` releases in two namespaces are two entries.
+        Piece::Named(Str::from(r.id.as_str()), Value::map_from(r.values))
+    } else {
+        let yaml =
+            capstan_yaml::encode_helm(&Value::map_from(r.values)).map_err(|e| e.to_string())?;
+        Piece::Text(format!("---\n{header}{yaml}"))
+    };
+    Ok((warned, piece))
+}
+
+/// `values`: each release's values, or explained.
+pub(crate) fn values(
+    session: &Session,
+    args: ValuesArgs,
+    log: &mut String,
+) -> Result<String, Failure> {
+    check_output(&args.output, args.explain, false)?;
+    let request = ValuesRequest {
+        set: args.set.clone(),
+        values: args.values.clone(),
+        explain: args.explain,
+    };
+    let Some(done) = capstan_app::values::run(session, &request, &|r| format(&args, r), log)?
+    else {
+        return Ok(String::new());
+    };
+    let mut pieces = Vec::new();
+    let mut warnings = 0;
+    for (warned, piece) in done.releases {
+        for w in &warned {
+            logln!(log, "{w}");
+        }
+        warnings += warned.len();
+        pieces.push(piece);
+    }
+    if args.strict && warnings > 0 {
+        return Err(format!("{warnings} warning(s) and --strict is set").into());
+    }
+    let mut whole = Vec::new();
+    let out = assemble(&args, pieces, &mut whole);
+    crate::leave_to_exit((whole, done.states));
+    out
+}
+
+/// The pieces as one output; the whole releases (of the HTML page) go to `whole`.
+fn assemble(
+    args: &ValuesArgs,
+    pieces: Vec<Piece>,
+    whole: &mut Vec<ExplainedRelease>,
+) -> Result<String, Failure> {
+    let mut out = String::new();
+    let mut explained_json = Vec::new();
+    let mut json = BTreeMap::new();
+    for piece in pieces {
+        match piece {
+            Piece::Text(t) => out.push_str(&t),
+            Piece::Json(v) => explained_json.push(v),
+            Piece::Named(name, v) => {
+                json.insert(name, v);
+            }
+            Piece::Whole(r) => whole.push(r),
+        }
+    }
+    let sections: Vec<crate::explain_html::Section> = whole
+        .iter()
+        .map(|r| crate::explain_html::Section {
+            title: format!(
+                "release {} (namespace {}, chart {})",
+                r.name, r.namespace, r.chart
+            ),
+            leaves: &r.leaves,
+            warnings: r
+                .traps
+                .iter()
+                .map(|t| (t.path.to_string(), t.message.clone()))
+                .collect(),
+        })
+        .collect();
+    if args.output == "html" {
+        return Ok(crate::explain_html::page(
+            "capstan values --explain",
+            &sections,
+            args.show_secrets,
+        ));
+    }
+    if args.output == "json" && args.explain {
+        return Ok(crate::explain::to_json_text(&Value::list_from(
+            explained_json,
+        ))?);
+    }
+    if args.output == "json" {
+        let style = capstan_value::json::JsonStyle {
+            escape_html: false,
+            indent: Some("  "),
+        };
+        return Ok(capstan_value::json::to_json(&Value::map_from(json), style)? + "\n");
+    }
+    Ok(out)
+}
+
+/// `print-env`: the environment's values, or explained.
+pub(crate) fn print_env(
+    session: &Session,
+    args: &PrintEnvArgs,
+    log: &mut String,
+) -> Result<String, Failure> {
+    check_output(&args.output, args.explain, true)?;
+    let request = PrintEnvRequest {
+        explain: args.explain,
+        json: args.output == "json",
+    };
+    match capstan_app::print_env::run(session, &request, log)? {
+        PrintedEnv::Text(text) => Ok(text),
+        PrintedEnv::Explained(explained) => explained_env(&explained, args),
+    }
+}
+
+/// `print-env --explain`: per state file, every environment value and its layers.
+fn explained_env(explained: &[ExplainedEnv], args: &PrintEnvArgs) -> Result<String, Failure> {
+    let show_secrets = args.show_secrets;
+    if args.output == "html" {
+        let sections: Vec<crate::explain_html::Section> = explained
+            .iter()
+            .map(|e| crate::explain_html::Section {
+                title: format!("environment {} ({})", e.environment, e.file),
+                leaves: &e.leaves,
+                warnings: Vec::new(),
+            })
+            .collect();
+        return Ok(crate::explain_html::page(
+            "capstan print-env --explain",
+            &sections,
+            show_secrets,
+        ));
+    }
+    if args.output == "json" {
+        let docs = explained
+            .iter()
+            .map(|e| {
+                let mut m = BTreeMap::new();
+                m.insert("file".into(), Value::from(e.file.as_str()));
+                m.insert("environment".into(), Value::from(e.environment.as_str()));
+                m.insert(
+                    "values".into(),
+                    crate::explain::json(&e.leaves, show_secrets),
+                );
+                Value::map_from(m)
+            })
+            .collect();
+        return Ok(crate::explain::to_json_text(&Value::list_from(docs))?);
+    }
+    let mut out = String::new();
+    for e in explained {
+        out.push_str(&format!("# environment {} ({})\n", e.environment, e.file));
+        out.push_str(&crate::explain::text(&e.leaves, show_secrets));
+    }
+    Ok(out)
+}
