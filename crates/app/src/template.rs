@@ -6,6 +6,8 @@
 use crate::session::describe_needs;
 use crate::spool::{Spool, Spooled};
 use crate::{Failure, Session};
+use capstan_helm::validate::Validator;
+use capstan_state::app::PreparedState;
 use capstan_state::commands::{self, RenderedRelease};
 use capstan_state::release_values::HelmFlags;
 use std::sync::Mutex;
@@ -70,40 +72,17 @@ pub fn run(
     progress: &dyn Progress,
     log: &mut String,
 ) -> Result<Option<Templated>, Failure> {
-    let s = &session.settings;
     let Some(mut states) = session.load(log)? else {
         return Ok(None);
     };
-    let selected = !session.run.selectors.is_empty();
-    if selected && request.include_needs {
-        for ps in &mut states {
-            // helmfile's template plans with IncludeTransitiveNeeds set to
-            // --include-needs: the needs of the needs come too (helmfile v0.166:
-            // `-l name=web template --include-needs` renders web's whole chain).
-            ps.include_needs(true);
-        }
-    } else if selected && !request.skip_needs {
-        for ps in &states {
-            ps.check_unselected_needs()?;
-        }
-    }
-    commands::check_needs(&states).map_err(|e| describe_needs(e, session.cwd()))?;
+    select_needs(session, request, &mut states)?;
     crate::hooks::state_hooks(session, &states, "prepare", "template", log)?;
     let mut flags = HelmFlags {
         skip_deps: session.skip_deps,
         keep_documents: !request.output_dir.is_empty(),
         ..request.flags.clone()
     };
-    let validator = if request.validate {
-        let v = capstan_helm::validate::Validator::connect(
-            &capstan_helm::ops::kubeconfig_path(&session.kubeconfig),
-            &s.kube_context,
-        )?;
-        flags.cluster = Some(std::sync::Arc::new(v.capabilities()?));
-        Some(v)
-    } else {
-        None
-    };
+    let validator = validator(session, request, &mut flags)?;
     let invalid = Mutex::new(Vec::<String>::new());
     let check = |r: &RenderedRelease| {
         if let Some(v) = &validator {
@@ -115,19 +94,7 @@ pub fn run(
         }
     };
     if request.list_releases {
-        for ps in &states {
-            for r in ps.active()? {
-                if !session.skip_deps {
-                    logln!(
-                        log,
-                        "Building dependency release={}, chart={}",
-                        r.name,
-                        r.chart
-                    );
-                }
-                logln!(log, "Templating release={}, chart={}", r.name, r.chart);
-            }
-        }
+        list_releases(session, &states, log)?;
     }
     // Without an output directory, each release's manifest goes to the output as soon as
     // it and the releases before it are rendered (memory stays bounded: past a bound the
@@ -147,7 +114,7 @@ pub fn run(
         None
     };
     let rendered = commands::template_reporting(
-        s,
+        &session.settings,
         &states,
         &flags,
         request.concurrency,
@@ -198,12 +165,74 @@ pub fn run(
     }))
 }
 
+/// With selectors, what the selected releases need: added (`include_needs`) or checked to
+/// be selected too (unless `skip_needs`); then the `needs:` of every state checked.
+fn select_needs(
+    session: &Session,
+    request: &TemplateRequest,
+    states: &mut [PreparedState],
+) -> Result<(), Failure> {
+    let selected = !session.run.selectors.is_empty();
+    if selected && request.include_needs {
+        for ps in states.iter_mut() {
+            // helmfile's template plans with IncludeTransitiveNeeds set to
+            // --include-needs: the needs of the needs come too (helmfile v0.166:
+            // `-l name=web template --include-needs` renders web's whole chain).
+            ps.include_needs(true);
+        }
+    } else if selected && !request.skip_needs {
+        for ps in states.iter() {
+            ps.check_unselected_needs()?;
+        }
+    }
+    commands::check_needs(states).map_err(|e| describe_needs(e, session.cwd()))
+}
+
+/// With `validate`: the cluster's validator, its version and API versions put in `flags`.
+fn validator(
+    session: &Session,
+    request: &TemplateRequest,
+    flags: &mut HelmFlags,
+) -> Result<Option<Validator>, Failure> {
+    if !request.validate {
+        return Ok(None);
+    }
+    let v = Validator::connect(
+        &capstan_helm::ops::kubeconfig_path(&session.kubeconfig),
+        &session.settings.kube_context,
+    )?;
+    flags.cluster = Some(std::sync::Arc::new(v.capabilities()?));
+    Ok(Some(v))
+}
+
+/// A line per release, as helmfile logs them.
+fn list_releases(
+    session: &Session,
+    states: &[PreparedState],
+    log: &mut String,
+) -> Result<(), Failure> {
+    for ps in states {
+        for r in ps.active()? {
+            if !session.skip_deps {
+                crate::logln!(
+                    log,
+                    "Building dependency release={}, chart={}",
+                    r.name,
+                    r.chart
+                );
+            }
+            crate::logln!(log, "Templating release={}, chart={}", r.name, r.chart);
+        }
+    }
+    Ok(())
+}
+
 /// Each release's documents as files under its directory, in the order the releases
 /// rendered (their `needs:`).
 fn output_files(
     session: &Session,
     request: &TemplateRequest,
-    states: &[capstan_state::app::PreparedState],
+    states: &[PreparedState],
     rendered: &[RenderedRelease],
 ) -> Result<Vec<(String, String)>, Failure> {
     let tmpl = if request.output_dir_template.is_empty() {
