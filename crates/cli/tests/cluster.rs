@@ -2,6 +2,12 @@
 //! etcd, helm and kubectl come from `../shared/kube` (installed by `scripts/test`); each
 //! run starts its own server in a private directory and stops it at the end, and helm
 //! gets private config, cache and data directories.
+//!
+//! Why one file of over 1,000 lines: every test here needs the same fixture (an API
+//! server with etcd, helm's private directories, stand-in helms) and each integration test
+//! file is a binary that links all of capstan (tens of seconds each on CI's two cores);
+//! the tests are independent of each other, one per behaviour, so the length is a list,
+//! not a tangle.
 
 mod common;
 

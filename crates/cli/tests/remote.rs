@@ -2,6 +2,11 @@
 //! basic auth), local git repositories (tags, branches, subdirectories, `git::file://`),
 //! and a local S3-compatible server (moto, installed by `scripts/test`) on a loopback
 //! port, fetched by `capstan print-env` and `template` into helmfile's cache layout.
+//!
+//! Why one file of over 1,000 lines: the tests share their servers' helpers (the HTTP
+//! server, git repositories, moto) and each integration test file is a binary that links
+//! all of capstan (tens of seconds each on CI's two cores); the tests are independent of
+//! each other, one per source kind and behaviour.
 
 use std::io::Write;
 use std::net::TcpListener;

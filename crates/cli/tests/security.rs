@@ -2,6 +2,11 @@
 //! and checks the promise in SECURITY.md it attacks: output that cannot be written is a
 //! failure, nothing holding rendered output or secrets stays behind, secrets are not
 //! printed, hostile values and schemas end in an error instead of a crash.
+//!
+//! Why one file of over 1,000 lines: each test is one attack class with its own
+//! generator, independent of the others; they share the chart and helpers above, and
+//! each integration test file is a binary that links all of capstan (tens of seconds each
+//! on CI's two cores).
 
 use std::path::Path;
 use std::process::{Command, Stdio};

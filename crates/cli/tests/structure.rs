@@ -143,3 +143,146 @@ fn a_circle_is_found() {
     .collect();
     assert_eq!(circles(&graph), vec![vec!["a", "b", "c"]]);
 }
+
+/// Every `.rs` file under `dir` (recursively), `target` directories aside.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() && p.file_name().is_some_and(|n| n != "target") {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The phrase a file over 1,000 lines writes at its top to say why it is one file.
+const LONG_FILE_REASON: &str = "Why one file of over 1,000 lines:";
+
+#[test]
+fn no_file_over_a_thousand_lines_without_a_reason_at_its_top() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for dir in ["crates", "tools", "fuzz", "benches"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 100, "only {} files found", files.len());
+    let unexplained: Vec<String> = files
+        .iter()
+        .filter_map(|p| {
+            let text = std::fs::read_to_string(p).ok()?;
+            let lines = text.lines().count();
+            let top: String = text
+                .lines()
+                .take_while(|l| l.starts_with("//!") || l.trim().is_empty())
+                .collect::<Vec<_>>()
+                .join("\n");
+            (lines > 1000 && !top.contains(LONG_FILE_REASON))
+                .then(|| format!("{} ({lines} lines)", p.display()))
+        })
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "files over 1,000 lines without \"{LONG_FILE_REASON}\" at their top:\n{}",
+        unexplained.join("\n")
+    );
+}
+
+/// Each function of `text` (a line starting `fn`, `pub fn`, `pub(crate) fn`…) with its
+/// length in lines, from its `fn` line to its closing brace (strings and comments aside).
+fn function_lengths(text: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        let t = t
+            .strip_prefix("pub(crate) ")
+            .or_else(|| t.strip_prefix("pub(super) "))
+            .or_else(|| t.strip_prefix("pub "))
+            .unwrap_or(t);
+        let Some(rest) = t.strip_prefix("fn ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let (mut depth, mut started) = (0i64, false);
+        for (j, l) in lines[i..].iter().enumerate() {
+            let code = strip_strings_and_comment(l);
+            depth += code.matches('{').count() as i64 - code.matches('}').count() as i64;
+            started |= code.contains('{');
+            if (started && depth <= 0) || (!started && code.trim_end().ends_with(';')) {
+                out.push((name.clone(), j + 1));
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// A line of code without its string and char literals and its `//` comment.
+fn strip_strings_and_comment(line: &str) -> String {
+    let mut out = String::new();
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                while let Some(d) = chars.next() {
+                    match d {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '\'' => {
+                // A char literal ('x', '\n', '{'), not a lifetime ('a).
+                let ahead: String = chars.clone().take(3).collect();
+                if ahead.starts_with('\\') || ahead.chars().nth(1) == Some('\'') {
+                    for d in chars.by_ref() {
+                        if d == '\'' {
+                            break;
+                        }
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'/') => break,
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[test]
+fn the_cli_crate_holds_no_function_over_a_hundred_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .flat_map(|p| {
+            let text = std::fs::read_to_string(p).unwrap_or_default();
+            function_lengths(&text)
+                .into_iter()
+                .filter(|(_, n)| *n > 100)
+                .map(move |(f, n)| format!("{}: {f} ({n} lines)", p.display()))
+        })
+        .collect();
+    assert!(files.len() > 5, "only {} files under {}", files.len(), src.display());
+    assert!(long.is_empty(), "functions over 100 lines:\n{}", long.join("\n"));
+}
+
+#[test]
+fn function_lengths_count_from_fn_to_the_closing_brace() {
+    let text = "fn a() {\n    let s = \"}\";\n    let c = '{';\n}\npub(crate) fn b(x: &'a str) -> u8 { 1 }\n";
+    assert_eq!(
+        function_lengths(text),
+        vec![("a".to_string(), 4), ("b".to_string(), 1)]
+    );
+}

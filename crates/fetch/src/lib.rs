@@ -27,8 +27,8 @@ mod source;
 pub mod unpack;
 
 pub use error::FetchError;
-pub use http::{http_get, DEFAULT_DEADLINE_SECS, MAX_DOWNLOAD};
 pub(crate) use http::{body, call, CallError};
+pub use http::{http_get, DEFAULT_DEADLINE_SECS, MAX_DOWNLOAD};
 pub(crate) use private::{beside, percent_decode, write_private, CacheLock, SshKeyFile};
 pub use private::{remove_private_files, unpredictable_suffix};
 pub use redact::{neutralize_controls, redact, same_origin};
