@@ -30,6 +30,27 @@ pub struct Session {
 }
 
 impl Session {
+    /// A session over `settings` with helmfile's defaults: the default state files, no
+    /// selector or state values, progress shown at the info level, dependencies built.
+    pub fn new(settings: Settings) -> Session {
+        Session {
+            settings,
+            run: RunOptions {
+                cli: capstan_state::load::Overrides {
+                    base: ".".into(),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            allow_no_matching_release: false,
+            progress: true,
+            log_level: LogLevel::Info,
+            skip_deps: false,
+            debug: false,
+            kubeconfig: String::new(),
+        }
+    }
+
     /// The directory the command runs in (the state's root).
     pub fn cwd(&self) -> &Path {
         &self.settings.root

@@ -264,19 +264,12 @@ fn settings(
         host.stdin = Some(data);
     }
     Ok(Settings {
-        host: Arc::new(host),
-        root,
         env: g.environment.clone(),
         namespace: g.namespace.clone(),
         kube_context: g.kube_context.clone(),
-        hcl: capstan_state::hcl_evaluator(),
-        secrets: capstan_state::load::sops_reader,
-        limits: None,
         chart: g.chart.clone(),
         helm_binary: g.helm_binary.clone(),
-        renderers: Default::default(),
-        charts: Default::default(),
-        env_journal: None,
+        ..Settings::new(Arc::new(host), root)
     })
 }
 

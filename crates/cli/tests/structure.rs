@@ -274,8 +274,17 @@ fn the_cli_crate_holds_no_function_over_a_hundred_lines() {
                 .map(move |(f, n)| format!("{}: {f} ({n} lines)", p.display()))
         })
         .collect();
-    assert!(files.len() > 5, "only {} files under {}", files.len(), src.display());
-    assert!(long.is_empty(), "functions over 100 lines:\n{}", long.join("\n"));
+    assert!(
+        files.len() > 5,
+        "only {} files under {}",
+        files.len(),
+        src.display()
+    );
+    assert!(
+        long.is_empty(),
+        "functions over 100 lines:\n{}",
+        long.join("\n")
+    );
 }
 
 #[test]

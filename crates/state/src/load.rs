@@ -80,6 +80,27 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// Settings over `host` with relative paths from `root`, and helmfile's defaults:
+    /// the `default` environment, no namespace, kube context or `--chart`, HCL values
+    /// and sops secrets read, no limits on template work.
+    pub fn new(host: Arc<dyn Host>, root: impl Into<PathBuf>) -> Settings {
+        Settings {
+            host,
+            root: root.into(),
+            env: "default".into(),
+            namespace: String::new(),
+            kube_context: String::new(),
+            hcl: crate::hcl_evaluator(),
+            secrets: sops_reader,
+            limits: None,
+            chart: String::new(),
+            helm_binary: String::new(),
+            renderers: Default::default(),
+            charts: Default::default(),
+            env_journal: None,
+        }
+    }
+
     /// A recorder of environment value layers for `state_file`, when explaining.
     pub(crate) fn recorder(&self, state_file: &str, tier: Tier) -> Option<Recorder> {
         self.env_journal.as_ref().map(|journal| Recorder {
