@@ -4,6 +4,7 @@
 //! on stderr with a non-zero exit code, and nothing is written to stdout on failure.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 /// Appends a line to the log buffer (what goes to stderr), or prints it at once when
 /// [`LIVE_STDERR`] is set.
@@ -151,8 +152,11 @@ enum Command {
 /// What a command printed and its exit code.
 #[derive(Debug, Default)]
 pub struct Outcome {
+    /// What the command printed on standard output.
     pub stdout: String,
+    /// What it printed on standard error.
     pub stderr: String,
+    /// Its exit code.
     pub code: i32,
 }
 

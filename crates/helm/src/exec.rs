@@ -12,9 +12,13 @@ use crate::version::HelmVersion;
 /// helmfile's log levels (zap's), lowest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LogLevel {
+    /// Debug lines.
     Debug,
+    /// Info lines (the default).
     Info,
+    /// Warnings.
     Warn,
+    /// Errors.
     Error,
 }
 
@@ -35,7 +39,9 @@ impl LogLevel {
 /// One log line helmfile writes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogLine {
+    /// Its level.
     pub level: LogLevel,
+    /// Its text.
     pub text: String,
 }
 
@@ -65,12 +71,17 @@ pub enum OutputUse {
 /// before it runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HelmCall {
+    /// The program (helm, or `az` for a managed repository).
     pub program: String,
+    /// Its arguments.
     pub args: Vec<String>,
+    /// Extra environment variables.
     pub env: Vec<(String, String)>,
     /// Written to the command's standard input (a password): never logged.
     pub stdin: Option<String>,
+    /// Lines logged before it runs.
     pub before: Vec<LogLine>,
+    /// What becomes of its standard output.
     pub output: OutputUse,
 }
 
@@ -108,7 +119,9 @@ pub fn render_log(lines: &[LogLine], level: LogLevel) -> String {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct Refused {
+    /// helmfile's message.
     pub message: String,
+    /// What it logged before refusing.
     pub log: Vec<LogLine>,
 }
 
@@ -122,39 +135,61 @@ pub trait Runner: Send + Sync {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("command \"{program}\" exited with non-zero status {code}:\n  {program} {args}\n{}", stderr.trim_end())]
 pub struct RunFailure {
+    /// The program.
     pub program: String,
+    /// Its arguments, as one line.
     pub args: String,
+    /// Its exit code.
     pub code: i32,
+    /// What it printed on standard output.
     pub stdout: String,
+    /// What it printed on standard error.
     pub stderr: String,
+    /// Both, interleaved as printed.
     pub combined: String,
 }
 
 /// A repository to add (`helm repo add`), as helmfile's `AddRepo` takes it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RepoAdd {
+    /// The repository's name.
     pub name: String,
+    /// Its URL.
     pub url: String,
+    /// `caFile`.
     pub ca_file: String,
+    /// `certFile`.
     pub cert_file: String,
+    /// `keyFile`.
     pub key_file: String,
+    /// `username`.
     pub username: String,
+    /// `password` (given on standard input, never in argv).
     pub password: String,
     /// `acr` (Azure, through `az`) or empty.
     pub managed: String,
+    /// `passCredentials`.
     pub pass_credentials: bool,
+    /// `skipTLSVerify`.
     pub skip_tls_verify: bool,
 }
 
 /// A registry to log in to (`helm registry login`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RegistryLogin {
+    /// The registry host.
     pub host: String,
+    /// `username`.
     pub username: String,
+    /// `password` (given on standard input, never in argv).
     pub password: String,
+    /// `caFile`.
     pub ca_file: String,
+    /// `certFile`.
     pub cert_file: String,
+    /// `keyFile`.
     pub key_file: String,
+    /// `skipTLSVerify`.
     pub skip_tls_verify: bool,
     /// The repository's `plainHttp`: the registry speaks HTTP, not HTTPS.
     pub plain_http: bool,
@@ -164,11 +199,15 @@ pub struct RegistryLogin {
 /// arguments and the detected version.
 #[derive(Clone, Debug, Default)]
 pub struct Execer {
+    /// The helm binary.
     pub binary: String,
+    /// `--kubeconfig`.
     pub kubeconfig: String,
+    /// `--kube-context`.
     pub kube_context: String,
     /// helmfile's `--args`, appended to every command.
     pub extra: Vec<String>,
+    /// The detected helm version (flags differ between versions).
     pub version: HelmVersion,
     /// `--disable-force-update`: no `--force-update` on `repo add`.
     pub disable_force_update: bool,

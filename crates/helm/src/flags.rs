@@ -24,6 +24,7 @@ pub struct FlagError(pub String);
 
 /// What the flags are built from.
 pub struct FlagSource<'a> {
+    /// The helm version the flags are for.
     pub helm: HelmVersion,
     /// The state file the release is in (for messages).
     pub file: &'a str,
@@ -48,37 +49,55 @@ pub struct FlagSource<'a> {
 /// `helmfile sync/apply` options that reach `helm upgrade` (Go's `SyncOpts`).
 #[derive(Clone, Debug, Default)]
 pub struct UpgradeOptions {
+    /// `--wait`.
     pub wait: bool,
+    /// `--wait-for-jobs`.
     pub wait_for_jobs: bool,
+    /// `--wait-retries`.
     pub wait_retries: i64,
     /// `--timeout` seconds; 0: not given.
     pub timeout: i64,
+    /// `--post-renderer`.
     pub post_renderer: String,
+    /// `--post-renderer-args`.
     pub post_renderer_args: Vec<String>,
+    /// `--skip-schema-validation`.
     pub skip_schema_validation: bool,
+    /// `--hide-notes`.
     pub hide_notes: bool,
+    /// `--take-ownership`.
     pub take_ownership: bool,
     /// `--sync-args`.
     pub sync_args: String,
+    /// `--description`.
     pub description: String,
 }
 
 /// `helmfile diff/apply` options that reach a release's `helm diff upgrade` flags.
 #[derive(Clone, Debug, Default)]
 pub struct DiffOptions {
+    /// `--post-renderer`.
     pub post_renderer: String,
+    /// `--post-renderer-args`.
     pub post_renderer_args: Vec<String>,
+    /// `--skip-schema-validation`.
     pub skip_schema_validation: bool,
+    /// `--suppress-output-line-regex`.
     pub suppress_output_line_regex: Vec<String>,
 }
 
 /// `helmfile template` options that reach `helm template` (Go's `TemplateOpts`).
 #[derive(Clone, Debug, Default)]
 pub struct TemplateOptions {
+    /// `--post-renderer`.
     pub post_renderer: String,
+    /// `--post-renderer-args`.
     pub post_renderer_args: Vec<String>,
+    /// `--kube-version`.
     pub kube_version: String,
+    /// `--show-only`.
     pub show_only: Vec<String>,
+    /// `--skip-schema-validation`.
     pub skip_schema_validation: bool,
     /// `--template-args`.
     pub template_args: String,

@@ -410,6 +410,7 @@ fn hooks_text(hooks: &serde_json::Value) -> String {
 /// A release's latest revision as helm recorded it.
 #[derive(Clone, Debug)]
 pub struct Deployed {
+    /// Its manifest, as `helm get manifest` prints it.
     pub manifest: String,
     /// Its hooks, as `helm get hooks` prints them.
     pub hooks: String,

@@ -15,6 +15,7 @@
 //! runner's job ([`exec::Runner`]); nothing here starts a process by itself.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod deploy;
 pub mod exec;

@@ -23,6 +23,7 @@ use similar::{ChangeTag, TextDiff};
 pub struct Resource {
     /// `NAMESPACE, NAME, KIND (GROUP)`.
     pub key: String,
+    /// Its kind.
     pub kind: String,
     /// The document's text (with its `# Source:` line).
     pub content: String,
@@ -43,9 +44,11 @@ impl Resource {
 pub struct DiffStyle {
     /// Lines of context around each change; `None`: the whole resource.
     pub context: Option<usize>,
+    /// Secrets' values shown (else hidden as helm-diff hides them).
     pub show_secrets: bool,
     /// Kinds whose changes are not shown (`--suppress`).
     pub suppress_kinds: Vec<String>,
+    /// Colored output.
     pub color: bool,
     /// helm-diff's `--output simple`: one line per resource that changes and a plan line
     /// counting them, no content.

@@ -19,7 +19,9 @@ pub struct HelmContext {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct HelmError {
+    /// The message.
     pub message: String,
+    /// helm's exit code, when it ran and exited.
     pub exit_code: Option<i32>,
     /// What the command printed on stdout before failing (helm-diff prints the diff and
     /// exits with 2).
@@ -27,6 +29,7 @@ pub struct HelmError {
 }
 
 impl HelmError {
+    /// A failure with `message`, no exit code and no output.
     pub fn new(message: impl Into<String>) -> HelmError {
         HelmError {
             message: message.into(),
@@ -60,6 +63,7 @@ impl From<Box<RunFailure>> for HelmError {
 
 /// The helm operations of helmfile's cluster commands.
 pub trait Helm: Send + Sync {
+    /// The helm version the calls are built for.
     fn version(&self) -> HelmVersion;
     /// helmfile's `--args`, appended to every later command.
     fn set_extra_args(&self, args: Vec<String>);
@@ -189,7 +193,9 @@ pub trait Helm: Send + Sync {
 
 /// Where [`ProcessHelm`] writes: log lines (stderr) and command output (stdout).
 pub trait Output: Send + Sync {
+    /// A log line (standard error).
     fn log(&self, text: &str);
+    /// Command output (standard output).
     fn stdout(&self, text: &str);
 }
 
@@ -236,6 +242,7 @@ pub fn kubeconfig_path(flag: &str) -> std::path::PathBuf {
 }
 
 impl ProcessHelm {
+    /// The real helm of `execer`, run by `runner`, logging at `level` to `out`.
     pub fn new(
         execer: Execer,
         runner: Box<dyn Runner>,

@@ -17,8 +17,11 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct PlanOptions {
     /// Indexes (into the releases) of the releases to act on.
     pub selected: Vec<usize>,
+    /// Reverse order (deletions: what is needed goes last).
     pub reverse: bool,
+    /// The selected releases' needs are not added.
     pub skip_needs: bool,
+    /// The selected releases' needs are added.
     pub include_needs: bool,
 }
 

@@ -70,6 +70,7 @@ fn forget(pid: u32) {
 
 /// The real runner, in a working directory.
 pub struct ProcessRunner {
+    /// The directory the commands run in.
     pub cwd: PathBuf,
 }
 

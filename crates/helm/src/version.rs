@@ -21,6 +21,7 @@ impl HelmVersion {
     /// An unknown version.
     pub const UNKNOWN: HelmVersion = HelmVersion { triple: None };
 
+    /// The version `major.minor.patch`.
     pub fn new(major: u64, minor: u64, patch: u64) -> HelmVersion {
         HelmVersion {
             triple: Some((major, minor, patch)),
@@ -72,6 +73,7 @@ impl HelmVersion {
         Err(format!("error find helm srmver version '{text}': no semver found").into())
     }
 
+    /// The major version, when known.
     pub fn major(&self) -> Option<u64> {
         self.triple.map(|t| t.0)
     }

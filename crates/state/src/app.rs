@@ -17,11 +17,13 @@ use std::path::Path;
 /// One loaded state file with its prepared releases.
 #[derive(Clone, Debug)]
 pub struct PreparedState {
+    /// The loaded state file (its document, environment and values).
     pub state: HelmState,
     /// Every release, templated.
     pub releases: Vec<Release>,
     /// Indexes of the releases the selectors pick (before `installed`/`condition`).
     pub selected: Vec<usize>,
+    /// The state-wide `namespace:`/`kubeContext:`/`chart:` overrides its releases get.
     pub overrides: ReleaseOverrides,
     /// How helmfile names this state in its errors: `in ./helmfile.yaml`, or for a
     /// sub-helmfile the chain through its parents (`in ./helmfile.yaml: in
@@ -130,6 +132,7 @@ impl PreparedState {
         Ok(out)
     }
 
+    /// The template renderer of the state's directory.
     pub fn renderer(&self, s: &Settings) -> Renderer {
         s.renderer(&self.state.base)
     }
@@ -140,6 +143,7 @@ impl PreparedState {
 pub struct RunOptions {
     /// `-f/--file` (a file, a directory or `-`), empty for the defaults.
     pub file: String,
+    /// `-l/--selector` items (each `key=value,…`; any one may match).
     pub selectors: Vec<String>,
     /// Report a malformed selector as helmfile's chart preparation does, in an error
     /// list (`[malformed label: …]`): `template`, `lint`, `diff`, `sync`, `apply`,
@@ -155,8 +159,11 @@ pub enum RunError {
     /// `undefined`: the files skipped because they do not define the environment.
     #[error("err: no releases found that matches specified selector({selectors}) and environment({env}), in any helmfile")]
     NoMatch {
+        /// The selectors as helmfile prints them.
         selectors: String,
+        /// The environment's name.
         env: String,
+        /// The files skipped because they do not define the environment.
         undefined: Vec<crate::Location>,
     },
     /// helmfile's message, and the place in a file it is about when known.
@@ -496,7 +503,9 @@ pub fn load_run(
 
 /// Every state file of a run, whether or not any release matched.
 pub struct Loaded {
+    /// The loaded states, in helmfile's order.
     pub states: Vec<PreparedState>,
+    /// Warnings to print (deprecated keys, skipped files).
     pub warnings: Vec<String>,
     /// helmfile's "no releases found" when nothing matched (commands such as
     /// `print-env` and `build` go on without releases).

@@ -10,16 +10,23 @@ use std::collections::BTreeMap;
 /// The environment helmfile uses when none is given.
 pub const DEFAULT_ENV: &str = "default";
 
+/// An environment of a state file: its name, kube context and values layers.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Environment {
+    /// The environment's name (`-e`).
     pub name: String,
+    /// `kubeContext:` of the environment.
     pub kube_context: String,
+    /// The merged `values:` of the environment (and its secrets).
     pub values: Tree,
+    /// The state's `values:` (helmfile's defaults layer, below the environment's).
     pub defaults: Tree,
+    /// `--state-values-set`/`--state-values-file`, over everything.
     pub cli: Tree,
 }
 
 impl Environment {
+    /// An environment named `name` with no values.
     pub fn new(name: &str) -> Environment {
         Environment {
             name: name.to_string(),

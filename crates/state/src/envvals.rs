@@ -122,8 +122,10 @@ impl Recorder {
 /// `mergeStrategy:` of an environment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MergeStrategy {
+    /// Later layers win (mergo's override), the default.
     #[default]
     Override,
+    /// Earlier layers win: a later layer only fills what is missing.
     Fallback,
 }
 
@@ -150,15 +152,21 @@ impl MergeStrategy {
 /// `missingFileHandler:` — what a values file that does not exist causes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum MissingFileHandler {
+    /// A missing file is an error (the default).
     #[default]
     Error,
+    /// A missing file is skipped with a warning.
     Warn,
+    /// A missing file is skipped with an info line.
     Info,
+    /// A missing file is skipped with a debug line.
     Debug,
     /// A name helmfile does not know: an error when a file is missing, naming the
     /// state file it is in.
     Invalid {
+        /// The name as written.
         handler: String,
+        /// The state file it is in.
         state_file: String,
     },
 }
@@ -184,13 +192,17 @@ pub type HclEvaluator = fn(&[(String, String)]) -> Result<Tree, capstan_hcl::Hcl
 
 /// Everything a values list is loaded with.
 pub struct ValuesLoader<'a> {
+    /// Renders `.gotmpl` values files.
     pub renderer: &'a Renderer,
     /// The state file's directory as helmfile names it (`.` for the current one).
     pub base: &'a str,
+    /// What a missing values file causes.
     pub missing: MissingFileHandler,
     /// What `.gotmpl` files see: the environment known so far.
     pub context: &'a Environment,
+    /// How the layers merge (`mergeStrategy:`).
     pub strategy: MergeStrategy,
+    /// Evaluates HCL values files.
     pub hcl: HclEvaluator,
     /// Warnings (a missing file under `missingFileHandler: Warn`).
     pub warnings: Vec<String>,

@@ -8,7 +8,9 @@ use std::fmt::Display;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct StateError {
+    /// helmfile's message.
     pub message: String,
+    /// The place in a file the message is about, when known.
     pub location: Option<Location>,
     /// Text of the state file the error is about (a values entry, `name: RELEASE`), for
     /// the caller that has the file to turn into a [`Location`] when there is none yet.
@@ -16,6 +18,7 @@ pub struct StateError {
 }
 
 impl StateError {
+    /// An error with `message` and no place.
     pub fn new(message: impl Into<String>) -> StateError {
         StateError {
             message: message.into(),

@@ -9,15 +9,20 @@ use std::process::{Command, Stdio};
 /// A directory entry (`readDirEntries`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DirEntry {
+    /// The entry's name.
     pub name: String,
+    /// Whether it is a directory.
     pub is_dir: bool,
 }
 
 /// Credentials and transport for an OCI registry (from `repositories:`).
 #[derive(Clone, Debug, Default)]
 pub struct OciAuth {
+    /// The registry user name.
     pub username: String,
+    /// The registry password.
     pub password: String,
+    /// Plain HTTP instead of HTTPS (`--plain-http`).
     pub plain_http: bool,
 }
 
@@ -26,7 +31,12 @@ pub struct OciAuth {
 pub enum ExecError {
     /// The command could not be started (Go's `exec: "NAME": REASON`).
     #[error("exec: \"{command}\": {reason}")]
-    NotStarted { command: String, reason: String },
+    NotStarted {
+        /// The command.
+        command: String,
+        /// Why it did not start.
+        reason: String,
+    },
     /// The command ran and failed: helmfile's report with its output.
     #[error("{0}")]
     Failed(String),
@@ -46,11 +56,15 @@ impl From<ExecError> for capstan_gotmpl::FuncError {
 
 /// Everything the state loader reads from outside the process.
 pub trait Host: Send + Sync {
+    /// The content of a file.
     fn read_file(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// Whether `path` is a file.
     fn is_file(&self, path: &Path) -> bool;
+    /// Whether `path` is a directory.
     fn is_dir(&self, path: &Path) -> bool;
     /// Entries of a directory, sorted by name (Go's `os.ReadDir`).
     fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>>;
+    /// An environment variable.
     fn env(&self, name: &str) -> Option<String>;
     /// Runs `command args` in `dir` with extra environment variables and `stdin`;
     /// returns standard output, or an error carrying standard error.
@@ -173,10 +187,12 @@ pub fn unregister_staged(path: &Path) {
 pub struct PrivateDir(PathBuf);
 
 impl PrivateDir {
+    /// A new private directory (0700), removed when dropped.
     pub fn new() -> io::Result<PrivateDir> {
         OsHost::default().write_private(&[]).map(PrivateDir)
     }
 
+    /// The directory.
     pub fn path(&self) -> &Path {
         &self.0
     }
@@ -208,6 +224,7 @@ pub fn remove_private_dirs() {
 /// `root` (the working directory helmfile would run in).
 #[derive(Clone, Debug, Default)]
 pub struct OsHost {
+    /// The working directory relative paths start from.
     pub root: PathBuf,
     /// The state file given as `-f -`, read from standard input.
     pub stdin: Option<Vec<u8>>,
@@ -223,6 +240,7 @@ pub struct OsHost {
 }
 
 impl OsHost {
+    /// A host on the real filesystem with relative paths from `root`, quiet.
     pub fn new(root: impl Into<PathBuf>) -> OsHost {
         OsHost {
             root: root.into(),
@@ -650,7 +668,9 @@ fn walk(host: &dyn Host, prefix: &str, segments: &[&str], found: &mut Vec<String
 /// Files held in memory (tests and fuzzing): no environment, no commands.
 #[derive(Clone, Debug, Default)]
 pub struct MemHost {
+    /// The files, by path.
     pub files: std::collections::BTreeMap<PathBuf, Vec<u8>>,
+    /// The environment variables.
     pub env: std::collections::BTreeMap<String, String>,
 }
 

@@ -3,6 +3,7 @@
 //! template functions. All I/O goes through a [`host::Host`].
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod app;
 pub mod charts;

@@ -38,7 +38,12 @@ pub fn sops_reader(r: &Renderer, path: &str) -> Result<String, StateError> {
 pub enum LoadError {
     /// The environment is not defined in this file (helmfile skips such files).
     #[error("failed to read {file}: environment \"{env}\" is not defined")]
-    UndefinedEnv { file: String, env: String },
+    UndefinedEnv {
+        /// The state file.
+        file: String,
+        /// The environment's name.
+        env: String,
+    },
     /// helmfile's message, and the place in a file it is about when known.
     #[error("{0}")]
     Failed(#[from] StateError),
@@ -53,15 +58,20 @@ impl From<String> for LoadError {
 /// Settings shared by every state file of a run.
 #[derive(Clone)]
 pub struct Settings {
+    /// Every file read, command run and variable looked up goes through it.
     pub host: Arc<dyn Host>,
     /// The working directory relative paths start from (charts are read from disk
     /// there).
     pub root: PathBuf,
+    /// The environment's name (`-e`).
     pub env: String,
     /// `-n/--namespace`.
     pub namespace: String,
+    /// `--kube-context`.
     pub kube_context: String,
+    /// Evaluates HCL values files.
     pub hcl: HclEvaluator,
+    /// Decrypts sops secrets files.
     pub secrets: SecretsReader,
     /// Bounds on template work (steps, output bytes), for untrusted input.
     pub limits: Option<(u64, usize)>,
@@ -127,9 +137,11 @@ pub struct HelmState {
     pub base: String,
     /// The merged document.
     pub doc: Tree,
+    /// The environment, with its values.
     pub env: Environment,
     /// `.Values` of the state (`RenderedValues`).
     pub values: Tree,
+    /// Warnings to print (deprecated keys).
     pub warnings: Vec<String>,
 }
 
@@ -314,6 +326,7 @@ pub struct Overrides {
 }
 
 impl Overrides {
+    /// Whether nothing overrides.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty() && self.set.is_empty() && self.set_string.is_empty()
     }

@@ -15,9 +15,13 @@ use std::collections::BTreeMap;
 /// One `set:`/`setString:` entry.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SetValue {
+    /// The key path (`a.b[0]`).
     pub name: String,
+    /// The value, as text.
     pub value: String,
+    /// A file whose content is the value (`file:`).
     pub file: String,
+    /// A list of values (`values:`), set as a list.
     pub values: Vec<String>,
 }
 
@@ -37,24 +41,41 @@ impl SetValue {
 /// A release after templating.
 #[derive(Clone, Debug, Default)]
 pub struct Release {
+    /// `name:`.
     pub name: String,
+    /// `namespace:` (or the state's or `-n`'s).
     pub namespace: String,
+    /// `chart:` (or `--chart`'s).
     pub chart: String,
+    /// `version:`, the chart version constraint.
     pub version: String,
+    /// `labels:`, with helmfile's `name`, `namespace` and `chart` added.
     pub labels: BTreeMap<String, String>,
     /// File paths (strings) and inline maps, in order.
     pub values: Vec<Value>,
+    /// `secrets:`: sops files (paths or `{path:…}` entries), in order.
     pub secrets: Vec<Value>,
+    /// `set:` entries.
     pub set: Vec<SetValue>,
+    /// `setString:` entries.
     pub set_string: Vec<SetValue>,
+    /// `installed:` (`None`: not written, installed).
     pub installed: Option<bool>,
+    /// `condition:`: an environment value path that enables the release.
     pub condition: String,
+    /// `needs:`, as written (`[KUBECONTEXT/][NAMESPACE/]NAME`).
     pub needs: Vec<String>,
+    /// `kubeContext:` (or the state's).
     pub kube_context: String,
+    /// `apiVersions:` for `.Capabilities.APIVersions`.
     pub api_versions: Vec<String>,
+    /// `kubeVersion:` for `.Capabilities.KubeVersion`.
     pub kube_version: String,
+    /// `missingFileHandler:` of the release's values files.
     pub missing_file_handler: String,
+    /// `skipDeps:` (`None`: not written).
     pub skip_deps: Option<bool>,
+    /// `skipSchemaValidation:` (`None`: not written).
     pub skip_schema_validation: Option<bool>,
     /// The templated spec with every key the user wrote (for `build`).
     pub raw: Tree,
@@ -335,8 +356,11 @@ pub fn release_template_data(
 /// The state-wide overrides (`kubeContext:`/`namespace:`/`chart:` or `-n`/`--kube-context`).
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
+    /// `kubeContext:` of the state, or `--kube-context`.
     pub kube_context: String,
+    /// `namespace:` of the state, or `-n`.
     pub namespace: String,
+    /// `--chart`: the chart every release uses.
     pub chart: String,
 }
 
@@ -493,11 +517,17 @@ fn templated_bool(t: &mut Tree, template_key: &str, key: &str) -> Result<(), Sta
 
 /// Everything [`prepare_releases`] needs from the loaded state.
 pub struct StateContext<'a> {
+    /// The state file, as helmfile names it.
     pub file: &'a str,
+    /// The merged state document.
     pub doc: &'a Tree,
+    /// The environment.
     pub env: &'a Environment,
+    /// `.Values` of the state.
     pub values: &'a Tree,
+    /// The renderer of the state's directory.
     pub renderer: &'a Renderer,
+    /// The state-wide overrides.
     pub overrides: &'a Overrides,
 }
 

@@ -20,13 +20,18 @@ use std::path::Path;
 /// Flags of `helmfile template` that reach helm.
 #[derive(Clone, Debug, Default)]
 pub struct HelmFlags {
+    /// `--include-crds`.
     pub include_crds: bool,
+    /// `--skip-tests`.
     pub skip_tests: bool,
+    /// `--kube-version`.
     pub kube_version: String,
+    /// `--api-versions`.
     pub api_versions: Vec<String>,
     /// The cluster's version and API versions, replacing the two above (a diff renders
     /// as `helm upgrade` would on that cluster).
     pub cluster: Option<std::sync::Arc<capstan_chart::capabilities::ClusterCapabilities>>,
+    /// `--skip-schema-validation`.
     pub skip_schema_validation: bool,
     /// `--set` given to helmfile itself (applied to every release).
     pub set: Vec<String>,
@@ -35,6 +40,7 @@ pub struct HelmFlags {
     /// `--post-renderer` / `--post-renderer-args` given to helmfile itself (over the
     /// release's and `helmDefaults`' own).
     pub post_renderer: String,
+    /// The post-renderer's arguments.
     pub post_renderer_args: Vec<String>,
     /// `--no-hooks`: hooks left out of the output.
     pub no_hooks: bool,
@@ -42,8 +48,11 @@ pub struct HelmFlags {
     pub show_only: Vec<String>,
     /// helm's other value flags given through `--args` (after the release's own).
     pub set_string: Vec<String>,
+    /// `--set-json` given through `--args`.
     pub set_json: Vec<String>,
+    /// `--set-file` given through `--args`.
     pub set_file: Vec<String>,
+    /// `--set-literal` given through `--args`.
     pub set_literal: Vec<String>,
     /// `--is-upgrade`: `.Release.IsUpgrade` instead of `.Release.IsInstall`.
     pub is_upgrade: bool,
@@ -65,6 +74,7 @@ pub struct ChartInput {
     pub local: bool,
     /// The chart version constraint (`version:`), for helm.
     pub version: String,
+    /// Helm's render options for the release (name, namespace, values layers…).
     pub options: TemplateOptions,
     /// The post-renderer command and its arguments, as given, when there is one.
     pub post_renderer: Option<(String, Vec<String>)>,

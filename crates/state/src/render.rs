@@ -23,6 +23,7 @@ type HelperTemplates = Result<Vec<(String, String)>, StateError>;
 /// rendered text where Go's message places it (none for an error in a helper file).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TemplateFailure {
+    /// Go's message.
     pub message: String,
     /// Line and column (1-based; column 0 when Go names only the line) in the text rendered.
     pub position: Option<(u32, u32)>,
@@ -49,9 +50,13 @@ impl From<TemplateFailure> for StateError {
     }
 }
 
+/// helmfile's template renderer for the files of one directory: its function map, helpers
+/// and the host its I/O functions use.
 #[derive(Clone)]
 pub struct Renderer {
+    /// The host the I/O functions (`readFile`, `exec`, `env`…) go through.
     pub host: Arc<dyn Host>,
+    /// The directory relative paths start from.
     pub base: PathBuf,
     funcs: Arc<FuncMap>,
     /// Bounds on template work (steps, output bytes) for untrusted input.
@@ -442,6 +447,7 @@ fn insecure_switches(m: &mut FuncMap, host: &dyn Host) {
 }
 
 impl Renderer {
+    /// A renderer for files in `base`.
     pub fn new(host: Arc<dyn Host>, base: PathBuf) -> Renderer {
         let funcs = Arc::new(io_funcs(host.clone(), base.clone()));
         Renderer {

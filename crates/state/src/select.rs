@@ -49,6 +49,7 @@ impl Selector {
         }
     }
 
+    /// Whether a release with `labels` matches every term of this selector.
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
         self.terms.iter().all(|(k, v, positive)| {
             let actual = labels.get(k).map(String::as_str).unwrap_or("");
@@ -124,8 +125,11 @@ pub fn need_id(r: &Release, need: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct NeedsError {
+    /// helmfile's message.
     pub message: String,
+    /// The release it is about.
     pub release: String,
+    /// The state file holding the release.
     pub file: String,
 }
 

@@ -346,7 +346,9 @@ pub(crate) fn normalize_bools(doc: &mut Tree) {
 /// and yaml.v3's message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpecError {
+    /// The key the message is about.
     pub key: String,
+    /// yaml.v3's message.
     pub message: String,
 }
 
@@ -446,14 +448,20 @@ pub struct EnvironmentSpec {
     /// `defaults:`: entries like `values:`, merged before them (the environments
     /// documentation's lowest environment layer).
     pub defaults: Vec<Value>,
+    /// `values:`: files, inline maps and remote sources, in order.
     pub values: Vec<Value>,
+    /// `secrets:`: sops files, in order.
     pub secrets: Vec<Value>,
+    /// `kubeContext:`.
     pub kube_context: String,
+    /// `missingFileHandler:`.
     pub missing_file_handler: String,
+    /// `mergeStrategy:` (`override` or `fallback`).
     pub merge_strategy: String,
 }
 
 impl EnvironmentSpec {
+    /// The settings read from the environment's map.
     pub fn from_value(v: &Value) -> EnvironmentSpec {
         let t = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
         EnvironmentSpec {
@@ -470,13 +478,18 @@ impl EnvironmentSpec {
 /// A `helmfiles:` entry.
 #[derive(Clone, Debug, Default)]
 pub struct SubHelmfileSpec {
+    /// `path:` (a file, a glob or a remote source).
     pub path: String,
+    /// `selectors:` (`None`: not written).
     pub selectors: Option<Vec<String>>,
+    /// `selectorsInherited:`: the command line's selectors apply.
     pub selectors_inherited: bool,
+    /// `values:` passed to the sub-helmfile.
     pub values: Vec<Value>,
 }
 
 impl SubHelmfileSpec {
+    /// The entry read from its map (or a plain path).
     pub fn from_value(v: &Value) -> SubHelmfileSpec {
         match v {
             Value::Map(m) => {

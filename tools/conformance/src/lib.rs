@@ -6,6 +6,8 @@
 //! skipped silently. The ratchet lists (`passing/<suite>.txt`) name the cases known to
 //! pass; `cargo test` fails if one of them regresses.
 
+#![warn(missing_docs)]
+
 pub mod bench;
 pub(crate) mod e2e_suite;
 mod env_suite;

@@ -4,12 +4,14 @@
 /// The outcome of one case.
 #[derive(Debug, Clone)]
 pub struct CaseResult {
+    /// The case's id.
     pub id: String,
     /// `None` when the case passed; otherwise what differed.
     pub failure: Option<Failure>,
 }
 
 #[derive(Debug, Clone)]
+/// Why a case failed: what was expected and what came out.
 pub struct Failure {
     /// One line: what went wrong.
     pub summary: String,
@@ -18,6 +20,7 @@ pub struct Failure {
 }
 
 impl CaseResult {
+    /// A case that passed.
     pub fn pass(id: impl Into<String>) -> Self {
         CaseResult {
             id: id.into(),
@@ -25,6 +28,7 @@ impl CaseResult {
         }
     }
 
+    /// A case that failed.
     pub fn fail(
         id: impl Into<String>,
         summary: impl Into<String>,
@@ -64,6 +68,7 @@ impl CaseResult {
         )
     }
 
+    /// Whether the case passed.
     pub fn passed(&self) -> bool {
         self.failure.is_none()
     }
@@ -72,14 +77,17 @@ impl CaseResult {
 /// All results of one suite run.
 #[derive(Debug, Default)]
 pub struct Report {
+    /// Every case's result.
     pub results: Vec<CaseResult>,
 }
 
 impl Report {
+    /// How many passed.
     pub fn passed(&self) -> usize {
         self.results.iter().filter(|r| r.passed()).count()
     }
 
+    /// How many failed.
     pub fn failed(&self) -> usize {
         self.results.len() - self.passed()
     }

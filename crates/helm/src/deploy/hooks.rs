@@ -34,8 +34,11 @@ pub(super) fn release_tree(r: &Release) -> Tree {
 
 /// What running hooks needs: the settings (for rendering), the command runner and the log.
 pub struct Hooks<'a> {
+    /// The settings, for rendering the hooks' commands and arguments.
     pub settings: &'a capstan_state::load::Settings,
+    /// Runs a hook's command.
     pub exec: &'a HookExec<'a>,
+    /// Log lines at their level.
     pub log: &'a (dyn Fn(LogLevel, &str) + Sync),
 }
 

@@ -37,33 +37,56 @@ pub use hooks::{run_hooks, HookExec, Hooks};
 pub struct ClusterOptions {
     /// Releases handled at once within a group (0: all of the group).
     pub concurrency: usize,
+    /// `--skip-needs`: the selected releases' needs are not added.
     pub skip_needs: bool,
+    /// `--include-needs`: the selected releases' direct needs are added.
     pub include_needs: bool,
+    /// `--include-transitive-needs`: their needs' needs too.
     pub include_transitive_needs: bool,
+    /// `--detailed-exitcode`: exit 2 when something changed.
     pub detailed_exitcode: bool,
     /// `--args`: extra helm arguments.
     pub args: String,
     /// `--set` and `--values` for every release.
     pub set: Vec<String>,
+    /// `--values`: values files for every release.
     pub values: Vec<String>,
+    /// The `helm upgrade` options (`--wait`, `--timeout`…).
     pub upgrade: UpgradeOptions,
+    /// `--skip-crds`.
     pub skip_crds: bool,
+    /// `--reuse-values`.
     pub reuse_values: bool,
+    /// `--reset-values`.
     pub reset_values: bool,
     // diff
+    /// `--context`: lines of context around each change.
     pub context: usize,
+    /// `--output` of the diff (`diff`, `simple`, `template`, `dyff`).
     pub diff_output: String,
+    /// `--color`.
     pub color: bool,
+    /// `--no-color` (or `NO_COLOR`).
     pub no_color: bool,
+    /// `--diff-args`: extra helm-diff arguments.
     pub diff_args: String,
+    /// `--skip-diff-on-install`: a release not installed yet is not diffed.
     pub skip_diff_on_install: bool,
+    /// `--strip-trailing-cr`.
     pub strip_trailing_cr: bool,
+    /// `--include-tests`: test hooks are diffed too.
     pub include_tests: bool,
+    /// `--suppress`: kinds whose changes are not shown.
     pub suppress: Vec<String>,
+    /// `--suppress-secrets`: Secrets' changes are not shown.
     pub suppress_secrets: bool,
+    /// `--show-secrets`: Secrets' values are shown.
     pub show_secrets: bool,
+    /// `--no-hooks`: hooks are not diffed.
     pub no_hooks: bool,
+    /// `--suppress-diff`: no diff is printed (apply).
     pub suppress_diff: bool,
+    /// `--suppress-output-line-regex`: changed lines matching these are not shown.
     pub suppress_output_line_regex: Vec<String>,
     /// Ask before changing anything (`--interactive`).
     pub interactive: bool,
@@ -80,14 +103,21 @@ pub struct ClusterOptions {
     /// of capstan's own diff of the deployed manifest against its rendering.
     pub diff_plugin: bool,
     // delete
+    /// `--cascade` of `helm uninstall`.
     pub cascade: String,
+    /// `--wait` of `helm uninstall`.
     pub delete_wait: bool,
+    /// `--timeout` of `helm uninstall` (seconds).
     pub delete_timeout: i64,
     // unittest
+    /// `unittest --failfast`.
     pub fail_fast: bool,
+    /// `unittest --debug-plugin`.
     pub debug_plugin: bool,
     // test
+    /// `test --cleanup` (Helm 3 and later: warned about, not applied).
     pub cleanup: bool,
+    /// `test --logs`.
     pub logs: bool,
     /// `helmfile test --timeout` (seconds); `None`: the releases' own.
     pub test_timeout: Option<i64>,
@@ -96,19 +126,28 @@ pub struct ClusterOptions {
 /// A release that was upgraded, deleted or failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AffectedRelease {
+    /// The release's name.
     pub name: String,
+    /// Its namespace.
     pub namespace: String,
+    /// Its chart.
     pub chart: String,
+    /// The chart version deployed.
     pub version: String,
+    /// How long its helm call took.
     pub seconds: u64,
 }
 
 /// What a command did (helmfile's `AffectedReleases`).
 #[derive(Clone, Debug, Default)]
 pub struct Affected {
+    /// Installed or upgraded.
     pub upgraded: Vec<AffectedRelease>,
+    /// Uninstalled.
     pub deleted: Vec<AffectedRelease>,
+    /// Whose install or upgrade failed.
     pub failed: Vec<AffectedRelease>,
+    /// Whose uninstall failed.
     pub delete_failed: Vec<AffectedRelease>,
 }
 
@@ -191,6 +230,7 @@ fn redact_chart(chart: &str) -> String {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ClusterError {
+    /// helmfile's message.
     pub message: String,
     /// The process exit code helmfile uses (1, or 2 for "changes found").
     pub code: i32,
@@ -288,9 +328,13 @@ pub type ValuesFiles<'a> =
 
 /// Everything a command needs besides the states.
 pub struct Cluster<'a> {
+    /// The run's settings.
     pub settings: &'a capstan_state::load::Settings,
+    /// The helm side.
     pub helm: &'a dyn Helm,
+    /// The command's options.
     pub options: &'a ClusterOptions,
+    /// A release's values files for helm.
     pub values_files: &'a ValuesFiles<'a>,
     /// The process environment (`HELMFILE_USE_HELM_STATUS_TO_CHECK_RELEASE_EXISTENCE`,
     /// repository credentials, the old release `env:` section).
@@ -835,15 +879,25 @@ impl<'a, 'b> StateRun<'a, 'b> {
 /// A cluster command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {
+    /// `sync`: install, upgrade and delete every release.
     Sync,
+    /// `apply`: diff every release, then sync those that changed.
     Apply,
+    /// `diff`: what apply would change.
     Diff,
+    /// `destroy` (and `delete`): uninstall every release.
     Destroy,
+    /// `lint`: `helm lint` each release's chart.
     Lint,
+    /// `status`: `helm status` of each release.
     Status,
+    /// `test`: `helm test` of each release.
     Test,
+    /// `repos`: add the state's repositories.
     Repos,
+    /// `unittest`: the helm-unittest plugin per release.
     Unittest,
+    /// `deps`: update local charts' dependencies and the lock file.
     Deps,
 }
 

@@ -14,11 +14,14 @@ use std::path::Path;
 
 /// One release's final values and where each came from.
 pub struct ExplainedRelease {
+    /// The release's name.
     pub name: String,
     /// helmfile's ID of the release (`[KUBECONTEXT/][NAMESPACE/]NAME`): unique among the
     /// releases of a run where the name alone is not.
     pub id: String,
+    /// The namespace it is rendered in.
     pub namespace: String,
+    /// The chart as the release names it.
     pub chart: String,
     /// The coalesced `.Values` the chart's templates see.
     pub values: Tree,

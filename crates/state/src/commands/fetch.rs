@@ -14,8 +14,11 @@ const FETCH_OUTPUT_DIR_TEMPLATE: &str = "{{ .OutputDir }}{{ if .Release.Namespac
 pub struct FetchedChart {
     /// The index of the release's state among those loaded, and the release's id.
     pub state: usize,
+    /// helmfile's ID of the release (`[KUBECONTEXT/][NAMESPACE/]NAME`).
     pub id: String,
+    /// The release's name.
     pub release: String,
+    /// The chart as the release names it.
     pub chart: String,
     /// The directory the chart goes to: `DIR/CHARTNAME` for a remote chart (as
     /// `helm pull --untar` unpacks it), `DIR` itself for a local chart's copy.

@@ -15,7 +15,9 @@ use std::path::Path;
 /// One release rendered by `template`.
 #[derive(Clone, Debug)]
 pub struct RenderedRelease {
+    /// The release's name.
     pub name: String,
+    /// The chart as the release names it.
     pub chart: String,
     /// The release's namespace (where its objects without one go).
     pub namespace: String,
@@ -29,11 +31,14 @@ pub struct RenderedRelease {
 /// A release `template` failed on, with the located chart error when there is one.
 #[derive(Clone, Debug)]
 pub struct ReleaseError {
+    /// The release that failed (empty for a failure of the state itself).
     pub release: String,
     /// How helmfile names the release's state file in its errors
     /// ([`PreparedState::context`]); empty when the error is not about one state.
     pub state: std::sync::Arc<str>,
+    /// helmfile's or Helm's message.
     pub message: String,
+    /// The place in a file the message is about, when known.
     pub location: Option<crate::Location>,
     /// For a manifest that is not valid YAML: every rendered file, as `helm template
     /// --debug` prints them.
