@@ -552,19 +552,9 @@ mod tests {
             h.files.insert(name.into(), text.as_bytes().to_vec());
         }
         Settings {
-            host: Arc::new(h),
-            root: ".".into(),
             env: env.into(),
-            namespace: String::new(),
-            kube_context: String::new(),
-            hcl: crate::hcl_evaluator(),
             secrets: crate::load::secrets_unsupported,
-            limits: None,
-            chart: String::new(),
-            helm_binary: String::new(),
-            renderers: Default::default(),
-            charts: Default::default(),
-            env_journal: None,
+            ..Settings::new(Arc::new(h), ".")
         }
     }
 

@@ -55,19 +55,9 @@ fn plaintext_secrets(r: &Renderer, path: &str) -> Result<String, capstan_state::
 
 fn settings(dir: &Path, env: &str) -> Settings {
     Settings {
-        host: Arc::new(OsHost::new(dir)),
-        root: dir.to_path_buf(),
         env: env.to_string(),
-        namespace: String::new(),
-        kube_context: String::new(),
-        hcl: capstan_state::hcl_evaluator(),
         secrets: plaintext_secrets,
-        limits: None,
-        chart: String::new(),
-        helm_binary: String::new(),
-        renderers: Default::default(),
-        charts: Default::default(),
-        env_journal: None,
+        ..Settings::new(Arc::new(OsHost::new(dir)), dir)
     }
 }
 
