@@ -349,3 +349,56 @@ fn a_cluster_command_without_helm_says_which_binary_is_missing() {
         capstan_app::cluster::run(&p.session(), &request, &mut String::new()).expect_err("no helm");
     assert!(err.message.contains("no-such-helm"), "{}", err.message);
 }
+
+/// A stand-in helm in the project (`fake-helm`): `version --short` answers v4.3.1, every
+/// other call appends its argv to `calls.log` and succeeds.
+#[cfg(unix)]
+fn stand_in_helm(p: &Project) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = p.path().join("fake-helm");
+    let log = p.path().join("calls.log");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = version ]; then echo v4.3.1+g0000000; exit 0; fi\necho \"$@\" >> '{}'\n",
+            log.display()
+        ),
+    )
+    .expect("write the stand-in");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+#[cfg(unix)]
+#[test]
+fn lint_runs_helm_lint_per_release_with_its_values_file() {
+    let p = Project::new("lint");
+    let helm = stand_in_helm(&p);
+    let request = capstan_app::cluster::ClusterRequest {
+        command: capstan_helm::deploy::Command::Lint,
+        options: Default::default(),
+        template_flags: Default::default(),
+        helm_binary: helm.display().to_string(),
+        disable_force_update: false,
+        confirm: &|_| false,
+        live_stdout: None,
+    };
+    capstan_app::cluster::run(&p.session(), &request, &mut String::new()).expect("linted");
+    let calls = std::fs::read_to_string(p.path().join("calls.log")).expect("helm was called");
+    let lints: Vec<&str> = calls.lines().filter(|l| l.starts_with("lint ")).collect();
+    assert_eq!(lints.len(), 2, "{calls}");
+    // web has inline values: helm gets them in a private file, removed afterwards.
+    let web = lints
+        .iter()
+        .find(|l| l.contains("--values"))
+        .expect("web's values file");
+    let file = web
+        .split_whitespace()
+        .skip_while(|w| *w != "--values")
+        .nth(1)
+        .expect("a path after --values");
+    assert!(
+        !Path::new(file).exists(),
+        "the private values file {file} is removed when the command ends"
+    );
+}
