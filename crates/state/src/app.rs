@@ -286,9 +286,40 @@ impl Visit<'_> {
         overrides: &Overrides,
         selectors: &[String],
     ) -> Result<(), RunError> {
+        let Some(state) = self.load_or_skip(file, overrides)? else {
+            return Ok(());
+        };
+        // Shown as they happen: a failure later in the run must not swallow them.
+        for w in &state.warnings {
+            self.s.host.warn(w);
+        }
+        self.sub_helmfiles(&state, file, selectors)?;
+        let (releases, overrides) = self.releases_of(&state, file)?;
+        let picked = self.select(&releases, selectors)?;
+        if !picked.is_empty() {
+            self.matched = true;
+        }
+        self.out.push(PreparedState {
+            state,
+            releases,
+            selected: picked,
+            overrides,
+            context: self.contexts.last().cloned().unwrap_or_default(),
+        });
+        Ok(())
+    }
+
+    /// The state file loaded; `None` when it does not define the environment (helmfile
+    /// skips it; the place of its `environments:` is kept for the error if nothing
+    /// matches).
+    fn load_or_skip(
+        &mut self,
+        file: &str,
+        overrides: &Overrides,
+    ) -> Result<Option<HelmState>, RunError> {
         let overrode = overrides.environment(self.s)?;
-        let state = match load_file(self.s, file, None, overrode.as_ref(), None) {
-            Ok(st) => st,
+        match load_file(self.s, file, None, overrode.as_ref(), None) {
+            Ok(st) => Ok(Some(st)),
             Err(LoadError::UndefinedEnv { .. }) => {
                 let text = self
                     .s
@@ -312,20 +343,24 @@ impl Visit<'_> {
                         column: 1,
                     });
                 self.undefined.push(at);
-                return Ok(());
+                Ok(None)
             }
-            Err(LoadError::Failed(e)) => {
-                return Err(match (&e.location, locate(self.s, file, &e)) {
-                    (None, Some(at)) => e.at(at),
-                    _ => e,
-                }
-                .into())
+            Err(LoadError::Failed(e)) => Err(match (&e.location, locate(self.s, file, &e)) {
+                (None, Some(at)) => e.at(at),
+                _ => e,
             }
-        };
-        // Shown as they happen: a failure later in the run must not swallow them.
-        for w in &state.warnings {
-            self.s.host.warn(w);
+            .into()),
         }
+    }
+
+    /// The state's `helmfiles:`, each loaded (fetched first when remote) with its own
+    /// selectors and values, before the state's own releases.
+    fn sub_helmfiles(
+        &mut self,
+        state: &HelmState,
+        file: &str,
+        selectors: &[String],
+    ) -> Result<(), RunError> {
         for (i, h) in list_of(&state.doc, "helmfiles").iter().enumerate() {
             let sub = SubHelmfileSpec::from_value(h);
             // A remote sub-helmfile (`git::…@path/helmfile.yaml?ref=…`) is fetched first.
@@ -399,6 +434,16 @@ impl Visit<'_> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The state's releases, templated, with the state-wide overrides applied and the
+    /// lock file's versions.
+    fn releases_of(
+        &self,
+        state: &HelmState,
+        file: &str,
+    ) -> Result<(Vec<Release>, ReleaseOverrides), RunError> {
         let renderer = self.s.renderer(&state.base);
         let overrides = ReleaseOverrides {
             kube_context: if self.s.kube_context.is_empty() {
@@ -452,6 +497,12 @@ impl Visit<'_> {
                 r.chart = overrides.chart.clone();
             }
         }
+        Ok((releases, overrides))
+    }
+
+    /// The indexes of the releases the selectors pick; two picked with one ID are
+    /// helmfile's error.
+    fn select(&self, releases: &[Release], selectors: &[String]) -> Result<Vec<usize>, RunError> {
         let parsed: Vec<Selector> = selectors
             .iter()
             .map(|s| Selector::parse(s))
@@ -475,17 +526,7 @@ impl Visit<'_> {
                 return Err(format!("found {n} duplicate releases with ID {id:?}").into());
             }
         }
-        if !picked.is_empty() {
-            self.matched = true;
-        }
-        self.out.push(PreparedState {
-            state,
-            releases,
-            selected: picked,
-            overrides,
-            context: self.contexts.last().cloned().unwrap_or_default(),
-        });
-        Ok(())
+        Ok(picked)
     }
 }
 
