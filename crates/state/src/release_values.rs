@@ -152,56 +152,13 @@ pub fn chart_input_with(
     charts: Charts,
 ) -> Result<ChartInput, StateError> {
     let base = ps.state.base.as_str();
-    let (chart, local) = match local_chart(s, base, &r.chart) {
-        Some(path) => (path, true),
-        None if charts == Charts::Offline => (r.chart.clone(), false),
-        None => match crate::charts::repo_chart(
-            s.host.as_ref(),
-            &ps.state.doc,
-            base,
-            &r.chart,
-            &chart_version(&ps.state.doc, r),
-        )? {
-            Some(archive) => (archive.to_string_lossy().into_owned(), true),
-            None => (r.chart.clone(), false),
-        },
-    };
+    let (chart, local) = resolve_chart(s, ps, r, charts)?;
     let renderer = ps.renderer(s);
     let post_renderer = post_renderer_of(&ps.state.doc, r, flags);
     let dependency_builder =
         (local && !skips_deps(&ps.state.doc, r, flags) && s.host.is_dir(Path::new(&chart)))
             .then(|| dependency_builder(s, &ps.state.doc));
-    let patches = capstan_chart::patch::Patches {
-        strategic: crate::spec::list_of(&r.raw, "strategicMergePatches"),
-        json: crate::spec::list_of(&r.raw, "jsonPatches"),
-        force_namespace: crate::spec::str_of(&r.raw, "forceNamespace"),
-        manifests: local
-            && capstan_chart::load::is_manifest_dir(
-                &crate::host::HostFs(s.host.as_ref()),
-                Path::new(&chart),
-            ),
-    };
-    // chartify puts a directory of manifests in the release's namespace.
-    let patches = if patches.manifests && patches.force_namespace.is_empty() {
-        capstan_chart::patch::Patches {
-            force_namespace: r.namespace.clone(),
-            ..patches
-        }
-    } else {
-        patches
-    };
-    if !crate::spec::list_of(&r.raw, "transformers").is_empty() {
-        return Err(
-            "transformers: kustomize transformers are not supported (capstan applies strategicMergePatches and jsonPatches itself)"
-                .into(),
-        );
-    }
-    if !patches.is_empty() && !local {
-        return Err(format!(
-            "release \"{}\": strategicMergePatches/jsonPatches/forceNamespace on chart {:?}, which only helm can render: not supported",
-            r.name, r.chart
-        ).into());
-    }
+    let patches = patches_of(s, r, &chart, local)?;
     let mut options = TemplateOptions {
         release_name: r.name.clone(),
         // helm's namespace when helmfile passes none (the kube context's default).
@@ -291,6 +248,91 @@ pub fn chart_input_with(
     for f in &flags.values {
         values.files.push(f.clone());
     }
+    add_set_values(r, flags, base, &mut values);
+    options.values = values;
+    options.extra_dependencies = extra_dependencies(s, ps, r)?;
+    for w in &loader.warnings {
+        s.host.warn(w);
+    }
+    Ok(ChartInput {
+        chart,
+        local,
+        version: r.version.clone(),
+        options,
+        post_renderer,
+    })
+}
+
+/// The release's chart: a local directory or archive, a repository chart's archive in
+/// the cache (downloaded with [`Charts::Fetch`]), or the reference as written when only
+/// helm can find it; and whether it is on disk.
+fn resolve_chart(
+    s: &Settings,
+    ps: &PreparedState,
+    r: &Release,
+    charts: Charts,
+) -> Result<(String, bool), StateError> {
+    let base = ps.state.base.as_str();
+    Ok(match local_chart(s, base, &r.chart) {
+        Some(path) => (path, true),
+        None if charts == Charts::Offline => (r.chart.clone(), false),
+        None => match crate::charts::repo_chart(
+            s.host.as_ref(),
+            &ps.state.doc,
+            base,
+            &r.chart,
+            &chart_version(&ps.state.doc, r),
+        )? {
+            Some(archive) => (archive.to_string_lossy().into_owned(), true),
+            None => (r.chart.clone(), false),
+        },
+    })
+}
+
+/// The release's patches (`strategicMergePatches`, `jsonPatches`, `forceNamespace`);
+/// kustomize transformers, and patches on a chart only helm renders, are refused.
+fn patches_of(
+    s: &Settings,
+    r: &Release,
+    chart: &str,
+    local: bool,
+) -> Result<capstan_chart::patch::Patches, StateError> {
+    let patches = capstan_chart::patch::Patches {
+        strategic: crate::spec::list_of(&r.raw, "strategicMergePatches"),
+        json: crate::spec::list_of(&r.raw, "jsonPatches"),
+        force_namespace: crate::spec::str_of(&r.raw, "forceNamespace"),
+        manifests: local
+            && capstan_chart::load::is_manifest_dir(
+                &crate::host::HostFs(s.host.as_ref()),
+                Path::new(chart),
+            ),
+    };
+    // chartify puts a directory of manifests in the release's namespace.
+    let patches = if patches.manifests && patches.force_namespace.is_empty() {
+        capstan_chart::patch::Patches {
+            force_namespace: r.namespace.clone(),
+            ..patches
+        }
+    } else {
+        patches
+    };
+    if !crate::spec::list_of(&r.raw, "transformers").is_empty() {
+        return Err(
+            "transformers: kustomize transformers are not supported (capstan applies strategicMergePatches and jsonPatches itself)"
+                .into(),
+        );
+    }
+    if !patches.is_empty() && !local {
+        return Err(format!(
+            "release \"{}\": strategicMergePatches/jsonPatches/forceNamespace on chart {:?}, which only helm can render: not supported",
+            r.name, r.chart
+        ).into());
+    }
+    Ok(patches)
+}
+
+/// The release's `set:` and `setString:`, then the command line's value flags.
+fn add_set_values(r: &Release, flags: &HelmFlags, base: &str, values: &mut UserValues) {
     for sv in &r.set {
         if !sv.value.is_empty() {
             values
@@ -318,18 +360,6 @@ pub fn chart_input_with(
     values.set_json.extend(flags.set_json.iter().cloned());
     values.set_file.extend(flags.set_file.iter().cloned());
     values.set_literal.extend(flags.set_literal.iter().cloned());
-    options.values = values;
-    options.extra_dependencies = extra_dependencies(s, ps, r)?;
-    for w in &loader.warnings {
-        s.host.warn(w);
-    }
-    Ok(ChartInput {
-        chart,
-        local,
-        version: r.version.clone(),
-        options,
-        post_renderer,
-    })
 }
 
 /// The release's in-memory values files ([`TemplateOptions::overlay`]) as helm gets
