@@ -402,3 +402,57 @@ fn lint_runs_helm_lint_per_release_with_its_values_file() {
         "the private values file {file} is removed when the command ends"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn repos_adds_the_states_repositories_and_status_asks_per_release() {
+    let p = Project::new("repos");
+    let state = p.path().join("helmfile.yaml.gotmpl");
+    let text = std::fs::read_to_string(&state).expect("state");
+    std::fs::write(
+        &state,
+        text.replacen(
+            "environments:",
+            "repositories:\n  - name: stable\n    url: https://charts.example.test/stable\n---\nenvironments:",
+            1,
+        ),
+    )
+    .expect("write");
+    let helm = stand_in_helm(&p);
+    let request = |command| capstan_app::cluster::ClusterRequest {
+        command,
+        options: Default::default(),
+        template_flags: Default::default(),
+        helm_binary: helm.display().to_string(),
+        disable_force_update: false,
+        confirm: &|_| false,
+        live_stdout: None,
+    };
+    let session = p.session();
+    capstan_app::cluster::run(
+        &session,
+        &request(capstan_helm::deploy::Command::Repos),
+        &mut String::new(),
+    )
+    .expect("repos");
+    let calls = std::fs::read_to_string(p.path().join("calls.log")).expect("helm was called");
+    assert!(
+        calls
+            .lines()
+            .any(|l| l.starts_with("repo add stable https://charts.example.test/stable")),
+        "{calls}"
+    );
+    capstan_app::cluster::run(
+        &session,
+        &request(capstan_helm::deploy::Command::Status),
+        &mut String::new(),
+    )
+    .expect("status");
+    let calls = std::fs::read_to_string(p.path().join("calls.log")).expect("helm was called");
+    let statuses: Vec<&str> = calls.lines().filter(|l| l.starts_with("status ")).collect();
+    assert_eq!(statuses.len(), 2, "{calls}");
+    assert!(
+        statuses.iter().all(|l| l.contains("--namespace apps")),
+        "{calls}"
+    );
+}
