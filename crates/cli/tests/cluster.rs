@@ -262,17 +262,57 @@ fn diff_and_apply_compare_the_deployed_manifest_without_the_plugin() {
     let out = kube.capstan(&dir, &["destroy"]);
     assert!(out.status.success(), "{}", text(&out));
 
-    // The README's walk-through example deploys and goes away again.
-    let example =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/cluster/helmfile.yaml.gotmpl");
-    let example = example.to_str().expect("utf-8");
-    let out = kube.capstan(&dir, &["-f", example, "apply"]);
-    assert!(out.status.success(), "{}", text(&out));
-    assert_eq!(kube.helm(&["list", "-n", "demo", "-q"]).lines().count(), 2);
-    let out = kube.capstan(&dir, &["-f", example, "diff", "--detailed-exitcode"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let out = kube.capstan(&dir, &["-f", example, "destroy"]);
-    assert!(out.status.success(), "{}", text(&out));
+    // The README's walk-through, command by command as README.md writes it: each one
+    // succeeds, and step 5 (frontend off, greeting kept) leaves backend at the revision
+    // step 4 made.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let section = readme
+        .split("### Cluster walk-through")
+        .nth(1)
+        .and_then(|s| s.split("```sh\n").nth(1))
+        .and_then(|s| s.split("```").next())
+        .expect("the walk-through's shell block");
+    assert!(
+        section.contains("cargo install --path crates/cli"),
+        "the walk-through installs capstan before using it:\n{section}"
+    );
+    let steps: Vec<Vec<String>> = section
+        .lines()
+        .filter(|l| l.starts_with("capstan "))
+        .map(|l| {
+            l.split("  #")
+                .next()
+                .unwrap_or(l)
+                .split_whitespace()
+                .skip(1)
+                .map(|a| a.replace("examples/", &format!("{}/examples/", root.display())))
+                .collect()
+        })
+        .collect();
+    assert_eq!(steps.len(), 6, "{section}");
+    for (i, step) in steps.iter().enumerate() {
+        let args: Vec<&str> = step.iter().map(String::as_str).collect();
+        let out = kube.capstan(&dir, &args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "step {}: {args:?}: {}",
+            i + 1,
+            text(&out)
+        );
+        match i {
+            0 => assert_eq!(kube.helm(&["list", "-n", "demo", "-q"]).lines().count(), 2),
+            4 => {
+                let list = kube.helm(&["list", "-n", "demo"]);
+                let rows: Vec<&str> = list.lines().skip(1).collect();
+                assert_eq!(rows.len(), 1, "frontend is uninstalled: {list}");
+                let revision = rows[0].split('\t').nth(2).unwrap_or("").trim();
+                assert_eq!(revision, "2", "backend is not upgraded again: {list}");
+            }
+            _ => {}
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

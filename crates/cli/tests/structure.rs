@@ -295,3 +295,30 @@ fn function_lengths_count_from_fn_to_the_closing_brace() {
         vec![("a".to_string(), 4), ("b".to_string(), 1)]
     );
 }
+
+#[test]
+fn the_readme_names_every_fuzz_target() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let listed = readme
+        .split("(targets: ")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .expect("README lists the fuzz targets as `(targets: …)`");
+    let mut listed: Vec<&str> = listed
+        .split(", ")
+        .map(|t| t.trim().trim_matches('`'))
+        .collect();
+    listed.sort();
+    let mut targets: Vec<String> = std::fs::read_dir(root.join("fuzz/fuzz_targets"))
+        .expect("fuzz targets")
+        .flatten()
+        .filter_map(|e| {
+            e.path()
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+        })
+        .collect();
+    targets.sort();
+    assert_eq!(listed, targets);
+}
