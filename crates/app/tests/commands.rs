@@ -456,3 +456,31 @@ fn repos_adds_the_states_repositories_and_status_asks_per_release() {
         "{calls}"
     );
 }
+
+#[test]
+fn a_local_chart_path_that_does_not_exist_is_named_with_its_line() {
+    let p = Project::new("chart-typo");
+    let state = p.path().join("helmfile.yaml.gotmpl");
+    let text = std::fs::read_to_string(&state).expect("state");
+    std::fs::write(
+        &state,
+        text.replacen("chart: ./charts/app", "chart: ./chrts/app", 1),
+    )
+    .expect("write");
+    let err = capstan_app::template::run(
+        &p.session(),
+        &TemplateRequest::default(),
+        &NoProgress,
+        &mut String::new(),
+    )
+    .expect_err("no such chart");
+    assert!(
+        err.message
+            .contains("release \"web\": chart \"./chrts/app\": no such directory"),
+        "{}",
+        err.message
+    );
+    let at = err.location.expect("the chart's line");
+    assert!(at.file.ends_with("helmfile.yaml.gotmpl"), "{at}");
+    assert_eq!((at.line, at.column), (9, 12), "{at}");
+}

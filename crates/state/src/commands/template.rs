@@ -12,6 +12,15 @@ use sha1::Digest;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// Whether a chart reference is a path, which helm never looks up in a repository.
+fn is_path(chart: &str) -> bool {
+    chart == "."
+        || chart == ".."
+        || chart.starts_with("./")
+        || chart.starts_with("../")
+        || chart.starts_with('/')
+}
+
 /// One release rendered by `template`.
 #[derive(Clone, Debug)]
 pub struct RenderedRelease {
@@ -218,6 +227,19 @@ pub fn render_one(
         fail(e.message, location)
     };
     let input = chart_input(s, ps, r, flags).map_err(located)?;
+    // A path (`./…`, `../…`, `/…`) that is not on disk: helm would only say `path not
+    // found` after its argv; say which chart and where the state file names it.
+    if !input.local && is_path(&r.chart) {
+        return Err(located(
+            StateError::new(format!(
+                "release \"{}\": chart \"{}\": no such directory ({} does not exist)",
+                r.name,
+                r.chart,
+                crate::host::join(&s.root, &input.chart).display()
+            ))
+            .about(r.chart.clone()),
+        ));
+    }
     if !input.local {
         let mut out = render_with_helm(s, ps, r, &input).map_err(located)?;
         if !flags.show_only.is_empty() {
