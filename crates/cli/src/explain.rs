@@ -12,6 +12,11 @@
 //! globals). A hidden secret's `value` is the string `(secret)`: a value set by a
 //! secrets layer (environment `secrets:`, a release's decrypted `secrets:` file) or
 //! written by a template that read one.
+//!
+//! `print-env --compare A B -o json`, one object per state file:
+//! `{"file": F, "environments": [A, B], "same": N, "differences": [{"path": "a.b",
+//!   "values": [LEAF_IN_A | null, LEAF_IN_B | null]}, ...]}` (each LEAF as above; null where
+//! that environment does not set the value).
 
 use capstan_state::envvals::Tier;
 use capstan_value::json::{to_json, JsonError, JsonStyle};
@@ -81,15 +86,12 @@ pub(crate) fn contribution_value(c: &Contribution, show_secrets: bool) -> String
 pub(crate) fn text(explained: &[Explained], show_secrets: bool) -> String {
     let mut out = String::new();
     for e in explained {
-        out.push_str(&format!("{} = {}", e.path, shown_value(e, show_secrets)));
-        match &e.winner {
-            Some(w) => out.push_str(&format!("  <- {} ({})", w.origin, w.kind)),
-            None => out.push_str("  <- computed (import-values or globals)"),
-        }
-        for step in &e.through {
-            out.push_str(&format!(" <- {step}"));
-        }
-        out.push('\n');
+        out.push_str(&format!(
+            "{} = {}  {}\n",
+            e.path,
+            shown_value(e, show_secrets),
+            origin_text(e)
+        ));
         for o in &e.overridden {
             out.push_str(&format!(
                 "    overrides {} = {} ({})\n",
@@ -104,46 +106,65 @@ pub(crate) fn text(explained: &[Explained], show_secrets: bool) -> String {
 
 /// The leaves as JSON values (the schema above).
 pub(crate) fn json(explained: &[Explained], show_secrets: bool) -> Value {
-    let entry = |pairs: Vec<(&str, Value)>| -> Value {
-        Value::map_from(
-            pairs
-                .into_iter()
-                .map(|(k, v)| (Str::from(k), v))
-                .collect::<BTreeMap<_, _>>(),
-        )
-    };
+    Value::list_from(
+        explained
+            .iter()
+            .map(|e| leaf_json(e, show_secrets))
+            .collect(),
+    )
+}
+
+/// A JSON object from its pairs.
+fn object(pairs: Vec<(&str, Value)>) -> Value {
+    Value::map_from(
+        pairs
+            .into_iter()
+            .map(|(k, v)| (Str::from(k), v))
+            .collect::<BTreeMap<_, _>>(),
+    )
+}
+
+/// One leaf as JSON (the schema above).
+pub(crate) fn leaf_json(e: &Explained, show_secrets: bool) -> Value {
     let opt = |s: Option<&String>| s.map_or(Value::Nil, |s| Value::from(s.as_str()));
-    let leaves = explained
+    let overrides = e
+        .overridden
         .iter()
-        .map(|e| {
-            let overrides = e
-                .overridden
-                .iter()
-                .map(|o| {
-                    entry(vec![
-                        ("origin", Value::from(o.origin.as_str())),
-                        ("layer", Value::from(o.kind.as_str())),
-                        ("value", shown(&o.value, Some(o), &[], show_secrets)),
-                    ])
-                })
-                .collect();
-            entry(vec![
-                ("path", Value::from(e.path.to_string())),
-                (
-                    "value",
-                    shown(&e.value, e.winner.as_ref(), &e.through, show_secrets),
-                ),
-                ("origin", opt(e.winner.as_ref().map(|w| &w.origin))),
-                ("layer", opt(e.winner.as_ref().map(|w| &w.kind))),
-                ("overrides", Value::list_from(overrides)),
-                (
-                    "through",
-                    Value::list_from(e.through.iter().map(|t| Value::from(t.as_str())).collect()),
-                ),
+        .map(|o| {
+            object(vec![
+                ("origin", Value::from(o.origin.as_str())),
+                ("layer", Value::from(o.kind.as_str())),
+                ("value", shown(&o.value, Some(o), &[], show_secrets)),
             ])
         })
         .collect();
-    Value::list_from(leaves)
+    object(vec![
+        ("path", Value::from(e.path.to_string())),
+        (
+            "value",
+            shown(&e.value, e.winner.as_ref(), &e.through, show_secrets),
+        ),
+        ("origin", opt(e.winner.as_ref().map(|w| &w.origin))),
+        ("layer", opt(e.winner.as_ref().map(|w| &w.kind))),
+        ("overrides", Value::list_from(overrides)),
+        (
+            "through",
+            Value::list_from(e.through.iter().map(|t| Value::from(t.as_str())).collect()),
+        ),
+    ])
+}
+
+/// Where a leaf's value comes from, as the text output shows it: `<- ORIGIN (LAYER)`,
+/// then the chain behind a template-written value.
+pub(crate) fn origin_text(e: &Explained) -> String {
+    let mut out = match &e.winner {
+        Some(w) => format!("<- {} ({})", w.origin, w.kind),
+        None => "<- computed (import-values or globals)".to_string(),
+    };
+    for step in &e.through {
+        out.push_str(&format!(" <- {step}"));
+    }
+    out
 }
 
 /// `value` as indented JSON text with a final newline.

@@ -203,6 +203,98 @@ pub(crate) fn page(title: &str, sections: &[Section<'_>], show_secrets: bool) ->
     )
 }
 
+/// One side of a compared leaf: its value and where it comes from, or "not set".
+fn side_html(e: Option<&Explained>, show_secrets: bool) -> (String, String) {
+    match e {
+        None => (
+            "<td class=\"unset\">not set</td>".to_string(),
+            "not set".to_string(),
+        ),
+        Some(e) => {
+            let value = shown_value(e, show_secrets);
+            let origin = crate::explain::origin_text(e);
+            (
+                format!(
+                    "<td><code>{}</code> <span class=\"origin\">{}</span></td>",
+                    escape(&value),
+                    escape(&origin)
+                ),
+                format!("{value} {origin}"),
+            )
+        }
+    }
+}
+
+/// `print-env --explain --compare A B -o html`: per state file, a table of the values
+/// that differ, the two environments side by side, each with the layer that sets it;
+/// the same filter box (`#q=`) as the explain page, over the rows.
+pub(crate) fn compare_page(
+    title: &str,
+    compared: &[capstan_app::print_env::Compared],
+    show_secrets: bool,
+) -> String {
+    let mut body = String::new();
+    for c in compared {
+        let [a, b] = &c.environments;
+        body.push_str(&format!(
+            "<section><h2>{} &mdash; {} and {}: {} differ, {} the same</h2>\n\
+<table class=\"compare\"><tr><th>value</th><th>{}</th><th>{}</th></tr>\n",
+            escape(&c.file),
+            escape(a),
+            escape(b),
+            c.differences.len(),
+            c.same,
+            escape(a),
+            escape(b)
+        ));
+        for [left, right] in &c.differences {
+            let path = left
+                .as_ref()
+                .or(right.as_ref())
+                .map(|e| e.path.to_string())
+                .unwrap_or_default();
+            let (l, l_text) = side_html(left.as_ref(), show_secrets);
+            let (r, r_text) = side_html(right.as_ref(), show_secrets);
+            body.push_str(&format!(
+                "<tr class=\"leaf\" data-search=\"{}\"><td class=\"key\">{}</td>{l}{r}</tr>\n",
+                escape(&format!("{path} {l_text} {r_text}").to_lowercase()),
+                escape(&path)
+            ));
+        }
+        body.push_str("</table></section>\n");
+    }
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\
+<title>{t}</title><style>{STYLE}{COMPARE_STYLE}</style></head>\n<body>\n<h1>{t}</h1>\n\
+<input id=\"filter\" type=\"search\" placeholder=\"filter: key, value, file…\" autofocus><span id=\"count\"></span>\n\
+{body}<script>{COMPARE_SCRIPT}</script>\n</body></html>\n",
+        t = escape(title)
+    )
+}
+
+const COMPARE_STYLE: &str = "table.compare{border-collapse:collapse;margin-top:.5em}\
+table.compare td,table.compare th{border:1px solid #ddd;padding:.2em .5em;vertical-align:top;text-align:left}\
+td.unset{color:#888;font-style:italic}";
+
+const COMPARE_SCRIPT: &str = r#"(function(){
+var box=document.getElementById('filter'),count=document.getElementById('count');
+function apply(){
+  var q=box.value.trim().toLowerCase(),shown=0;
+  document.querySelectorAll('tr.leaf').forEach(function(tr){
+    var hit=!q||tr.getAttribute('data-search').indexOf(q)>=0;
+    tr.hidden=!hit;if(hit)shown++;});
+  count.textContent=shown+' of '+document.querySelectorAll('tr.leaf').length+' differences';
+  document.body.setAttribute('data-shown',String(shown));
+  if(history.replaceState){history.replaceState(null,'',q?'#q='+encodeURIComponent(box.value):location.pathname+location.search);}
+}
+var m=/[#&]q=([^&]*)/.exec(location.hash);
+if(m){try{box.value=decodeURIComponent(m[1]);}catch(e){box.value=m[1];}}
+box.addEventListener('input',apply);
+apply();
+document.body.setAttribute('data-ready','yes');
+})();"#;
+
 #[cfg(test)]
 mod tests {
     use super::*;

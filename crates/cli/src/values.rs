@@ -3,7 +3,7 @@
 //! the traps found logged as warnings, and `--strict` failing on them.
 
 use crate::global::go_bool;
-use capstan_app::print_env::{PrintEnvRequest, PrintedEnv};
+use capstan_app::print_env::{Compared, PrintEnvRequest, PrintedEnv};
 use capstan_app::values::ValuesRequest;
 use capstan_app::{Failure, Session};
 use capstan_state::commands::{ExplainedEnv, ExplainedRelease};
@@ -46,6 +46,10 @@ pub(crate) struct PrintEnvArgs {
     /// With --explain: show the values that came from secrets files (hidden otherwise).
     #[arg(long = "show-secrets", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub(crate) show_secrets: bool,
+    /// Compare two environments (`--compare staging production`): the values that differ
+    /// and the layer that sets each side's (capstan's own).
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    pub(crate) compare: Vec<String>,
 }
 
 /// The output formats `-o` takes; html only with `--explain`.
@@ -220,6 +224,11 @@ pub(crate) fn print_env(
     args: &PrintEnvArgs,
     log: &mut String,
 ) -> Result<String, Failure> {
+    if let [a, b] = args.compare.as_slice() {
+        check_output(&args.output, true, true)?;
+        let compared = capstan_app::print_env::compare(session, [a, b], log)?;
+        return compared_env(&compared, args);
+    }
     check_output(&args.output, args.explain, true)?;
     let request = PrintEnvRequest {
         explain: args.explain,
@@ -269,6 +278,83 @@ fn explained_env(explained: &[ExplainedEnv], args: &PrintEnvArgs) -> Result<Stri
     for e in explained {
         out.push_str(&format!("# environment {} ({})\n", e.environment, e.file));
         out.push_str(&crate::explain::text(&e.leaves, show_secrets));
+    }
+    Ok(out)
+}
+
+/// `print-env --compare A B`: per state file, the values that differ, as text, JSON or a
+/// page.
+fn compared_env(compared: &[Compared], args: &PrintEnvArgs) -> Result<String, Failure> {
+    let show_secrets = args.show_secrets;
+    if args.output == "html" {
+        return Ok(crate::explain_html::compare_page(
+            "capstan print-env --compare",
+            compared,
+            show_secrets,
+        ));
+    }
+    if args.output == "json" {
+        let side = |e: &Option<capstan_values::provenance::Explained>| {
+            e.as_ref()
+                .map_or(Value::Nil, |e| crate::explain::leaf_json(e, show_secrets))
+        };
+        let docs = compared
+            .iter()
+            .map(|c| {
+                let differences = c
+                    .differences
+                    .iter()
+                    .map(|[a, b]| {
+                        let path = a.as_ref().or(b.as_ref()).map(|e| e.path.to_string());
+                        let mut m = BTreeMap::new();
+                        m.insert("path".into(), Value::from(path.unwrap_or_default()));
+                        m.insert("values".into(), Value::list_from(vec![side(a), side(b)]));
+                        Value::map_from(m)
+                    })
+                    .collect();
+                let mut m = BTreeMap::new();
+                m.insert("file".into(), Value::from(c.file.as_str()));
+                m.insert(
+                    "environments".into(),
+                    Value::list_from(
+                        c.environments
+                            .iter()
+                            .map(|e| Value::from(e.as_str()))
+                            .collect(),
+                    ),
+                );
+                m.insert("same".into(), Value::from(c.same as i64));
+                m.insert("differences".into(), Value::list_from(differences));
+                Value::map_from(m)
+            })
+            .collect();
+        return Ok(crate::explain::to_json_text(&Value::list_from(docs))?);
+    }
+    let mut out = String::new();
+    for c in compared {
+        let [a, b] = &c.environments;
+        out.push_str(&format!(
+            "# environments {a} and {b} ({}): {} differ, {} the same\n",
+            c.file,
+            c.differences.len(),
+            c.same
+        ));
+        let width = a.len().max(b.len()) + 1;
+        for pair in &c.differences {
+            let path = pair.iter().flatten().next().map(|e| e.path.to_string());
+            out.push_str(&format!("{}\n", path.unwrap_or_default()));
+            for (env, e) in [a, b].iter().zip(pair) {
+                let shown = match e {
+                    Some(e) => format!(
+                        "{}  {}",
+                        crate::explain::shown_value(e, show_secrets),
+                        crate::explain::origin_text(e)
+                    ),
+                    None => "(not set)".to_string(),
+                };
+                out.push_str(&format!("  {:<width$} {shown}\n", format!("{env}:")));
+            }
+        }
     }
     Ok(out)
 }

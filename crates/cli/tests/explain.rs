@@ -424,3 +424,73 @@ fn environment_templates_chain_too() {
          where = \"eu\"  <- values.yaml.gotmpl:1:1 (-f) <- values.yaml.gotmpl:1 (.Values.region2) <- computed.yaml.gotmpl:2:1 (environment values) <- computed.yaml.gotmpl:2 (.Values.region) <- helmfile.yaml.gotmpl (environments.production.defaults[0]):1:1 (environment defaults)\n"
     );
 }
+
+/// `print-env --explain --compare A B`: the values that differ between two environments,
+/// each side with the layer that sets it, as text, JSON and a page (in a real browser:
+/// the rows, the filter and `#q=` kept while typing).
+#[test]
+fn print_env_compares_two_environments() {
+    let dir = tempdir("compare");
+    write(
+        &dir,
+        &[
+            (
+                "helmfile.yaml",
+                "environments:\n  staging:\n    values:\n    - common.yaml\n    - staging.yaml\n  production:\n    values:\n    - common.yaml\n    - production.yaml\n",
+            ),
+            ("common.yaml", "domain: example.com\nreplicas: 1\nregion: eu\n"),
+            ("staging.yaml", "domain: staging.example.com\n"),
+            ("production.yaml", "replicas: 5\ntls: true\n"),
+        ],
+    );
+    let text = capstan(
+        &dir,
+        &["print-env", "--explain", "--compare", "staging", "production"],
+        &[],
+    );
+    assert_eq!(
+        text,
+        "# environments staging and production (helmfile.yaml): 3 differ, 1 the same\n\
+         domain\n\
+         \x20 staging:    \"staging.example.com\"  <- staging.yaml:1:1 (environment values)\n\
+         \x20 production: \"example.com\"  <- common.yaml:1:1 (environment values)\n\
+         replicas\n\
+         \x20 staging:    1  <- common.yaml:2:1 (environment values)\n\
+         \x20 production: 5  <- production.yaml:1:1 (environment values)\n\
+         tls\n\
+         \x20 staging:    (not set)\n\
+         \x20 production: true  <- production.yaml:2:1 (environment values)\n"
+    );
+    let json = capstan(
+        &dir,
+        &["print-env", "--compare", "staging", "production", "-o", "json"],
+        &[],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(doc[0]["environments"], serde_json::json!(["staging", "production"]));
+    assert_eq!(doc[0]["same"], 1);
+    let tls = &doc[0]["differences"][2];
+    assert_eq!(tls["path"], "tls");
+    assert!(tls["values"][0].is_null(), "{json}");
+    assert_eq!(tls["values"][1]["origin"], "production.yaml:2:1");
+    assert_eq!(tls["values"][1]["value"], true);
+
+    let page = capstan(
+        &dir,
+        &["print-env", "--compare", "staging", "production", "-o", "html"],
+        &[],
+    );
+    let file = dir.join("compare.html");
+    std::fs::write(&file, &page).expect("write page");
+    assert!(!page.contains(" src=") && !page.contains("<link"), "{page}");
+    let url = format!("file://{}", file.display());
+    let (dom, log) = chromium(&["--dump-dom"], &url);
+    assert!(dom.contains("data-ready=\"yes\""), "{dom}\n{log}");
+    assert!(!log.contains("Uncaught"), "{log}");
+    assert!(dom.contains("data-shown=\"3\""), "{dom}");
+    assert_eq!(dom.matches("<tr class=\"leaf\"").count(), 3, "{dom}");
+    assert!(dom.contains("<td class=\"unset\">not set</td>"), "{dom}");
+    let (filtered, _) = chromium(&["--dump-dom"], &format!("{url}#q=production.yaml"));
+    assert!(filtered.contains("data-shown=\"2\""), "{filtered}");
+    std::fs::remove_dir_all(&dir).ok();
+}
