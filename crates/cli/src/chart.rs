@@ -237,7 +237,11 @@ fn explained(v: &ChartValues, output: Output, chart: &str) -> Result<String, Fai
                     .map(|t| (t.path.to_string(), t.message.clone()))
                     .collect(),
             };
-            crate::explain_html::page("capstan chart values --explain", &[section], false)
+            crate::explain_html::page(
+                "capstan chart values --explain",
+                &[section],
+                &Default::default(),
+            )
         }
     })
 }

@@ -32,6 +32,10 @@ pub(crate) struct ValuesArgs {
     /// With --explain: show the values that came from secrets (hidden otherwise).
     #[arg(long = "show-secrets", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub(crate) show_secrets: bool,
+    /// With `-o html`: where each `file:line:col` links — `file` (the file, relative to
+    /// this directory), `vscode` or `idea` (the editor's URL).
+    #[arg(long = "link", default_value = "file")]
+    pub(crate) link: String,
 }
 
 #[derive(Args, Clone, Debug, Default)]
@@ -50,6 +54,10 @@ pub(crate) struct PrintEnvArgs {
     /// and the layer that sets each side's (capstan's own).
     #[arg(long, num_args = 2, value_names = ["A", "B"])]
     pub(crate) compare: Vec<String>,
+    /// With `-o html`: where each `file:line:col` links — `file` (the file, relative to
+    /// this directory), `vscode` or `idea` (the editor's URL).
+    #[arg(long = "link", default_value = "file")]
+    pub(crate) link: String,
 }
 
 /// The output formats `-o` takes; html only with `--explain`.
@@ -128,6 +136,18 @@ fn format(
     Ok((warned, piece))
 }
 
+/// The page's options: secrets shown or not, and `--link`.
+fn page_options(
+    session: &Session,
+    show_secrets: bool,
+    link: &str,
+) -> Result<crate::explain_html::PageOptions, Failure> {
+    Ok(crate::explain_html::PageOptions {
+        show_secrets,
+        links: crate::explain_html::Links::parse(link, session.cwd())?,
+    })
+}
+
 /// `values`: each release's values, or explained.
 pub(crate) fn values(
     session: &Session,
@@ -135,6 +155,7 @@ pub(crate) fn values(
     log: &mut String,
 ) -> Result<String, Failure> {
     check_output(&args.output, args.explain, false)?;
+    let opts = page_options(session, args.show_secrets, &args.link)?;
     let request = ValuesRequest {
         set: args.set.clone(),
         values: args.values.clone(),
@@ -157,7 +178,7 @@ pub(crate) fn values(
         return Err(format!("{warnings} warning(s) and --strict is set").into());
     }
     let mut whole = Vec::new();
-    let out = assemble(&args, pieces, &mut whole);
+    let out = assemble(&args, pieces, &mut whole, &opts);
     crate::leave_to_exit((whole, done.states));
     out
 }
@@ -167,6 +188,7 @@ fn assemble(
     args: &ValuesArgs,
     pieces: Vec<Piece>,
     whole: &mut Vec<ExplainedRelease>,
+    opts: &crate::explain_html::PageOptions,
 ) -> Result<String, Failure> {
     let mut out = String::new();
     let mut explained_json = Vec::new();
@@ -200,7 +222,7 @@ fn assemble(
         return Ok(crate::explain_html::page(
             "capstan values --explain",
             &sections,
-            args.show_secrets,
+            opts,
         ));
     }
     if args.output == "json" && args.explain {
@@ -226,8 +248,9 @@ pub(crate) fn print_env(
 ) -> Result<String, Failure> {
     if let [a, b] = args.compare.as_slice() {
         check_output(&args.output, true, true)?;
+        let opts = page_options(session, args.show_secrets, &args.link)?;
         let compared = capstan_app::print_env::compare(session, [a, b], log)?;
-        return compared_env(&compared, args);
+        return compared_env(&compared, args, &opts);
     }
     check_output(&args.output, args.explain, true)?;
     let request = PrintEnvRequest {
@@ -236,12 +259,20 @@ pub(crate) fn print_env(
     };
     match capstan_app::print_env::run(session, &request, log)? {
         PrintedEnv::Text(text) => Ok(text),
-        PrintedEnv::Explained(explained) => explained_env(&explained, args),
+        PrintedEnv::Explained(explained) => explained_env(
+            &explained,
+            args,
+            &page_options(session, args.show_secrets, &args.link)?,
+        ),
     }
 }
 
 /// `print-env --explain`: per state file, every environment value and its layers.
-fn explained_env(explained: &[ExplainedEnv], args: &PrintEnvArgs) -> Result<String, Failure> {
+fn explained_env(
+    explained: &[ExplainedEnv],
+    args: &PrintEnvArgs,
+    opts: &crate::explain_html::PageOptions,
+) -> Result<String, Failure> {
     let show_secrets = args.show_secrets;
     if args.output == "html" {
         let sections: Vec<crate::explain_html::Section> = explained
@@ -255,7 +286,7 @@ fn explained_env(explained: &[ExplainedEnv], args: &PrintEnvArgs) -> Result<Stri
         return Ok(crate::explain_html::page(
             "capstan print-env --explain",
             &sections,
-            show_secrets,
+            opts,
         ));
     }
     if args.output == "json" {
@@ -284,13 +315,17 @@ fn explained_env(explained: &[ExplainedEnv], args: &PrintEnvArgs) -> Result<Stri
 
 /// `print-env --compare A B`: per state file, the values that differ, as text, JSON or a
 /// page.
-fn compared_env(compared: &[Compared], args: &PrintEnvArgs) -> Result<String, Failure> {
+fn compared_env(
+    compared: &[Compared],
+    args: &PrintEnvArgs,
+    opts: &crate::explain_html::PageOptions,
+) -> Result<String, Failure> {
     let show_secrets = args.show_secrets;
     if args.output == "html" {
         return Ok(crate::explain_html::compare_page(
             "capstan print-env --compare",
             compared,
-            show_secrets,
+            opts,
         ));
     }
     if args.output == "json" {

@@ -445,7 +445,13 @@ fn print_env_compares_two_environments() {
     );
     let text = capstan(
         &dir,
-        &["print-env", "--explain", "--compare", "staging", "production"],
+        &[
+            "print-env",
+            "--explain",
+            "--compare",
+            "staging",
+            "production",
+        ],
         &[],
     );
     assert_eq!(
@@ -463,11 +469,21 @@ fn print_env_compares_two_environments() {
     );
     let json = capstan(
         &dir,
-        &["print-env", "--compare", "staging", "production", "-o", "json"],
+        &[
+            "print-env",
+            "--compare",
+            "staging",
+            "production",
+            "-o",
+            "json",
+        ],
         &[],
     );
     let doc: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-    assert_eq!(doc[0]["environments"], serde_json::json!(["staging", "production"]));
+    assert_eq!(
+        doc[0]["environments"],
+        serde_json::json!(["staging", "production"])
+    );
     assert_eq!(doc[0]["same"], 1);
     let tls = &doc[0]["differences"][2];
     assert_eq!(tls["path"], "tls");
@@ -477,7 +493,14 @@ fn print_env_compares_two_environments() {
 
     let page = capstan(
         &dir,
-        &["print-env", "--compare", "staging", "production", "-o", "html"],
+        &[
+            "print-env",
+            "--compare",
+            "staging",
+            "production",
+            "-o",
+            "html",
+        ],
         &[],
     );
     let file = dir.join("compare.html");
@@ -492,5 +515,97 @@ fn print_env_compares_two_environments() {
     assert!(dom.contains("<td class=\"unset\">not set</td>"), "{dom}");
     let (filtered, _) = chromium(&["--dump-dom"], &format!("{url}#q=production.yaml"));
     assert!(filtered.contains("data-shown=\"2\""), "{filtered}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The page with several releases: an index, each release and subtree folding, filters
+/// by layer, by release and "only values that override another" read from the address,
+/// and every `file:line:col` a link (to the file, or an editor's URL with `--link`).
+#[test]
+fn the_explain_page_has_an_index_filters_and_links() {
+    let dir = tempdir("page-index");
+    write(
+        &dir,
+        &[
+            (
+                "helmfile.yaml",
+                "releases:\n- name: api\n  chart: ./chart\n  values:\n  - api.yaml\n- name: web\n  chart: ./chart\n",
+            ),
+            ("api.yaml", "replicas: 3\n"),
+            ("chart/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\n"),
+            ("chart/values.yaml", "replicas: 1\nimage:\n  tag: v1\n"),
+        ],
+    );
+    let page = capstan(&dir, &["values", "--explain", "-o", "html"], &[]);
+    let file = dir.join("page.html");
+    std::fs::write(&file, &page).expect("write page");
+    let url = format!("file://{}", file.display());
+    let (dom, log) = chromium(&["--dump-dom"], &url);
+    assert!(dom.contains("data-ready=\"yes\""), "{dom}\n{log}");
+    assert!(!log.contains("Uncaught"), "{log}");
+    // The index names both releases; each release folds.
+    let index = dom.split("<nav id=\"index\">").nth(1).expect("an index");
+    let index = index.split("</nav>").next().unwrap_or_default();
+    assert_eq!(index.matches("data-target=").count(), 2, "{index}");
+    assert!(
+        index.contains("release api") && index.contains("release web"),
+        "{index}"
+    );
+    assert_eq!(
+        dom.matches("<section id=").count(),
+        dom.matches("<section id=\"s").count()
+    );
+    assert!(
+        dom.contains("<details open=\"\"><summary><h2>release api"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("id=\"collapse\"") && dom.contains("id=\"expand\""),
+        "{dom}"
+    );
+    assert!(dom.contains("data-shown=\"4\""), "{dom}");
+    // Origins link to their files, relative to the directory capstan ran in.
+    assert!(
+        dom.contains("<a href=\"api.yaml\">api.yaml:1:1</a>"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("<a href=\"chart/values.yaml\">chart/values.yaml:1:1</a>"),
+        "{dom}"
+    );
+
+    // Filters from the address: only `-f` values; only values overriding another; one
+    // release; and the address keeps what was read.
+    let (by_layer, _) = chromium(&["--dump-dom"], &format!("{url}#layer=-f"));
+    assert!(by_layer.contains("data-shown=\"1\""), "{by_layer}");
+    let (overriding, _) = chromium(&["--dump-dom"], &format!("{url}#overrides=1"));
+    assert!(overriding.contains("data-shown=\"1\""), "{overriding}");
+    let (one, _) = chromium(
+        &["--dump-dom"],
+        &format!("{url}#release=release%20web%20(namespace%20default%2C%20chart%20.%2Fchart)"),
+    );
+    assert!(one.contains("data-shown=\"2\""), "{one}");
+    let (both, _) = chromium(
+        &["--dump-dom"],
+        &format!(
+            "{url}#q=replicas&release=release%20web%20(namespace%20default%2C%20chart%20.%2Fchart)"
+        ),
+    );
+    assert!(both.contains("data-shown=\"1\""), "{both}");
+
+    // An editor's links.
+    let vscode = capstan(
+        &dir,
+        &["values", "--explain", "-o", "html", "--link", "vscode"],
+        &[],
+    );
+    let abs = std::path::absolute(&dir).expect("absolute");
+    assert!(
+        vscode.contains(&format!(
+            "href=\"vscode://file{}/api.yaml:1:1\"",
+            abs.display()
+        )),
+        "{vscode}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
