@@ -79,6 +79,13 @@ impl Project {
         &self.0
     }
 
+    /// Replaces the first `from` in the state file with `to`.
+    fn edit_state(&self, from: &str, to: &str) {
+        let state = self.0.join("helmfile.yaml.gotmpl");
+        let text = std::fs::read_to_string(&state).expect("state");
+        std::fs::write(&state, text.replacen(from, to, 1)).expect("write the state");
+    }
+
     fn session(&self) -> Session {
         let mut session = Session::new(Settings::new(Arc::new(OsHost::new(&self.0)), &self.0));
         session.progress = false;
@@ -336,15 +343,10 @@ fn create_writes_the_scaffold_once_unless_forced() {
 #[test]
 fn a_cluster_command_without_helm_says_which_binary_is_missing() {
     let p = Project::new("cluster");
-    let request = capstan_app::cluster::ClusterRequest {
-        command: capstan_helm::deploy::Command::Status,
-        options: Default::default(),
-        template_flags: Default::default(),
-        helm_binary: p.path().join("no-such-helm").display().to_string(),
-        disable_force_update: false,
-        confirm: &|_| false,
-        live_stdout: None,
-    };
+    let request = cluster_request(
+        capstan_helm::deploy::Command::Status,
+        &p.path().join("no-such-helm"),
+    );
     let err =
         capstan_app::cluster::run(&p.session(), &request, &mut String::new()).expect_err("no helm");
     assert!(err.message.contains("no-such-helm"), "{}", err.message);
@@ -369,20 +371,28 @@ fn stand_in_helm(p: &Project) -> PathBuf {
     path
 }
 
-#[cfg(unix)]
-#[test]
-fn lint_runs_helm_lint_per_release_with_its_values_file() {
-    let p = Project::new("lint");
-    let helm = stand_in_helm(&p);
-    let request = capstan_app::cluster::ClusterRequest {
-        command: capstan_helm::deploy::Command::Lint,
+/// A cluster command's request with the stand-in helm at `helm`.
+fn cluster_request(
+    command: capstan_helm::deploy::Command,
+    helm: &Path,
+) -> capstan_app::cluster::ClusterRequest<'static> {
+    capstan_app::cluster::ClusterRequest {
+        command,
         options: Default::default(),
         template_flags: Default::default(),
         helm_binary: helm.display().to_string(),
         disable_force_update: false,
         confirm: &|_| false,
         live_stdout: None,
-    };
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn lint_runs_helm_lint_per_release_with_its_values_file() {
+    let p = Project::new("lint");
+    let helm = stand_in_helm(&p);
+    let request = cluster_request(capstan_helm::deploy::Command::Lint, &helm);
     capstan_app::cluster::run(&p.session(), &request, &mut String::new()).expect("linted");
     let calls = std::fs::read_to_string(p.path().join("calls.log")).expect("helm was called");
     let lints: Vec<&str> = calls.lines().filter(|l| l.starts_with("lint ")).collect();
@@ -407,27 +417,16 @@ fn lint_runs_helm_lint_per_release_with_its_values_file() {
 #[test]
 fn repos_adds_the_states_repositories_and_status_asks_per_release() {
     let p = Project::new("repos");
-    let state = p.path().join("helmfile.yaml.gotmpl");
-    let text = std::fs::read_to_string(&state).expect("state");
-    std::fs::write(
-        &state,
-        text.replacen(
-            "environments:",
-            "repositories:\n  - name: stable\n    url: https://charts.example.test/stable\n---\nenvironments:",
-            1,
-        ),
-    )
-    .expect("write");
+    p.edit_state(
+        "environments:",
+        "repositories:
+  - name: stable
+    url: https://charts.example.test/stable
+---
+environments:",
+    );
     let helm = stand_in_helm(&p);
-    let request = |command| capstan_app::cluster::ClusterRequest {
-        command,
-        options: Default::default(),
-        template_flags: Default::default(),
-        helm_binary: helm.display().to_string(),
-        disable_force_update: false,
-        confirm: &|_| false,
-        live_stdout: None,
-    };
+    let request = |command| cluster_request(command, &helm);
     let session = p.session();
     capstan_app::cluster::run(
         &session,
@@ -460,13 +459,7 @@ fn repos_adds_the_states_repositories_and_status_asks_per_release() {
 #[test]
 fn a_local_chart_path_that_does_not_exist_is_named_with_its_line() {
     let p = Project::new("chart-typo");
-    let state = p.path().join("helmfile.yaml.gotmpl");
-    let text = std::fs::read_to_string(&state).expect("state");
-    std::fs::write(
-        &state,
-        text.replacen("chart: ./charts/app", "chart: ./chrts/app", 1),
-    )
-    .expect("write");
+    p.edit_state("chart: ./charts/app", "chart: ./chrts/app");
     let err = capstan_app::template::run(
         &p.session(),
         &TemplateRequest::default(),

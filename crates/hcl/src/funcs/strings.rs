@@ -196,6 +196,18 @@ pub(crate) fn formatlist(a: &[Value]) -> FResult {
     Ok(Value::List(Type::String, out))
 }
 
+/// A `format` argument as a number, or cty's error for the verb at `start`.
+fn number_arg(arg: &Value, verb: char, start: usize) -> Result<Number, Fail> {
+    match convert(arg, &Type::Number) {
+        Ok(Value::Number(n)) => Ok(n),
+        _ => Err(format!(
+            "unsupported value for \"%{verb}\" at {}: number required",
+            start - 1
+        )
+        .into()),
+    }
+}
+
 /// cty's `format`: Go-like verbs over cty values.
 pub fn format(fmt: &str, args: &[Value]) -> Result<String, Fail> {
     let mut out = String::new();
@@ -264,16 +276,7 @@ pub fn format(fmt: &str, args: &[Value]) -> Result<String, Fail> {
                 }
             },
             'd' | 'x' | 'X' | 'o' | 'b' if !matches!(arg, Value::String(_)) || verb == 'd' => {
-                let n = match convert(arg, &Type::Number) {
-                    Ok(Value::Number(n)) => n,
-                    _ => {
-                        return Err(format!(
-                            "unsupported value for \"%{verb}\" at {}: number required",
-                            start - 1
-                        )
-                        .into())
-                    }
-                };
+                let n = number_arg(arg, verb, start)?;
                 let Some(i) = n.to_i64() else {
                     return Err(format!(
                         "unsupported value for \"%{verb}\" at {}: an integer is required",
@@ -284,16 +287,7 @@ pub fn format(fmt: &str, args: &[Value]) -> Result<String, Fail> {
                 go(capstan_value::Value::Int(i))
             }
             'e' | 'E' | 'f' | 'g' | 'G' => {
-                let n = match convert(arg, &Type::Number) {
-                    Ok(Value::Number(n)) => n,
-                    _ => {
-                        return Err(format!(
-                            "unsupported value for \"%{verb}\" at {}: number required",
-                            start - 1
-                        )
-                        .into())
-                    }
-                };
+                let n = number_arg(arg, verb, start)?;
                 go(capstan_value::Value::Float64(n.to_f64()))
             }
             's' | 'q' | 'x' | 'X' => match convert(arg, &Type::String) {
