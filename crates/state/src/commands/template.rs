@@ -227,15 +227,13 @@ pub fn render_one(
         fail(e.message, location)
     };
     let input = chart_input(s, ps, r, flags).map_err(located)?;
-    // A path (`./…`, `../…`, `/…`) that is not on disk: helm would only say `path not
-    // found` after its argv; say which chart and where the state file names it.
+    // A path (`./…`, `../…`, `/…`) that is not on disk: helm's own error (helm would
+    // fail with it after helmfile's dump of its argv), pointed at the `chart:` line.
     if !input.local && is_path(&r.chart) {
         return Err(located(
             StateError::new(format!(
-                "release \"{}\": chart \"{}\": no such directory ({} does not exist)",
-                r.name,
-                r.chart,
-                crate::host::join(&s.root, &input.chart).display()
+                "path {} not found",
+                capstan_gocompat::quote::go_quote(&r.chart)
             ))
             .about(r.chart.clone()),
         ));
