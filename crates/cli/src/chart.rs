@@ -226,7 +226,10 @@ pub fn run(
 fn explained(v: &ChartValues, output: Output, chart: &str) -> Result<String, Failure> {
     Ok(match output {
         Output::Yaml => crate::explain::text(&v.leaves, false),
-        Output::Json => crate::explain::to_json_text(&crate::explain::json(&v.leaves, false))?,
+        Output::Json => crate::explain::to_json_text(&crate::explain::document(
+            "values",
+            crate::explain::json(&v.leaves, false),
+        ))?,
         Output::Html => {
             let section = crate::explain_html::Section {
                 title: format!("chart {chart}"),

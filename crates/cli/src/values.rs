@@ -226,8 +226,9 @@ fn assemble(
         ));
     }
     if args.output == "json" && args.explain {
-        return Ok(crate::explain::to_json_text(&Value::list_from(
-            explained_json,
+        return Ok(crate::explain::to_json_text(&crate::explain::document(
+            "releases",
+            Value::list_from(explained_json),
         ))?);
     }
     if args.output == "json" {
@@ -303,7 +304,10 @@ fn explained_env(
                 Value::map_from(m)
             })
             .collect();
-        return Ok(crate::explain::to_json_text(&Value::list_from(docs))?);
+        return Ok(crate::explain::to_json_text(&crate::explain::document(
+            "environments",
+            Value::list_from(docs),
+        ))?);
     }
     let mut out = String::new();
     for e in explained {
@@ -340,9 +344,12 @@ fn compared_env(
                     .differences
                     .iter()
                     .map(|[a, b]| {
-                        let path = a.as_ref().or(b.as_ref()).map(|e| e.path.to_string());
+                        let path = a.as_ref().or(b.as_ref());
                         let mut m = BTreeMap::new();
-                        m.insert("path".into(), Value::from(path.unwrap_or_default()));
+                        m.insert(
+                            "path".into(),
+                            path.map_or(Value::Nil, |e| crate::explain::path_json(&e.path)),
+                        );
                         m.insert("values".into(), Value::list_from(vec![side(a), side(b)]));
                         Value::map_from(m)
                     })
@@ -363,7 +370,10 @@ fn compared_env(
                 Value::map_from(m)
             })
             .collect();
-        return Ok(crate::explain::to_json_text(&Value::list_from(docs))?);
+        return Ok(crate::explain::to_json_text(&crate::explain::document(
+            "comparisons",
+            Value::list_from(docs),
+        ))?);
     }
     let mut out = String::new();
     for c in compared {

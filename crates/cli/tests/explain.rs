@@ -93,9 +93,14 @@ fn the_domain_example_chains_back_to_the_environment() {
         "{dev}"
     );
     let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-    let domain = &v[0]["values"][0];
-    assert_eq!(domain["path"], "domain");
-    assert_eq!(domain["origin"], "values.yaml.gotmpl:1:1");
+    assert_eq!(v["schema"], 1);
+    let domain = &v["releases"][0]["values"][0];
+    assert_eq!(domain["path"], serde_json::json!(["domain"]));
+    assert_eq!(
+        domain["origin"],
+        serde_json::json!({"file": "values.yaml.gotmpl", "line": 1, "column": 1})
+    );
+    assert_eq!(domain["layer"], "-f");
     assert_eq!(
         domain["through"],
         serde_json::json!([
@@ -221,13 +226,38 @@ fn print_env_explains_every_layer() {
     );
     assert!(!json.contains("hunter2"), "{json}");
     let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-    assert_eq!(v[0]["environment"], "production");
-    let replicas = v[0]["values"]
-        .as_array()
-        .and_then(|a| a.iter().find(|x| x["path"] == "replicas"))
-        .expect("replicas");
+    assert_eq!(v["schema"], 1);
+    let env = &v["environments"][0];
+    assert_eq!(env["environment"], "production");
+    let leaf = |path: &str| {
+        env["values"]
+            .as_array()
+            .and_then(|a| a.iter().find(|x| x["path"] == serde_json::json!([path])))
+            .cloned()
+            .unwrap_or_else(|| panic!("{path} in {json}"))
+    };
+    let replicas = leaf("replicas");
     assert_eq!(replicas["layer"], "environment values");
-    assert_eq!(replicas["overrides"][1]["origin"], "common.yaml:2:1");
+    assert_eq!(
+        replicas["origin"],
+        serde_json::json!({"file": "helmfile.yaml", "entry": "environments.production.values[1]", "line": 1, "column": 1})
+    );
+    assert_eq!(
+        replicas["overrides"][1]["origin"],
+        serde_json::json!({"file": "common.yaml", "line": 2, "column": 1})
+    );
+    assert_eq!(replicas["overrides"][1]["layer"], "values");
+    let url = leaf("url");
+    assert_eq!(url["layer"], "HCL environment values");
+    assert_eq!(
+        url["origin"],
+        serde_json::json!({"file": "env/extra.hcl", "line": 3, "column": 3, "note": "from local.z, hv.base"})
+    );
+    assert_eq!(
+        leaf("team")["origin"],
+        serde_json::json!({"flag": "--state-values-set team=ops"})
+    );
+    assert_eq!(leaf("team")["layer"], "--state-values-set");
 }
 
 #[test]
@@ -480,15 +510,20 @@ fn print_env_compares_two_environments() {
         &[],
     );
     let doc: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(doc["schema"], 1);
+    let doc = &doc["comparisons"];
     assert_eq!(
         doc[0]["environments"],
         serde_json::json!(["staging", "production"])
     );
     assert_eq!(doc[0]["same"], 1);
     let tls = &doc[0]["differences"][2];
-    assert_eq!(tls["path"], "tls");
+    assert_eq!(tls["path"], serde_json::json!(["tls"]));
     assert!(tls["values"][0].is_null(), "{json}");
-    assert_eq!(tls["values"][1]["origin"], "production.yaml:2:1");
+    assert_eq!(
+        tls["values"][1]["origin"],
+        serde_json::json!({"file": "production.yaml", "line": 2, "column": 1})
+    );
     assert_eq!(tls["values"][1]["value"], true);
 
     let page = capstan(
@@ -608,4 +643,61 @@ fn the_explain_page_has_an_index_filters_and_links() {
         "{vscode}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// JSON schema 1 over the example's every environment: `schema` is 1, every path is an
+/// array, every origin a place (file, line, column), a flag or "computed", and every
+/// layer one of the documented list (never `other`).
+#[test]
+fn the_json_schema_holds_over_the_example() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for env in ["development", "staging", "production"] {
+        for command in ["values", "print-env"] {
+            let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+                .args([
+                    "-f",
+                    "examples/helmfile.yaml.gotmpl",
+                    "-e",
+                    env,
+                    command,
+                    "--explain",
+                    "-o",
+                    "json",
+                ])
+                .current_dir(&root)
+                .output()
+                .expect("capstan runs");
+            assert!(out.status.success(), "{env} {command}: {out:?}");
+            let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+            assert_eq!(doc["schema"], 1, "{env} {command}");
+            let key = if command == "values" {
+                "releases"
+            } else {
+                "environments"
+            };
+            let sections = doc[key].as_array().expect("sections");
+            assert!(!sections.is_empty(), "{env} {command}");
+            let mut leaves = 0;
+            for s in sections {
+                for leaf in s["values"].as_array().expect("values") {
+                    leaves += 1;
+                    assert!(leaf["path"].is_array(), "{leaf}");
+                    let mut contributions = vec![leaf];
+                    contributions.extend(leaf["overrides"].as_array().expect("overrides"));
+                    for c in contributions {
+                        let o = &c["origin"];
+                        let place =
+                            o["file"].is_string() && o["line"].is_u64() && o["column"].is_u64();
+                        assert!(
+                            place || o["flag"].is_string() || o["computed"].is_string(),
+                            "{env} {command}: {c}"
+                        );
+                        let layer = c["layer"].as_str().expect("a layer");
+                        assert_ne!(layer, "other", "{env} {command}: {c}");
+                    }
+                }
+            }
+            assert!(leaves > 5, "{env} {command}: {leaves} leaves");
+        }
+    }
 }
