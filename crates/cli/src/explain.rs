@@ -156,9 +156,23 @@ fn layer_of(kind: &str) -> (String, Option<String>) {
     (kind.to_string(), None)
 }
 
-/// An origin's text as the JSON's object: a place in a file, or a flag.
-fn origin_json(origin: &str) -> Value {
-    // A note after the place (`env/extra.hcl:3:3 (from local.z, hv.base)`).
+/// An origin's text read back as a place in a file: `FILE:LINE:COLUMN`, with an inline
+/// entry (`FILE (ENTRY):LINE:COLUMN`) or a note after it (`FILE:LINE:COLUMN (NOTE)`).
+pub(crate) struct Place<'a> {
+    /// The file.
+    pub file: &'a str,
+    /// The inline entry of a state file (`environments.production.values[1]`).
+    pub entry: Option<&'a str>,
+    /// 1-based line.
+    pub line: i64,
+    /// 1-based column.
+    pub column: i64,
+    /// What an HCL attribute read (`from local.z, hv.base`).
+    pub note: Option<&'a str>,
+}
+
+/// The place an origin names; `None` for a flag or anything else.
+pub(crate) fn place_of(origin: &str) -> Option<Place<'_>> {
     let (place, note) = match origin.rsplit_once(" (") {
         Some((place, note))
             if note.ends_with(')') && place.ends_with(|c: char| c.is_ascii_digit()) =>
@@ -168,25 +182,42 @@ fn origin_json(origin: &str) -> Value {
         _ => (origin, None),
     };
     let mut parts = place.rsplitn(3, ':');
-    let (col, line, rest) = (parts.next(), parts.next(), parts.next());
-    let number = |s: Option<&str>| s.and_then(|s| s.parse::<i64>().ok());
-    if let (Some(line), Some(col), Some(rest)) = (number(line), number(col), rest) {
-        if !rest.starts_with('-') && !rest.is_empty() {
-            let mut pairs = Vec::new();
-            match rest.split_once(" (") {
-                Some((file, entry)) => {
-                    pairs.push(("file", Value::from(file)));
-                    pairs.push(("entry", Value::from(entry.trim_end_matches(')'))));
-                }
-                None => pairs.push(("file", Value::from(rest))),
-            }
-            pairs.push(("line", Value::Int(line)));
-            pairs.push(("column", Value::Int(col)));
-            if let Some(note) = note {
-                pairs.push(("note", Value::from(note)));
-            }
-            return object(pairs);
+    let (column, line, rest) = (parts.next()?, parts.next()?, parts.next()?);
+    let number = |s: &str| {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<i64>().ok())
+            .flatten()
+    };
+    let (line, column) = (number(line)?, number(column)?);
+    if rest.is_empty() || rest.starts_with('-') {
+        return None;
+    }
+    let (file, entry) = match rest.split_once(" (") {
+        Some((file, entry)) => (file, Some(entry.trim_end_matches(')'))),
+        None => (rest, None),
+    };
+    (!file.is_empty()).then_some(Place {
+        file,
+        entry,
+        line,
+        column,
+        note,
+    })
+}
+
+/// An origin's text as the JSON's object: a place in a file, or a flag.
+fn origin_json(origin: &str) -> Value {
+    if let Some(p) = place_of(origin) {
+        let mut pairs = vec![("file", Value::from(p.file))];
+        if let Some(entry) = p.entry {
+            pairs.push(("entry", Value::from(entry)));
         }
+        pairs.push(("line", Value::Int(p.line)));
+        pairs.push(("column", Value::Int(p.column)));
+        if let Some(note) = p.note {
+            pairs.push(("note", Value::from(note)));
+        }
+        return object(pairs);
     }
     if origin.starts_with('-') {
         object(vec![("flag", Value::from(origin))])
@@ -236,7 +267,7 @@ pub(crate) fn json(explained: &[Explained], show_secrets: bool) -> Value {
 }
 
 /// A JSON object from its pairs.
-fn object(pairs: Vec<(&str, Value)>) -> Value {
+pub(crate) fn object(pairs: Vec<(&str, Value)>) -> Value {
     Value::map_from(
         pairs
             .into_iter()

@@ -77,20 +77,10 @@ fn url_path(s: &str) -> String {
 /// An origin as HTML: a link when it is `FILE:LINE:COLUMN` (or `FILE (what):LINE:COLUMN`
 /// for an inline entry), plain text for a flag.
 fn origin_html(origin: &str, links: &Links) -> String {
-    let mut parts = origin.rsplitn(3, ':');
-    let (col, line, rest) = (parts.next(), parts.next(), parts.next());
-    let numeric =
-        |s: Option<&str>| s.is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
-    let (Some(line), Some(col), Some(rest)) = (line, col, rest) else {
+    let Some(place) = crate::explain::place_of(origin) else {
         return escape(origin);
     };
-    if !numeric(Some(line)) || !numeric(Some(col)) || rest.starts_with('-') {
-        return escape(origin);
-    }
-    let file = rest.split(" (").next().unwrap_or(rest);
-    if file.is_empty() {
-        return escape(origin);
-    }
+    let (file, line, col) = (place.file, place.line, place.column);
     let href = match links {
         Links::Relative if file.starts_with('/') => format!("file://{}", url_path(file)),
         Links::Relative => url_path(file),
@@ -363,12 +353,20 @@ pub(crate) fn page(title: &str, sections: &[Section<'_>], opts: &PageOptions) ->
         }
         body.push_str("</ul></details></section>\n");
     }
+    controls.push_str(&body);
+    shell(title, "", &controls, SCRIPT)
+}
+
+/// The page around `body`: the title, the style (with `extra_style`), the filter box and
+/// its count, then `script`; nothing loaded from anywhere (the content security policy
+/// allows only the inline style and script).
+fn shell(title: &str, extra_style: &str, body: &str, script: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\
-<title>{t}</title><style>{STYLE}</style></head>\n<body>\n<h1>{t}</h1>\n\
+<title>{t}</title><style>{STYLE}{extra_style}</style></head>\n<body>\n<h1>{t}</h1>\n\
 <input id=\"filter\" type=\"search\" placeholder=\"filter: key, value, file…\" autofocus><span id=\"count\"></span>\n\
-{controls}{body}<script>{SCRIPT}</script>\n</body></html>\n",
+{body}<script>{script}</script>\n</body></html>\n",
         t = escape(title)
     )
 }
@@ -440,14 +438,7 @@ pub(crate) fn compare_page(
         }
         body.push_str("</table></section>\n");
     }
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\
-<title>{t}</title><style>{STYLE}{COMPARE_STYLE}</style></head>\n<body>\n<h1>{t}</h1>\n\
-<input id=\"filter\" type=\"search\" placeholder=\"filter: key, value, file…\" autofocus><span id=\"count\"></span>\n\
-{body}<script>{COMPARE_SCRIPT}</script>\n</body></html>\n",
-        t = escape(title)
-    )
+    shell(title, COMPARE_STYLE, &body, COMPARE_SCRIPT)
 }
 
 const COMPARE_STYLE: &str = "table.compare{border-collapse:collapse;margin-top:.5em}\

@@ -2,6 +2,7 @@
 //! YAML or JSON, or explained (every leaf with its layers) as text, JSON or an HTML page;
 //! the traps found logged as warnings, and `--strict` failing on them.
 
+use crate::explain::object;
 use crate::global::go_bool;
 use capstan_app::print_env::{Compared, PrintEnvRequest, PrintedEnv};
 use capstan_app::values::ValuesRequest;
@@ -102,27 +103,23 @@ fn format(
     let piece = if explain && output == "html" {
         Piece::Whole(r)
     } else if explain && output == "json" {
-        let text = |t: &str| Value::from(t);
-        let mut m = BTreeMap::new();
-        m.insert("release".into(), text(&r.name));
-        m.insert("namespace".into(), text(&r.namespace));
-        m.insert("chart".into(), text(&r.chart));
-        m.insert(
-            "values".into(),
-            crate::explain::json(&r.leaves, show_secrets),
-        );
         let warnings = r
             .traps
             .iter()
             .map(|t| {
-                let mut w = BTreeMap::new();
-                w.insert("path".into(), text(&t.path.to_string()));
-                w.insert("message".into(), text(&t.message));
-                Value::map_from(w)
+                object(vec![
+                    ("path", Value::from(t.path.to_string())),
+                    ("message", Value::from(t.message.as_str())),
+                ])
             })
             .collect();
-        m.insert("warnings".into(), Value::list_from(warnings));
-        Piece::Json(Value::map_from(m))
+        Piece::Json(object(vec![
+            ("release", Value::from(r.name.as_str())),
+            ("namespace", Value::from(r.namespace.as_str())),
+            ("chart", Value::from(r.chart.as_str())),
+            ("values", crate::explain::json(&r.leaves, show_secrets)),
+            ("warnings", Value::list_from(warnings)),
+        ]))
     } else if explain {
         Piece::Text(header + &crate::explain::text(&r.leaves, show_secrets))
     } else if output == "json" {
@@ -294,14 +291,11 @@ fn explained_env(
         let docs = explained
             .iter()
             .map(|e| {
-                let mut m = BTreeMap::new();
-                m.insert("file".into(), Value::from(e.file.as_str()));
-                m.insert("environment".into(), Value::from(e.environment.as_str()));
-                m.insert(
-                    "values".into(),
-                    crate::explain::json(&e.leaves, show_secrets),
-                );
-                Value::map_from(m)
+                object(vec![
+                    ("file", Value::from(e.file.as_str())),
+                    ("environment", Value::from(e.environment.as_str())),
+                    ("values", crate::explain::json(&e.leaves, show_secrets)),
+                ])
             })
             .collect();
         return Ok(crate::explain::to_json_text(&crate::explain::document(
@@ -345,29 +339,22 @@ fn compared_env(
                     .iter()
                     .map(|[a, b]| {
                         let path = a.as_ref().or(b.as_ref());
-                        let mut m = BTreeMap::new();
-                        m.insert(
-                            "path".into(),
-                            path.map_or(Value::Nil, |e| crate::explain::path_json(&e.path)),
-                        );
-                        m.insert("values".into(), Value::list_from(vec![side(a), side(b)]));
-                        Value::map_from(m)
+                        object(vec![
+                            (
+                                "path",
+                                path.map_or(Value::Nil, |e| crate::explain::path_json(&e.path)),
+                            ),
+                            ("values", Value::list_from(vec![side(a), side(b)])),
+                        ])
                     })
                     .collect();
-                let mut m = BTreeMap::new();
-                m.insert("file".into(), Value::from(c.file.as_str()));
-                m.insert(
-                    "environments".into(),
-                    Value::list_from(
-                        c.environments
-                            .iter()
-                            .map(|e| Value::from(e.as_str()))
-                            .collect(),
-                    ),
-                );
-                m.insert("same".into(), Value::from(c.same as i64));
-                m.insert("differences".into(), Value::list_from(differences));
-                Value::map_from(m)
+                let environments = c.environments.iter().map(|e| Value::from(e.as_str()));
+                object(vec![
+                    ("file", Value::from(c.file.as_str())),
+                    ("environments", Value::list_from(environments.collect())),
+                    ("same", Value::from(c.same as i64)),
+                    ("differences", Value::list_from(differences)),
+                ])
             })
             .collect();
         return Ok(crate::explain::to_json_text(&crate::explain::document(

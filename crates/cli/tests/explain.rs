@@ -353,6 +353,20 @@ fn chromium(args: &[&str], url: &str) -> (String, String) {
     )
 }
 
+/// Writes `page` to `dir/name` and opens it in headless Chromium: the page is
+/// self-contained (nothing loaded from anywhere) and its script runs to the end without
+/// an error. Its URL and the DOM after the script.
+fn open_page(dir: &Path, name: &str, page: &str) -> (String, String) {
+    let file = dir.join(name);
+    std::fs::write(&file, page).expect("write page");
+    assert!(!page.contains(" src=") && !page.contains("<link"), "{page}");
+    let url = format!("file://{}", file.display());
+    let (dom, log) = chromium(&["--dump-dom"], &url);
+    assert!(dom.contains("data-ready=\"yes\""), "{dom}\n{log}");
+    assert!(!log.contains("Uncaught"), "{log}");
+    (url, dom)
+}
+
 #[test]
 fn the_explain_page_works_in_a_real_browser() {
     let dir = tempdir("page");
@@ -373,16 +387,7 @@ fn the_explain_page_works_in_a_real_browser() {
         &["-e", "production", "values", "--explain", "-o", "html"],
         &[],
     );
-    let file = dir.join("page.html");
-    std::fs::write(&file, &page).expect("write page");
-    // Self-contained: nothing is loaded from anywhere.
-    assert!(!page.contains(" src=") && !page.contains("<link"), "{page}");
-    let url = format!("file://{}", file.display());
-
-    // The page loads and its script runs to the end without an error.
-    let (dom, log) = chromium(&["--dump-dom"], &url);
-    assert!(dom.contains("data-ready=\"yes\""), "{dom}\n{log}");
-    assert!(!log.contains("Uncaught"), "{log}");
+    let (url, dom) = open_page(&dir, "page.html", &page);
     assert!(dom.contains("data-shown=\"3\""), "{dom}");
     assert!(dom.contains("class=\"leaf trap\""), "{dom}");
     assert!(dom.contains("replaces the list from"), "{dom}");
@@ -538,13 +543,7 @@ fn print_env_compares_two_environments() {
         ],
         &[],
     );
-    let file = dir.join("compare.html");
-    std::fs::write(&file, &page).expect("write page");
-    assert!(!page.contains(" src=") && !page.contains("<link"), "{page}");
-    let url = format!("file://{}", file.display());
-    let (dom, log) = chromium(&["--dump-dom"], &url);
-    assert!(dom.contains("data-ready=\"yes\""), "{dom}\n{log}");
-    assert!(!log.contains("Uncaught"), "{log}");
+    let (url, dom) = open_page(&dir, "compare.html", &page);
     assert!(dom.contains("data-shown=\"3\""), "{dom}");
     assert_eq!(dom.matches("<tr class=\"leaf\"").count(), 3, "{dom}");
     assert!(dom.contains("<td class=\"unset\">not set</td>"), "{dom}");
@@ -572,12 +571,7 @@ fn the_explain_page_has_an_index_filters_and_links() {
         ],
     );
     let page = capstan(&dir, &["values", "--explain", "-o", "html"], &[]);
-    let file = dir.join("page.html");
-    std::fs::write(&file, &page).expect("write page");
-    let url = format!("file://{}", file.display());
-    let (dom, log) = chromium(&["--dump-dom"], &url);
-    assert!(dom.contains("data-ready=\"yes\""), "{dom}\n{log}");
-    assert!(!log.contains("Uncaught"), "{log}");
+    let (url, dom) = open_page(&dir, "page.html", &page);
     // The index names both releases; each release folds.
     let index = dom.split("<nav id=\"index\">").nth(1).expect("an index");
     let index = index.split("</nav>").next().unwrap_or_default();
