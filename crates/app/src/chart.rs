@@ -43,7 +43,7 @@ pub fn template(
         },
         ..Failure::from(e)
     })?;
-    warn(&traps(&layers, &r.values), request.strict, log)?;
+    warn(&traps(&layers), request.strict, log)?;
     if show_only.is_empty() {
         Ok(r.manifest)
     } else {
@@ -71,7 +71,7 @@ pub fn values(request: ChartRequest, cwd: &Path, log: &mut String) -> Result<Cha
         cwd,
         &options,
     )?;
-    let traps = traps(&layers, &r.values);
+    let traps = traps(&layers);
     warn(&traps, request.strict, log)?;
     Ok(ChartValues {
         leaves: provenance::explain(&r.values, &layers.layers),
@@ -80,11 +80,12 @@ pub fn values(request: ChartRequest, cwd: &Path, log: &mut String) -> Result<Cha
     })
 }
 
-/// The value traps of a render: those found reading the layers, then those in the final
-/// values.
-fn traps(layers: &capstan_chart::explain::Layers, values: &Values) -> Vec<Trap> {
-    let mut traps = layers.warnings.clone();
-    traps.extend(provenance::traps(values, &layers.layers, layers.user_from));
+/// The value traps of a render: those found reading the charts' and the user's layers,
+/// then those the user's layers set.
+fn traps(layers: &capstan_chart::explain::Layers) -> Vec<Trap> {
+    let mut traps = layers.chart_warnings.clone();
+    traps.extend(layers.warnings.iter().cloned());
+    traps.extend(provenance::traps(&layers.layers, layers.user_from));
     traps
 }
 

@@ -32,6 +32,9 @@ pub struct TemplateRequest {
     pub output_dir_template: String,
     /// Log a `Templating release=…` line per release (progress without a bar).
     pub list_releases: bool,
+    /// Value traps (a list replaced whole, a number that prints differently, a `null`
+    /// that deletes a default…) are errors, and nothing is printed or written.
+    pub strict: bool,
 }
 
 /// What `template` did.
@@ -80,7 +83,15 @@ pub fn run(
     let mut flags = HelmFlags {
         skip_deps: session.skip_deps,
         keep_documents: !request.output_dir.is_empty(),
+        value_traps: true,
         ..request.flags.clone()
+    };
+    // Each release's trap warnings, in the releases' order.
+    let warnings = Mutex::new(Vec::<String>::new());
+    let warn = |r: &RenderedRelease| {
+        if let Ok(mut w) = warnings.lock() {
+            w.extend(r.traps.iter().map(|t| trap_line(&r.name, t)));
+        }
     };
     let validator = validator(session, request, &mut flags)?;
     let invalid = Mutex::new(Vec::<String>::new());
@@ -102,6 +113,7 @@ pub fn run(
     let spool = Mutex::new((Spool::new(), 0usize));
     let to_spool = |r: RenderedRelease| {
         check(&r);
+        warn(&r);
         if let Ok(mut spool) = spool.lock() {
             spool.0.push(&r.manifest);
             spool.0.push("\n");
@@ -135,6 +147,16 @@ pub fn run(
         }
     })?;
     let (spool, spooled) = spool.into_inner().unwrap_or_else(|e| e.into_inner());
+    for r in &rendered {
+        warn(r);
+    }
+    let warnings = warnings.into_inner().unwrap_or_else(|e| e.into_inner());
+    for w in &warnings {
+        logln!(log, "{w}");
+    }
+    if request.strict && !warnings.is_empty() {
+        return Err(format!("{} warning(s) and --strict is set", warnings.len()).into());
+    }
     if validator.is_some() {
         for r in &rendered {
             check(r);
@@ -163,6 +185,11 @@ pub fn run(
         written: files.into_iter().map(|(p, _)| p).collect(),
         releases,
     }))
+}
+
+/// A release's value trap as a warning line (`values` prints the same).
+pub fn trap_line(release: &str, t: &capstan_values::provenance::Trap) -> String {
+    format!("warning: release {release}: {}: {}", t.path, t.message)
 }
 
 /// With selectors, what the selected releases need: added (`include_needs`) or checked to

@@ -20,8 +20,11 @@ pub struct Layers {
     pub layers: Vec<Layer>,
     /// The index of the first user layer in `layers`.
     pub user_from: usize,
-    /// Warnings found while reading the layers.
+    /// Warnings found while reading the user's layers (values files, flags).
     pub warnings: Vec<Trap>,
+    /// Warnings found in the charts' own `values.yaml` files: the chart author's to fix,
+    /// shown by the commands that render one chart (`capstan chart`).
+    pub chart_warnings: Vec<Trap>,
 }
 
 impl DefaultsLayer {
@@ -142,11 +145,40 @@ pub fn layers_in(
     }
     let mut chart = raw.clone();
     process_dependencies(&mut chart, &user).map_err(TemplateError::dependencies)?;
-    layers_of(&raw, &chart, chart_dir, cwd, fs, o)
+    layers_of(&raw, &chart, chart_dir, cwd, fs, o, None)
+}
+
+/// The layers of the user's `-f` files (each read once: its values, positions and number
+/// traps) and the traps found in them.
+pub(crate) type FileLayers = (Vec<Layer>, Vec<Trap>);
+
+/// [`FileLayers`] of `o`'s values files.
+pub(crate) fn file_layers(
+    fs: &dyn ChartFs,
+    cwd: &Path,
+    o: &TemplateOptions,
+) -> Result<FileLayers, TemplateError> {
+    let mut warnings = Vec::new();
+    let mut layers = Vec::new();
+    for f in &o.values.files {
+        let bytes = o.values_file(fs, cwd, f).map_err(TemplateError::values)?;
+        // Helm refuses a file that is not UTF-8 (the merge says so in its words).
+        let text = capstan_yaml::yaml_documents_text(&bytes)
+            .map_err(|e| TemplateError::values(format!("{f}: {e}")))?;
+        layers.push(yaml_layer(
+            f.clone(),
+            "-f".into(),
+            Vec::new(),
+            text,
+            &mut warnings,
+        )?);
+    }
+    Ok((layers, warnings))
 }
 
 /// The layers of a chart already loaded (`raw`, its dependencies built) and processed for
-/// the user's values (`chart`: conditions, tags, aliases, import-values applied).
+/// the user's values (`chart`: conditions, tags, aliases, import-values applied); `files`
+/// when the `-f` files were read already.
 pub(crate) fn layers_of(
     raw: &crate::load::Chart,
     chart: &crate::load::Chart,
@@ -154,9 +186,14 @@ pub(crate) fn layers_of(
     cwd: &Path,
     fs: &dyn ChartFs,
     o: &TemplateOptions,
+    files: Option<FileLayers>,
 ) -> Result<Layers, TemplateError> {
     let read = |p: &str| o.values_file(fs, cwd, p);
-    let mut warnings = Vec::new();
+    let (files, mut warnings) = match files {
+        Some(f) => f,
+        None => file_layers(fs, cwd, o).map_err(TemplateError::values)?,
+    };
+    let mut chart_warnings = Vec::new();
     let mut tree = Vec::new();
     chart_layers(
         chart,
@@ -164,22 +201,12 @@ pub(crate) fn layers_of(
         Vec::new(),
         0,
         &mut tree,
-        &mut warnings,
+        &mut chart_warnings,
     )?;
     tree.sort_by_key(|t| std::cmp::Reverse(t.0));
     let mut layers: Vec<Layer> = tree.into_iter().map(|(_, l)| l).collect();
     let user_from = layers.len();
-    for f in &o.values.files {
-        let bytes = read(f).map_err(TemplateError::values)?;
-        let text = String::from_utf8_lossy(&bytes);
-        layers.push(yaml_layer(
-            f.clone(),
-            "-f".into(),
-            Vec::new(),
-            &text,
-            &mut warnings,
-        )?);
-    }
+    layers.extend(files);
     let mut flag_layer = |flag: Option<Flag>,
                           name: &str,
                           expr: &str|
@@ -217,6 +244,7 @@ pub(crate) fn layers_of(
         layers,
         user_from,
         warnings,
+        chart_warnings,
     })
 }
 

@@ -176,22 +176,16 @@ pub(crate) struct DefaultsError {
 impl DefaultsLayer {
     /// Reads `text` (named `label` in errors).
     pub(crate) fn read(label: &str, text: &str) -> Result<DefaultsLayer, DefaultsError> {
-        let values = capstan_yaml::decode_helm(text)
-            .map_err(|e| DefaultsError {
+        let (values, spans, traps) =
+            capstan_yaml::decode_helm_explained(text).map_err(|e| DefaultsError {
                 message: format!("{label}: {e}"),
                 file: label.to_string(),
                 pos: e.pos.map(|p| (p.line, p.column)),
-            })?
-            .as_map()
-            .map(|m| m.snapshot())
-            .unwrap_or_default();
+            })?;
         Ok(DefaultsLayer {
-            values,
-            spans: capstan_yaml::spans(text, capstan_yaml::Generation::V2)
-                .ok()
-                .flatten()
-                .map(Arc::new),
-            traps: capstan_yaml::number_traps(text).unwrap_or_default(),
+            values: values.as_map().map(|m| m.snapshot()).unwrap_or_default(),
+            spans: spans.map(Arc::new),
+            traps,
         })
     }
 }

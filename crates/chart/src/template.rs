@@ -158,6 +158,8 @@ struct Prepared {
     raw: Option<crate::load::Chart>,
     chart: crate::load::Chart,
     values: Map,
+    /// The `-f` files' layers, when they were read for explaining.
+    files: Option<crate::explain::FileLayers>,
 }
 
 /// Loads the chart and computes its final values (the first half of `template_in`).
@@ -169,9 +171,17 @@ fn prepare(
     keep_raw: bool,
 ) -> Result<Prepared, TemplateError> {
     validate_release_name(&o.release_name).map_err(TemplateError::load)?;
+    // Explaining reads each `-f` file once, for its values and its positions; a file that
+    // does not read cleanly is left to the merge, which reports it as Helm does.
+    let files = keep_raw
+        .then(|| crate::explain::file_layers(fs, cwd, o).ok())
+        .flatten();
+    let decoded: Option<Vec<_>> = files
+        .as_ref()
+        .map(|(layers, _)| layers.iter().map(|l| l.values.clone()).collect());
     let user = o
         .values
-        .merge(&|p: &str| o.values_file(fs, cwd, p))
+        .merge_with(&|p: &str| o.values_file(fs, cwd, p), decoded.as_deref())
         .map_err(|e| {
             let err = TemplateError::values(e.message);
             match (e.file, e.pos) {
@@ -205,7 +215,8 @@ fn prepare(
         chart.dependencies.push(sub.clone());
     }
     check_dependencies(&chart).map_err(TemplateError::dependencies)?;
-    let raw = keep_raw.then(|| chart.clone());
+    // Without subcharts, processing changes nothing the layers read.
+    let raw = (keep_raw && !chart.dependencies.is_empty()).then(|| chart.clone());
     process_dependencies(&mut chart, &user).map_err(|e| {
         TemplateError::dependencies(format!("chart dependencies processing failed: {e}"))
     })?;
@@ -219,7 +230,12 @@ fn prepare(
             ))
         })?;
     }
-    Ok(Prepared { raw, chart, values })
+    Ok(Prepared {
+        raw,
+        chart,
+        values,
+        files,
+    })
 }
 
 /// The final `.Values` of a chart rendered with `o` (what `template_in` renders with,
@@ -243,9 +259,10 @@ fn prepared_with_layers(
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<(Prepared, crate::explain::Layers), TemplateError> {
-    let p = prepare(fs, chart_dir, cwd, o, true)?;
+    let mut p = prepare(fs, chart_dir, cwd, o, true)?;
+    let files = p.files.take();
     let raw = p.raw.as_ref().unwrap_or(&p.chart);
-    let layers = crate::explain::layers_of(raw, &p.chart, chart_dir, cwd, fs, o)
+    let layers = crate::explain::layers_of(raw, &p.chart, chart_dir, cwd, fs, o, files)
         .map_err(TemplateError::values)?;
     Ok((p, layers))
 }

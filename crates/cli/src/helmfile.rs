@@ -76,6 +76,10 @@ pub struct TemplateArgs {
     /// Only the manifests of these templates (`helm template --show-only`).
     #[arg(long = "show-only")]
     show_only: Vec<String>,
+    /// Turn warnings about value traps (a list replaced whole, `tag: 1.10` read as 1.1,
+    /// a `null` deleting a default) into errors: nothing is printed or written.
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    strict: bool,
     /// More arguments for `helm template` (read like `--args`).
     #[arg(long = "template-args", default_value = "", allow_hyphen_values = true)]
     template_args: String,
@@ -415,6 +419,7 @@ fn template(session: &Session, t: &TemplateArgs, log: &mut String) -> Result<Str
         output_dir: t.output_dir.clone(),
         output_dir_template: t.output_dir_template.clone(),
         list_releases: session.progress && !bar.enabled(),
+        strict: t.strict,
     };
     let Some(done) = capstan_app::template::run(session, &request, &bar, log)? else {
         return Ok(String::new());

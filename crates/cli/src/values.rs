@@ -82,7 +82,7 @@ enum Piece {
     Text(String),
     Json(Value),
     Named(Str, Value),
-    Whole(ExplainedRelease),
+    Whole(Box<ExplainedRelease>),
 }
 
 /// A release's traps as warning lines, and the release as what `args` prints of it.
@@ -94,14 +94,14 @@ fn format(
     let warned: Vec<String> = r
         .traps
         .iter()
-        .map(|t| format!("warning: release {}: {}: {}", r.name, t.path, t.message))
+        .map(|t| capstan_app::template::trap_line(&r.name, t))
         .collect();
     let header = format!(
         "# release {} (namespace {}, chart {})\n",
         r.name, r.namespace, r.chart
     );
     let piece = if explain && output == "html" {
-        Piece::Whole(r)
+        Piece::Whole(Box::new(r))
     } else if explain && output == "json" {
         let warnings = r
             .traps
@@ -197,7 +197,7 @@ fn assemble(
             Piece::Named(name, v) => {
                 json.insert(name, v);
             }
-            Piece::Whole(r) => whole.push(r),
+            Piece::Whole(r) => whole.push(*r),
         }
     }
     let sections: Vec<crate::explain_html::Section> = whole

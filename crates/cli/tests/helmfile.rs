@@ -519,6 +519,59 @@ fn values_and_explain() {
     assert!(err.contains("1 warning(s) and --strict is set"), "{err}");
 }
 
+/// `template` warns about value traps as `values` does: numbers in inline values that
+/// Helm prints otherwise (at the state file's line), lists replaced whole, `null`s that
+/// delete a default; `set:` keeps what is written. `--strict` fails on any of them with
+/// nothing printed.
+#[test]
+fn template_warns_about_value_traps_and_strict_fails() {
+    let dir = tempdir("template-traps");
+    let chart = states().join("charts/ok");
+    let cases: &[(&str, &[&str])] = &[
+        ("  - tag: 1.10\n", &["tag: helmfile.yaml:5:10: 1.10 is read as a number and prints as 1.1"]),
+        ("  - {mode: 0644, n: 2}\n", &["mode: helmfile.yaml:5:12: 0644 is read as a number and prints as 420"]),
+        ("  - big: 3000000\n    tag: \"1.10\"\n", &["big: helmfile.yaml:5:10: 3000000 is read as a number and prints as 3e+06"]),
+        ("  - extra: [x]\n  - extra: [y]\n", &["extra: the list from helmfile.yaml (release t values[1]):1:1 (-f) replaces the list from helmfile.yaml (release t values[0]):1:1 (-f)"]),
+        ("  - a: {b: 1}\n  - a: null\n", &["a: null from helmfile.yaml (release t values[1]):1:1 deletes the value from"]),
+        ("  - tag: \"1.10\"\n", &[]),
+    ];
+    for (values, expected) in cases {
+        std::fs::write(
+            dir.join("helmfile.yaml"),
+            format!(
+                "releases:\n- name: t\n  chart: {}\n  values:\n{values}  set:\n  - name: s\n    value: 1.10\n",
+                chart.display()
+            ),
+        )
+        .expect("state");
+        let (out, err, code) = capstan_in(&dir, &["template", "-q"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(!out.is_empty());
+        let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+        assert_eq!(warnings.len(), expected.len(), "{values}: {err}");
+        for (w, e) in warnings.iter().zip(expected.iter()) {
+            assert!(
+                w.starts_with(&format!("warning: release t: {e}")),
+                "{values}: {w}"
+            );
+        }
+        let (out, err, code) = capstan_in(&dir, &["template", "-q", "--strict"]);
+        if expected.is_empty() {
+            assert_eq!(code, 0, "{err}");
+        } else {
+            assert_eq!((code, out.as_str()), (1, ""), "{values}: {err}");
+            assert!(
+                err.contains(&format!(
+                    "{} warning(s) and --strict is set",
+                    expected.len()
+                )),
+                "{err}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// `forceNamespace` as chartify applies it: `metadata.namespace` set in every document.
 #[test]
 fn force_namespace_sets_every_document() {

@@ -25,6 +25,7 @@ pub mod secrets;
 pub mod select;
 pub mod spec;
 mod template_chain;
+pub mod written;
 
 pub use error::StateError;
 pub use funcs::{helmfile_funcs, helmfile_templates};

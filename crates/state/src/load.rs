@@ -143,6 +143,9 @@ pub struct HelmState {
     pub values: Tree,
     /// Warnings to print (deprecated keys).
     pub warnings: Vec<String>,
+    /// Numbers in releases' inline values that Helm prints differently than they are
+    /// written, for the commands that report value traps.
+    pub value_traps: Vec<crate::written::ValueTrap>,
 }
 
 /// `policy.Checker`: top-level keys in order (`bases`, `environments`, `releases`), and
@@ -597,6 +600,9 @@ pub fn load_env_values(
     Ok(env)
 }
 
+/// A part's document and the number traps of its releases' inline values.
+pub(crate) type ParsedPart = (Tree, Vec<crate::written::ValueTrap>);
+
 /// Splits a state file into its `---` parts (CRLF normalised).
 pub(crate) fn split_parts(content: &str) -> Vec<String> {
     content
@@ -608,7 +614,11 @@ pub(crate) fn split_parts(content: &str) -> Vec<String> {
 
 /// Parses one rendered part: every YAML document in it, merged (lists appended). An
 /// error carries the line and column in the part when known.
-pub(crate) fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option<(u32, u32)>)> {
+pub(crate) fn parse_part(
+    file: &str,
+    text: &str,
+) -> Result<ParsedPart, (String, Option<(u32, u32)>)> {
+    let mut traps = Vec::new();
     let docs = capstan_yaml::split_documents(text)
         .map_err(|e| (e.to_string(), e.pos.map(|p| (p.line, p.column))))?;
     let mut out = Tree::new();
@@ -658,10 +668,14 @@ pub(crate) fn parse_part(file: &str, text: &str) -> Result<Tree, (String, Option
             }
         })?;
         let mut t = t;
+        for mut trap in crate::written::read_as_written(d, &mut t) {
+            trap.at = trap.at.map(|(l, c)| (l + doc_line, c));
+            traps.push(trap);
+        }
         spec::normalize_bools(&mut t);
         merge_layer(&mut out, &t);
     }
-    Ok(out)
+    Ok((out, traps))
 }
 
 /// Loads a state file (`desiredStateLoader.load`). `inherited` is the environment of
@@ -720,6 +734,7 @@ pub(crate) fn load_file(
     let mut doc = Tree::new();
     let mut values = Tree::new();
     let mut warnings = Vec::new();
+    let mut value_traps = Vec::new();
     let mut seen_environments = false;
     let mut first = true;
     let mut part_line = 1u32;
@@ -749,10 +764,20 @@ pub(crate) fn load_file(
         } else {
             part.clone()
         };
-        let mut part_doc = parse_part(shown, &raw).map_err(|(msg, pos)| match pos {
+        let (mut part_doc, traps) = parse_part(shown, &raw).map_err(|(msg, pos)| match pos {
             Some((l, c)) => StateError::new(msg).at(at(l, c)),
             None => StateError::new(msg),
         })?;
+        // A rendered part's lines are not the file's.
+        value_traps.extend(traps.into_iter().map(|t| {
+            crate::written::ValueTrap {
+                at: t
+                    .at
+                    .filter(|_| raw == *part)
+                    .map(|(l, c)| (at(l, c).line, c)),
+                ..t
+            }
+        }));
         // bases: loaded with the same inherited environment, then this part over them.
         let bases = spec::strings_of(&part_doc, "bases");
         if !bases.is_empty() {
@@ -770,7 +795,8 @@ pub(crate) fn load_file(
                 } else {
                     crate::envvals::join_shown(&base, b)
                 };
-                let base_state = load_file(s, &path, env.as_ref(), overrode, Some(&base))?;
+                let mut base_state = load_file(s, &path, env.as_ref(), overrode, Some(&base))?;
+                value_traps.append(&mut base_state.value_traps);
                 merge_layer(&mut layered, &base_state.doc);
             }
             // The part keeps its `bases:` list (helmfile's state does; `build` prints it).
@@ -824,6 +850,7 @@ pub(crate) fn load_file(
         env,
         values,
         warnings,
+        value_traps,
     })
 }
 

@@ -62,6 +62,9 @@ pub struct HelmFlags {
     /// Keep each rendered release's documents named by their template (`--output-dir`
     /// writes them); otherwise only the manifest text is kept.
     pub keep_documents: bool,
+    /// Find each release's value traps (`template` warns about them): the chart's values
+    /// are then read with their layers.
+    pub value_traps: bool,
 }
 
 /// A release ready for the chart renderer.

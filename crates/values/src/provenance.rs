@@ -179,58 +179,62 @@ pub fn explain(final_values: &Map, layers: &[Layer]) -> Vec<Explained> {
         .collect()
 }
 
-/// Lists silently replaced and `null`s that delete a default. `layers` are lowest
-/// priority first; `user_from` is the index of the first user layer.
-pub fn traps(final_values: &Map, layers: &[Layer], user_from: usize) -> Vec<Trap> {
-    traps_of(&explain(final_values, layers), layers, user_from)
-}
-
-/// [`traps`] from the leaves [`explain`] gave for these layers.
-pub fn traps_of(explained: &[Explained], layers: &[Layer], user_from: usize) -> Vec<Trap> {
+/// The traps the user's layers set: a list that replaces a lower layer's non-empty list
+/// as a whole (the user's list being the final one), and a `null` that deletes a lower
+/// layer's value. `layers` are lowest priority first; `user_from` is the index of the
+/// first user layer. Only the user's layers are read (a chart's own defaults for its
+/// subcharts are the chart author's choice), so the cost follows what the user wrote.
+pub fn traps(layers: &[Layer], user_from: usize) -> Vec<Trap> {
     let mut out = Vec::new();
-    for e in explained {
-        let (Some(w), Value::List(_)) = (&e.winner, &e.value) else {
-            continue;
-        };
-        for lower in &e.overridden {
-            if matches!(lower.value, Value::List(_))
-                && lower.value.to_string() != e.value.to_string()
-            {
-                out.push(Trap {
-                    path: e.path.clone(),
-                    message: format!(
-                        "the list from {} ({}) replaces the list from {} ({}) as a whole; Helm never merges lists",
-                        w.origin, w.kind, lower.origin, lower.kind
-                    ),
-                });
-                break;
-            }
-        }
-    }
     for (i, layer) in layers.iter().enumerate().skip(user_from) {
-        let mut nulls = Vec::new();
-        leaves(&layer.values, &mut Vec::new(), &mut nulls);
-        for (rel, v) in nulls {
-            if !matches!(v, Value::Nil) {
+        let mut set = Vec::new();
+        leaves(&layer.values, &mut Vec::new(), &mut set);
+        for (rel, v) in set {
+            let is_list = matches!(v, Value::List(_));
+            if !is_list && !matches!(v, Value::Nil) {
                 continue;
             }
             let mut full: Vec<Segment> = layer.prefix.iter().cloned().map(Segment::Key).collect();
             full.extend(rel.0.iter().cloned());
-            let deleted = layers[..i].iter().rev().find_map(|l| {
-                l.contribution(&full)
-                    .filter(|c| !matches!(c.value, Value::Nil))
+            let lower = |keep: &dyn Fn(&Value) -> bool| {
+                layers[..i]
+                    .iter()
+                    .rev()
+                    .find_map(|l| l.contribution(&full).filter(|c| keep(&c.value)))
+            };
+            let message = if is_list {
+                if layers[i + 1..].iter().any(|l| l.at(&full).is_some()) {
+                    continue;
+                }
+                let text = v.to_string();
+                let Some(replaced) = lower(&|lv| {
+                    matches!(lv, Value::List(items) if !items.items.is_empty())
+                        && lv.to_string() != text
+                }) else {
+                    continue;
+                };
+                format!(
+                    "the list from {} ({}) replaces the list from {} ({}) as a whole; Helm never merges lists",
+                    layer.origin(&full),
+                    layer.kind,
+                    replaced.origin,
+                    replaced.kind
+                )
+            } else {
+                let Some(deleted) = lower(&|lv| !matches!(lv, Value::Nil)) else {
+                    continue;
+                };
+                format!(
+                    "null from {} deletes the value from {} ({})",
+                    layer.origin(&full),
+                    deleted.origin,
+                    deleted.kind
+                )
+            };
+            out.push(Trap {
+                path: Path(full),
+                message,
             });
-            if let Some(d) = deleted {
-                out.push(Trap {
-                    path: Path(full.clone()),
-                    message: format!(
-                        "null from {} deletes the value from {} ({})",
-                        layer.origin(&full),
-                        d.origin,
-                        d.kind
-                    ),
-                });
-            }
         }
     }
     out
@@ -270,6 +274,7 @@ mod tests {
                 "replicas: 1\nsub:\n  hosts: [b, c]\nkeep: x\n",
             ),
             layer("prod.yaml", "-f", &[], "replicas: 3\nkeep: null\n"),
+            layer("hosts.yaml", "-f", &[], "sub:\n  hosts: [d]\nempty: []\n"),
         ];
         let final_values =
             capstan_yaml::decode_helm("replicas: 3\nsub:\n  port: 1\n  hosts: [b, c]\n")
@@ -277,7 +282,7 @@ mod tests {
                 .as_map()
                 .unwrap()
                 .snapshot();
-        let e = explain(&final_values, &layers);
+        let e = explain(&final_values, &layers[..3]);
         let lines: Vec<String> = e
             .iter()
             .map(|x| {
@@ -298,15 +303,15 @@ mod tests {
                 "sub.port sub/values.yaml:1:1 []",
             ]
         );
-        let t: Vec<String> = traps(&final_values, &layers, 2)
+        let t: Vec<String> = traps(&layers, 2)
             .iter()
             .map(|t| format!("{}: {}", t.path, t.message))
             .collect();
         assert_eq!(
             t,
             [
-                "sub.hosts: the list from values.yaml:3:3 (chart defaults) replaces the list from sub/values.yaml:2:1 (subchart defaults) as a whole; Helm never merges lists",
                 "keep: null from prod.yaml:2:1 deletes the value from values.yaml:4:1 (chart defaults)",
+                "sub.hosts: the list from hosts.yaml:2:3 (-f) replaces the list from values.yaml:3:3 (chart defaults) as a whole; Helm never merges lists",
             ]
         );
     }

@@ -59,8 +59,21 @@ impl UserValues {
     /// Merges everything into one map. `read` loads a `-f` or `--set-file` path and fails
     /// with Go's `open PATH: ...` text.
     pub fn merge(&self, read: FileReader) -> Result<Map, ValuesError> {
+        self.merge_with(read, None)
+    }
+
+    /// [`UserValues::merge`] with the `-f` files already decoded (`decoded`, one map per
+    /// file, in order), as a caller that read them for their positions has them.
+    pub fn merge_with(
+        &self,
+        read: FileReader,
+        decoded: Option<&[Map]>,
+    ) -> Result<Map, ValuesError> {
         let mut base = Map::new();
-        for path in &self.files {
+        for m in decoded.unwrap_or_default() {
+            base = merge_maps(&base, m);
+        }
+        for path in self.files.iter().filter(|_| decoded.is_none()) {
             let bytes = read(path)?;
             // go-yaml's reader refuses invalid UTF-8 before parsing anything.
             let text = capstan_yaml::yaml_documents_text(&bytes).map_err(|e| ValuesError {

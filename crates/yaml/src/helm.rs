@@ -206,7 +206,7 @@ pub fn decode_helm_value(text: &str) -> Result<Value, YamlError> {
 }
 
 /// Orders JSON-conversion errors before yaml.v2's own, as the Go code reaches them.
-fn to_json_map(doc: Option<Document>) -> Result<BTreeMap<Str, Value>, YamlError> {
+fn to_json_map(doc: Option<&Document>) -> Result<BTreeMap<Str, Value>, YamlError> {
     let Some(doc) = doc else {
         return Ok(BTreeMap::new());
     };
@@ -214,7 +214,7 @@ fn to_json_map(doc: Option<Document>) -> Result<BTreeMap<Str, Value>, YamlError>
         return Ok(BTreeMap::new());
     };
     let value = with_stack_for(doc.depth, || {
-        let mut w = Walker::new(&doc);
+        let mut w = Walker::new(doc);
         v2_node(&mut w, root)
             .map_err(|e| e.wrap("error converting YAML to JSON: "))
             .and_then(jsonable)
@@ -231,7 +231,7 @@ fn to_json_map(doc: Option<Document>) -> Result<BTreeMap<Str, Value>, YamlError>
 
 fn unmarshal_one(text: &str) -> Result<BTreeMap<Str, Value>, YamlError> {
     let doc = compose_first(text, GEN).map_err(|e| e.wrap("error converting YAML to JSON: "))?;
-    to_json_map(doc)
+    to_json_map(doc.as_ref())
 }
 
 /// Helm's `common.ReadValues` (and `fromYaml`): one `sigs.k8s.io/yaml.Unmarshal` of the
@@ -287,6 +287,28 @@ pub fn decode_helm(text: &str) -> Result<Value, YamlError> {
         values = merge_maps(&values, &current);
     }
     Ok(Value::map_from(values))
+}
+
+/// [`decode_helm`], the spans of the first document and its number traps
+/// ([`crate::spans_and_number_traps`]): a values file read once for explaining it.
+pub fn decode_helm_explained(
+    text: &str,
+) -> Result<(Value, Option<crate::SpanTree>, Vec<crate::NumberTrap>), YamlError> {
+    let docs = split_documents(text)?;
+    if docs.len() != 1 {
+        let values = decode_helm(text)?;
+        let (spans, traps) = crate::spans_and_number_traps(text).unwrap_or_default();
+        return Ok((values, spans, traps));
+    }
+    let wrap = |e: YamlError| e.wrap("cannot unmarshal yaml document: ");
+    let doc = compose_first(&docs[0], GEN)
+        .map_err(|e| wrap(e.wrap("error converting YAML to JSON: ")))?;
+    let values = to_json_map(doc.as_ref()).map_err(wrap)?;
+    let (spans, traps) = match &doc {
+        Some(d) => crate::traps::spans_and_traps_of(d),
+        None => (None, Vec::new()),
+    };
+    Ok((Value::map_from(values), spans, traps))
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ mod helm;
 mod helmfile;
 mod resolve;
 pub mod roundtrip;
+mod scalars;
 mod spans;
 mod traps;
 mod utf8;
@@ -35,11 +36,14 @@ pub use emit::ENode;
 pub use encode::{encode_helm, encode_helmfile};
 pub use error::{CastError, YamlError};
 pub use head::ManifestHead;
-pub use helm::{decode_helm, decode_helm_direct, decode_helm_value, split_documents};
+pub use helm::{
+    decode_helm, decode_helm_direct, decode_helm_explained, decode_helm_value, split_documents,
+};
 pub use helmfile::{decode_helmfile, decode_helmfile_value, stringify_keys};
 pub use resolve::{resolve, Scalar};
+pub use scalars::{written_scalars, WrittenScalar};
 pub use spans::{spans, SpanTree};
-pub use traps::{number_traps, NumberTrap};
+pub use traps::{number_traps, printed_number, spans_and_number_traps, NumberTrap};
 pub use utf8::{yaml_documents_text, yaml_text};
 
 /// The head of `doc`, or `None` when only a full decode can tell (see [`head`]):

@@ -66,7 +66,7 @@ impl SpanTree {
     }
 }
 
-fn build(doc: &Document, i: usize) -> SpanTree {
+pub(crate) fn build(doc: &Document, i: usize) -> SpanTree {
     let n = doc.node(i);
     let span = Span::new(n.start, n.end);
     match &n.kind {

@@ -6,6 +6,7 @@
 use crate::compose::{compose_first, Document, Generation, NodeKind};
 use crate::error::YamlError;
 use crate::resolve::{resolve, Scalar};
+use crate::spans::SpanTree;
 use capstan_gocompat::strconv::format_float;
 use capstan_source::Span;
 use capstan_value::{Path, Segment, Str};
@@ -39,14 +40,7 @@ fn walk(
             if n.tag.is_some() || crate::walk::is_quoted(*style) {
                 return;
             }
-            let number = match resolve(Generation::V2, "", value) {
-                Ok((_, Scalar::Int(i))) => i as f64,
-                Ok((_, Scalar::Uint(u))) => u as f64,
-                Ok((_, Scalar::Float(f))) if f.is_finite() => f,
-                _ => return,
-            };
-            let printed = format_float(number, 'g', -1, 64);
-            if printed != *value {
+            if let Some(printed) = printed_number(Generation::V2, value) {
                 out.push(NumberTrap {
                     path: Path(path.clone()),
                     span: Span::new(n.start, n.end),
@@ -75,15 +69,48 @@ fn walk(
     }
 }
 
+/// How Helm prints the plain scalar `written` (a float64 formatted by `%v`) when that
+/// differs from how it is written: `Some("1.1")` for `1.10`, `None` for `1.5` or text.
+/// `gen` is the YAML reader that decides what a number is (helmfile reads with yaml.v3,
+/// where `010` is octal 8).
+pub fn printed_number(gen: Generation, written: &str) -> Option<String> {
+    let number = match resolve(gen, "", written) {
+        Ok((_, Scalar::Int(i))) => i as f64,
+        Ok((_, Scalar::Uint(u))) => u as f64,
+        Ok((_, Scalar::Float(f))) if f.is_finite() => f,
+        _ => return None,
+    };
+    let printed = format_float(number, 'g', -1, 64);
+    (printed != written).then_some(printed)
+}
+
 /// The number traps in the first document of a Helm values file.
 pub fn number_traps(text: &str) -> Result<Vec<NumberTrap>, YamlError> {
+    Ok(spans_and_number_traps(text)?.1)
+}
+
+/// The spans of the first document of a Helm values file ([`crate::spans`]) and its
+/// number traps, from one reading of the text.
+pub fn spans_and_number_traps(
+    text: &str,
+) -> Result<(Option<SpanTree>, Vec<NumberTrap>), YamlError> {
+    Ok(match compose_first(text, Generation::V2)? {
+        Some(doc) => spans_and_traps_of(&doc),
+        None => (None, Vec::new()),
+    })
+}
+
+/// [`spans_and_number_traps`] of a composed document.
+pub(crate) fn spans_and_traps_of(doc: &Document) -> (Option<SpanTree>, Vec<NumberTrap>) {
     let mut out = Vec::new();
-    if let Some(doc) = compose_first(text, Generation::V2)? {
-        if let Some(root) = doc.root {
-            walk(&doc, root, &mut Vec::new(), &mut out, 0);
-        }
-    }
-    Ok(out)
+    let Some(root) = doc.root else {
+        return (None, out);
+    };
+    let spans = crate::compose::with_stack_for(doc.depth, || {
+        walk(doc, root, &mut Vec::new(), &mut out, 0);
+        crate::spans::build(doc, root)
+    });
+    (Some(spans), out)
 }
 
 #[cfg(test)]

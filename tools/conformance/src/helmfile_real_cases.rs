@@ -102,6 +102,7 @@ pub fn cases() -> Vec<Case> {
         repositories(),
         helmfile_d(),
         show_dag_without_releases(),
+        written_scalars(),
     ];
     all.extend(hooks());
     all.extend(bad_input());
@@ -173,6 +174,56 @@ releases:
             "--kube-context kcx list --output json",
             "--state-values-set env=qa template",
             "-e prod write-values --output-file-template out/{{.Environment.Name}}/{{.Release.Name}}.yaml",
+        ]),
+    )
+}
+
+/// Unquoted numbers where helmfile reads a string (`set:` values, `version`, labels,
+/// `needs`): the text as written; and in inline values, where helmfile reads a number
+/// (`tag: 1.10` is 1.1, `010` is 8).
+fn written_scalars() -> Case {
+    let mut files = chart("charts/app", "app");
+    files.push(file(
+        "helmfile.yaml",
+        r#"templates:
+  base: &base
+    chart: ./charts/app
+    version: 0.1.0
+    kubeVersion: 1.30
+releases:
+- name: "10"
+  namespace: ns
+  <<: *base
+  labels:
+    track: 2.0
+- name: web
+  namespace: ns
+  <<: *base
+  labels:
+    tier: 1.10
+  needs:
+  - ns/10
+  values:
+  - replicas: 010
+    env: 1.10
+    image: {tag: 1.0}
+    labels: {big: 1000000, hex: 0x1f, frac: 2.50}
+  set:
+  - name: image.repository
+    value: 1.10
+  - name: labels.octal
+    value: 010
+  - name: extra
+    values: [1.0, 0x10, 7]
+"#,
+    ));
+    case(
+        "written-scalars",
+        files,
+        with(&[
+            "-l tier=1.10 list",
+            "-l tier=1.10 template",
+            "-l track=2.0 list",
         ]),
     )
 }

@@ -87,12 +87,7 @@ pub fn explain_values<R: Send>(
             .map_or(&no_env, |(_, c)| c);
         chain.follow(&mut leaves);
         chain.locate_inline(&mut leaves);
-        let mut traps = layers.warnings.clone();
-        traps.extend(capstan_values::provenance::traps_of(
-            &leaves,
-            &layers.layers,
-            layers.user_from,
-        ));
+        let traps = crate::commands::template::release_traps(ps, r, &layers);
         keep(ExplainedRelease {
             name: r.name.clone(),
             id: r.id(),

@@ -35,6 +35,43 @@ pub struct RenderedRelease {
     /// The same documents named by their template (what `--output-dir` writes); empty
     /// unless [`HelmFlags::keep_documents`] asks for them.
     pub documents: Vec<(String, String)>,
+    /// The value traps of the release (with [`HelmFlags::value_traps`], for a chart
+    /// capstan renders itself).
+    pub traps: Vec<capstan_values::provenance::Trap>,
+}
+
+/// The numbers in a release's inline values that Helm prints differently.
+fn inline_traps(ps: &PreparedState, r: &Release) -> Vec<capstan_values::provenance::Trap> {
+    ps.state
+        .value_traps
+        .iter()
+        .filter(|t| t.release == r.name)
+        .map(|t| t.trap(&ps.state.file))
+        .collect()
+}
+
+/// A release's value traps: numbers in its inline values, those its values files and
+/// flags hold, and the lists and `null`s of its layers that replace or delete a lower
+/// layer's value.
+pub(crate) fn release_traps(
+    ps: &PreparedState,
+    r: &Release,
+    layers: &capstan_chart::explain::Layers,
+) -> Vec<capstan_values::provenance::Trap> {
+    let mut traps = inline_traps(ps, r);
+    // The inline values' file helm reads already has the number helmfile made of them:
+    // the state file's own place is the one to name.
+    let inline = traps.len();
+    for w in &layers.warnings {
+        if !traps[..inline].iter().any(|t| t.path == w.path) {
+            traps.push(w.clone());
+        }
+    }
+    traps.extend(capstan_values::provenance::traps(
+        &layers.layers,
+        layers.user_from,
+    ));
+    traps
 }
 
 /// A release `template` failed on, with the located chart error when there is one.
@@ -253,13 +290,15 @@ pub fn render_one(
     }
     // Paths are relative to the host's working directory; the host resolves them.
     let fs = crate::host::HostFs(s.host.as_ref());
-    let rendered = capstan_chart::template::template_in(
-        &fs,
-        Path::new(&input.chart),
-        Path::new(""),
-        &input.options,
-    )
-    .map_err(|e| {
+    let chart = Path::new(&input.chart);
+    let rendered = if flags.value_traps {
+        capstan_chart::template::template_with_layers(&fs, chart, Path::new(""), &input.options)
+            .map(|(rendered, layers)| (rendered, release_traps(ps, r, &layers)))
+    } else {
+        capstan_chart::template::template_in(&fs, chart, Path::new(""), &input.options)
+            .map(|rendered| (rendered, Vec::new()))
+    };
+    let (rendered, traps) = rendered.map_err(|e| {
         // Locations are shown (and read back for snippets) from the process's own
         // directory: make them absolute under the working directory.
         let location = e.location.clone().map(|mut l| {
@@ -292,6 +331,7 @@ pub fn render_one(
         } else {
             Vec::new()
         },
+        traps,
     })
 }
 
@@ -338,6 +378,8 @@ fn render_with_helm(
         namespace: r.namespace.clone(),
         manifest,
         documents: Vec::new(),
+        // helm read the values: only the numbers of the state file are known here.
+        traps: inline_traps(ps, r),
     })
 }
 
