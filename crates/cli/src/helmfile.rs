@@ -249,6 +249,7 @@ fn settings(
     let mut host = OsHost::new(&root);
     host.show_progress = g.shows_progress()?;
     host.show_warnings = g.log_level()? <= 2;
+    host.show_debug = g.log_level()? == 0;
     host.oci_plain_http = g.oci_plain_http;
     if !crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
         host.captured = Some(captured.clone());

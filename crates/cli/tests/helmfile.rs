@@ -572,6 +572,35 @@ fn template_warns_about_value_traps_and_strict_fails() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `--debug` logs what helmfile's does: each file processed, each rendered part with its
+/// numbered lines, the merged environment, the releases found, and for each release the
+/// helm call helmfile would make (rendered here in-process); the output is unchanged.
+#[test]
+fn debug_logs_the_rendered_state_and_each_helm_call() {
+    let (plain, _, code) = capstan(&["-f", EXAMPLE, "-e", "staging", "template", "-q"]);
+    assert_eq!(code, 0);
+    for flags in [&["--debug"][..], &["--log-level", "debug"][..]] {
+        let mut args = vec!["-f", EXAMPLE, "-e", "staging"];
+        args.extend_from_slice(flags);
+        args.push("template");
+        let (out, err, code) = capstan(&args);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out, plain);
+        for shown in [
+            "processing file \"helmfile.yaml.gotmpl\" in directory \"examples\"",
+            "rendering starting for \"helmfile.yaml.gotmpl.part.1\": inherited=&{staging ",
+            "rendering result of \"helmfile.yaml.gotmpl.part.1\":\n 0: ",
+            "merged environment: &{staging ",
+            "6 release(s) found in helmfile.yaml.gotmpl",
+            "rendering in-process what helmfile runs as: helm template frontend examples/webapp --namespace shop-staging --values ",
+        ] {
+            assert!(err.contains(shown), "{shown}\n{err}");
+        }
+    }
+    let (_, err, _) = capstan(&["-f", EXAMPLE, "-e", "staging", "template"]);
+    assert!(!err.contains("merged environment"), "{err}");
+}
+
 /// `forceNamespace` as chartify applies it: `metadata.namespace` set in every document.
 #[test]
 fn force_namespace_sets_every_document() {

@@ -130,7 +130,7 @@ fn print_env_merges_secrets_over_values() {
     .expect("hcl");
     std::fs::write(
         dir.join("helmfile.yaml.gotmpl"),
-        "environments:\n  prod:\n    values:\n      - base.yaml\n      - computed.yaml.gotmpl\n      - net.hcl\n    secrets:\n      - secrets.yaml\n---\nreleases: []\n",
+        "environments:\n  prod:\n    values:\n      - base.yaml\n      - computed.yaml.gotmpl\n      - net.hcl\n    secrets:\n      - secrets.yaml\n---\n# user {{ .Values.db.user }} password {{ .Values.db.password }}\nreleases: []\n",
     )
     .expect("helmfile");
     let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
@@ -142,6 +142,29 @@ fn print_env_merges_secrets_over_values() {
         .expect("run capstan");
     let stdout = String::from_utf8_lossy(&out.stdout).replace(&*dir.to_string_lossy(), "[DIR]");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    // `--debug` shows the rendered parts and the merged environment, secrets hidden.
+    let debug = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["-e", "prod", "--debug", "print-env"])
+        .current_dir(&dir)
+        .env("SOPS_AGE_KEY_FILE", &key.file)
+        .env_remove("SOPS_AGE_KEY")
+        .output()
+        .expect("run capstan");
+    let debug_err = String::from_utf8_lossy(&debug.stderr).into_owned();
+    assert!(debug.status.success(), "{debug_err}");
+    for shown in [
+        "processing file \"helmfile.yaml.gotmpl\" in directory \".\"",
+        "rendering result of \"helmfile.yaml.gotmpl.part.1\":",
+        "merged environment: &{prod ",
+        "0 release(s) found in helmfile.yaml.gotmpl",
+    ] {
+        assert!(debug_err.contains(shown), "{shown}: {debug_err}");
+    }
+    assert!(
+        debug_err.contains("user (secret) password (secret)"),
+        "{debug_err}"
+    );
+    assert!(!debug_err.contains("s3cret"), "{debug_err}");
     // Without the key: an error naming the file, never empty values.
     let denied = Command::new(env!("CARGO_BIN_EXE_capstan"))
         .args(["-e", "prod", "print-env"])

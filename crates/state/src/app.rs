@@ -286,6 +286,13 @@ impl Visit<'_> {
         overrides: &Overrides,
         selectors: &[String],
     ) -> Result<(), RunError> {
+        let (dir, name) = match file.rsplit_once('/') {
+            Some((dir, name)) => (dir, name),
+            None => (".", file),
+        };
+        self.s.host.debug(&format!(
+            "processing file \"{name}\" in directory \"{dir}\""
+        ));
         let Some(state) = self.load_or_skip(file, overrides)? else {
             return Ok(());
         };
@@ -295,6 +302,9 @@ impl Visit<'_> {
         }
         self.sub_helmfiles(&state, file, selectors)?;
         let (releases, overrides) = self.releases_of(&state, file)?;
+        self.s
+            .host
+            .debug(&format!("{} release(s) found in {name}", releases.len()));
         let picked = self.select(&releases, selectors)?;
         if !picked.is_empty() {
             self.matched = true;

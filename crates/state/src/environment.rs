@@ -34,6 +34,18 @@ impl Environment {
         }
     }
 
+    /// How helmfile's `--debug` log prints it (Go's `%v` of `&Environment{}`): name,
+    /// kube context, values, defaults.
+    pub fn go_text(&self) -> String {
+        format!(
+            "&{{{} {} {} {}}}",
+            self.name,
+            self.kube_context,
+            Value::map_from(self.values.clone()),
+            Value::map_from(self.defaults.clone())
+        )
+    }
+
     /// `Environment.Merge`: `other` over `self`.
     pub fn merge(&self, other: Option<&Environment>) -> Environment {
         let mut out = self.clone();

@@ -157,6 +157,16 @@ pub trait Host: Send + Sync {
 
     /// A warning helmfile logs at warn level (shown also with `-q`).
     fn warn(&self, _line: &str) {}
+
+    /// A line helmfile logs at debug level (`--debug`, `--log-level debug`): the files
+    /// processed, each rendered state part, the merged environment, each command run.
+    /// Decrypted secrets are hidden from it.
+    fn debug(&self, _line: &str) {}
+
+    /// Whether [`Host::debug`] lines are shown (to skip building them otherwise).
+    fn shows_debug(&self) -> bool {
+        false
+    }
 }
 
 /// Private directories holding decrypted or rendered values for helm, still to be
@@ -232,6 +242,8 @@ pub struct OsHost {
     pub show_progress: bool,
     /// Whether warnings go to standard error.
     pub show_warnings: bool,
+    /// Whether debug lines go to standard error.
+    pub show_debug: bool,
     /// Where shown progress lines and warnings go instead of standard error (a caller
     /// running commands in-process collects them).
     pub captured: Option<std::sync::Arc<std::sync::Mutex<String>>>,
@@ -247,6 +259,7 @@ impl OsHost {
             stdin: None,
             show_progress: false,
             show_warnings: false,
+            show_debug: false,
             captured: None,
             oci_plain_http: false,
         }
@@ -312,6 +325,9 @@ impl Host for OsHost {
         use std::io::Write;
         // Go's exec.Command looks the program up in PATH; helmfile's report names it so.
         let path = look_path(command);
+        if self.show_debug {
+            self.debug(&format!("exec: {command} {}", args.join(" ")));
+        }
         let mut cmd = Command::new(&path);
         cmd.args(args)
             .envs(envs.iter().map(|(k, v)| (k, v)))
@@ -455,6 +471,16 @@ impl Host for OsHost {
         if self.show_warnings {
             self.show(line);
         }
+    }
+
+    fn debug(&self, line: &str) {
+        if self.show_debug {
+            self.show(&crate::known_secrets::hide(line));
+        }
+    }
+
+    fn shows_debug(&self) -> bool {
+        self.show_debug
     }
 
     fn fetch(&self, src: &str) -> Result<PathBuf, StateError> {

@@ -749,8 +749,16 @@ pub(crate) fn load_file(
         };
         // HELMFILE_RENDER_YAML=true (lower case) renders every state file as a template.
         let render_all = s.host.env("HELMFILE_RENDER_YAML").as_deref() == Some("true");
-        let raw = if file.ends_with(".gotmpl") || render_all {
+        let rendered = file.ends_with(".gotmpl") || render_all;
+        let raw = if rendered {
             let start = env.clone().unwrap_or_else(|| Environment::new(&s.env));
+            if s.host.shows_debug() {
+                s.host.debug(&format!(
+                    "rendering starting for \"{id}\": inherited={}, overrode={}",
+                    start.go_text(),
+                    overrode.map_or("<nil>".to_string(), Environment::go_text)
+                ));
+            }
             let final_env = start.merge(overrode);
             let vals = final_env.merged_values();
             let data = final_env.template_data(&s.namespace, &vals);
@@ -764,6 +772,13 @@ pub(crate) fn load_file(
         } else {
             part.clone()
         };
+        if s.host.shows_debug() && rendered {
+            let mut shown_part = format!("rendering result of \"{id}\":\n");
+            for (n, line) in raw.split('\n').enumerate() {
+                shown_part.push_str(&format!("{n:>2}: {line}\n"));
+            }
+            s.host.debug(&shown_part);
+        }
         let (mut part_doc, traps) = parse_part(shown, &raw).map_err(|(msg, pos)| match pos {
             Some((l, c)) => StateError::new(msg).at(at(l, c)),
             None => StateError::new(msg),
@@ -817,6 +832,10 @@ pub(crate) fn load_file(
             &mut warnings,
         )?;
         values = part_env.merged_values();
+        if s.host.shows_debug() {
+            s.host
+                .debug(&format!("merged environment: {}", part_env.go_text()));
+        }
         if first {
             doc = part_doc;
             first = false;

@@ -288,6 +288,15 @@ pub fn render_one(
         }
         return Ok(out);
     }
+    if s.host.shows_debug() {
+        // What helmfile would run; capstan renders it in this process (values held in
+        // memory are named under `<memory>`).
+        let args = crate::release_values::helm_template_args(&input, Path::new("<memory>"));
+        s.host.debug(&format!(
+            "rendering in-process what helmfile runs as: helm {}",
+            args.join(" ")
+        ));
+    }
     // Paths are relative to the host's working directory; the host resolves them.
     let fs = crate::host::HostFs(s.host.as_ref());
     let chart = Path::new(&input.chart);
