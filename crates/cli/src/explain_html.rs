@@ -247,8 +247,14 @@ function state(){
   if(over.checked)p.push('overrides=1');
   return p.join('&');
 }
-function apply(){
-  var q=box.value.trim().toLowerCase(),l=layer.value,r=release?release.value:'',o=over.checked,shown=0;
+function apply(first){
+  var q=box.value.trim().toLowerCase(),l=layer.value,r=release?release.value:'',o=over.checked,shown=0,
+   all=document.querySelectorAll('li.leaf').length;
+  if(first&&!q&&!l&&!r&&!o){
+    count.textContent=all+' of '+all+' values';
+    document.body.setAttribute('data-shown',String(all));
+    return;
+  }
   document.querySelectorAll('section').forEach(function(s){
     var inRelease=!r||s.getAttribute('data-title')===r;
     s.querySelectorAll('li.leaf').forEach(function(li){
@@ -259,9 +265,10 @@ function apply(){
     n.hidden=!n.querySelector('li.leaf:not([hidden])');});
   document.querySelectorAll('section').forEach(function(s){
     s.hidden=!s.querySelector('li.leaf:not([hidden])');
+    if(!s.hidden&&(q||l||r||o))s.querySelector('details').open=true;
     var entry=document.querySelector('#index a[data-target="'+s.id+'"]');
     if(entry)entry.parentNode.hidden=s.hidden;});
-  count.textContent=shown+' of '+document.querySelectorAll('li.leaf').length+' values';
+  count.textContent=shown+' of '+all+' values';
   document.body.setAttribute('data-shown',String(shown));
   var h=state();
   if(history.replaceState&&location.protocol!=='about:'){
@@ -276,10 +283,11 @@ var v=param('q');if(v!==null)box.value=v;
 v=param('layer');if(v!==null)layer.value=v;
 v=param('release');if(v!==null&&release)release.value=v;
 over.checked=param('overrides')==='1';
-box.addEventListener('input',apply);
-layer.addEventListener('change',apply);
-if(release)release.addEventListener('change',apply);
-over.addEventListener('change',apply);
+function changed(){apply(false);}
+box.addEventListener('input',changed);
+layer.addEventListener('change',changed);
+if(release)release.addEventListener('change',changed);
+over.addEventListener('change',changed);
 function fold(open){document.querySelectorAll('details').forEach(function(d){d.open=open;});}
 document.getElementById('collapse').addEventListener('click',function(){fold(false);});
 document.getElementById('expand').addEventListener('click',function(){fold(true);});
@@ -288,9 +296,15 @@ document.querySelectorAll('#index a').forEach(function(a){
     ev.preventDefault();
     var s=document.getElementById(a.getAttribute('data-target'));
     if(s){s.querySelector('details').open=true;s.scrollIntoView();}});});
-apply();
+apply(true);
 document.body.setAttribute('data-ready','yes');
 })();"#;
+
+/// Up to this many sections, each starts open; past it they start collapsed (a browser
+/// lays out a closed section's values only when it is opened, so a page of 1,000
+/// releases loads in a fraction of the time) and a filter opens the sections it finds
+/// values in.
+const OPEN_UP_TO: usize = 20;
 
 /// The page for `sections`.
 pub(crate) fn page(title: &str, sections: &[Section<'_>], opts: &PageOptions) -> String {
@@ -332,8 +346,9 @@ pub(crate) fn page(title: &str, sections: &[Section<'_>], opts: &PageOptions) ->
     }
     for (i, s) in sections.iter().enumerate() {
         body.push_str(&format!(
-            "<section id=\"s{i}\" data-title=\"{t}\"><details open><summary><h2>{t}</h2></summary>\n",
-            t = escape(&s.title)
+            "<section id=\"s{i}\" data-title=\"{t}\"><details{open}><summary><h2>{t}</h2></summary>\n",
+            t = escape(&s.title),
+            open = if sections.len() <= OPEN_UP_TO { " open" } else { "" }
         ));
         if !s.warnings.is_empty() {
             body.push_str("<div class=\"warnings\">");

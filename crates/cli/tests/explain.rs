@@ -639,6 +639,84 @@ fn the_explain_page_has_an_index_filters_and_links() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Typing into the filter box, one key at a time as a user does (real `input` events in
+/// the real browser): after each key the count and `#q=` follow what is typed; with
+/// more releases than the page opens at first, the releases the filter finds values in
+/// open; a collapsed page of many releases starts with nothing hidden.
+#[test]
+fn typing_into_the_filter_box_updates_the_address_and_opens_what_it_finds() {
+    let dir = tempdir("page-typing");
+    let mut state = String::from("releases:\n");
+    for i in 0..30 {
+        state.push_str(&format!(
+            "- name: r{i}\n  chart: ./chart\n  values:\n  - {{special{}: {i}}}\n",
+            if i % 10 == 7 { "Key" } else { "" }
+        ));
+    }
+    write(
+        &dir,
+        &[
+            ("helmfile.yaml", state.as_str()),
+            (
+                "chart/Chart.yaml",
+                "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+            ),
+            ("chart/values.yaml", "replicas: 1\n"),
+        ],
+    );
+    let page = capstan(&dir, &["values", "--explain", "-o", "html"], &[]);
+    // 30 releases: every one starts collapsed, nothing hidden.
+    assert_eq!(page.matches("<details><summary><h2>release").count(), 30);
+    // What a user types, then erases back to "spec".
+    let keys = [
+        "s", "p", "e", "c", "i", "a", "l", "K", "\u{8}", "\u{8}", "\u{8}", "\u{8}",
+    ];
+    let typing = format!(
+        r#"<script>
+(function(){{
+  var box=document.getElementById('filter'),seen=[];
+  {keys:?}.forEach(function(k){{
+    box.focus();
+    if(k==='\u0008')box.value=box.value.slice(0,-1);else box.value+=k;
+    box.dispatchEvent(new InputEvent('input',{{bubbles:true,data:k}}));
+    var open=0;document.querySelectorAll('section').forEach(function(s){{
+      if(!s.hidden&&s.querySelector('details').open)open++;}});
+    seen.push(location.hash+' '+document.body.getAttribute('data-shown')+' '+open);
+  }});
+  document.body.setAttribute('data-typed',seen.join('|'));
+}})();
+</script>"#
+    );
+    let (_, dom) = open_page(&dir, "page.html", &format!("{page}{typing}"));
+    let typed = dom
+        .split("data-typed=\"")
+        .nth(1)
+        .and_then(|t| t.split('"').next())
+        .expect("the typing script ran");
+    let steps: Vec<&str> = typed.split('|').collect();
+    assert_eq!(
+        steps,
+        [
+            // "s" is in every path and file name: 60 values, every release open.
+            "#q=s 60 30",
+            "#q=sp 30 30",
+            "#q=spe 30 30",
+            "#q=spec 30 30",
+            "#q=speci 30 30",
+            "#q=specia 30 30",
+            "#q=special 30 30",
+            // The filter is not case-sensitive: three releases have `specialKey`.
+            "#q=specialK 3 3",
+            "#q=special 30 30",
+            "#q=specia 30 30",
+            "#q=speci 30 30",
+            "#q=spec 30 30",
+        ],
+        "{typed}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// JSON schema 1 over the example's every environment: `schema` is 1, every path is an
 /// array, every origin a place (file, line, column), a flag or "computed", and every
 /// layer one of the documented list (never `other`).
