@@ -248,6 +248,8 @@ fn settings(
     let root = cwd.to_path_buf();
     let mut host = OsHost::new(&root);
     host.show_progress = g.shows_progress()?;
+    host.status =
+        capstan_state::status::StatusLine::new(crate::progress::redraws(host.show_progress));
     host.show_warnings = g.log_level()? <= 2;
     host.show_debug = g.log_level()? == 0;
     host.oci_plain_http = g.oci_plain_http;

@@ -16,18 +16,24 @@ pub(crate) struct Bar {
     shown: Mutex<(usize, bool)>,
 }
 
+/// Whether progress is drawn in place: it is shown (`progress`), standard error is a
+/// terminal that redraws lines (not `TERM=dumb`, not a CI log) and this process writes
+/// it as it goes (not captured for an in-process caller).
+pub(crate) fn redraws(progress: bool) -> bool {
+    let plain_terminal = std::env::var("TERM").is_ok_and(|t| t == "dumb")
+        || std::env::var("CI").is_ok_and(|c| !c.is_empty() && c != "false");
+    progress
+        && !plain_terminal
+        && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed)
+        && std::io::IsTerminal::is_terminal(&std::io::stderr())
+}
+
 impl Bar {
     /// A bar for `verb`ing `noun`s, drawn when progress is shown and standard error is a
     /// terminal that redraws lines.
     pub(crate) fn new(progress: bool, verb: &'static str, noun: &'static str) -> Bar {
-        let plain_terminal = std::env::var("TERM").is_ok_and(|t| t == "dumb")
-            || std::env::var("CI").is_ok_and(|c| !c.is_empty() && c != "false");
-        let enabled = progress
-            && !plain_terminal
-            && crate::LIVE_STDERR.load(std::sync::atomic::Ordering::Relaxed)
-            && std::io::IsTerminal::is_terminal(&std::io::stderr());
         Bar {
-            enabled,
+            enabled: redraws(progress),
             verb,
             noun,
             started: Instant::now(),

@@ -127,6 +127,59 @@ fn http_values_with_basic_auth_and_cache() {
     assert!(!err.contains("wrongpass"), "password leaked: {err}");
 }
 
+/// A download that takes a while shows what it fetches on a terminal (a transient line,
+/// erased when it ends, the password left out) and nothing when standard error is not a
+/// terminal; the output is the same.
+#[test]
+fn a_slow_download_shows_a_status_line_on_a_terminal_only() {
+    common::need("script");
+    let dir = tempdir("slow");
+    let port = serve(|_| {
+        |_: &str, _: &str| -> Reply {
+            std::thread::sleep(std::time::Duration::from_millis(1200));
+            ("200 OK", String::new(), b"from: slow\n".to_vec())
+        }
+    });
+    let url = format!("http://user:hunter2@127.0.0.1:{port}/slow.yaml");
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!("environments:\n  default:\n    values:\n      - {url}\n---\nreleases: []\n"),
+    )
+    .expect("helmfile");
+    let (out, err, ok) = capstan(&dir, &["print-env"], &[]);
+    assert!(ok, "{err}");
+    assert!(out.contains("from: slow"), "{out}");
+    assert!(!err.contains("Fetching"), "{err}");
+    // util-linux `script` runs it on a pseudo-terminal (a fresh cache: it downloads again).
+    let bin = env!("CARGO_BIN_EXE_capstan");
+    let tty = Command::new("script")
+        .args(["-qec", &format!("{bin} print-env"), "/dev/null"])
+        .current_dir(&dir)
+        .env("HELMFILE_CACHE_HOME", dir.join("cache-tty"))
+        .env("TERM", "xterm")
+        .env_remove("CI")
+        .output()
+        .expect("run script");
+    let shown = String::from_utf8_lossy(&tty.stdout).into_owned();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(tty.status.success(), "{shown}");
+    assert!(shown.contains("from: slow"), "{shown}");
+    assert!(
+        shown.contains(&format!(
+            "\r\x1b[KFetching http://user:REDACTED@127.0.0.1:{port}/slow.yaml  ("
+        )),
+        "{shown:?}"
+    );
+    assert!(!shown.contains("hunter2"), "{shown:?}");
+    // Erased before the output.
+    let last_status = shown.rfind("Fetching").expect("a status");
+    let erased = shown[last_status..]
+        .find("\r\x1b[K")
+        .map(|i| i + last_status);
+    let output = shown.find("from: slow").expect("the output");
+    assert!(erased.is_some_and(|e| e < output), "{shown:?}");
+}
+
 #[test]
 fn git_values_at_a_tag_and_a_branch() {
     let dir = tempdir("git");

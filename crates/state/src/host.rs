@@ -249,6 +249,8 @@ pub struct OsHost {
     pub captured: Option<std::sync::Arc<std::sync::Mutex<String>>>,
     /// `--oci-plain-http`: every OCI registry over plain HTTP.
     pub oci_plain_http: bool,
+    /// The terminal's status line for downloads (off unless the caller turns it on).
+    pub status: crate::status::StatusLine,
 }
 
 impl OsHost {
@@ -262,6 +264,7 @@ impl OsHost {
             show_debug: false,
             captured: None,
             oci_plain_http: false,
+            status: Default::default(),
         }
     }
 
@@ -272,7 +275,7 @@ impl OsHost {
                 b.push_str(line);
                 b.push('\n');
             }
-            None => eprintln!("{line}"),
+            None => self.status.print(line),
         }
     }
 
@@ -408,6 +411,9 @@ impl Host for OsHost {
     }
 
     fn http_get(&self, url: &str, user: &str, password: &str) -> Result<Vec<u8>, StateError> {
+        let _step = self
+            .status
+            .begin(format!("Downloading {}", capstan_fetch::redact(url)));
         Ok(capstan_fetch::http_get(url, user, password).map_err(|e| e.to_string())?)
     }
 
@@ -426,6 +432,10 @@ impl Host for OsHost {
     fn oci_tags(&self, reference: &str, auth: &OciAuth) -> Result<Vec<String>, StateError> {
         let env = |k: &str| std::env::var(k).ok();
         let r = capstan_fetch::oci::Reference::parse(reference).map_err(|e| e.to_string())?;
+        let _step = self.status.begin(format!(
+            "Listing the tags of {}",
+            capstan_fetch::redact(reference)
+        ));
         Ok(oci_client(auth, self.oci_plain_http, &env)
             .tags(&r)
             .map_err(|e| e.to_string())?)
@@ -439,6 +449,10 @@ impl Host for OsHost {
     ) -> Result<(String, Vec<u8>), StateError> {
         let env = |k: &str| std::env::var(k).ok();
         let r = capstan_fetch::oci::Reference::parse(reference).map_err(|e| e.to_string())?;
+        let _step = self.status.begin(format!(
+            "Pulling {}:{tag}",
+            capstan_fetch::redact(reference)
+        ));
         let pulled = oci_client(auth, self.oci_plain_http, &env)
             .pull(&r, tag)
             .map_err(|e| e.to_string())?;
@@ -497,6 +511,9 @@ impl Host for OsHost {
             home: capstan_fetch::cache_dir(&env),
             env: Box::new(|k| std::env::var(k).ok()),
         };
+        let _step = self
+            .status
+            .begin(format!("Fetching {}", capstan_fetch::redact(src)));
         Ok(fetcher.fetch(src).map_err(|e| e.to_string())?)
     }
 }

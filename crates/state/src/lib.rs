@@ -24,6 +24,7 @@ pub use capstan_secrets::known as known_secrets;
 pub mod secrets;
 pub mod select;
 pub mod spec;
+pub mod status;
 mod template_chain;
 pub mod written;
 
