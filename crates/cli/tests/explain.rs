@@ -211,8 +211,8 @@ fn print_env_explains_every_layer() {
          limits.cpu = 8  <- override.yaml:2:3 (--state-values-file)\n\
          \x20   overrides env/production.yaml:4:3 = 2 (environment values)\n\
          password = \"(secret)\"  <- secrets.yaml:1:1 (environment secrets)\n\
-         region = \"eu-west-1\"  <- helmfile.yaml (environments.production.defaults[0]):1:1 (environment defaults)\n\
-         replicas = 4  <- helmfile.yaml (environments.production.values[1]):1:1 (environment values)\n\
+         region = \"eu-west-1\"  <- helmfile.yaml:6:7 (environment defaults)\n\
+         replicas = 4  <- helmfile.yaml:9:7 (environment values)\n\
          \x20   overrides env/production.yaml:2:1 = 3 (environment values)\n\
          \x20   overrides common.yaml:2:1 = 1 (values)\n\
          team = \"ops\"  <- --state-values-set team=ops (--state-values-set)\n\
@@ -240,7 +240,7 @@ fn print_env_explains_every_layer() {
     assert_eq!(replicas["layer"], "environment values");
     assert_eq!(
         replicas["origin"],
-        serde_json::json!({"file": "helmfile.yaml", "entry": "environments.production.values[1]", "line": 1, "column": 1})
+        serde_json::json!({"file": "helmfile.yaml", "line": 9, "column": 7})
     );
     assert_eq!(
         replicas["overrides"][1]["origin"],
@@ -449,14 +449,14 @@ fn environment_templates_chain_too() {
     assert_eq!(
         env,
         "# environment production (helmfile.yaml.gotmpl)\n\
-         region = \"eu\"  <- helmfile.yaml.gotmpl (environments.production.defaults[0]):1:1 (environment defaults)\n\
-         region2 = \"eu\"  <- computed.yaml.gotmpl:2:1 (environment values) <- computed.yaml.gotmpl:2 (.Values.region) <- helmfile.yaml.gotmpl (environments.production.defaults[0]):1:1 (environment defaults)\n\
+         region = \"eu\"  <- helmfile.yaml.gotmpl:4:7 (environment defaults)\n\
+         region2 = \"eu\"  <- computed.yaml.gotmpl:2:1 (environment values) <- computed.yaml.gotmpl:2 (.Values.region) <- helmfile.yaml.gotmpl:4:7 (environment defaults)\n\
          zone = \"eu-a\"  <- computed.yaml.gotmpl:1:1 (environment values) <- computed in computed.yaml.gotmpl:1\n"
     );
     assert_eq!(
         values,
         "# release myapp (namespace default, chart ./chart)\n\
-         where = \"eu\"  <- values.yaml.gotmpl:1:1 (-f) <- values.yaml.gotmpl:1 (.Values.region2) <- computed.yaml.gotmpl:2:1 (environment values) <- computed.yaml.gotmpl:2 (.Values.region) <- helmfile.yaml.gotmpl (environments.production.defaults[0]):1:1 (environment defaults)\n"
+         where = \"eu\"  <- values.yaml.gotmpl:1:1 (-f) <- values.yaml.gotmpl:1 (.Values.region2) <- computed.yaml.gotmpl:2:1 (environment values) <- computed.yaml.gotmpl:2 (.Values.region) <- helmfile.yaml.gotmpl:4:7 (environment defaults)\n"
     );
 }
 
@@ -715,6 +715,39 @@ fn typing_into_the_filter_box_updates_the_address_and_opens_what_it_finds() {
         "{typed}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Every origin is the source file's own line and column: an environment's inline values
+/// (not the line within the entry), the state's root `values:`, and each key of an HCL
+/// object (not the object's line).
+#[test]
+fn origins_name_the_source_line_of_inline_values_and_hcl_object_keys() {
+    let dir = tempdir("source-lines");
+    write(
+        &dir,
+        &[
+            (
+                "net.hcl",
+                "values {\n  net = {\n    cidr = \"10.0.0.0/16\"\n    gw = {\n      ip = \"10.0.0.1\"\n    }\n  }\n  name = \"n\"\n}\n",
+            ),
+            (
+                "helmfile.yaml",
+                "values:\n- root: r\nenvironments:\n  default:\n    values:\n    - net.hcl\n    - region: eu\n      deep:\n        zone: a\n---\nreleases: []\n",
+            ),
+        ],
+    );
+    let out = capstan(&dir, &["print-env", "--explain"], &[]);
+    std::fs::remove_dir_all(&dir).ok();
+    for line in [
+        "deep.zone = \"a\"  <- helmfile.yaml:9:9 (environment values)",
+        "name = \"n\"  <- net.hcl:8:3 (HCL, environment values)",
+        "net.cidr = \"10.0.0.0/16\"  <- net.hcl:3:5 (HCL, environment values)",
+        "net.gw.ip = \"10.0.0.1\"  <- net.hcl:5:7 (HCL, environment values)",
+        "region = \"eu\"  <- helmfile.yaml:7:7 (environment values)",
+        "root = \"r\"  <- helmfile.yaml:2:3 (",
+    ] {
+        assert!(out.contains(line), "{line}\n{out}");
+    }
 }
 
 /// JSON schema 1 over the example's every environment: `schema` is 1, every path is an

@@ -315,6 +315,41 @@ pub struct ValueOrigin {
     pub location: capstan_source::Location,
     /// The `hv.NAME` and `local.NAME` references in its expression, in order.
     pub references: Vec<String>,
+    /// Where each key of an object the attribute is written as is defined (`net = {
+    /// cidr = … }` gives `["cidr"]` at `cidr`'s line), nested objects too; keys that are
+    /// computed are left out.
+    pub items: Vec<(Vec<String>, capstan_source::Location)>,
+}
+
+/// The keys of the object constructor `expr` (and of those nested in it) with where each
+/// is written.
+fn object_items(
+    expr: &crate::ast::Expr,
+    prefix: &mut Vec<String>,
+    out: &mut Vec<(Vec<String>, capstan_source::Location)>,
+) {
+    use crate::ast::ExprKind;
+    let expr = match &expr.kind {
+        ExprKind::Parens(inner) => inner,
+        _ => expr,
+    };
+    let ExprKind::Object { items, .. } = &expr.kind else {
+        return;
+    };
+    if prefix.len() > 64 {
+        return;
+    }
+    for (k, v) in items {
+        let name = match &k.kind {
+            ExprKind::ObjectKeyName(n) => n.clone(),
+            ExprKind::Literal(crate::value::Value::String(s)) => s.clone(),
+            _ => continue,
+        };
+        prefix.push(name);
+        out.push((prefix.clone(), k.range.location()));
+        object_items(v, prefix, out);
+        prefix.pop();
+    }
 }
 
 /// For provenance: where each `values` attribute of `files` is defined and what it reads.
@@ -336,11 +371,14 @@ pub fn value_origins(files: &[(String, String)]) -> BTreeMap<String, ValueOrigin
                         }
                     }
                 }
+                let mut items = Vec::new();
+                object_items(&a.expr, &mut Vec::new(), &mut items);
                 out.insert(
                     a.name.clone(),
                     ValueOrigin {
                         location: a.range.location(),
                         references,
+                        items,
                     },
                 );
             }

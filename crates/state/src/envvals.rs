@@ -347,17 +347,27 @@ impl ValuesLoader<'_> {
         if !hcl_files.is_empty() {
             let m = (self.hcl)(&hcl_files)?;
             if let Some(r) = &self.recorder {
-                let origins = capstan_hcl::loader::value_origins(&hcl_files)
-                    .into_iter()
-                    .map(|(name, o)| {
-                        let uses = if o.references.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" (from {})", o.references.join(", "))
-                        };
-                        (Str::from(name.as_str()), format!("{}{uses}", o.location))
-                    })
-                    .collect();
+                let mut origins = BTreeMap::new();
+                for (name, o) in capstan_hcl::loader::value_origins(&hcl_files) {
+                    let uses = if o.references.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (from {})", o.references.join(", "))
+                    };
+                    // An object's keys each at their own line (`provenance::Layer::origins`
+                    // is keyed by the path below the layer).
+                    for (keys, at) in &o.items {
+                        let path = std::iter::once(name.as_str())
+                            .chain(keys.iter().map(String::as_str))
+                            .map(|k| capstan_value::Segment::Key(Str::from(k)))
+                            .collect();
+                        origins.insert(
+                            Str::from(capstan_value::Path(path).to_string().as_str()),
+                            format!("{at}{uses}"),
+                        );
+                    }
+                    origins.insert(Str::from(name.as_str()), format!("{}{uses}", o.location));
+                }
                 let files: Vec<&str> = hcl_files.iter().map(|(f, _)| f.as_str()).collect();
                 r.push(EnvLayer {
                     state_file: r.state_file.clone(),

@@ -143,25 +143,31 @@ impl<'a> Chains<'a> {
 }
 
 impl Chains<'_> {
-    /// Names every release inline values origin (`FILE (release R values[I]):L:C`, whose
-    /// line counts within the entry as capstan wrote it) by its place in the state
-    /// file's source instead: `FILE:LINE:COL` of the leaf's key. An origin whose key is
-    /// not found in the source (written by a template loop, for example) stays as it is.
+    /// Names every inline values origin of a state file (a release's,
+    /// `FILE (release R values[I]):L:C`, an environment's or the state's,
+    /// `FILE (environments.prod.values[I]):L:C`, whose line counts within the entry as
+    /// capstan wrote it) by its place in the state file's source instead: `FILE:LINE:COL`
+    /// of the leaf's key. An origin whose key is not found in the source (written by a
+    /// template loop, for example) stays as it is.
     pub(crate) fn locate_inline(&self, leaves: &mut [Explained]) {
         for leaf in leaves.iter_mut() {
             let keys = path_keys(&leaf.path);
             let contributions = leaf.winner.iter_mut().chain(leaf.overridden.iter_mut());
             for c in contributions {
-                let Some((file, release, index)) = inline_origin(&c.origin) else {
+                let Some((file, list, index)) = listed_origin(&c.origin) else {
                     continue;
                 };
                 let Some(source) = self.source(file) else {
                     continue;
                 };
+                let release = list
+                    .strip_prefix("release ")
+                    .and_then(|r| r.strip_suffix(" values"));
                 // The deepest key written in the source (a list item's index is not).
-                let located = (1..=keys.len())
-                    .rev()
-                    .find_map(|n| inline_key_line(&source, release, index, &keys[..n]));
+                let located = (1..=keys.len()).rev().find_map(|n| match release {
+                    Some(r) => inline_key_line(&source, r, index, &keys[..n]),
+                    None => listed_key_line(&source, list, index, &keys[..n]),
+                });
                 if let Some((line, col)) = located {
                     c.origin = format!("{file}:{}:{}", line + 1, col + 1);
                 }
@@ -190,15 +196,17 @@ struct TemplateOrigin<'a> {
     release: Option<(&'a str, usize)>,
 }
 
-/// A release's inline values entry an origin names (`FILE (release R values[I]):L:C`,
-/// any state file): the file, the release and the entry's index.
-fn inline_origin(origin: &str) -> Option<(&str, &str, usize)> {
+/// The inline values entry of a state file's list an origin names: a release's
+/// (`FILE (release R values[I]):L:C`, the list `release R values`) or an environment's
+/// or the state's (`FILE (environments.prod.values[I]):L:C`, `FILE (values[I]):L:C`):
+/// the file, the list and the entry's index.
+fn listed_origin(origin: &str) -> Option<(&str, &str, usize)> {
     let (label, _) = origin.rsplit_once(':')?;
     let (label, _) = label.rsplit_once(':')?;
-    let (file, inline) = label.split_once(" (release ")?;
-    let (release, index) = inline.rsplit_once(" values[")?;
+    let (file, inline) = label.split_once(" (")?;
+    let (list, index) = inline.rsplit_once('[')?;
     let index = index.strip_suffix("])")?.parse().ok()?;
-    Some((file, release, index))
+    Some((file, list, index))
 }
 
 /// The template place an origin names: a `.gotmpl` values file (`values.yaml.gotmpl:3:1`)
@@ -209,7 +217,8 @@ fn template_origin(origin: &str) -> Option<TemplateOrigin<'_>> {
     let (label, line) = rest.rsplit_once(':')?;
     let line = line.parse().ok()?;
     if label.contains(" (release ") {
-        let (file, release, index) = inline_origin(origin)?;
+        let (file, list, index) = listed_origin(origin)?;
+        let release = list.strip_prefix("release ")?.strip_suffix(" values")?;
         return file.ends_with(".gotmpl").then_some(TemplateOrigin {
             file,
             line,
@@ -241,21 +250,57 @@ fn key_column(line: &str, key: &str) -> Option<usize> {
         .then_some(at)
 }
 
-/// The source line (0-based) and byte column where the leaf `keys` of release
-/// `release`'s inline values entry `index` is written: from the release's `name:` line to
-/// its `values:` key, the list item `index` there, then each key in turn, each deeper
-/// than the one before, within that item.
+/// The line and column of `keys` inside entry `index` of release `release`'s `values:`
+/// list in `source` (0-based).
 fn inline_key_line(
     source: &Source,
     release: &str,
     index: usize,
     keys: &[String],
 ) -> Option<(usize, usize)> {
+    let from = *source.releases.get(release)?;
+    let values =
+        (from..source.lines.len()).find(|&i| key_column(&source.lines[i], "values").is_some())?;
+    entry_key_line(&source.lines, values, index, keys)
+}
+
+/// The line and column of `keys` inside entry `index` of the list `list` (a dotted key
+/// path from the top of the file: `environments.prod.values`, `values`) in `source`
+/// (0-based): each key of the path found below the one before it, the top one at column 0.
+fn listed_key_line(
+    source: &Source,
+    list: &str,
+    index: usize,
+    keys: &[String],
+) -> Option<(usize, usize)> {
     let lines = &source.lines;
+    let (mut at, mut col) = (0usize, None::<usize>);
+    for key in list.split('.') {
+        let (i, c) = (at..lines.len()).find_map(|i| {
+            let c = key_column(&lines[i], key)?;
+            let ok = match col {
+                None => c == 0,
+                Some(d) => c > d,
+            };
+            ok.then_some((i, c))
+        })?;
+        at = i;
+        col = Some(c);
+    }
+    entry_key_line(lines, at, index, keys)
+}
+
+/// The line and column of `keys` inside entry `index` of the list whose key is on line
+/// `list_line` (0-based).
+fn entry_key_line(
+    lines: &[String],
+    list_line: usize,
+    index: usize,
+    keys: &[String],
+) -> Option<(usize, usize)> {
     let indent = |l: &str| l.len() - l.trim_start().len();
     let blank = |l: &str| l.trim().is_empty() || l.trim_start().starts_with('#');
-    let from = *source.releases.get(release)?;
-    let values = (from..lines.len()).find(|&i| key_column(&lines[i], "values").is_some())?;
+    let values = list_line;
     // The list's items: lines whose first non-space is `-` at the first item's indent.
     let first = (values + 1..lines.len()).find(|&i| !blank(&lines[i]))?;
     let dash = indent(&lines[first]);
@@ -526,8 +571,29 @@ mod tests {
             Some((3, 4))
         );
         assert_eq!(
-            inline_origin("h.yaml (release api values[2]):1:1"),
-            Some(("h.yaml", "api", 2))
+            listed_origin("h.yaml (release api values[2]):1:1"),
+            Some(("h.yaml", "release api values", 2))
+        );
+        assert_eq!(
+            listed_origin("h.yaml (environments.prod.values[1]):2:1"),
+            Some(("h.yaml", "environments.prod.values", 1))
+        );
+        let env = Source::new(
+            b"values:\n- a: 1\nenvironments:\n  default:\n    values:\n    - x.yaml\n  prod:\n    values:\n    - values: {a: 2}\n    - a: 3\n      b:\n        c: 4\n",
+        );
+        let k = |k: &[&str]| keys(k);
+        assert_eq!(listed_key_line(&env, "values", 0, &k(&["a"])), Some((1, 2)));
+        assert_eq!(
+            listed_key_line(&env, "environments.prod.values", 1, &k(&["a"])),
+            Some((9, 6))
+        );
+        assert_eq!(
+            listed_key_line(&env, "environments.prod.values", 1, &k(&["b", "c"])),
+            Some((11, 8))
+        );
+        assert_eq!(
+            listed_key_line(&env, "environments.prod.values", 2, &k(&["a"])),
+            None
         );
     }
 

@@ -28,7 +28,8 @@ pub struct Layer {
     /// Node positions, for YAML layers.
     pub spans: Option<Arc<SpanTree>>,
     /// Where a top-level key is set when `spans` cannot say (an HCL attribute:
-    /// `file:line:col`, and what it references).
+    /// `file:line:col`, and what it references); a deeper path (`net.cidr`, as `Path`
+    /// prints it) when it has its own place (a key of an HCL object).
     pub origins: BTreeMap<Str, String>,
 }
 
@@ -104,11 +105,20 @@ impl Layer {
         if let Some(span) = self.spans.as_ref().and_then(|s| s.key_span(&rel)) {
             return format!("{}:{}", self.label, position(span));
         }
-        match rel.0.first() {
-            Some(Segment::Key(k)) => self.origins.get(k).cloned(),
-            _ => None,
-        }
-        .unwrap_or_else(|| self.label.clone())
+        // The deepest path named in `origins` (an HCL object's keys have their own line).
+        (1..=rel.0.len())
+            .rev()
+            .find_map(|n| {
+                let key = match n {
+                    1 => match &rel.0[0] {
+                        Segment::Key(k) => k.clone(),
+                        Segment::Index(_) => return None,
+                    },
+                    _ => Str::from(Path(rel.0[..n].to_vec()).to_string().as_str()),
+                };
+                self.origins.get(&key).cloned()
+            })
+            .unwrap_or_else(|| self.label.clone())
     }
 
     fn contribution(&self, path: &[Segment]) -> Option<Contribution> {

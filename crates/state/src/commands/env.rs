@@ -52,6 +52,8 @@ pub fn explain_env(s: &Settings, states: &[PreparedState]) -> Vec<ExplainedEnv> 
                 })
                 .collect();
             let mut leaves = capstan_values::provenance::explain(&ps.state.values, &layers);
+            // Inline values at their source lines first: the chains then name them so.
+            crate::template_chain::Chains::new(s.host.as_ref(), &[]).locate_inline(&mut leaves);
             let lookup = leaves.clone();
             crate::template_chain::Chains::new(s.host.as_ref(), &lookup).follow(&mut leaves);
             ExplainedEnv {
