@@ -225,6 +225,44 @@ fn path_to_map(path: &str, data: Map) -> Map {
     out
 }
 
+/// One `import-values` entry of a processed chart's dependency, with what it imports.
+pub(crate) struct Import {
+    /// The dependency as the parent's values name it (its alias when it has one).
+    pub dependency: String,
+    /// The path in the dependency's values (`exports.data`, `exported`).
+    pub child: String,
+    /// Where it goes in the parent's values (`.` for the top).
+    pub parent: String,
+    /// The dependency's values at `child`.
+    pub values: Map,
+}
+
+/// The `import-values` of a processed chart's dependencies (entries normalized by
+/// [`process_dependencies`]), each with the values it imports, for explaining them.
+pub(crate) fn imports(c: &Chart) -> Vec<Import> {
+    let mut warnings = Vec::new();
+    let Ok(cvals) = merge_values(&chart_values(c), &Map::new(), &mut warnings) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for r in &c.metadata.dependencies {
+        for iv in &r.import_values {
+            let Value::Map(m) = iv else { continue };
+            let get = |k: &str| m.get(k).map(|v| v.to_string()).unwrap_or_default();
+            let (child, parent) = (get("child"), get("parent"));
+            if let Some(values) = table(&cvals, &format!("{}.{child}", r.name)) {
+                out.push(Import {
+                    dependency: r.name.clone(),
+                    child,
+                    parent,
+                    values,
+                });
+            }
+        }
+    }
+    out
+}
+
 fn import_values(c: &mut Chart) -> Result<(), DependencyError> {
     if c.metadata.dependencies.is_empty() {
         return Ok(());

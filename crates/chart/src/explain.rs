@@ -204,7 +204,10 @@ pub(crate) fn layers_of(
         &mut chart_warnings,
     )?;
     tree.sort_by_key(|t| std::cmp::Reverse(t.0));
-    let mut layers: Vec<Layer> = tree.into_iter().map(|(_, l)| l).collect();
+    // What `import-values` copies up sits below every chart's own values (a parent's
+    // values win over what it imports).
+    let mut layers: Vec<Layer> = import_layers(chart, &chart_dir.display().to_string());
+    layers.extend(tree.into_iter().map(|(_, l)| l));
     let user_from = layers.len();
     layers.extend(files);
     let mut flag_layer = |flag: Option<Flag>,
@@ -246,6 +249,45 @@ pub(crate) fn layers_of(
         warnings,
         chart_warnings,
     })
+}
+
+/// A layer per `import-values` entry of `chart`'s dependencies (not deeper: a
+/// subchart's own imports are in its values already): the dependency's values at the
+/// child path, placed at the parent path, positioned by the dependency's `values.yaml`
+/// where it writes them.
+fn import_layers(chart: &Chart, dir: &str) -> Vec<Layer> {
+    crate::dependencies::imports(chart)
+        .into_iter()
+        .map(|i| {
+            let sub = chart.dependencies.iter().find(|d| d.name() == i.dependency);
+            let child = capstan_value::Path(
+                i.child
+                    .split('.')
+                    .filter(|k| !k.is_empty())
+                    .map(|k| capstan_value::Segment::Key(Str::from(k)))
+                    .collect(),
+            );
+            let spans = sub
+                .and_then(|d| d.defaults_layer.get())
+                .and_then(|l| l.spans.as_ref())
+                .and_then(|t| t.at(&child))
+                .map(|t| std::sync::Arc::new(t.clone()));
+            let sub_dir = sub.map_or(i.dependency.as_str(), |d| d.dir.as_str());
+            Layer {
+                label: format!("{dir}/charts/{sub_dir}/values.yaml"),
+                kind: format!("import-values from {} ({})", i.dependency, i.child),
+                prefix: i
+                    .parent
+                    .split('.')
+                    .filter(|k| !k.is_empty())
+                    .map(Str::from)
+                    .collect(),
+                values: i.values,
+                spans,
+                origins: BTreeMap::new(),
+            }
+        })
+        .collect()
 }
 
 /// Values under a subchart's chart name when the parent knows it by an alias, or under a

@@ -14,10 +14,14 @@
 //!   "through": ["values.yaml.gotmpl:1 (.Values.domain)", ...]}`
 //! - `path`: the keys (strings) and list indexes (numbers) from the top;
 //! - ORIGIN: `{"file": F, "line": N, "column": N}` (with `"entry":
-//!   "environments.production.defaults[0]"` for an inline entry of a state file), or
-//!   `{"flag": "--set a.b=1"}`, with `"note"` for what an HCL attribute read, or `{"computed": "import-values or globals"}` where no
-//!   layer set the leaf directly;
-//! - LAYER: one of [`LAYERS`] (a subchart's defaults add `"subchart": NAME`), or
+//!   "environments.production.defaults[0]"` for an inline entry of a state file whose
+//!   key was not found in the source, a template loop's, say), or
+//!   `{"flag": "--set a.b=1"}`, with `"note"` for what an HCL attribute read, or `{"computed": REASON}` where no
+//!   layer set the leaf directly (Helm's empty `global` map of a subchart, globals
+//!   copied down);
+//! - LAYER: one of [`LAYERS`] (a subchart's defaults and `import-values` add
+//!   `"subchart": NAME`; `set:`/`setString:` are a release's entries in the state file,
+//!   `--set` and the other flags the command line's), or
 //!   `"computed"` with that origin (`"other"` with `"kind"` would be a bug);
 //! - `through`: the chain behind a value a values template wrote (empty otherwise).
 //!
@@ -126,6 +130,9 @@ pub(crate) const LAYERS: &[&str] = &[
     "--set-string",
     "--set-file",
     "--set-literal",
+    "import-values",
+    "set:",
+    "setString:",
     "values",
     "environment defaults",
     "environment values",
@@ -149,6 +156,10 @@ fn layer_of(kind: &str) -> (String, Option<String>) {
         .and_then(|k| k.strip_suffix(" defaults"))
     {
         return ("subchart defaults".into(), Some(name.to_string()));
+    }
+    if let Some(from) = kind.strip_prefix("import-values from ") {
+        let name = from.split(" (").next().unwrap_or(from);
+        return ("import-values".into(), Some(name.to_string()));
     }
     if let Some(tier) = kind.strip_prefix("HCL, ") {
         return (format!("HCL {tier}"), None);
@@ -299,7 +310,7 @@ pub(crate) fn leaf_json(e: &Explained, show_secrets: bool) -> Value {
         None => {
             pairs.push((
                 "origin",
-                object(vec![("computed", Value::from("import-values or globals"))]),
+                object(vec![("computed", Value::from(computed_reason(e)))]),
             ));
             pairs.push(("layer", Value::from("computed")));
         }
@@ -312,12 +323,26 @@ pub(crate) fn leaf_json(e: &Explained, show_secrets: bool) -> Value {
     object(pairs)
 }
 
+/// Why no layer sets a leaf: the empty `global` map Helm gives every subchart, or a
+/// value Helm derives (a global copied down to a subchart).
+pub(crate) fn computed_reason(e: &Explained) -> &'static str {
+    let last_is_global = matches!(
+        e.path.0.last(),
+        Some(capstan_value::Segment::Key(k)) if &**k == "global"
+    );
+    if last_is_global && e.value.as_map().is_some_and(|m| m.snapshot().is_empty()) {
+        "Helm gives every subchart an empty global map"
+    } else {
+        "globals copied down to a subchart"
+    }
+}
+
 /// Where a leaf's value comes from, as the text output shows it: `<- ORIGIN (LAYER)`,
 /// then the chain behind a template-written value.
 pub(crate) fn origin_text(e: &Explained) -> String {
     let mut out = match &e.winner {
         Some(w) => format!("<- {} ({})", w.origin, w.kind),
-        None => "<- computed (import-values or globals)".to_string(),
+        None => format!("<- computed ({})", computed_reason(e)),
     };
     for step in &e.through {
         out.push_str(&format!(" <- {step}"));

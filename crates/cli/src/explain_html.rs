@@ -159,8 +159,10 @@ fn leaf_html(
                 escape(&w.kind)
             ));
         }
-        None => body
-            .push_str(" <span class=\"origin\">&larr; computed (import-values or globals)</span>"),
+        None => body.push_str(&format!(
+            " <span class=\"origin\">&larr; computed ({})</span>",
+            crate::explain::computed_reason(e)
+        )),
     }
     for step in &e.through {
         search.push(step.clone());

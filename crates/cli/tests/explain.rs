@@ -81,7 +81,7 @@ fn the_domain_example_chains_back_to_the_environment() {
          \x20   overrides chart/values.yaml:1:1 = \"example.com\" (chart defaults)\n\
          replicas = 3  <- values.yaml.gotmpl:2:1 (-f) <- values.yaml.gotmpl:2 (.Values.replicas) <- environments/production.yaml:2:1 (environment values)\n\
          \x20   overrides chart/values.yaml:2:1 = 1 (chart defaults)\n\
-         url = \"https://prod.example.com/\"  <- values.yaml.gotmpl:3:1 (-f) <- computed in values.yaml.gotmpl:3\n"
+         url = \"https://prod.example.com/\"  <- values.yaml.gotmpl:3:1 (-f) <- computed in values.yaml.gotmpl:3 from get \"domain\" <- environments/production.yaml:1:1 (environment values)\n"
     );
     // Without `-e production` the template's default wins, and says so.
     assert!(
@@ -322,7 +322,7 @@ fn subchart_values_chain_through_the_parent_template() {
     assert_eq!(
         out,
         "# release shop (namespace default, chart ./parent)\n\
-         postgres.global = {}  <- computed (import-values or globals)\n\
+         postgres.global = {}  <- computed (Helm gives every subchart an empty global map)\n\
          postgres.storage.class = \"standard\"  <- parent/charts/postgres/values.yaml:3:3 (subchart postgres defaults)\n\
          postgres.storage.size = \"10Gi\"  <- values.yaml.gotmpl:3:5 (-f) <- values.yaml.gotmpl:2 (.Values.db) <- env.yaml:2:3 (environment values)\n\
          \x20   overrides parent/values.yaml:3:5 = \"1Gi\" (chart defaults)\n\
@@ -451,7 +451,7 @@ fn environment_templates_chain_too() {
         "# environment production (helmfile.yaml.gotmpl)\n\
          region = \"eu\"  <- helmfile.yaml.gotmpl:4:7 (environment defaults)\n\
          region2 = \"eu\"  <- computed.yaml.gotmpl:2:1 (environment values) <- computed.yaml.gotmpl:2 (.Values.region) <- helmfile.yaml.gotmpl:4:7 (environment defaults)\n\
-         zone = \"eu-a\"  <- computed.yaml.gotmpl:1:1 (environment values) <- computed in computed.yaml.gotmpl:1\n"
+         zone = \"eu-a\"  <- computed.yaml.gotmpl:1:1 (environment values) <- computed in computed.yaml.gotmpl:1 from .Values.region <- helmfile.yaml.gotmpl:4:7 (environment defaults)\n"
     );
     assert_eq!(
         values,
@@ -748,6 +748,59 @@ fn origins_name_the_source_line_of_inline_values_and_hcl_object_keys() {
     ] {
         assert!(out.contains(line), "{line}\n{out}");
     }
+}
+
+/// What ended at "computed" before: a release's `set:`/`setString:` entries (their place
+/// in the state file, layer `set:`), `import-values` (the subchart's `values.yaml` line,
+/// layer `import-values`), a subchart's empty `global`, and a value built around what a
+/// template read (the reads, then where they came from).
+#[test]
+fn set_entries_imports_and_interpolation_have_origins() {
+    let dir = tempdir("computed");
+    write(
+        &dir,
+        &[
+            ("chart/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n- name: sub\n  version: 0.1.0\n  import-values:\n  - child: exported\n    parent: imported\n"),
+            ("chart/values.yaml", "replicas: 1\n"),
+            ("chart/charts/sub/Chart.yaml", "apiVersion: v2\nname: sub\nversion: 0.1.0\n"),
+            ("chart/charts/sub/values.yaml", "other: 1\nexported:\n  port: 8080\n"),
+            (
+                "helmfile.yaml.gotmpl",
+                "environments:\n  default:\n    values:\n    - region: eu\n---\nreleases:\n- name: r\n  chart: ./chart\n  values:\n  - url: https://{{ .Values.region }}.example.com\n  set:\n  - name: a.b\n    value: x\n  - name: list\n    values: [p, q]\n  setString:\n  - name: s\n    value: \"2\"\n",
+            ),
+        ],
+    );
+    let out = capstan(&dir, &["values", "--explain"], &[]);
+    let json = capstan(&dir, &["values", "--explain", "-o", "json"], &[]);
+    std::fs::remove_dir_all(&dir).ok();
+    for line in [
+        "a.b = \"x\"  <- helmfile.yaml.gotmpl:12:5 (set:)",
+        "list = [\"p\",\"q\"]  <- helmfile.yaml.gotmpl:14:5 (set:)",
+        "s = \"2\"  <- helmfile.yaml.gotmpl:17:5 (setString:)",
+        "imported.port = 8080  <- chart/charts/sub/values.yaml:3:3 (import-values from sub (exported))",
+        "sub.global = {}  <- computed (Helm gives every subchart an empty global map)",
+        "url = \"https://eu.example.com\"  <- helmfile.yaml.gotmpl:10:5 (-f) <- computed in helmfile.yaml.gotmpl:10 from .Values.region <- helmfile.yaml.gotmpl:4:7 (environment values)",
+    ] {
+        assert!(out.contains(line), "{line}\n{out}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let leaves = json["releases"][0]["values"].as_array().expect("values");
+    let leaf = |path: serde_json::Value| {
+        leaves
+            .iter()
+            .find(|l| l["path"] == path)
+            .cloned()
+            .unwrap_or_else(|| panic!("{path} in {leaves:?}"))
+    };
+    let ab = leaf(serde_json::json!(["a", "b"]));
+    assert_eq!(ab["layer"], "set:");
+    assert_eq!(
+        ab["origin"],
+        serde_json::json!({"file": "helmfile.yaml.gotmpl", "line": 12, "column": 5})
+    );
+    let imported = leaf(serde_json::json!(["imported", "port"]));
+    assert_eq!(imported["layer"], "import-values");
+    assert_eq!(imported["subchart"], "sub");
 }
 
 /// JSON schema 1 over the example's every environment: `schema` is 1, every path is an

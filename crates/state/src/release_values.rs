@@ -334,29 +334,59 @@ fn patches_of(
     Ok(patches)
 }
 
-/// The release's `set:` and `setString:`, then the command line's value flags.
-fn add_set_values(r: &Release, flags: &HelmFlags, base: &str, values: &mut UserValues) {
-    for sv in &r.set {
-        if !sv.value.is_empty() {
-            values
-                .set
-                .push(format!("{}={}", sv.name, escape_set(&sv.value)));
+/// One entry of a release's `set:` or `setString:` as the helm flag it becomes.
+pub(crate) struct SetEntry {
+    /// `--set`, `--set-file` or `--set-string`.
+    pub flag: &'static str,
+    /// The flag's expression (`name=value`).
+    pub expr: String,
+    /// `set` or `setString`: the list it is in.
+    pub list: &'static str,
+    /// Its index in that list.
+    pub index: usize,
+}
+
+/// The release's `set:` then `setString:` entries as helm flags, in helmfile's order.
+pub(crate) fn set_entries(r: &Release, base: &str) -> Vec<SetEntry> {
+    let mut out = Vec::new();
+    for (index, sv) in r.set.iter().enumerate() {
+        let (flag, expr) = if !sv.value.is_empty() {
+            ("--set", format!("{}={}", sv.name, escape_set(&sv.value)))
         } else if !sv.file.is_empty() {
             let p = join(Path::new(base), &sv.file);
-            values.set_file.push(format!("{}={}", sv.name, p.display()));
+            ("--set-file", format!("{}={}", sv.name, p.display()))
         } else if !sv.values.is_empty() {
             let items: Vec<String> = sv.values.iter().map(|v| escape_set(v)).collect();
-            values
-                .set
-                .push(format!("{}={{{}}}", sv.name, items.join(",")));
+            ("--set", format!("{}={{{}}}", sv.name, items.join(",")))
         } else {
-            values.set.push(format!("{}=", sv.name));
-        }
+            ("--set", format!("{}=", sv.name))
+        };
+        out.push(SetEntry {
+            flag,
+            expr,
+            list: "set",
+            index,
+        });
     }
-    for sv in &r.set_string {
-        values
-            .set_string
-            .push(format!("{}={}", sv.name, escape_set(&sv.value)));
+    for (index, sv) in r.set_string.iter().enumerate() {
+        out.push(SetEntry {
+            flag: "--set-string",
+            expr: format!("{}={}", sv.name, escape_set(&sv.value)),
+            list: "setString",
+            index,
+        });
+    }
+    out
+}
+
+/// The release's `set:` and `setString:`, then the command line's value flags.
+fn add_set_values(r: &Release, flags: &HelmFlags, base: &str, values: &mut UserValues) {
+    for e in set_entries(r, base) {
+        match e.flag {
+            "--set-file" => values.set_file.push(e.expr),
+            "--set-string" => values.set_string.push(e.expr),
+            _ => values.set.push(e.expr),
+        }
     }
     values.set.extend(flags.set.iter().cloned());
     values.set_string.extend(flags.set_string.iter().cloned());

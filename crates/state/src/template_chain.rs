@@ -176,6 +176,51 @@ impl Chains<'_> {
     }
 }
 
+impl Chains<'_> {
+    /// Names the contributions of release `r`'s `set:` and `setString:` entries (the
+    /// `--set NAME=VALUE` flag layers they become) by their place in the state file
+    /// `file`: the entry's `name:` key, with the layer `set:` or `setString:`. An entry
+    /// not found in the source (written by a template loop, for example) keeps the flag.
+    pub(crate) fn locate_set(
+        &self,
+        file: &str,
+        base: &str,
+        r: &crate::release::Release,
+        leaves: &mut [Explained],
+    ) {
+        let entries = crate::release_values::set_entries(r, base);
+        if entries.is_empty() {
+            return;
+        }
+        let Some(source) = self.source(file) else {
+            return;
+        };
+        let places: Vec<(String, String, &str)> = entries
+            .iter()
+            .filter_map(|e| {
+                let from = *source.releases.get(&r.name)?;
+                let list = (from..source.lines.len())
+                    .find(|&i| key_column(&source.lines[i], e.list).is_some())?;
+                let (line, col) =
+                    entry_key_line(&source.lines, list, e.index, &["name".to_string()])?;
+                Some((
+                    format!("{} {}", e.flag, e.expr),
+                    format!("{file}:{}:{}", line + 1, col + 1),
+                    e.list,
+                ))
+            })
+            .collect();
+        for leaf in leaves.iter_mut() {
+            for c in leaf.winner.iter_mut().chain(leaf.overridden.iter_mut()) {
+                if let Some((_, place, list)) = places.iter().find(|(o, _, _)| *o == c.origin) {
+                    c.origin = place.clone();
+                    c.kind = format!("{list}:");
+                }
+            }
+        }
+    }
+}
+
 /// A leaf's path as the keys a source line names (a list index as its number).
 fn path_keys(path: &capstan_value::Path) -> Vec<String> {
     path.0
@@ -421,6 +466,28 @@ fn chain(
             }
             _ => {}
         }
+    }
+    // A value the line built around what it read (`https://{{ .Values.domain }}/`): the
+    // reads whose values it holds, and where a single one came from.
+    let used: Vec<(&Read, &Explained)> = reads
+        .iter()
+        .filter(|_| below.is_empty())
+        .filter_map(|r| {
+            let l = env.get(&r.path).copied()?;
+            let text = value_text(&l.value);
+            (!text.is_empty() && written.contains(&text)).then_some((r, l))
+        })
+        .collect();
+    if !used.is_empty() {
+        let names: Vec<&str> = used.iter().map(|(r, _)| r.written.as_str()).collect();
+        let mut steps = vec![format!("computed in {place} from {}", names.join(", "))];
+        if let [(_, l)] = used.as_slice() {
+            if let Some(w) = &l.winner {
+                steps.push(format!("{} ({})", w.origin, w.kind));
+                steps.extend(l.through.iter().cloned());
+            }
+        }
+        return steps;
     }
     vec![format!("computed in {place}")]
 }

@@ -87,6 +87,7 @@ pub fn explain_values<R: Send>(
             .map_or(&no_env, |(_, c)| c);
         chain.follow(&mut leaves);
         chain.locate_inline(&mut leaves);
+        chain.locate_set(&ps.state.file, &ps.state.base, r, &mut leaves);
         let traps = crate::commands::template::release_traps(ps, r, &layers);
         keep(ExplainedRelease {
             name: r.name.clone(),
