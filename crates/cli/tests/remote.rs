@@ -83,6 +83,15 @@ fn git_repo(dir: &Path) -> PathBuf {
     repo
 }
 
+/// A state whose default environment reads one values file, `url`.
+fn state_reading(dir: &Path, url: &str) {
+    std::fs::write(
+        dir.join("helmfile.yaml"),
+        format!("environments:\n  default:\n    values:\n      - {url}\n---\nreleases: []\n"),
+    )
+    .expect("helmfile");
+}
+
 #[test]
 fn http_values_with_basic_auth_and_cache() {
     let dir = tempdir("http");
@@ -93,11 +102,7 @@ fn http_values_with_basic_auth_and_cache() {
         Some("Basic dXNlcjpwYSBzcw=="),
     );
     let url = format!("http://user:pa%20ss@127.0.0.1:{port}/env/values.yaml");
-    std::fs::write(
-        dir.join("helmfile.yaml"),
-        format!("environments:\n  default:\n    values:\n      - {url}\n---\nreleases: []\n"),
-    )
-    .expect("helmfile");
+    state_reading(&dir, &url);
     let (out, err, ok) = capstan(&dir, &["print-env"], &[]);
     assert!(ok, "{err}");
     assert!(out.contains("from: http"), "{out}");
@@ -115,11 +120,7 @@ fn http_values_with_basic_auth_and_cache() {
     }
     // A wrong password fails, and the password is not shown.
     let bad = format!("http://user:wrongpass@127.0.0.1:{port}/env/other.yaml");
-    std::fs::write(
-        dir.join("helmfile.yaml"),
-        format!("environments:\n  default:\n    values:\n      - {bad}\n---\nreleases: []\n"),
-    )
-    .expect("helmfile");
+    state_reading(&dir, &bad);
     let (_, err, ok) = capstan(&dir, &["print-env"], &[]);
     std::fs::remove_dir_all(&dir).ok();
     assert!(!ok);
@@ -141,11 +142,7 @@ fn a_slow_download_shows_a_status_line_on_a_terminal_only() {
         }
     });
     let url = format!("http://user:hunter2@127.0.0.1:{port}/slow.yaml");
-    std::fs::write(
-        dir.join("helmfile.yaml"),
-        format!("environments:\n  default:\n    values:\n      - {url}\n---\nreleases: []\n"),
-    )
-    .expect("helmfile");
+    state_reading(&dir, &url);
     let (out, err, ok) = capstan(&dir, &["print-env"], &[]);
     assert!(ok, "{err}");
     assert!(out.contains("from: slow"), "{out}");
