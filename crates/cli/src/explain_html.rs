@@ -348,9 +348,18 @@ pub(crate) fn page(title: &str, sections: &[Section<'_>], opts: &PageOptions) ->
     }
     for (i, s) in sections.iter().enumerate() {
         body.push_str(&format!(
-            "<section id=\"s{i}\" data-title=\"{t}\"><details{open}><summary><h2>{t}</h2></summary>\n",
+            "<section id=\"s{i}\" data-title=\"{t}\"><details{open}><summary><h2>{t}</h2>{badge}</summary>\n",
             t = escape(&s.title),
-            open = if sections.len() <= OPEN_UP_TO { " open" } else { "" }
+            open = if sections.len() <= OPEN_UP_TO { " open" } else { "" },
+            // A folded release still shows that it has warnings.
+            badge = if s.warnings.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " <span class=\"warning\" title=\"value traps\">&#9888; {}</span>",
+                    s.warnings.len()
+                )
+            }
         ));
         if !s.warnings.is_empty() {
             body.push_str("<div class=\"warnings\">");

@@ -390,6 +390,11 @@ fn the_explain_page_works_in_a_real_browser() {
     let (url, dom) = open_page(&dir, "page.html", &page);
     assert!(dom.contains("data-shown=\"3\""), "{dom}");
     assert!(dom.contains("class=\"leaf trap\""), "{dom}");
+    // The release's summary counts its warnings (seen with the release folded).
+    assert!(
+        dom.contains("<span class=\"warning\" title=\"value traps\">⚠ 1</span></summary>"),
+        "{dom}"
+    );
     assert!(dom.contains("replaces the list from"), "{dom}");
 
     // A search filters the tree: only `replicas` stays visible.

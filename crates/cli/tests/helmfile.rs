@@ -531,8 +531,8 @@ fn template_warns_about_value_traps_and_strict_fails() {
         ("  - tag: 1.10\n", &["tag: helmfile.yaml:5:10: 1.10 is read as a number and prints as 1.1"]),
         ("  - {mode: 0644, n: 2}\n", &["mode: helmfile.yaml:5:12: 0644 is read as a number and prints as 420"]),
         ("  - big: 3000000\n    tag: \"1.10\"\n", &["big: helmfile.yaml:5:10: 3000000 is read as a number and prints as 3e+06"]),
-        ("  - extra: [x]\n  - extra: [y]\n", &["extra: the list from helmfile.yaml (release t values[1]):1:1 (-f) replaces the list from helmfile.yaml (release t values[0]):1:1 (-f)"]),
-        ("  - a: {b: 1}\n  - a: null\n", &["a: null from helmfile.yaml (release t values[1]):1:1 deletes the value from"]),
+        ("  - extra: [x]\n  - extra: [y]\n", &["extra: the list from helmfile.yaml:6:5 (-f) replaces the list from helmfile.yaml:5:5 (-f)"]),
+        ("  - a: {b: 1}\n  - a: null\n", &["a: null from helmfile.yaml:6:5 deletes the value from helmfile.yaml:5:5"]),
         ("  - tag: \"1.10\"\n", &[]),
     ];
     for (values, expected) in cases {

@@ -154,25 +154,56 @@ impl Chains<'_> {
             let keys = path_keys(&leaf.path);
             let contributions = leaf.winner.iter_mut().chain(leaf.overridden.iter_mut());
             for c in contributions {
-                let Some((file, list, index)) = listed_origin(&c.origin) else {
-                    continue;
-                };
-                let Some(source) = self.source(file) else {
-                    continue;
-                };
-                let release = list
-                    .strip_prefix("release ")
-                    .and_then(|r| r.strip_suffix(" values"));
-                // The deepest key written in the source (a list item's index is not).
-                let located = (1..=keys.len()).rev().find_map(|n| match release {
-                    Some(r) => inline_key_line(&source, r, index, &keys[..n]),
-                    None => listed_key_line(&source, list, index, &keys[..n]),
-                });
-                if let Some((line, col)) = located {
-                    c.origin = format!("{file}:{}:{}", line + 1, col + 1);
+                if let Some(located) = self.located(&c.origin, &keys) {
+                    c.origin = located;
                 }
             }
         }
+    }
+
+    /// `origin` (an inline values origin, see [`Chains::locate_inline`]) of the leaf
+    /// `keys` at its place in the state file's source, when found.
+    fn located(&self, origin: &str, keys: &[String]) -> Option<String> {
+        let (file, list, index) = listed_origin(origin)?;
+        let source = self.source(file)?;
+        let release = list
+            .strip_prefix("release ")
+            .and_then(|r| r.strip_suffix(" values"));
+        // The deepest key written in the source (a list item's index is not).
+        let (line, col) = (1..=keys.len()).rev().find_map(|n| match release {
+            Some(r) => inline_key_line(&source, r, index, &keys[..n]),
+            None => listed_key_line(&source, list, index, &keys[..n]),
+        })?;
+        Some(format!("{file}:{}:{}", line + 1, col + 1))
+    }
+
+    /// A trap's message with the inline values origins it names (`from FILE (release R
+    /// values[I]):L:C`) at their place in the state file's source.
+    pub(crate) fn locate_trap(&self, trap: &mut capstan_values::provenance::Trap) {
+        let keys = path_keys(&trap.path);
+        let mut out = String::new();
+        let mut rest = trap.message.as_str();
+        while let Some(at) = rest.find("from ") {
+            let (before, after) = rest.split_at(at + "from ".len());
+            out.push_str(before);
+            // FILE (LIST[I]):L:C, then a space or the end.
+            let end = after.find("]):").map(|i| i + "]):".len()).and_then(|i| {
+                let digits = |s: &str| s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+                let line = digits(&after[i..]);
+                let tail = &after[i + line..];
+                let col = tail.strip_prefix(':').map(digits)?;
+                (line > 0 && col > 0).then_some(i + line + 1 + col)
+            });
+            match end.and_then(|e| Some((e, self.located(&after[..e], &keys)?))) {
+                Some((e, located)) => {
+                    out.push_str(&located);
+                    rest = &after[e..];
+                }
+                None => rest = after,
+            }
+        }
+        out.push_str(rest);
+        trap.message = out;
     }
 }
 

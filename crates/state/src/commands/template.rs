@@ -302,7 +302,17 @@ pub fn render_one(
     let chart = Path::new(&input.chart);
     let rendered = if flags.value_traps {
         capstan_chart::template::template_with_layers(&fs, chart, Path::new(""), &input.options)
-            .map(|(rendered, layers)| (rendered, release_traps(ps, r, &layers)))
+            .map(|(rendered, layers)| {
+                let mut traps = release_traps(ps, r, &layers);
+                // Inline values named at the state file's lines (read only when needed).
+                if traps.iter().any(|t| t.message.contains(" (release ")) {
+                    let chains = crate::template_chain::Chains::new(s.host.as_ref(), &[]);
+                    for t in &mut traps {
+                        chains.locate_trap(t);
+                    }
+                }
+                (rendered, traps)
+            })
     } else {
         capstan_chart::template::template_in(&fs, chart, Path::new(""), &input.options)
             .map(|rendered| (rendered, Vec::new()))
