@@ -29,12 +29,13 @@ pub struct Explained<R> {
     pub states: Vec<PreparedState>,
 }
 
-/// Runs `values`; each release goes through `format` (in parallel); `Ok(None)`: nothing
-/// matched and that is allowed.
+/// Runs `values`; each release goes through `format` (in parallel), `progress` following
+/// them; `Ok(None)`: nothing matched and that is allowed.
 pub fn run<R: Send>(
     session: &Session,
     request: &ValuesRequest,
     format: &(dyn Fn(ExplainedRelease) -> Result<R, StateError> + Sync),
+    progress: &dyn crate::template::Progress,
     log: &mut String,
 ) -> Result<Option<Explained<R>>, Failure> {
     let mut session = session.clone();
@@ -50,7 +51,16 @@ pub fn run<R: Send>(
         skip_deps: session.skip_deps,
         ..Default::default()
     };
-    let releases =
-        capstan_state::commands::explain_values(&session.settings, &states, &flags, format)?;
-    Ok(Some(Explained { releases, states }))
+    let releases = capstan_state::commands::explain_values(
+        &session.settings,
+        &states,
+        &flags,
+        format,
+        &|finished, total| progress.rendered(finished, total),
+    );
+    progress.done();
+    Ok(Some(Explained {
+        releases: releases?,
+        states,
+    }))
 }

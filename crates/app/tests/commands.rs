@@ -231,6 +231,7 @@ fn values_hands_each_release_to_the_formatter_in_order() {
                 .unwrap_or_default();
             Ok((r.name, replicas))
         },
+        &capstan_app::template::NoProgress,
         &mut String::new(),
     )
     .expect("explained")

@@ -158,7 +158,8 @@ pub(crate) fn values(
         values: args.values.clone(),
         explain: args.explain,
     };
-    let Some(done) = capstan_app::values::run(session, &request, &|r| format(&args, r), log)?
+    let bar = crate::progress::Bar::new(session.progress, "Explaining", "releases");
+    let Some(done) = capstan_app::values::run(session, &request, &|r| format(&args, r), &bar, log)?
     else {
         return Ok(String::new());
     };

@@ -177,6 +177,55 @@ fn a_slow_download_shows_a_status_line_on_a_terminal_only() {
     assert!(erased.is_some_and(|e| e < output), "{shown:?}");
 }
 
+/// Many releases: on a terminal `template` and `values` draw a bar (after half a second)
+/// and erase it; not on a terminal, nothing is drawn.
+#[test]
+fn many_releases_show_a_bar_on_a_terminal_only() {
+    common::need("script");
+    let dir = tempdir("bar");
+    std::fs::create_dir_all(dir.join("chart/templates")).expect("chart");
+    std::fs::write(
+        dir.join("chart/Chart.yaml"),
+        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+    )
+    .expect("chart");
+    std::fs::write(
+        dir.join("chart/templates/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  n: {{ .Values.n | quote }}\n",
+    )
+    .expect("template");
+    let mut state = String::from("releases:\n");
+    for i in 0..6000 {
+        state.push_str(&format!(
+            "- name: r{i}\n  chart: ./chart\n  values:\n  - n: {i}\n"
+        ));
+    }
+    std::fs::write(dir.join("helmfile.yaml"), state).expect("helmfile");
+    let bin = env!("CARGO_BIN_EXE_capstan");
+    for (command, verb) in [("template", "Templating"), ("values", "Explaining")] {
+        let (out, err, ok) = capstan(&dir, &[command], &[]);
+        assert!(ok, "{err}");
+        assert!(!out.is_empty());
+        assert!(!err.contains(&format!("{verb} [")), "{command}: {err}");
+        let tty = Command::new("script")
+            .args(["-qec", &format!("{bin} {command} > /dev/null"), "/dev/null"])
+            .current_dir(&dir)
+            .env("TERM", "xterm")
+            .env_remove("CI")
+            .output()
+            .expect("run script");
+        let shown = String::from_utf8_lossy(&tty.stdout).into_owned();
+        assert!(tty.status.success(), "{shown}");
+        assert!(
+            shown.contains(&format!(
+                "{verb} [##############################] 6000/6000 releases"
+            )),
+            "{command}: {shown:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn git_values_at_a_tag_and_a_branch() {
     let dir = tempdir("git");

@@ -41,12 +41,13 @@ pub struct ExplainedRelease {
 /// capstan renders itself (a chart only helm can render is an error naming it). Each
 /// release is handed to `keep` on the thread that explained it (to format what the caller
 /// prints of it, say), and only what `keep` returns stays in memory; the results are in
-/// the states' order.
+/// the states' order. `explained(finished, total)` follows the progress.
 pub fn explain_values<R: Send>(
     s: &Settings,
     states: &[PreparedState],
     flags: &HelmFlags,
     keep: &(dyn Fn(ExplainedRelease) -> Result<R, StateError> + Sync),
+    explained: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Vec<R>, StateError> {
     let mut jobs: Vec<(&PreparedState, &Release)> = Vec::new();
     for ps in states {
@@ -106,7 +107,7 @@ pub fn explain_values<R: Send>(
     };
     // Releases in parallel (their values templates and charts are independent), results in
     // the state's order; the first failing release (in that order) is the error.
-    parallel_map(&jobs, 0, explain, &|_, _| {})
+    parallel_map(&jobs, 0, explain, explained)
         .into_iter()
         .map(|r| r.unwrap_or_else(|| Err("a values thread stopped".into())))
         .collect()
