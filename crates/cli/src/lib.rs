@@ -107,7 +107,7 @@ use std::path::Path;
 struct Cli {
     #[command(flatten)]
     global: global::Global,
-    /// Print capstan's version and the helm it would run (as `capstan version`).
+    /// Print capstan's version (`capstan version` also names the helm it would run).
     #[arg(short = 'V', long = "version")]
     version: bool,
     #[command(subcommand)]
@@ -307,7 +307,7 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
     };
     let mut log = String::new();
     let Some(command) = cli.command else {
-        return without_command(&cli, cwd);
+        return without_command(&cli);
     };
     // helmfile prints its errors as they are; helm (and capstan's own commands) after
     // `Error: `.
@@ -356,10 +356,11 @@ fn parse(args: Vec<OsString>) -> Result<(Cli, clap::ArgMatches), Outcome> {
 }
 
 /// `capstan` without a command: `--version`, or an error naming the commands.
-fn without_command(cli: &Cli, cwd: &Path) -> Outcome {
+fn without_command(cli: &Cli) -> Outcome {
     if cli.version {
+        // One line, as `helmfile --version` prints it; `capstan version` also asks helm.
         return Outcome {
-            stdout: capstan_app::version::text(&cli.global.helm_binary, cwd),
+            stdout: capstan_app::version::short(),
             ..Outcome::default()
         };
     }

@@ -26,17 +26,23 @@ fn version_names_capstan_and_the_helm_it_would_run() {
         "fake-helm",
         "#!/bin/sh\n[ \"$1 $2\" = 'version --short' ] && echo v4.1.4+g05fa379\n",
     );
-    for args in [
-        &["--helm-binary", "./fake-helm", "version"][..],
-        &["-b", "./fake-helm", "--version"],
-    ] {
-        let out = capstan(&dir, args, "");
-        let stdout = String::from_utf8_lossy(&out.stdout);
+    let out = capstan(&dir, &["--helm-binary", "./fake-helm", "version"], "");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        stdout.starts_with(&format!("capstan {}\n", env!("CARGO_PKG_VERSION")))
+            && stdout.contains("  Helm        v4.1.4+g05fa379\n"),
+        "{stdout}"
+    );
+    // `--version` is one line, as helmfile's, and runs no helm (a helm that fails if
+    // run would make it fail).
+    script(&dir, "failing-helm", "#!/bin/sh\nexit 3\n");
+    for flag in ["--version", "-V"] {
+        let out = capstan(&dir, &["-b", "./failing-helm", flag], "");
         assert!(out.status.success(), "{}", text(&out));
-        assert!(
-            stdout.starts_with(&format!("capstan {}\n", env!("CARGO_PKG_VERSION")))
-                && stdout.contains("  Helm        v4.1.4+g05fa379\n"),
-            "{stdout}"
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("capstan version {}\n", env!("CARGO_PKG_VERSION"))
         );
     }
     let out = capstan(&dir, &["-b", "./no-such-helm", "version"], "");
