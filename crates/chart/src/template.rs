@@ -154,7 +154,8 @@ pub(crate) fn validate_release_name(name: &str) -> Result<(), ReleaseNameError> 
 
 /// A chart loaded and processed for a release, and its final values.
 struct Prepared {
-    /// As loaded (dependencies built), before conditions and tags: kept only when asked.
+    /// As loaded (dependencies built), before conditions and tags: kept only with layers,
+    /// and only for a chart with subcharts (otherwise processing changes nothing).
     raw: Option<crate::load::Chart>,
     chart: crate::load::Chart,
     values: Map,
@@ -162,18 +163,20 @@ struct Prepared {
     files: Option<crate::explain::FileLayers>,
 }
 
-/// Loads the chart and computes its final values (the first half of `template_in`).
+/// Loads the chart and computes its final values (the first half of `template_in`);
+/// `with_layers` also keeps what explaining them needs (the `-f` files' layers, the chart
+/// before processing).
 fn prepare(
     fs: &dyn crate::fs::ChartFs,
     chart_dir: &Path,
     cwd: &Path,
     o: &TemplateOptions,
-    keep_raw: bool,
+    with_layers: bool,
 ) -> Result<Prepared, TemplateError> {
     validate_release_name(&o.release_name).map_err(TemplateError::load)?;
     // Explaining reads each `-f` file once, for its values and its positions; a file that
     // does not read cleanly is left to the merge, which reports it as Helm does.
-    let files = keep_raw
+    let files = with_layers
         .then(|| crate::explain::file_layers(fs, cwd, o).ok())
         .flatten();
     let decoded: Option<Vec<_>> = files
@@ -216,7 +219,7 @@ fn prepare(
     }
     check_dependencies(&chart).map_err(TemplateError::dependencies)?;
     // Without subcharts, processing changes nothing the layers read.
-    let raw = (keep_raw && !chart.dependencies.is_empty()).then(|| chart.clone());
+    let raw = (with_layers && !chart.dependencies.is_empty()).then(|| chart.clone());
     process_dependencies(&mut chart, &user).map_err(|e| {
         TemplateError::dependencies(format!("chart dependencies processing failed: {e}"))
     })?;

@@ -183,17 +183,16 @@ fn a_slow_download_shows_a_status_line_on_a_terminal_only() {
 fn many_releases_show_a_bar_on_a_terminal_only() {
     common::need("script");
     let dir = tempdir("bar");
-    std::fs::create_dir_all(dir.join("chart/templates")).expect("chart");
-    std::fs::write(
-        dir.join("chart/Chart.yaml"),
-        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
-    )
-    .expect("chart");
-    std::fs::write(
-        dir.join("chart/templates/cm.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  n: {{ .Values.n | quote }}\n",
-    )
-    .expect("template");
+    common::write_files(
+        &dir,
+        [
+            ("chart/Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+            (
+                "chart/templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  n: {{ .Values.n | quote }}\n",
+            ),
+        ],
+    );
     let mut state = String::from("releases:\n");
     for i in 0..6000 {
         state.push_str(&format!(
