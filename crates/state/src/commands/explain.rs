@@ -89,10 +89,7 @@ pub fn explain_values<R: Send>(
         chain.follow(&mut leaves);
         chain.locate_inline(&mut leaves);
         chain.locate_set(&ps.state.file, &ps.state.base, r, &mut leaves);
-        let mut traps = crate::commands::template::release_traps(ps, r, &layers);
-        for t in &mut traps {
-            chain.locate_trap(t);
-        }
+        let traps = crate::commands::template::release_traps(s, ps, r, &layers, Some(chain));
         keep(ExplainedRelease {
             name: r.name.clone(),
             id: r.id(),

@@ -52,11 +52,14 @@ fn inline_traps(ps: &PreparedState, r: &Release) -> Vec<capstan_values::provenan
 
 /// A release's value traps: numbers in its inline values, those its values files and
 /// flags hold, and the lists and `null`s of its layers that replace or delete a lower
-/// layer's value.
+/// layer's value; inline values named at the state file's lines (through `chains`, or
+/// one made when a trap needs it).
 pub(crate) fn release_traps(
+    s: &Settings,
     ps: &PreparedState,
     r: &Release,
     layers: &capstan_chart::explain::Layers,
+    chains: Option<&crate::template_chain::Chains>,
 ) -> Vec<capstan_values::provenance::Trap> {
     let mut traps = inline_traps(ps, r);
     // The inline values' file helm reads already has the number helmfile made of them:
@@ -71,6 +74,19 @@ pub(crate) fn release_traps(
         &layers.layers,
         layers.user_from,
     ));
+    if traps.iter().any(|t| t.message.contains(" (release ")) {
+        let own;
+        let chains = match chains {
+            Some(c) => c,
+            None => {
+                own = crate::template_chain::Chains::new(s.host.as_ref(), &[]);
+                &own
+            }
+        };
+        for t in &mut traps {
+            chains.locate_trap(t);
+        }
+    }
     traps
 }
 
@@ -302,17 +318,7 @@ pub fn render_one(
     let chart = Path::new(&input.chart);
     let rendered = if flags.value_traps {
         capstan_chart::template::template_with_layers(&fs, chart, Path::new(""), &input.options)
-            .map(|(rendered, layers)| {
-                let mut traps = release_traps(ps, r, &layers);
-                // Inline values named at the state file's lines (read only when needed).
-                if traps.iter().any(|t| t.message.contains(" (release ")) {
-                    let chains = crate::template_chain::Chains::new(s.host.as_ref(), &[]);
-                    for t in &mut traps {
-                        chains.locate_trap(t);
-                    }
-                }
-                (rendered, traps)
-            })
+            .map(|(rendered, layers)| (rendered, release_traps(s, ps, r, &layers, None)))
     } else {
         capstan_chart::template::template_in(&fs, chart, Path::new(""), &input.options)
             .map(|rendered| (rendered, Vec::new()))
