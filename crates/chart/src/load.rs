@@ -10,6 +10,7 @@ use capstan_gocompat::glob::glob_match;
 use capstan_value::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 /// Loads a chart directory or a packaged chart (`.tgz`) from the disk.
 pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
@@ -222,11 +223,22 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                     .in_file("values.yaml", e.pos)
                 })?;
                 chart.values_text = String::from_utf8_lossy(&f.data).into();
-                let v = capstan_yaml::decode_helm(&chart.values_text).map_err(|e| {
-                    LoadError::new(format!("cannot load values.yaml: {e}"))
-                        .in_file("values.yaml", e.pos)
-                })?;
-                chart.values = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
+                // Read once for rendering and for explaining (positions, number traps).
+                match crate::model::DefaultsLayer::read("values.yaml", &chart.values_text) {
+                    Ok(read) => {
+                        chart.values = read.values.clone();
+                        chart.defaults_layer = Arc::new(OnceLock::from(read));
+                    }
+                    // Helm's own reading gives the error (and the values, should only
+                    // the explaining read fail; explaining then reports it).
+                    Err(_) => {
+                        let v = capstan_yaml::decode_helm(&chart.values_text).map_err(|e| {
+                            LoadError::new(format!("cannot load values.yaml: {e}"))
+                                .in_file("values.yaml", e.pos)
+                        })?;
+                        chart.values = v.as_map().map(|m| m.snapshot()).unwrap_or_default();
+                    }
+                }
             }
             "values.schema.json" => chart.schema = Some(f.data.to_vec()),
             "requirements.yaml" => requirements = Some(f.data.to_vec()),

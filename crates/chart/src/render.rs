@@ -238,14 +238,13 @@ fn parsed_set(
         .get_or_init(|| Arc::new(crate::funcs::helm_funcs()))
         .clone();
     let mut set = crate::funcs::helm_templates(funcs);
-    for (name, text) in texts() {
-        set.parse(name, text).map_err(|e| RenderError {
-            message: crate::engine_errors::parse_error(&e),
-            at: tpls
-                .get(&e.template)
-                .map(|r| (r.file.clone(), e.line as u32, 1)),
-        })?;
-    }
+    let all: Vec<(&str, &str)> = texts().collect();
+    set.parse_all(&all).map_err(|e| RenderError {
+        message: crate::engine_errors::parse_error(&e),
+        at: tpls
+            .get(&e.template)
+            .map(|r| (r.file.clone(), e.line as u32, 1)),
+    })?;
     let set = Arc::new(set);
     if let Ok(mut c) = cache.lock() {
         if c.values().map(Vec::len).sum::<usize>() >= PARSED_CACHE_LIMIT {

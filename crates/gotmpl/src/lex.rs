@@ -1,6 +1,8 @@
 //! The lexer of Go's `text/template`: splits template text into text runs and the tokens
 //! of actions, with `{{-`/`-}}` trimming, comments, and Go's lexical error texts.
 
+use std::borrow::Cow;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Text,
@@ -32,11 +34,12 @@ pub enum Kind {
 }
 
 #[derive(Clone, Debug)]
-pub struct Token {
+pub struct Token<'a> {
     pub kind: Kind,
     /// Byte offset in the template text.
     pub pos: usize,
-    pub text: String,
+    /// The token's text in the template (a lexical error's message is owned).
+    pub text: Cow<'a, str>,
     /// 1-based line of the token's start.
     pub line: usize,
     /// For an [`Kind::Error`]: the line of the action it is in, when that started on an
@@ -69,7 +72,7 @@ pub struct Lexer<'a> {
     src: &'a str,
     pos: usize,
     line: usize,
-    tokens: Vec<Token>,
+    tokens: Vec<Token<'a>>,
     paren_depth: usize,
     /// The last position whose line was computed, and that line (tokens come mostly in
     /// order, so lines are counted incrementally).
@@ -104,7 +107,7 @@ impl<'a> Lexer<'a> {
         self.tokens.push(Token {
             kind,
             pos: start,
-            text: self.src[start..end].to_string(),
+            text: Cow::Borrowed(&self.src[start..end]),
             line,
             action_line: 0,
         });
@@ -123,12 +126,13 @@ impl<'a> Lexer<'a> {
     }
 
     /// Lexes the whole template; a lexical error ends the tokens with a [`Kind::Error`].
-    pub fn lex(src: &'a str) -> Vec<Token> {
+    pub fn lex(src: &'a str) -> Vec<Token<'a>> {
         let mut lx = Lexer {
             src,
             pos: 0,
             line: 1,
-            tokens: Vec::new(),
+            // About one token per 12 bytes of a chart's templates: grown rarely.
+            tokens: Vec::with_capacity(src.len() / 12 + 8),
             paren_depth: 0,
             line_cache: (0, 1),
         };
@@ -136,7 +140,7 @@ impl<'a> Lexer<'a> {
             lx.tokens.push(Token {
                 kind: Kind::Error,
                 pos: lx.pos,
-                text: e.msg,
+                text: Cow::Owned(e.msg),
                 line: e.line,
                 action_line: e.action_line,
             });
@@ -146,7 +150,7 @@ impl<'a> Lexer<'a> {
         lx.tokens.push(Token {
             kind: Kind::Eof,
             pos: end,
-            text: String::new(),
+            text: Cow::Borrowed(""),
             line: line_at(src, end),
             action_line: 0,
         });

@@ -219,6 +219,10 @@ impl std::fmt::Debug for Func {
     }
 }
 
+/// Bytes of template text from which [`Templates::parse_all`] parses on every core (below
+/// it, starting threads costs more than it saves).
+const PARALLEL_PARSE_FROM: usize = 64 * 1024;
+
 /// Template functions by name.
 pub type FuncMap = HashMap<String, Func>;
 
@@ -336,6 +340,39 @@ impl Templates {
     pub fn parse_tree(&mut self, name: &str, text: &str) -> Result<Arc<TemplateDef>, ParseError> {
         let funcs = self.funcs.clone();
         let trees = parse::parse(name, text, &|f| funcs.get(f).cloned())?;
+        Ok(self.add_trees(name, text, trees))
+    }
+
+    /// [`Templates::parse`] of every `(name, text)` in order, as if one after the other:
+    /// a later definition replaces an earlier one, and the first text that does not
+    /// parse is the error. Many texts are parsed on every core (parsing one text never
+    /// depends on another).
+    pub fn parse_all(&mut self, texts: &[(&str, &str)]) -> Result<(), ParseError> {
+        let total: usize = texts.iter().map(|(_, t)| t.len()).sum();
+        let funcs = self.funcs.clone();
+        let parse_one = |(name, text): &(&str, &str)| {
+            parse::parse(name, text, &|f| funcs.get(f).cloned())
+        };
+        if total < PARALLEL_PARSE_FROM {
+            for pair in texts {
+                let trees = parse_one(pair)?;
+                self.add_trees(pair.0, pair.1, trees);
+            }
+            return Ok(());
+        }
+        let parsed = capstan_value::stack::parallel_map(texts, parse_one);
+        for (pair, trees) in texts.iter().zip(parsed) {
+            let trees = match trees {
+                Some(t) => t?,
+                None => parse_one(pair)?,
+            };
+            self.add_trees(pair.0, pair.1, trees);
+        }
+        Ok(())
+    }
+
+    /// Adds the trees parsed from `text` (template `name` first), returning `name`'s own.
+    fn add_trees(&mut self, name: &str, text: &str, trees: Vec<Tree>) -> Arc<TemplateDef> {
         let text: Arc<str> = Arc::from(text);
         let mut main = None;
         for t in trees {
@@ -356,13 +393,13 @@ impl Templates {
                 self.defs.insert(t.name, def);
             }
         }
-        Ok(main.unwrap_or_else(|| {
+        main.unwrap_or_else(|| {
             Arc::new(TemplateDef {
                 root: Vec::new(),
                 text,
                 parse_name: name.to_string(),
             })
-        }))
+        })
     }
 
     /// Executes a tree returned by [`Templates::parse_tree`] as template `name` of this
@@ -404,5 +441,31 @@ impl Templates {
         depth: usize,
     ) -> Result<(), ExecError> {
         exec::execute(self, name, data, out, depth)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Texts past the parallel threshold: the result is that of parsing one by one.
+    #[test]
+    fn parse_all_is_parse_in_order_on_any_number_of_threads() {
+        let filler = "x".repeat(PARALLEL_PARSE_FROM);
+        for big in [false, true] {
+            let pad = if big { filler.as_str() } else { "" };
+            let a = format!("{{{{define \"t\"}}}}first{{{{end}}}}{pad}");
+            let b = format!("{{{{define \"t\"}}}}second{{{{end}}}}{pad}");
+            let mut set = Templates::new(FuncMap::new());
+            set.parse_all(&[("a", &a), ("b", &b), ("c", "{{template \"t\"}}")])
+                .unwrap();
+            assert_eq!(set.execute("c", &Value::Nil).unwrap(), "second");
+            // The first text that does not parse is the error, though a later one fails too.
+            let mut set = Templates::new(FuncMap::new());
+            let e = set
+                .parse_all(&[("a", &a), ("bad1", "{{ nope }}"), ("bad2", "{{ end }}")])
+                .unwrap_err();
+            assert_eq!(e.to_string(), "template: bad1:1: function \"nope\" not defined");
+        }
     }
 }

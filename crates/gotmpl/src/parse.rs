@@ -52,8 +52,8 @@ pub(crate) fn is_empty_tree(nodes: &[Node]) -> bool {
         .all(|n| matches!(n, Node::Text(t) if t.trim().is_empty()))
 }
 
-struct Parser<'a> {
-    toks: Vec<Token>,
+struct Parser<'a, 's> {
+    toks: Vec<Token<'s>>,
     i: usize,
     /// The furthest token read (Go's `token[0]`, the last item taken from the lexer,
     /// peeks included): errors name its line, and a lexical error is reported once the
@@ -144,8 +144,8 @@ fn item_string(t: &Token) -> String {
     }
 }
 
-impl<'a> Parser<'a> {
-    fn peek(&self) -> &Token {
+impl<'a, 's> Parser<'a, 's> {
+    fn peek(&self) -> &Token<'s> {
         let at = self.i.min(self.toks.len() - 1);
         if at > self.seen.get() {
             self.seen.set(at);
@@ -155,20 +155,20 @@ impl<'a> Parser<'a> {
 
     /// The next token; past the end (EOF, or a lexical error) it is read again, and a
     /// backup (`i -= 1`) after it undoes exactly this read.
-    fn next(&mut self) -> Token {
+    fn next(&mut self) -> Token<'s> {
         let t = self.peek().clone();
         self.i = (self.i + 1).min(self.toks.len());
         t
     }
 
-    fn peek_non_space(&mut self) -> Token {
+    fn peek_non_space(&mut self) -> Token<'s> {
         let save = self.i;
         let t = self.next_non_space();
         self.i = save;
         t
     }
 
-    fn next_non_space(&mut self) -> Token {
+    fn next_non_space(&mut self) -> Token<'s> {
         loop {
             let t = self.next();
             if t.kind != Kind::Space {
@@ -256,7 +256,7 @@ impl<'a> Parser<'a> {
     fn text_or_action(&mut self) -> R<Item> {
         let t = self.next_non_space();
         match t.kind {
-            Kind::Text => Ok(Item::Node(Node::Text(t.text))),
+            Kind::Text => Ok(Item::Node(Node::Text(t.text.into_owned()))),
             Kind::LeftDelim => self.action(),
             _ => Err(self.unexpected(&t, "input")),
         }
@@ -290,7 +290,7 @@ impl<'a> Parser<'a> {
     fn action(&mut self) -> R<Item> {
         let t = self.next_non_space();
         if t.kind == Kind::Keyword {
-            match t.text.as_str() {
+            match &*t.text {
                 "block" => return self.block().map(Item::Node),
                 "break" | "continue" => {
                     self.expect_right_delim(&format!("{{{{{}}}}}", t.text))?;
@@ -436,13 +436,13 @@ impl<'a> Parser<'a> {
             if n.kind == Kind::Assign || n.kind == Kind::Declare {
                 pipe.is_assign = n.kind == Kind::Assign;
                 self.next_non_space();
-                pipe.decl.push(std::sync::Arc::from(v.text.as_str()));
-                self.vars.push(v.text.clone());
+                pipe.decl.push(std::sync::Arc::from(&*v.text));
+                self.vars.push(v.text.to_string());
                 break;
             } else if n.kind == Kind::Punct && n.text == "," {
                 self.next_non_space();
-                pipe.decl.push(std::sync::Arc::from(v.text.as_str()));
-                self.vars.push(v.text.clone());
+                pipe.decl.push(std::sync::Arc::from(&*v.text));
+                self.vars.push(v.text.to_string());
                 if context == "range" && pipe.decl.len() < 2 {
                     let p = self.peek_non_space();
                     if matches!(p.kind, Kind::Variable | Kind::RightDelim | Kind::RightParen) {
@@ -578,14 +578,14 @@ impl<'a> Parser<'a> {
                 };
                 Arg::Ident {
                     pos: t.pos,
-                    name: t.text,
+                    name: t.text.into_owned(),
                     func: Some(func),
                 }
             }
             Kind::Dot => Arg::Dot(t.pos),
             Kind::Nil => Arg::Nil(t.pos),
             Kind::Variable => {
-                if !self.vars.contains(&t.text) {
+                if !self.vars.iter().any(|v| *v == *t.text) {
                     return Err(self.error(format!(
                         "undefined variable {}",
                         capstan_gocompat::quote::go_quote(&t.text)
@@ -593,7 +593,7 @@ impl<'a> Parser<'a> {
                 }
                 Arg::Variable {
                     pos: t.pos,
-                    idents: vec![t.text],
+                    idents: vec![t.text.into_owned()],
                 }
             }
             Kind::Field => Arg::Field {
@@ -615,7 +615,7 @@ impl<'a> Parser<'a> {
                 let text = unquote(&t.text).map_err(|e| self.error(e.to_string()))?;
                 Arg::Str {
                     pos: t.pos,
-                    quoted: t.text,
+                    quoted: t.text.into_owned(),
                     text: capstan_value::Str::from(text),
                 }
             }
@@ -627,9 +627,9 @@ impl<'a> Parser<'a> {
     }
 
     fn number(&self, t: &Token) -> R<Number> {
-        let text = t.text.clone();
+        let text = &*t.text;
         let mut n = Number {
-            text: text.clone(),
+            text: text.to_string(),
             is_int: false,
             is_uint: false,
             is_float: false,

@@ -115,20 +115,13 @@ fn rsa_prime<const L: usize>(stop: &AtomicBool) -> Option<rsa::BigUint> {
     }
 }
 
-/// Whether 2^(n-1) = 1 (mod n) for odd `n`: left-to-right, each step a Montgomery
-/// squaring and, for a set bit, a doubling (an addition) instead of a multiplication.
+/// [`crate::montgomery::fermat_base_2`] of a candidate of `L` words.
 fn fermat_base_2<const L: usize>(n: &crypto_bigint::Uint<L>) -> bool {
-    use crypto_bigint::modular::runtime_mod::{DynResidue, DynResidueParams};
-    let params = DynResidueParams::new(n);
-    let e = n.wrapping_sub(&crypto_bigint::Uint::<L>::ONE);
-    let mut x = DynResidue::new(&crypto_bigint::Uint::<L>::ONE, params);
-    for i in (0..e.bits_vartime()).rev() {
-        x = x.square();
-        if e.bit_vartime(i) {
-            x = x + x;
-        }
+    let mut words = [0u64; L];
+    for (w, limb) in words.iter_mut().zip(n.as_words()) {
+        *w = u64::from(*limb);
     }
-    x.retrieve() == crypto_bigint::Uint::<L>::ONE
+    crate::montgomery::fermat_base_2(&words)
 }
 
 /// Two primes from `prime`, searched on two threads at once: the first two found, by

@@ -15,6 +15,7 @@ mod dicts;
 mod encoding;
 mod lists;
 mod math;
+mod montgomery;
 mod paths;
 pub use paths::clean as path_clean;
 mod random;

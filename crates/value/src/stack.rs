@@ -126,6 +126,43 @@ pub fn deep_workers(workers: usize, name: &str, work: impl Fn() + Sync) {
     });
 }
 
+/// The cores this process may use (asked once: the answer reads cgroup files).
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
+}
+
+/// `f` over every job on up to [`cores`] deep-stack threads (see [`deep_workers`]),
+/// each thread taking the next job not yet taken; the results in the jobs' order. A
+/// panic in `f` goes on once every thread has stopped (as [`std::thread::scope`] does);
+/// `None` only for a job no thread ran (none could start and the calling thread's run
+/// stopped early, which it does not).
+pub fn parallel_map<T: Sync, R: Send>(jobs: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<Option<R>> {
+    let workers = cores().min(jobs.len());
+    if workers < 2 {
+        return jobs.iter().map(|j| Some(f(j))).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<R>>> =
+        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    deep_workers(workers, "capstan-worker", || loop {
+        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(job) = jobs.get(i) else { break };
+        let out = f(job);
+        if let Ok(mut slot) = slots[i].lock() {
+            *slot = Some(out);
+        }
+    });
+    slots
+        .into_iter()
+        .map(|s| s.into_inner().ok().flatten())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

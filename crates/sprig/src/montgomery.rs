@@ -1,0 +1,229 @@
+//! The base-2 Fermat test that screens RSA prime candidates, in Montgomery arithmetic
+//! on fixed-size limbs: nearly every candidate the sieve lets through is composite and
+//! fails it, so it is where key generation spends its time. Squaring by product
+//! scanning, no allocation, no division: the modulus has its top bit set, so R mod n is
+//! simply 2^(64·L) − n.
+
+/// `-n⁻¹ mod 2⁶⁴` for odd `n0` (Newton's iteration doubles the correct low bits).
+fn neg_inverse(n0: u64) -> u64 {
+    let mut x: u64 = 1;
+    for _ in 0..6 {
+        x = x.wrapping_mul(2u64.wrapping_sub(n0.wrapping_mul(x)));
+    }
+    x.wrapping_neg()
+}
+
+/// An odd modulus of exactly `64·L` bits .
+struct Modulus<const L: usize> {
+    n: [u64; L],
+    inv: u64,
+}
+
+impl<const L: usize> Modulus<L> {
+    /// `x − n` when `carry` is set or `x ≥ n` (x < 2n).
+    #[inline(always)]
+    fn reduce_once(&self, x: &mut [u64; L], carry: u64) {
+        let mut ge = carry != 0;
+        if !ge {
+            ge = true;
+            for i in (0..L).rev() {
+                if x[i] != self.n[i] {
+                    ge = x[i] > self.n[i];
+                    break;
+                }
+            }
+        }
+        if ge {
+            let mut borrow = false;
+            for i in 0..L {
+                let (d, b1) = x[i].overflowing_sub(self.n[i]);
+                let (d, b2) = d.overflowing_sub(borrow as u64);
+                x[i] = d;
+                borrow = b1 || b2;
+            }
+        }
+    }
+
+    /// `a²·R⁻¹ mod n`, by product scanning (each output word's column of products summed
+    /// into a three-word accumulator, the reduction's products in the same columns): the
+    /// products of a column do not wait on each other's carries.
+    fn square(&self, a: &[u64; L]) -> [u64; L] {
+        let n = &self.n;
+        let mut m = [0u64; L];
+        let mut out = [0u64; L];
+        // The accumulator: low 128 bits and the words above.
+        let mut acc: u128 = 0;
+        let mut top: u64 = 0;
+        let add = |acc: &mut u128, top: &mut u64, x: u64, y: u64| {
+            let (s, c) = acc.overflowing_add(x as u128 * y as u128);
+            *acc = s;
+            *top += c as u64;
+        };
+        for i in 0..L {
+            // a[j]·a[i−j] for j < i − j counted twice, the middle square once.
+            for j in 0..(i + 1) / 2 {
+                let p = a[j] as u128 * a[i - j] as u128;
+                for _ in 0..2 {
+                    let (s, c) = acc.overflowing_add(p);
+                    acc = s;
+                    top += c as u64;
+                }
+            }
+            if i % 2 == 0 {
+                add(&mut acc, &mut top, a[i / 2], a[i / 2]);
+            }
+            for j in 0..i {
+                add(&mut acc, &mut top, m[j], n[i - j]);
+            }
+            m[i] = (acc as u64).wrapping_mul(self.inv);
+            add(&mut acc, &mut top, m[i], n[0]);
+            // The low word is now zero: shift the accumulator down a word.
+            acc = (acc >> 64) | ((top as u128) << 64);
+            top = 0;
+        }
+        for i in L..2 * L - 1 {
+            let from = i - L + 1;
+            let mut j = from;
+            while j < i - j {
+                let p = a[j] as u128 * a[i - j] as u128;
+                for _ in 0..2 {
+                    let (s, c) = acc.overflowing_add(p);
+                    acc = s;
+                    top += c as u64;
+                }
+                j += 1;
+            }
+            if i % 2 == 0 {
+                add(&mut acc, &mut top, a[i / 2], a[i / 2]);
+            }
+            for j in from..L {
+                add(&mut acc, &mut top, m[j], n[i - j]);
+            }
+            out[i - L] = acc as u64;
+            acc = (acc >> 64) | ((top as u128) << 64);
+            top = 0;
+        }
+        out[L - 1] = acc as u64;
+        self.reduce_once(&mut out, (acc >> 64) as u64);
+        out
+    }
+
+    /// `2a mod n` (a < n).
+    #[inline(always)]
+    fn double(&self, a: &mut [u64; L]) {
+        let mut shifted_out = 0u64;
+        for w in a.iter_mut() {
+            let next = *w >> 63;
+            *w = (*w << 1) | shifted_out;
+            shifted_out = next;
+        }
+        self.reduce_once(a, shifted_out);
+    }
+}
+
+/// Whether 2^(n−1) ≡ 1 (mod n), for `n` given as `L` little-endian words, odd, with its
+/// top bit set (as every RSA prime candidate is). Anything else is `false`.
+pub(crate) fn fermat_base_2<const L: usize>(n: &[u64; L]) -> bool {
+    if L == 0 || n[0] & 1 == 0 || n[L - 1] >> 63 == 0 {
+        return false;
+    }
+    let m = Modulus {
+        n: *n,
+        inv: neg_inverse(n[0]),
+    };
+    // One in Montgomery form: R mod n = R − n (n > R/2).
+    let mut one = [0u64; L];
+    let mut borrow = false;
+    for i in 0..L {
+        let (d, b1) = 0u64.overflowing_sub(n[i]);
+        let (d, b2) = d.overflowing_sub(borrow as u64);
+        one[i] = d;
+        borrow = b1 || b2;
+    }
+    // e = n − 1 (n is odd: clear the low bit); its top bit is bit 64·L − 1.
+    let mut e = *n;
+    e[0] &= !1;
+    // Left to right from the top bit: x starts at 2 (the top bit's square-and-double of 1).
+    let mut x = one;
+    m.double(&mut x);
+    for bit in (0..64 * L - 1).rev() {
+        x = m.square(&x);
+        if (e[bit / 64] >> (bit % 64)) & 1 == 1 {
+            m.double(&mut x);
+        }
+    }
+    x == one
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crypto_bigint::modular::runtime_mod::{DynResidue, DynResidueParams};
+    use crypto_bigint::{Encoding, Uint, U1024};
+
+    /// The oracle: crypto-bigint's modular exponentiation.
+    fn oracle(n: &U1024) -> bool {
+        let params = DynResidueParams::new(n);
+        let two = DynResidue::new(&Uint::from_u64(2), params);
+        two.pow(&n.wrapping_sub(&U1024::ONE)).retrieve() == U1024::ONE
+    }
+
+    fn words(n: &U1024) -> [u64; 16] {
+        let mut out = [0u64; 16];
+        for (i, chunk) in n.to_le_bytes().chunks(8).enumerate() {
+            out[i] = u64::from_le_bytes(chunk.try_into().unwrap());
+        }
+        out
+    }
+
+    #[test]
+    fn agrees_with_modular_exponentiation_on_random_and_prime_moduli() {
+        let mut seen_prime = 0;
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..400 {
+            let mut limbs = [0u64; 16];
+            for l in limbs.iter_mut() {
+                *l = next();
+            }
+            limbs[0] |= 1;
+            limbs[15] |= 1 << 63;
+            let mut bytes = Vec::new();
+            for l in limbs {
+                bytes.extend(l.to_le_bytes());
+            }
+            let mut n = U1024::from_le_slice(&bytes);
+            if round % 4 == 0 {
+                // A prime near it (so both answers occur).
+                n = crypto_primes::hazmat::Sieve::new(&n, 1024, false)
+                    .find(|c| crypto_primes::is_prime_with_rng(&mut p256::elliptic_curve::rand_core::OsRng, c))
+                    .unwrap_or(n);
+                if n.bits() != 1024 {
+                    continue;
+                }
+            }
+            let ours = fermat_base_2(&words(&n));
+            assert_eq!(ours, oracle(&n), "{n}");
+            seen_prime += usize::from(ours);
+        }
+        assert!(seen_prime >= 90, "{seen_prime}");
+    }
+
+    #[test]
+    fn refuses_even_and_short_moduli() {
+        assert!(!fermat_base_2(&[10u64, 1 << 63]));
+        assert!(!fermat_base_2(&[11u64, 1]));
+    }
+
+    #[test]
+    fn negative_inverse_is_exact() {
+        for n0 in [1u64, 3, 0xffff_ffff_ffff_ffff, 0x1234_5678_9abc_def1] {
+            assert_eq!(n0.wrapping_mul(neg_inverse(n0)), u64::MAX);
+        }
+    }
+}
