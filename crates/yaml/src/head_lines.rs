@@ -27,11 +27,43 @@ enum Frame<'a> {
     Map {
         indent: usize,
         place: Place,
-        keys: HashSet<&'a str>,
+        keys: Keys<'a>,
     },
     Seq {
         indent: usize,
     },
+}
+
+/// A mapping's keys so far, to find one written twice: a short list searched in place
+/// (most mappings have a few keys; hashing each would cost more than the rest of the
+/// line), a set once it grows long.
+#[derive(Default)]
+struct Keys<'a> {
+    few: Vec<&'a str>,
+    many: Option<HashSet<&'a str>>,
+}
+
+/// Keys kept in the list before they move to a set.
+const FEW_KEYS: usize = 16;
+
+impl<'a> Keys<'a> {
+    /// Adds `key`; `false` when the mapping has it already.
+    fn insert(&mut self, key: &'a str) -> bool {
+        if let Some(set) = &mut self.many {
+            return set.insert(key);
+        }
+        if self.few.contains(&key) {
+            return false;
+        }
+        if self.few.len() < FEW_KEYS {
+            self.few.push(key);
+            return true;
+        }
+        let mut set: HashSet<&str> = self.few.drain(..).collect();
+        set.insert(key);
+        self.many = Some(set);
+        true
+    }
 }
 
 /// A node's value as written after `key:` or `- `.
@@ -123,7 +155,7 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
                     Frame::Map {
                         indent,
                         place,
-                        keys: HashSet::new(),
+                        keys: Keys::default(),
                     }
                 });
             }
@@ -148,7 +180,7 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
             stack.push(Frame::Map {
                 indent: 0,
                 place: Place::Root,
-                keys: HashSet::new(),
+                keys: Keys::default(),
             });
         }
         let (written, value_indent, place, is_key) = match stack.last_mut()? {
@@ -169,7 +201,7 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
                         if stack.len() >= MAX_DEPTH {
                             return None;
                         }
-                        let mut keys = HashSet::new();
+                        let mut keys = Keys::default();
                         keys.insert(key);
                         stack.push(Frame::Map {
                             indent: item_indent,
@@ -414,6 +446,19 @@ mod tests {
         assert_eq!(line_head("a: 1\n"), head("", None));
         let compact = "kind: List\nitems:\n- a: 1\n  b:\n  - x\n  c: 2\n- d\nmetadata:\n  annotations:\n    helm.sh/hook: test\n";
         assert_eq!(line_head(compact), head("List", Some("test")));
+    }
+
+    #[test]
+    fn a_key_written_twice_is_found_in_short_and_long_mappings() {
+        for size in [3, FEW_KEYS, FEW_KEYS + 1, 3 * FEW_KEYS] {
+            let keys: String = (0..size).map(|i| format!("  k{i}: v\n")).collect();
+            let doc = format!("kind: A\ndata:\n{keys}");
+            assert_eq!(line_head(&doc), head("A", None), "{size}");
+            for again in [0, size / 2, size - 1] {
+                let doc = format!("kind: A\ndata:\n{keys}  k{again}: w\n");
+                assert_eq!(line_head(&doc), None, "{size} {again}");
+            }
+        }
     }
 
     #[test]
