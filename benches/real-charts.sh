@@ -6,4 +6,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p capstan-cli -p capstan-conformance
-exec target/release/conformance bench real-charts ../shared/realworld --iterations "${1:-1}"
+exec target/release/conformance bench real-charts ../shared/realworld --iterations "${1:-3}"

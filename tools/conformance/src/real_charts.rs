@@ -119,20 +119,28 @@ pub fn run(path: &Path) -> Result<Vec<CaseResult>, String> {
 /// Every capstan output is first checked against helm's by the suite's rules; a
 /// difference ends the run with an error. Fails when capstan is slower in total.
 pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
-    let combos = read_combos(&path.join("combos.jsonl"))?;
+    let mut combos = read_combos(&path.join("combos.jsonl"))?;
+    // CAPSTAN_BENCH_CHARTS=a,b: only these charts (folder names under charts/).
+    if let Ok(only) = std::env::var("CAPSTAN_BENCH_CHARTS") {
+        let only: Vec<String> = only.split(',').map(|c| format!("charts/{c}")).collect();
+        combos.retain(|c| only.contains(&c.chart));
+    }
     let helm = find_helm()?;
     let capstan = find_capstan()?;
     let helm_home = tempdir("capstan-real-charts-bench")?;
     let helm_version = tool_output(&helm, &["version", "--short"])?;
     let cache = cache_dir();
-    let rounds = iterations.unwrap_or(1).max(1);
+    let rounds = iterations.unwrap_or(3).max(1);
+    println!("{}", machine_line());
+    println!(
+        "real-charts: {} combinations x {rounds} rounds, one process at a time, helm ({}) and capstan interleaved",
+        combos.len(),
+        helm_version.trim()
+    );
+    // By chart, per round: capstan's and helm's total time over the chart's combinations.
+    let mut per_chart: BTreeMap<&str, Vec<(Duration, Duration)>> = BTreeMap::new();
     let (mut helm_total, mut capstan_total) = (Duration::ZERO, Duration::ZERO);
-    let mut log_ratio_sum = 0.0f64;
-    let mut counted = 0usize;
-    let mut per_combo: Vec<(Duration, Duration, &str)> = Vec::new();
-    // By chart, over all its combinations and rounds: capstan's and helm's total time.
-    let mut per_chart: BTreeMap<&str, (Duration, Duration)> = BTreeMap::new();
-    for _ in 0..rounds {
+    for round in 0..rounds {
         for combo in &combos {
             let h = run_process(
                 &helm,
@@ -157,111 +165,75 @@ pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
             }
             helm_total += h.elapsed;
             capstan_total += c.elapsed;
-            per_combo.push((c.elapsed, h.elapsed, &combo.id));
-            let chart = per_chart.entry(&combo.chart).or_default();
-            chart.0 += c.elapsed;
-            chart.1 += h.elapsed;
-            if !h.elapsed.is_zero() && !c.elapsed.is_zero() {
-                log_ratio_sum += (h.elapsed.as_secs_f64() / c.elapsed.as_secs_f64()).ln();
-                counted += 1;
+            let runs = per_chart.entry(&combo.chart).or_default();
+            if runs.len() <= round {
+                runs.push((Duration::ZERO, Duration::ZERO));
             }
+            runs[round].0 += c.elapsed;
+            runs[round].1 += h.elapsed;
         }
     }
-    let ratio = helm_total.as_secs_f64() / capstan_total.as_secs_f64().max(1e-9);
+    // Each chart's ratio (capstan / helm over its combinations) per round: the median,
+    // min and max over the rounds.
+    let ratios: Vec<(&str, f64, f64, f64)> = per_chart
+        .iter()
+        .map(|(chart, runs)| {
+            let mut r: Vec<f64> = runs
+                .iter()
+                .map(|(c, h)| c.as_secs_f64() / h.as_secs_f64().max(1e-9))
+                .collect();
+            r.sort_by(f64::total_cmp);
+            let median = r[r.len() / 2];
+            (&chart["charts/".len().min(chart.len())..], median, r[0], r[r.len() - 1])
+        })
+        .collect();
     println!(
-        "real-charts: {} combinations x {rounds}, one process at a time, interleaved",
-        combos.len()
-    );
-    println!(
-        "helm template: {:.1} s, capstan chart template: {:.1} s; capstan {ratio:.1}x faster in total, {:.1}x per combination (geometric mean)",
+        "helm template: {:.1} s, capstan chart template: {:.1} s in all; capstan {:.2}x helm's time",
         helm_total.as_secs_f64(),
         capstan_total.as_secs_f64(),
-        (log_ratio_sum / counted.max(1) as f64).exp()
+        capstan_total.as_secs_f64() / helm_total.as_secs_f64().max(1e-9)
     );
-    // Charts where capstan took longer than helm over all their combinations (issue 13:
-    // every chart faster), then single runs (a chart that generates RSA keys draws
-    // random primes, so one run of either tool can be far from its average), and the
-    // biggest chart's ratio (at most 0.3x helm's time).
-    let slower_charts: Vec<String> = per_chart
-        .iter()
-        .filter(|(_, (c, h))| c > h)
-        .map(|(chart, (c, h))| {
-            format!(
-                "{chart} {:.2} s / {:.2} s",
-                c.as_secs_f64(),
-                h.as_secs_f64()
-            )
-        })
-        .collect();
+    let geo = (ratios.iter().map(|r| r.1.ln()).sum::<f64>() / ratios.len().max(1) as f64).exp();
     println!(
-        "charts slower than helm (all their combinations): {} of {}{}",
-        slower_charts.len(),
-        per_chart.len(),
-        if slower_charts.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", slower_charts.join(", "))
+        "per chart (capstan / helm, median of {rounds} rounds): geometric mean {geo:.3}x over {} charts",
+        ratios.len()
+    );
+    let mut sorted = ratios.clone();
+    sorted.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let over: Vec<_> = sorted.iter().filter(|r| r.1 > 0.25).collect();
+    println!("charts over 0.25x helm's time: {} of {}", over.len(), ratios.len());
+    for (chart, median, min, max) in sorted.iter().take(over.len().max(10)) {
+        println!("  {chart}: {median:.3}x ({min:.3}-{max:.3})");
+    }
+    for (chart, median, min, max) in &ratios {
+        if chart.contains("kube-prometheus-stack") {
+            println!("{chart}: {median:.3}x helm's time ({min:.3}-{max:.3})");
         }
-    );
-    if let Some((chart, (c, h))) = per_chart.iter().max_by(|a, b| {
-        let r = |(c, h): &(Duration, Duration)| c.as_secs_f64() / h.as_secs_f64().max(1e-9);
-        r(a.1).total_cmp(&r(b.1))
-    }) {
-        println!(
-            "closest chart: {chart} capstan {:.2} s / helm {:.2} s = {:.2}x helm's time",
-            c.as_secs_f64(),
-            h.as_secs_f64(),
-            c.as_secs_f64() / h.as_secs_f64().max(1e-9)
-        );
     }
-    let slower: Vec<&str> = per_combo
-        .iter()
-        .filter(|(c, h, _)| c > h)
-        .map(|(_, _, id)| &**id)
-        .collect();
-    println!(
-        "single runs slower than helm: {} of {} ({})",
-        slower.len(),
-        per_combo.len(),
-        slower.join(", ")
-    );
-    if let Some((dir, _)) = combos
-        .iter()
-        .map(|c| (c.chart.clone(), dir_size(&path.join(&c.chart))))
-        .max_by_key(|(_, size)| *size)
-    {
-        let (c, h) = per_chart
-            .get(dir.as_str())
-            .map_or((0.0, 0.0), |(c, h)| (c.as_secs_f64(), h.as_secs_f64()));
-        println!(
-            "biggest chart {dir}: capstan {c:.2} s / helm {h:.2} s = {:.2}x helm's time",
-            c / h.max(1e-9)
-        );
-    }
-    per_combo.sort_by_key(|c| std::cmp::Reverse(c.0));
-    println!("slowest for capstan (capstan / helm):");
-    for (c, h, id) in per_combo.iter().take(10) {
-        println!(
-            "  {id}: {:.2} s / {:.2} s",
-            c.as_secs_f64(),
-            h.as_secs_f64()
-        );
-    }
-    Ok(ratio >= 1.0)
+    Ok(capstan_total <= helm_total)
 }
 
-/// Bytes of the files under `dir`.
-fn dir_size(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .map(|e| match e.file_type() {
-            Ok(t) if t.is_dir() => dir_size(&e.path()),
-            _ => e.metadata().map(|m| m.len()).unwrap_or(0),
+/// The machine a benchmark ran on: date, cores, load average at start, CPU model.
+pub fn machine_line() -> String {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
         })
-        .sum()
+        .unwrap_or_default();
+    let date = Command::new("date")
+        .args(["-u", "+%F %H:%M UTC"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    format!("machine: {date}, {cores} cores ({model}), load average at start {load}")
 }
 
 fn read_combos(path: &Path) -> Result<Vec<Combo>, String> {
