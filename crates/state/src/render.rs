@@ -67,7 +67,17 @@ pub struct Renderer {
     /// The run's renderers, for a `.gotmpl` file in another directory (weak: the cache
     /// holds this renderer).
     family: std::sync::Weak<std::sync::Mutex<std::collections::HashMap<PathBuf, Renderer>>>,
+    /// Texts parsed here, with the helpers (a values template is rendered once per
+    /// release that lists it: it is parsed once).
+    parsed: Arc<std::sync::Mutex<std::collections::HashMap<Arc<str>, Arc<capstan_gotmpl::Templates>>>>,
 }
+
+/// Parsed texts a renderer keeps before it starts over.
+const PARSED_KEPT: usize = 256;
+
+/// Longer texts are not kept: a values template is short, a state file is rendered once
+/// and can be long.
+const PARSED_TEXT_MAX: usize = 16 * 1024;
 
 /// The renderers of a run, one per directory: function maps and `_*.tpl` helpers are
 /// built once per directory and run, not once per release (shared by clones).
@@ -457,6 +467,7 @@ impl Renderer {
             limits: None,
             helpers: Default::default(),
             family: std::sync::Weak::new(),
+            parsed: Default::default(),
         }
     }
 
@@ -485,6 +496,42 @@ impl Renderer {
 
     /// Renders template text (`RenderTemplateContentToBuffer`); the error is Go's text.
     pub fn render(&self, text: &str, data: &Value) -> Result<String, TemplateFailure> {
+        let kept = self.parsed.lock().ok().and_then(|p| p.get(text).cloned());
+        let parsed = match kept {
+            Some(set) => set,
+            None => {
+                let set = Arc::new(self.parse(text)?);
+                if let Some(mut p) = (text.len() <= PARSED_TEXT_MAX)
+                    .then(|| self.parsed.lock().ok())
+                    .flatten()
+                {
+                    if p.len() >= PARSED_KEPT {
+                        p.clear();
+                    }
+                    p.insert(Arc::from(text), set.clone());
+                }
+                set
+            }
+        };
+        // A copy with its own include counts.
+        let mut set = (*parsed).clone();
+        set.include_nesting = Default::default();
+        let mut out = String::new();
+        set.execute_into(TEMPLATE_NAME, data, &mut out, 0)
+            .map_err(|e| TemplateFailure {
+                position: e
+                    .at
+                    .as_ref()
+                    .filter(|a| a.template == TEMPLATE_NAME)
+                    // Go counts columns from 0; a Location from 1.
+                    .map(|a| (a.line as u32, a.column as u32 + 1)),
+                message: e.to_string(),
+            })?;
+        Ok(out)
+    }
+
+    /// The set that renders `text`: the helpers, then `text`, parsed.
+    fn parse(&self, text: &str) -> Result<capstan_gotmpl::Templates, TemplateFailure> {
         let mut set = helmfile_templates(self.funcs.clone());
         if let Some((steps, bytes)) = self.limits {
             set.step_limit = Some(steps);
@@ -503,18 +550,7 @@ impl Renderer {
                 position: Some((e.line as u32, 0)),
                 message: e.to_string(),
             })?;
-        let mut out = String::new();
-        set.execute_into(TEMPLATE_NAME, data, &mut out, 0)
-            .map_err(|e| TemplateFailure {
-                position: e
-                    .at
-                    .as_ref()
-                    .filter(|a| a.template == TEMPLATE_NAME)
-                    // Go counts columns from 0; a Location from 1.
-                    .map(|a| (a.line as u32, a.column as u32 + 1)),
-                message: e.to_string(),
-            })?;
-        Ok(out)
+        Ok(set)
     }
 
     /// Reads a file (a path relative to the working directory, as helmfile resolves
@@ -601,6 +637,27 @@ mod tests {
 
     fn run(text: &str) -> Result<String, StateError> {
         Ok(renderer().render(text, &Value::empty_map())?)
+    }
+
+    #[test]
+    fn a_short_text_is_parsed_once_and_renders_each_data_its_own_way() {
+        let r = renderer();
+        let data = |x: &str| {
+            let mut m = BTreeMap::new();
+            m.insert(Str::from("x"), Value::from(x));
+            Value::map_from(m)
+        };
+        assert_eq!(r.render("{{ .x }}", &data("a")).unwrap(), "a");
+        // A clone (the run's renderer for this directory) shares what was parsed.
+        assert_eq!(r.clone().render("{{ .x }}", &data("b")).unwrap(), "b");
+        assert_eq!(r.parsed.lock().unwrap().len(), 1);
+        let long = format!("{{{{ .x }}}}{}", " ".repeat(PARSED_TEXT_MAX));
+        assert_eq!(r.render(&long, &data("c")).unwrap().trim_end(), "c");
+        assert_eq!(r.parsed.lock().unwrap().len(), 1);
+        // A text that does not parse is not kept, and fails every time.
+        assert!(r.render("{{ nope }}", &data("d")).is_err());
+        assert!(r.render("{{ nope }}", &data("d")).is_err());
+        assert_eq!(r.parsed.lock().unwrap().len(), 1);
     }
 
     #[test]
