@@ -283,13 +283,15 @@ fn key_of(text: &str) -> Option<(&str, &str)> {
             (key, text[end + 1..].strip_prefix(':')?)
         }
         _ => {
-            let end = text.find(':')?;
+            // Up to the first colon, every byte must be one a plain key may have.
+            let end = text.bytes().position(|b| {
+                b == b':' || !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
+            })?;
+            if text.as_bytes()[end] != b':' {
+                return None;
+            }
             let key = &text[..end];
-            if !key
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
-                || !plain_is_string(key)
-            {
+            if !plain_is_string(key) {
                 return None;
             }
             (key, &text[end + 1..])
@@ -347,9 +349,22 @@ fn value_of(text: &str) -> Option<Written<'_>> {
         _ if plain_start(text) => {
             // A plain scalar runs to a ` #` comment; `: ` or a final `:` would make it
             // a key (an error here).
-            let end = text.find(" #").unwrap_or(text.len());
+            // One pass: where a ` #` comment starts, and whether a `: ` comes before.
+            let bytes = text.as_bytes();
+            let mut end = bytes.len();
+            let mut colon_space = false;
+            for (i, pair) in bytes.windows(2).enumerate() {
+                match pair {
+                    [b' ', b'#'] => {
+                        end = i;
+                        break;
+                    }
+                    [b':', b' '] => colon_space = true,
+                    _ => {}
+                }
+            }
             let plain = text[..end].trim_end_matches(' ');
-            if plain.contains(": ") || plain.ends_with(':') || special_float(plain) {
+            if colon_space || plain.ends_with(':') || special_float(plain) {
                 return None;
             }
             (Written::Scalar(Some(plain), true), &text[end..])
