@@ -7,6 +7,7 @@
 use crate::files::Files;
 use crate::load::Chart;
 use capstan_value::{Str, Value};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -23,10 +24,14 @@ pub struct RenderContext {
     pub capabilities: Value,
 }
 
-struct Renderable {
+struct Renderable<'a> {
     /// The file inside the top chart (`charts/db/templates/cm.yaml`).
     file: String,
-    text: String,
+    /// The template's text: its bytes when they are UTF-8 (nearly always), else with
+    /// each invalid sequence replaced, as Helm reads it.
+    text: Cow<'a, str>,
+    /// The bytes the text is read from: the chart's own, shared by every render of it.
+    data: &'a Arc<[u8]>,
     /// The chart's scope (`.Values`, `.Chart`, …): one map shared by every template of
     /// the chart, as in Helm, so a template that changes it (`set $ "Values" …`) changes
     /// it for the templates rendered after it.
@@ -65,13 +70,13 @@ fn chart_object(c: &Chart, is_root: bool) -> Value {
     Value::map_from(m)
 }
 
-fn collect(
-    c: &Chart,
+fn collect<'a>(
+    c: &'a Chart,
     dir: &str,
     parent_path: Option<&str>,
     parent_values: &Value,
     ctx: &RenderContext,
-    out: &mut BTreeMap<String, Renderable>,
+    out: &mut BTreeMap<String, Renderable<'a>>,
 ) -> Value {
     let full_path = match parent_path {
         None => c.name().to_string(),
@@ -114,7 +119,8 @@ fn collect(
             format!("{full_path}/{}", t.name),
             Renderable {
                 file: format!("{dir}{}", t.name),
-                text: String::from_utf8_lossy(&t.data).into_owned(),
+                text: String::from_utf8_lossy(&t.data),
+                data: &t.data,
                 scope: scope.clone(),
                 base_path: format!("{full_path}/templates"),
             },
@@ -124,7 +130,7 @@ fn collect(
 }
 
 /// Helm's parse order: more path segments first, then reverse lexical order.
-fn sorted_names(tpls: &BTreeMap<String, Renderable>) -> Vec<String> {
+fn sorted_names(tpls: &BTreeMap<String, Renderable<'_>>) -> Vec<String> {
     let mut keys: Vec<String> = tpls.keys().cloned().collect();
     keys.sort_by(|a, b| {
         let (ca, cb) = (a.matches('/').count(), b.matches('/').count());
@@ -179,12 +185,14 @@ pub fn render(
     Ok(rendered)
 }
 
-/// The templates of one chart tree (names in parse order, with their texts).
-type TemplateTexts = Vec<(String, String)>;
+/// The templates of one chart tree: names in parse order, with the bytes each text was
+/// read from (held, so that no other file can be loaded at the same address).
+type TemplateTexts = Vec<(String, Arc<[u8]>)>;
 
-/// Parsed template sets by the texts they were parsed from: releases of one chart (with
-/// the same subcharts enabled) parse its templates once per process. A hit is checked
-/// against the texts themselves, not only their hash.
+/// Parsed template sets by the template files they were parsed from: releases of one
+/// chart (with the same subcharts enabled) share its loaded files, and parse its
+/// templates once per process. A hit is the same names over the very same files (not
+/// only the same hash); a chart loaded again is parsed again.
 type ParsedCache =
     std::collections::HashMap<u64, Vec<(Arc<TemplateTexts>, Arc<capstan_gotmpl::Templates>)>>;
 
@@ -205,23 +213,24 @@ static PARSED: std::sync::OnceLock<std::sync::Mutex<ParsedCache>> = std::sync::O
 /// these exact texts were parsed before. The copy returned has its own include counts.
 fn parsed_set(
     names: &[String],
-    tpls: &BTreeMap<String, Renderable>,
+    tpls: &BTreeMap<String, Renderable<'_>>,
 ) -> Result<capstan_gotmpl::Templates, RenderError> {
     use std::hash::{Hash, Hasher};
     static FUNCS: std::sync::OnceLock<Arc<capstan_gotmpl::FuncMap>> = std::sync::OnceLock::new();
-    // Hashed and compared in place: the texts are copied only when parsed.
-    let texts = || names.iter().map(|n| (n.as_str(), tpls[n].text.as_str()));
+    let texts = || names.iter().map(|n| (n.as_str(), &*tpls[n].text));
+    // By name and file identity: no text is read for a set parsed before.
+    let files = || names.iter().map(|n| (n.as_str(), tpls[n].data));
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    for pair in texts() {
-        pair.hash(&mut hasher);
+    for (name, data) in files() {
+        (name, Arc::as_ptr(data) as *const u8 as usize, data.len()).hash(&mut hasher);
     }
     let key = hasher.finish();
     let same = |kept: &TemplateTexts| {
         kept.len() == names.len()
             && kept
                 .iter()
-                .zip(texts())
-                .all(|((n, t), (n2, t2))| n == n2 && t == t2)
+                .zip(files())
+                .all(|((n, d), (n2, d2))| n == n2 && Arc::ptr_eq(d, d2))
     };
     let cache = PARSED.get_or_init(Default::default);
     let fresh = |set: &capstan_gotmpl::Templates| {
@@ -250,9 +259,7 @@ fn parsed_set(
         if c.values().map(Vec::len).sum::<usize>() >= PARSED_CACHE_LIMIT {
             c.clear();
         }
-        let kept: TemplateTexts = texts()
-            .map(|(n, t)| (n.to_string(), t.to_string()))
-            .collect();
+        let kept: TemplateTexts = files().map(|(n, d)| (n.to_string(), d.clone())).collect();
         c.entry(key)
             .or_default()
             .push((Arc::new(kept), set.clone()));
