@@ -233,14 +233,9 @@ fn parsed_set(
                 .all(|((n, d), (n2, d2))| n == n2 && Arc::ptr_eq(d, d2))
     };
     let cache = PARSED.get_or_init(Default::default);
-    let fresh = |set: &capstan_gotmpl::Templates| {
-        let mut copy = set.clone();
-        copy.include_nesting = Default::default();
-        copy
-    };
     if let Ok(c) = cache.lock() {
         if let Some((_, set)) = c.get(&key).and_then(|v| v.iter().find(|(t, _)| same(t))) {
-            return Ok(fresh(set));
+            return Ok(set.fresh_copy());
         }
     }
     let funcs = FUNCS
@@ -264,5 +259,5 @@ fn parsed_set(
             .or_default()
             .push((Arc::new(kept), set.clone()));
     }
-    Ok(fresh(&set))
+    Ok(set.fresh_copy())
 }

@@ -353,14 +353,11 @@ impl Templates {
         let parse_one = |(name, text): &(&str, &str)| {
             parse::parse(name, text, &|f| funcs.get(f).cloned())
         };
-        if total < PARALLEL_PARSE_FROM {
-            for pair in texts {
-                let trees = parse_one(pair)?;
-                self.add_trees(pair.0, pair.1, trees);
-            }
-            return Ok(());
-        }
-        let parsed = capstan_value::stack::parallel_map(texts, parse_one);
+        let parsed: Vec<Option<Result<Vec<Tree>, ParseError>>> = if total < PARALLEL_PARSE_FROM {
+            texts.iter().map(|pair| Some(parse_one(pair))).collect()
+        } else {
+            capstan_value::stack::parallel_map(texts, parse_one)
+        };
         for (pair, trees) in texts.iter().zip(parsed) {
             let trees = match trees {
                 Some(t) => t?,
@@ -369,6 +366,14 @@ impl Templates {
             self.add_trees(pair.0, pair.1, trees);
         }
         Ok(())
+    }
+
+    /// A copy to execute on its own: the same trees and functions, its own include counts
+    /// (a parsed set kept for many renders hands each one such a copy).
+    pub fn fresh_copy(&self) -> Templates {
+        let mut copy = self.clone();
+        copy.include_nesting = Default::default();
+        copy
     }
 
     /// Adds the trees parsed from `text` (template `name` first), returning `name`'s own.

@@ -501,21 +501,18 @@ impl Renderer {
             Some(set) => set,
             None => {
                 let set = Arc::new(self.parse(text)?);
-                if let Some(mut p) = (text.len() <= PARSED_TEXT_MAX)
-                    .then(|| self.parsed.lock().ok())
-                    .flatten()
-                {
-                    if p.len() >= PARSED_KEPT {
-                        p.clear();
+                if text.len() <= PARSED_TEXT_MAX {
+                    if let Ok(mut p) = self.parsed.lock() {
+                        if p.len() >= PARSED_KEPT {
+                            p.clear();
+                        }
+                        p.insert(Arc::from(text), set.clone());
                     }
-                    p.insert(Arc::from(text), set.clone());
                 }
                 set
             }
         };
-        // A copy with its own include counts.
-        let mut set = (*parsed).clone();
-        set.include_nesting = Default::default();
+        let set = parsed.fresh_copy();
         let mut out = String::new();
         set.execute_into(TEMPLATE_NAME, data, &mut out, 0)
             .map_err(|e| TemplateFailure {
