@@ -350,9 +350,8 @@ impl Templates {
     pub fn parse_all(&mut self, texts: &[(&str, &str)]) -> Result<(), ParseError> {
         let total: usize = texts.iter().map(|(_, t)| t.len()).sum();
         let funcs = self.funcs.clone();
-        let parse_one = |(name, text): &(&str, &str)| {
-            parse::parse(name, text, &|f| funcs.get(f).cloned())
-        };
+        let parse_one =
+            |(name, text): &(&str, &str)| parse::parse(name, text, &|f| funcs.get(f).cloned());
         let parsed: Vec<Option<Result<Vec<Tree>, ParseError>>> = if total < PARALLEL_PARSE_FROM {
             texts.iter().map(|pair| Some(parse_one(pair))).collect()
         } else {
@@ -470,7 +469,10 @@ mod tests {
             let e = set
                 .parse_all(&[("a", &a), ("bad1", "{{ nope }}"), ("bad2", "{{ end }}")])
                 .unwrap_err();
-            assert_eq!(e.to_string(), "template: bad1:1: function \"nope\" not defined");
+            assert_eq!(
+                e.to_string(),
+                "template: bad1:1: function \"nope\" not defined"
+            );
         }
     }
 }

@@ -201,7 +201,12 @@ mod tests {
             if round % 4 == 0 {
                 // A prime near it (so both answers occur).
                 n = crypto_primes::hazmat::Sieve::new(&n, 1024, false)
-                    .find(|c| crypto_primes::is_prime_with_rng(&mut p256::elliptic_curve::rand_core::OsRng, c))
+                    .find(|c| {
+                        crypto_primes::is_prime_with_rng(
+                            &mut p256::elliptic_curve::rand_core::OsRng,
+                            c,
+                        )
+                    })
                     .unwrap_or(n);
                 if n.bits() != 1024 {
                     continue;

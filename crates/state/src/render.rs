@@ -69,7 +69,8 @@ pub struct Renderer {
     family: std::sync::Weak<std::sync::Mutex<std::collections::HashMap<PathBuf, Renderer>>>,
     /// Texts parsed here, with the helpers (a values template is rendered once per
     /// release that lists it: it is parsed once).
-    parsed: Arc<std::sync::Mutex<std::collections::HashMap<Arc<str>, Arc<capstan_gotmpl::Templates>>>>,
+    parsed:
+        Arc<std::sync::Mutex<std::collections::HashMap<Arc<str>, Arc<capstan_gotmpl::Templates>>>>,
 }
 
 /// Parsed texts a renderer keeps before it starts over.

@@ -184,7 +184,12 @@ pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
                 .collect();
             r.sort_by(f64::total_cmp);
             let median = r[r.len() / 2];
-            (&chart["charts/".len().min(chart.len())..], median, r[0], r[r.len() - 1])
+            (
+                &chart["charts/".len().min(chart.len())..],
+                median,
+                r[0],
+                r[r.len() - 1],
+            )
         })
         .collect();
     println!(
@@ -201,7 +206,11 @@ pub fn bench(path: &Path, iterations: Option<usize>) -> Result<bool, String> {
     let mut sorted = ratios.clone();
     sorted.sort_by(|a, b| b.1.total_cmp(&a.1));
     let over: Vec<_> = sorted.iter().filter(|r| r.1 > 0.25).collect();
-    println!("charts over 0.25x helm's time: {} of {}", over.len(), ratios.len());
+    println!(
+        "charts over 0.25x helm's time: {} of {}",
+        over.len(),
+        ratios.len()
+    );
     for (chart, median, min, max) in sorted.iter().take(over.len().max(10)) {
         println!("  {chart}: {median:.3}x ({min:.3}-{max:.3})");
     }

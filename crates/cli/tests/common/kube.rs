@@ -33,17 +33,34 @@ impl Kube {
         // Beside the test's directory, not in it: a test removes its directory before
         // this is dropped, and stop.sh finds the servers by the PID files here.
         let run_dir = PathBuf::from(format!("{}-kube", dir.display()));
-        let out = Command::new("bash")
-            .arg(scripts.join("start.sh"))
-            .env("KUBE_RUN_DIR", &run_dir)
-            .env("KUBE_PREFIX", &prefix)
-            .output()
-            .expect("start.sh");
-        assert!(
-            out.status.success(),
-            "start.sh failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        // start.sh picks free ports, then spends seconds making certificates before
+        // etcd and the API server bind them; a server that another test starts at the
+        // same time can take a port in between. That race, and only it, is retried.
+        let mut attempt = 1;
+        let out = loop {
+            let out = Command::new("bash")
+                .arg(scripts.join("start.sh"))
+                .env("KUBE_RUN_DIR", &run_dir)
+                .env("KUBE_PREFIX", &prefix)
+                .output()
+                .expect("start.sh");
+            if out.status.success() {
+                break out;
+            }
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let _ = Command::new("bash")
+                .arg(scripts.join("stop.sh"))
+                .env("KUBE_RUN_DIR", &run_dir)
+                .output();
+            assert!(
+                attempt < 4 && stderr.contains("address already in use"),
+                "start.sh failed (attempt {attempt}): {stderr}"
+            );
+            eprintln!(
+                "start.sh lost a port to another process (attempt {attempt}); starting again"
+            );
+            attempt += 1;
+        };
         let kubeconfig = String::from_utf8_lossy(&out.stdout).trim().to_string();
         let path = format!(
             "{}:{}",
