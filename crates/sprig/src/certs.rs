@@ -14,8 +14,7 @@ use capstan_gotmpl::{FuncError, FuncMap, FuncResult, Ty};
 use capstan_value::{GoField, HostObject, Value};
 use p256::elliptic_curve::rand_core::OsRng;
 use sha2::Digest;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// A private key sprig can make or read.
 enum PrivateKey {
@@ -79,91 +78,12 @@ fn certificate_value(cert: Certificate) -> Value {
     Value::Host(Arc::new(cert))
 }
 
-/// A random prime of exactly `L * 64` bits whose two top bits are set, so that the
-/// product of two has exactly twice as many bits (as Go's `rsa.GenerateKey` makes them);
-/// `None` once `stop` is set.
-fn rsa_prime<const L: usize>(stop: &AtomicBool) -> Option<rsa::BigUint> {
-    use crypto_primes::hazmat::Sieve;
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return None;
-        }
-        let Ok(bytes) = random_bytes(L * 8) else {
-            continue;
-        };
-        let mut start = crypto_bigint::Uint::<L>::from_be_slice(&bytes);
-        start |= crypto_bigint::Uint::<L>::ONE;
-        start |= crypto_bigint::Uint::<L>::ONE.shl_vartime(L * 64 - 1);
-        start |= crypto_bigint::Uint::<L>::ONE.shl_vartime(L * 64 - 2);
-        for candidate in Sieve::new(&start, L * 64, false) {
-            if candidate.bits() != L * 64 || stop.load(Ordering::Relaxed) {
-                break;
-            }
-            // Nearly every candidate is composite and fails base-2 Fermat; that test
-            // (squarings and doublings) costs a fifth less than the full test's first
-            // Miller-Rabin round, which the few survivors still go through.
-            if fermat_base_2(&candidate) && crypto_primes::is_prime_with_rng(&mut OsRng, &candidate)
-            {
-                let le: Vec<u8> = candidate
-                    .as_words()
-                    .iter()
-                    .flat_map(|w| w.to_le_bytes())
-                    .collect();
-                return Some(rsa::BigUint::from_bytes_le(&le));
-            }
-        }
-    }
-}
-
-/// [`crate::montgomery::fermat_base_2`] of a candidate of `L` words.
-fn fermat_base_2<const L: usize>(n: &crypto_bigint::Uint<L>) -> bool {
-    let mut words = [0u64; L];
-    for (w, limb) in words.iter_mut().zip(n.as_words()) {
-        *w = u64::from(*limb);
-    }
-    crate::montgomery::fermat_base_2(&words)
-}
-
-/// Two primes from `prime`, searched on two threads at once: the first two found, by
-/// either thread, are the pair (the search is random and dominates key generation; a
-/// thread that finds its prime early goes on to help with the second, so the pair takes
-/// about as long as one prime takes one thread, not the longer of two searches).
-fn prime_pair(prime: fn(&AtomicBool) -> Option<rsa::BigUint>) -> (rsa::BigUint, rsa::BigUint) {
-    let found: Mutex<Vec<rsa::BigUint>> = Mutex::new(Vec::new());
-    let stop = AtomicBool::new(false);
-    let search = || {
-        while let Some(p) = prime(&stop) {
-            let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
-            f.push(p);
-            if f.len() >= 2 {
-                stop.store(true, Ordering::Relaxed);
-                return;
-            }
-        }
-    };
-    std::thread::scope(|scope| {
-        let helper = scope.spawn(search);
-        search();
-        // A helper that failed leaves the search to this thread: it stops only at two.
-        let _ = helper.join();
-    });
-    let mut primes = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    let never = AtomicBool::new(false);
-    while primes.len() < 2 {
-        if let Some(p) = prime(&never) {
-            primes.push(p);
-        }
-    }
-    let q = primes.swap_remove(1);
-    let p = primes.swap_remove(0);
-    (p, q)
-}
-
 /// An RSA key of 2048 or 4096 bits with e = 65537 (the two sizes sprig makes). The
-/// primes come from `crypto-primes` (the `rsa` crate's own search is several times
-/// slower than Go's).
+/// primes come from [`crate::rsa_primes`] (the `rsa` crate's own search is several
+/// times slower than Go's).
 fn generate_rsa(bits: usize) -> FuncResult<PrivateKey> {
     loop {
+        use crate::rsa_primes::{prime_pair, rsa_prime};
         let (p, q) = match bits {
             2048 => prime_pair(rsa_prime::<16>),
             4096 => prime_pair(rsa_prime::<32>),
@@ -174,6 +94,15 @@ fn generate_rsa(bits: usize) -> FuncResult<PrivateKey> {
             key.precompute().map_err(|e| e.to_string())?;
             return Ok(PrivateKey::Rsa(Box::new(key)));
         }
+    }
+}
+
+/// A key as `genPrivateKey "rsa"` makes them, for other modules' tests.
+#[cfg(test)]
+pub(crate) fn rsa_key_for_tests(bits: usize) -> Option<rsa::RsaPrivateKey> {
+    match generate_rsa(bits) {
+        Ok(PrivateKey::Rsa(k)) => Some(*k),
+        _ => None,
     }
 }
 
@@ -378,33 +307,32 @@ fn public_key_info(key: &PrivateKey) -> Result<Vec<u8>, capstan_gotmpl::FuncErro
     })
 }
 
-/// The signature algorithm Go picks for a key, and the signature of `data`.
-fn sign(key: &PrivateKey, data: &[u8]) -> Result<(Vec<u8>, Vec<u8>), capstan_gotmpl::FuncError> {
-    use rsa::signature::{SignatureEncoding, Signer};
+/// The signature algorithm Go's x509 names for a signing key.
+fn signature_algorithm(key: &PrivateKey) -> Result<Vec<u8>, capstan_gotmpl::FuncError> {
     Ok(match key {
-        PrivateKey::Rsa(k) => {
-            let signer = rsa::pkcs1v15::SigningKey::<sha2::Sha256>::new((**k).clone());
-            let sig = signer.try_sign(data).map_err(|e| e.to_string())?;
-            (
-                der::seq(
-                    der::SEQUENCE,
-                    &[der::oid(OID_SHA256_WITH_RSA), der::tlv(der::NULL, &[])],
-                ),
-                sig.to_vec(),
-            )
+        PrivateKey::Rsa(_) => der::seq(
+            der::SEQUENCE,
+            &[der::oid(OID_SHA256_WITH_RSA), der::tlv(der::NULL, &[])],
+        ),
+        PrivateKey::Ecdsa(_) => der::seq(der::SEQUENCE, &[der::oid(OID_ECDSA_SHA256)]),
+        PrivateKey::Ed25519(_) => der::seq(der::SEQUENCE, &[der::oid(OID_ED25519)]),
+        PrivateKey::Dsa(_) => {
+            return Err("x509: certificate private key does not implement crypto.Signer".into())
         }
+    })
+}
+
+/// The signature of `data` by `key`, in the algorithm [`signature_algorithm`] names.
+fn sign(key: &PrivateKey, data: &[u8]) -> Result<Vec<u8>, capstan_gotmpl::FuncError> {
+    use rsa::signature::Signer;
+    Ok(match key {
+        PrivateKey::Rsa(k) => crate::rsa_sign::sign_sha256(k, data)?,
         PrivateKey::Ecdsa(k) => {
             let signer = p256::ecdsa::SigningKey::from(k);
             let sig: p256::ecdsa::Signature = signer.try_sign(data).map_err(|e| e.to_string())?;
-            (
-                der::seq(der::SEQUENCE, &[der::oid(OID_ECDSA_SHA256)]),
-                sig.to_der().as_bytes().to_vec(),
-            )
+            sig.to_der().as_bytes().to_vec()
         }
-        PrivateKey::Ed25519(k) => (
-            der::seq(der::SEQUENCE, &[der::oid(OID_ED25519)]),
-            k.sign(data).to_bytes().to_vec(),
-        ),
+        PrivateKey::Ed25519(k) => k.sign(data).to_bytes().to_vec(),
         PrivateKey::Dsa(_) => {
             return Err("x509: certificate private key does not implement crypto.Signer".into())
         }
@@ -566,7 +494,7 @@ fn create_certificate(
     let not_before = now_ns.div_euclid(1_000_000_000);
     let not_after = (now_ns as i128 + valid_ns as i128).div_euclid(1_000_000_000) as i64;
 
-    let (signature_algorithm, _) = sign(signer, &[])?;
+    let signature_algorithm = signature_algorithm(signer)?;
     let tbs = der::seq(
         der::SEQUENCE,
         &[
@@ -583,7 +511,7 @@ fn create_certificate(
             der::tlv(0xa3, &der::seq(der::SEQUENCE, &extensions)),
         ],
     );
-    let (_, signature) = sign(signer, &tbs)?;
+    let signature = sign(signer, &tbs)?;
     Ok(der::seq(
         der::SEQUENCE,
         &[tbs, signature_algorithm, der::bit_string(&signature)],

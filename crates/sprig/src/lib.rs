@@ -20,6 +20,8 @@ mod paths;
 pub use paths::clean as path_clean;
 mod random;
 mod regexes;
+mod rsa_primes;
+mod rsa_sign;
 mod semver;
 mod strings;
 mod urls;

@@ -1,0 +1,248 @@
+//! The prime search of RSA key generation: a random start with its two top bits set,
+//! a window of odd numbers after it sieved by the small primes (up to 2^18 for 1024-bit
+//! primes, 2^20 beyond: the larger the candidate, the dearer each test a sieve saves),
+//! the base-2 Fermat screen of [`crate::montgomery`] on what survives, then the full
+//! Baillie-PSW test of `crypto-primes` on the rare candidate that passes. Two threads
+//! search at once, the first two primes found by either make the pair.
+
+use p256::elliptic_curve::rand_core::OsRng;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+/// How many odd numbers one random start sieves: about eleven primes are among them
+/// at 1024 bits, so a window without one is rare (a new start is drawn then).
+const WINDOW: usize = 4096;
+
+/// An odd small prime and `⌊2⁶⁴ / p⌋`, for Barrett reduction.
+#[derive(Clone, Copy)]
+struct SmallPrime {
+    p: u64,
+    reciprocal: u64,
+}
+
+/// The odd primes below `bound`, by the sieve of Eratosthenes.
+fn odd_primes_below(bound: usize) -> Vec<SmallPrime> {
+    let mut composite = vec![false; bound];
+    let mut out = Vec::new();
+    for n in 3..bound {
+        if n % 2 == 0 || composite[n] {
+            continue;
+        }
+        out.push(SmallPrime {
+            p: n as u64,
+            reciprocal: (u128::from(u64::MAX) + 1).div_euclid(n as u128) as u64,
+        });
+        let mut m = n * n;
+        while m < bound {
+            composite[m] = true;
+            m += 2 * n;
+        }
+    }
+    out
+}
+
+/// The small primes that sieve candidates of `L` words.
+fn small_primes<const L: usize>() -> &'static [SmallPrime] {
+    static UP_TO_2_18: OnceLock<Vec<SmallPrime>> = OnceLock::new();
+    static UP_TO_2_20: OnceLock<Vec<SmallPrime>> = OnceLock::new();
+    if L <= 16 {
+        UP_TO_2_18.get_or_init(|| odd_primes_below(1 << 18))
+    } else {
+        UP_TO_2_20.get_or_init(|| odd_primes_below(1 << 20))
+    }
+}
+
+/// `n mod p` for every small prime, `n` as little-endian words. Word halves are fed
+/// in from the top: `(r·2³² + half) < 2⁵²`, reduced by Barrett (the quotient estimate
+/// is short by at most one). Primes are the inner loop so their chains interleave.
+fn residues(n: &[u64], primes: &[SmallPrime]) -> Vec<u64> {
+    let mut r = vec![0u64; primes.len()];
+    for word in n.iter().rev() {
+        for half in [word >> 32, word & 0xffff_ffff] {
+            for (r, sp) in r.iter_mut().zip(primes) {
+                let x = (*r << 32) | half;
+                let q = ((u128::from(x) * u128::from(sp.reciprocal)) >> 64) as u64;
+                let mut rem = x - q * sp.p;
+                if rem >= sp.p {
+                    rem -= sp.p;
+                }
+                *r = rem;
+            }
+        }
+    }
+    r
+}
+
+/// Which of `start + 2k` (k < WINDOW) a small prime divides, for odd `start` with the
+/// given residues.
+fn sieve(residues: &[u64], primes: &[SmallPrime]) -> Vec<bool> {
+    let mut divisible = vec![false; WINDOW];
+    for (r, sp) in residues.iter().zip(primes) {
+        // start + 2k ≡ 0 (mod p)  ⇔  k ≡ (p − r)·2⁻¹, and 2⁻¹ = (p + 1)/2.
+        let p = sp.p;
+        let first = ((p - r) % p) * p.div_ceil(2) % p;
+        let mut k = first as usize;
+        while k < WINDOW {
+            divisible[k] = true;
+            k += p as usize;
+        }
+    }
+    divisible
+}
+
+/// `start + 2k`, or `None` when that leaves `L` words.
+fn offset<const L: usize>(start: &[u64; L], k: usize) -> Option<[u64; L]> {
+    let mut out = *start;
+    let mut carry = 2 * k as u64;
+    for w in out.iter_mut() {
+        let (s, c) = w.overflowing_add(carry);
+        *w = s;
+        carry = c as u64;
+        if carry == 0 {
+            break;
+        }
+    }
+    (carry == 0).then_some(out)
+}
+
+/// A random prime of exactly `L * 64` bits whose two top bits are set, so that the
+/// product of two has exactly twice as many bits (as Go's `rsa.GenerateKey` makes them);
+/// `None` once `stop` is set.
+pub(crate) fn rsa_prime<const L: usize>(stop: &AtomicBool) -> Option<rsa::BigUint> {
+    let primes = small_primes::<L>();
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut bytes = vec![0u8; L * 8];
+        if getrandom::getrandom(&mut bytes).is_err() {
+            continue;
+        }
+        let mut start = [0u64; L];
+        for (w, chunk) in start.iter_mut().zip(bytes.chunks(8)) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(chunk);
+            *w = u64::from_le_bytes(b);
+        }
+        start[0] |= 1;
+        start[L - 1] |= 0b11 << 62;
+        let divisible = sieve(&residues(&start, primes), primes);
+        for (k, _) in divisible.iter().enumerate().filter(|(_, d)| !**d) {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let Some(candidate) = offset(&start, k) else {
+                break;
+            };
+            if candidate[L - 1] >> 62 != 0b11 {
+                break;
+            }
+            // Nearly every candidate is composite and fails base-2 Fermat; that test
+            // costs less than the full test's first Miller-Rabin round, which the few
+            // survivors still go through.
+            if crate::montgomery::fermat_base_2(&candidate) && is_prime(&candidate) {
+                let le: Vec<u8> = candidate.iter().flat_map(|w| w.to_le_bytes()).collect();
+                return Some(rsa::BigUint::from_bytes_le(&le));
+            }
+        }
+    }
+}
+
+/// `crypto-primes`' Baillie-PSW test (Miller-Rabin base 2, a strong Lucas test, and
+/// one Miller-Rabin round with a random base).
+fn is_prime<const L: usize>(n: &[u64; L]) -> bool {
+    let le: Vec<u8> = n.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let n = crypto_bigint::Uint::<L>::from_le_slice(&le);
+    crypto_primes::is_prime_with_rng(&mut OsRng, &n)
+}
+
+/// Two primes from `prime`, searched on two threads at once: the first two found, by
+/// either thread, are the pair (the search is random and dominates key generation; a
+/// thread that finds its prime early goes on to help with the second, so the pair takes
+/// about as long as one prime takes one thread, not the longer of two searches).
+pub(crate) fn prime_pair(
+    prime: fn(&AtomicBool) -> Option<rsa::BigUint>,
+) -> (rsa::BigUint, rsa::BigUint) {
+    let found: Mutex<Vec<rsa::BigUint>> = Mutex::new(Vec::new());
+    let stop = AtomicBool::new(false);
+    let search = || {
+        while let Some(p) = prime(&stop) {
+            let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
+            f.push(p);
+            if f.len() >= 2 {
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        let helper = scope.spawn(search);
+        search();
+        // A helper that failed leaves the search to this thread: it stops only at two.
+        let _ = helper.join();
+    });
+    let mut primes = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    let never = AtomicBool::new(false);
+    while primes.len() < 2 {
+        if let Some(p) = prime(&never) {
+            primes.push(p);
+        }
+    }
+    let q = primes.swap_remove(1);
+    let p = primes.swap_remove(0);
+    (p, q)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn residues_and_the_sieve_agree_with_division() {
+        let primes = &odd_primes_below(1 << 12);
+        assert_eq!(primes.len(), 563); // π(4096) = 564, less the prime 2
+        let mut seed = 0x853c_49e6_748f_ea9bu64;
+        for _ in 0..20 {
+            let mut n = [0u64; 16];
+            for w in n.iter_mut() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                *w = seed;
+            }
+            n[0] |= 1;
+            let big = |w: &[u64; 16]| {
+                let le: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+                rsa::BigUint::from_bytes_le(&le)
+            };
+            let r = residues(&n, primes);
+            for (r, sp) in r.iter().zip(primes) {
+                assert_eq!(rsa::BigUint::from(*r), big(&n) % sp.p);
+            }
+            let divisible = sieve(&r, primes);
+            for k in [0usize, 1, 2, 3, 100, 1000, WINDOW - 1] {
+                let c = big(&offset(&n, k).unwrap());
+                let expected = primes
+                    .iter()
+                    .any(|sp| (&c % sp.p) == rsa::BigUint::from(0u32));
+                assert_eq!(divisible[k], expected, "k = {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn primes_have_their_two_top_bits_set_and_pass_the_full_test() {
+        let never = AtomicBool::new(false);
+        let p = rsa_prime::<16>(&never).unwrap();
+        assert_eq!(p.bits(), 1024);
+        assert_eq!((&p >> 1022usize), rsa::BigUint::from(3u32));
+        let stop = AtomicBool::new(true);
+        assert!(rsa_prime::<16>(&stop).is_none());
+    }
+
+    #[test]
+    fn an_offset_past_the_words_is_none() {
+        assert_eq!(offset(&[u64::MAX - 1], 1), None);
+        assert_eq!(offset(&[1u64, 0], 1), Some([3, 0]));
+    }
+}
