@@ -54,23 +54,46 @@ fn small_primes<const L: usize>() -> &'static [SmallPrime] {
 
 /// `n mod p` for every small prime, `n` as little-endian words. Word halves are fed
 /// in from the top: `(r·2³² + half) < 2⁵²`, reduced by Barrett (the quotient estimate
-/// is short by at most one). Primes are the inner loop so their chains interleave.
+/// is short by at most one). Eight primes at a time, so that eight independent chains
+/// of multiplications run side by side in registers.
 fn residues(n: &[u64], primes: &[SmallPrime]) -> Vec<u64> {
-    let mut r = vec![0u64; primes.len()];
-    for word in n.iter().rev() {
-        for half in [word >> 32, word & 0xffff_ffff] {
-            for (r, sp) in r.iter_mut().zip(primes) {
-                let x = (*r << 32) | half;
-                let q = ((u128::from(x) * u128::from(sp.reciprocal)) >> 64) as u64;
-                let mut rem = x - q * sp.p;
-                if rem >= sp.p {
-                    rem -= sp.p;
+    const LANES: usize = 8;
+    let mut out = Vec::with_capacity(primes.len());
+    let chunks = primes.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        let mut r = [0u64; LANES];
+        for word in n.iter().rev() {
+            for half in [word >> 32, word & 0xffff_ffff] {
+                for i in 0..LANES {
+                    r[i] = reduce((r[i] << 32) | half, chunk[i]);
                 }
-                *r = rem;
             }
         }
+        out.extend(r);
     }
-    r
+    for sp in rest {
+        let mut r = 0u64;
+        for word in n.iter().rev() {
+            for half in [word >> 32, word & 0xffff_ffff] {
+                r = reduce((r << 32) | half, *sp);
+            }
+        }
+        out.push(r);
+    }
+    out
+}
+
+/// `x mod p` by Barrett reduction, for `x < 2⁵²` and `p < 2²⁰` (then `x − q·p < 2p`).
+#[inline(always)]
+fn reduce(x: u64, sp: SmallPrime) -> u64 {
+    let q = ((u128::from(x) * u128::from(sp.reciprocal)) >> 64) as u64;
+    let rem = x - q * sp.p;
+    if rem >= sp.p {
+        rem - sp.p
+    } else {
+        rem
+    }
 }
 
 /// Which of `start + 2k` (k < WINDOW) a small prime divides, for odd `start` with the
@@ -78,9 +101,11 @@ fn residues(n: &[u64], primes: &[SmallPrime]) -> Vec<u64> {
 fn sieve(residues: &[u64], primes: &[SmallPrime]) -> Vec<bool> {
     let mut divisible = vec![false; WINDOW];
     for (r, sp) in residues.iter().zip(primes) {
-        // start + 2k ≡ 0 (mod p)  ⇔  k ≡ (p − r)·2⁻¹, and 2⁻¹ = (p + 1)/2.
+        // start + 2k ≡ 0 (mod p)  ⇔  k ≡ (p − r)/2 (mod p): halve p − r, or p − r + p
+        // when that is odd (no division).
         let p = sp.p;
-        let first = ((p - r) % p) * p.div_ceil(2) % p;
+        let x = if *r == 0 { 0 } else { p - r };
+        let first = if x % 2 == 0 { x / 2 } else { (x + p) / 2 };
         let mut k = first as usize;
         while k < WINDOW {
             divisible[k] = true;
