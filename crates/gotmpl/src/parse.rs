@@ -656,7 +656,7 @@ impl<'a, 's> Parser<'a, 's> {
             let imag = parse_float(imag_text, 64).map_err(|_| {
                 self.error(format!(
                     "illegal number syntax: {}",
-                    capstan_gocompat::quote::go_quote(&text)
+                    capstan_gocompat::quote::go_quote(text)
                 ))
             })?;
             // Go simplifies a complex constant with no imaginary part to a real one.
@@ -669,11 +669,11 @@ impl<'a, 's> Parser<'a, 's> {
             n.imag = Some(imag);
             return Ok(n);
         }
-        if let Ok(u) = parse_uint(&text, 0, 64) {
+        if let Ok(u) = parse_uint(text, 0, 64) {
             n.is_uint = true;
             n.uint = u;
         }
-        if let Ok(i) = parse_int(&text, 0, 64) {
+        if let Ok(i) = parse_int(text, 0, 64) {
             n.is_int = true;
             n.int = i;
             if i == 0 {

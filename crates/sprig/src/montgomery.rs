@@ -1,10 +1,11 @@
 //! Montgomery arithmetic on fixed-size limbs, for RSA: the base-2 Fermat test that
 //! screens prime candidates (nearly every candidate the sieve lets through is composite
 //! and fails it, so it is where key generation spends its time) and the modular
-//! exponentiation of RSA-CRT signing. Squaring is by product scanning with the
-//! reduction in the same columns; multiplication computes the double-width product and
-//! then reduces it. No allocation, no division: every modulus has its top bit set, so
-//! R mod n is simply 2^(64·L) − n.
+//! exponentiation of RSA-CRT signing. Products are computed double-width, then
+//! reduced; both passes go two rows at a time, so that two carry chains run side by
+//! side (one chain of dependent add-with-carries is what bounds the speed). No
+//! allocation, no division: every modulus has its top bit set, so R mod n is simply
+//! 2^(64·L) − n.
 
 /// `-n⁻¹ mod 2⁶⁴` for odd `n0` (Newton's iteration doubles the correct low bits).
 fn neg_inverse(n0: u64) -> u64 {
@@ -65,19 +66,45 @@ impl<const L: usize> Modulus<L> {
     }
 
     /// `t·R⁻¹ mod n` for `t < n·R` given as `2L` words (low half first; `t` is
-    /// overwritten).
+    /// overwritten), two rows of the reduction at a time: the second row's factor is
+    /// known once the first row's first two products are in, and from there the two
+    /// rows' carry chains run side by side over the same words.
     #[inline(always)]
     fn redc(&self, t: &mut [[u64; L]; 2]) -> [u64; L] {
         let t = t.as_flattened_mut();
+        let n = &self.n;
         let mut extra = 0u64;
-        for i in 0..L {
+        let mut i = 0;
+        while i + 1 < L {
+            let m0 = t[i].wrapping_mul(self.inv);
+            let (_, c) = mul_add(m0, n[0], t[i], 0);
+            let (v, mut c0) = mul_add(m0, n[1], t[i + 1], c);
+            let m1 = v.wrapping_mul(self.inv);
+            let (_, mut c1) = mul_add(m1, n[0], v, 0);
+            for j in 2..L {
+                let (v, c) = mul_add(m0, n[j], t[i + j], c0);
+                c0 = c;
+                let (v, c) = mul_add(m1, n[j - 1], v, c1);
+                c1 = c;
+                t[i + j] = v;
+            }
+            // Word i + L: row i's carry, row i + 1's last product and carry, and what
+            // the previous pair left over; the overflow goes to word i + L + 1 now,
+            // and what overflows that waits for the next pair.
+            let (lo, hi) = mul_add(m1, n[L - 1], t[i + L], c1);
+            let s = lo as u128 + c0 as u128 + extra as u128;
+            t[i + L] = s as u64;
+            let s = t[i + L + 1] as u128 + hi as u128 + (s >> 64);
+            t[i + L + 1] = s as u64;
+            extra = (s >> 64) as u64;
+            i += 2;
+        }
+        if i < L {
             let m = t[i].wrapping_mul(self.inv);
             let mut carry = 0u64;
             for j in 0..L {
-                (t[i + j], carry) = mul_add(m, self.n[j], t[i + j], carry);
+                (t[i + j], carry) = mul_add(m, n[j], t[i + j], carry);
             }
-            // The row's carry lands on word i + L; what overflows that waits for the
-            // next row (whose own words stop below i + L + 1).
             (t[i + L], extra) = mul_add(1, t[i + L], carry, extra);
         }
         let mut out = [0u64; L];
@@ -86,68 +113,50 @@ impl<const L: usize> Modulus<L> {
         out
     }
 
-    /// `a²·R⁻¹ mod n`, by product scanning (each output word's column of products summed
-    /// into a three-word accumulator, the reduction's products in the same columns): the
-    /// products of a column do not wait on each other's carries.
+    /// `a²·R⁻¹ mod n` (a < n): the cross products once, doubled, the squares added,
+    /// then reduced.
     pub(crate) fn square(&self, a: &[u64; L]) -> [u64; L] {
-        let n = &self.n;
-        let mut m = [0u64; L];
-        let mut out = [0u64; L];
-        // The accumulator: low 128 bits and the words above.
-        let mut acc: u128 = 0;
-        let mut top: u64 = 0;
-        let add = |acc: &mut u128, top: &mut u64, x: u64, y: u64| {
-            let (s, c) = acc.overflowing_add(x as u128 * y as u128);
-            *acc = s;
-            *top += c as u64;
-        };
-        for i in 0..L {
-            // a[j]·a[i−j] for j < i − j counted twice, the middle square once.
-            for j in 0..(i + 1) / 2 {
-                let p = a[j] as u128 * a[i - j] as u128;
-                for _ in 0..2 {
-                    let (s, c) = acc.overflowing_add(p);
-                    acc = s;
-                    top += c as u64;
+        let mut wide = [[0u64; L]; 2];
+        {
+            let t = wide.as_flattened_mut();
+            // Rows i and i + 1 of the cross products a[i]·a[j] (j > i) at once: their
+            // carry chains run side by side over the same words. Each pair's words
+            // i + L and i + L + 1 are still zero when it reaches them.
+            let mut i = 0;
+            while i + 2 < L {
+                let (ai, ai1) = (a[i], a[i + 1]);
+                let (v, c) = mul_add(ai, ai1, t[2 * i + 1], 0);
+                t[2 * i + 1] = v;
+                let (v, mut c0) = mul_add(ai, a[i + 2], t[2 * i + 2], c);
+                t[2 * i + 2] = v;
+                let mut c1 = 0u64;
+                for k in 2 * i + 3..i + L {
+                    let (v, c) = mul_add(ai, a[k - i], t[k], c0);
+                    c0 = c;
+                    let (v, c) = mul_add(ai1, a[k - i - 1], v, c1);
+                    c1 = c;
+                    t[k] = v;
                 }
+                (t[i + L], t[i + L + 1]) = mul_add(ai1, a[L - 1], c0, c1);
+                i += 2;
             }
-            if i % 2 == 0 {
-                add(&mut acc, &mut top, a[i / 2], a[i / 2]);
+            if i + 2 == L {
+                (t[2 * i + 1], t[i + L]) = mul_add(a[i], a[i + 1], t[2 * i + 1], 0);
             }
-            for j in 0..i {
-                add(&mut acc, &mut top, m[j], n[i - j]);
+            let mut shifted_out = 0u64;
+            for w in t.iter_mut() {
+                let next = *w >> 63;
+                *w = (*w << 1) | shifted_out;
+                shifted_out = next;
             }
-            m[i] = (acc as u64).wrapping_mul(self.inv);
-            add(&mut acc, &mut top, m[i], n[0]);
-            // The low word is now zero: shift the accumulator down a word.
-            acc = (acc >> 64) | ((top as u128) << 64);
-            top = 0;
+            let mut carry = 0u64;
+            for i in 0..L {
+                let (lo, hi) = mul_add(a[i], a[i], 0, 0);
+                (t[2 * i], carry) = mul_add(1, t[2 * i], lo, carry);
+                (t[2 * i + 1], carry) = mul_add(1, t[2 * i + 1], hi, carry);
+            }
         }
-        for i in L..2 * L - 1 {
-            let from = i - L + 1;
-            let mut j = from;
-            while j < i - j {
-                let p = a[j] as u128 * a[i - j] as u128;
-                for _ in 0..2 {
-                    let (s, c) = acc.overflowing_add(p);
-                    acc = s;
-                    top += c as u64;
-                }
-                j += 1;
-            }
-            if i % 2 == 0 {
-                add(&mut acc, &mut top, a[i / 2], a[i / 2]);
-            }
-            for j in from..L {
-                add(&mut acc, &mut top, m[j], n[i - j]);
-            }
-            out[i - L] = acc as u64;
-            acc = (acc >> 64) | ((top as u128) << 64);
-            top = 0;
-        }
-        out[L - 1] = acc as u64;
-        self.reduce_once(&mut out, (acc >> 64) as u64);
-        out
+        self.redc(&mut wide)
     }
 
     /// `a·b·R⁻¹ mod n` (a, b < n).
@@ -319,28 +328,5 @@ mod tests {
         for n0 in [1u64, 3, 0xffff_ffff_ffff_ffff, 0x1234_5678_9abc_def1] {
             assert_eq!(n0.wrapping_mul(neg_inverse(n0)), u64::MAX);
         }
-    }
-}
-#[cfg(test)]
-mod timing {
-    #[test]
-    #[ignore]
-    fn time_fermat() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut n = [0u64; 16];
-        let t = std::time::Instant::now();
-        let mut c = 0;
-        for _ in 0..300 {
-            for l in n.iter_mut() {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                *l = seed;
-            }
-            n[0] |= 1;
-            n[15] |= 1 << 63;
-            c += super::fermat_base_2(&n) as u32;
-        }
-        eprintln!("TIMING {:?} per test ({c})", t.elapsed() / 300);
     }
 }

@@ -165,6 +165,8 @@ mod tests {
             check::<16>(&mut next);
             check::<32>(&mut next);
             check::<2>(&mut next);
+            check::<3>(&mut next);
+            check::<5>(&mut next);
         }
     }
 }
