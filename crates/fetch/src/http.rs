@@ -108,6 +108,46 @@ pub(crate) fn call(url: &str, headers: &[(&str, &str)]) -> Result<ureq::Response
     )))
 }
 
+/// One request that is never redirected (a signed or token-bearing call to a secret
+/// store: its credentials go to that server only), within the download deadline: the
+/// status and body of any answer, an error only when there is none.
+pub(crate) fn send(
+    method: &str,
+    url: &str,
+    headers: &[(String, String)],
+    body: &[u8],
+) -> Result<(u16, Vec<u8>), String> {
+    let (agent, deadline) = agent();
+    let mut req = agent.request(method, url).timeout(*deadline);
+    for (k, v) in headers {
+        req = req.set(k, v);
+    }
+    let resp = if body.is_empty() && method == "GET" {
+        req.call()
+    } else {
+        req.send_bytes(body)
+    };
+    let resp = match resp {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        // Go's wording: `Get "URL": reason`.
+        Err(e) => {
+            let text = e.to_string();
+            let reason = text.strip_prefix(&format!("{url}: ")).unwrap_or(&text);
+            let mut verb = method.to_ascii_lowercase();
+            if let Some(first) = verb.get_mut(0..1) {
+                first.make_ascii_uppercase();
+            }
+            return Err(format!("{verb} \"{url}\": {reason}"));
+        }
+    };
+    let status = resp.status();
+    let bytes = capstan_source::read_capped(resp.into_reader(), MAX_DOWNLOAD)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("larger than {} MiB", MAX_DOWNLOAD >> 20))?;
+    Ok((status, bytes))
+}
+
 /// A response body, up to [`MAX_DOWNLOAD`] bytes (an error beyond, not a full memory).
 pub(crate) fn body(resp: ureq::Response, shown: &str) -> Result<Vec<u8>, FetchError> {
     capstan_source::read_capped(resp.into_reader(), MAX_DOWNLOAD)

@@ -17,6 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod aws;
 mod error;
 mod http;
 pub mod oci;
@@ -25,16 +26,22 @@ mod redact;
 mod s3;
 mod source;
 pub mod unpack;
+mod vault;
 
+pub use aws::{
+    secrets_manager_secret, ssm_parameter, ssm_parameter_version, ssm_parameters_by_path, AwsTarget,
+};
 pub use error::FetchError;
 pub(crate) use http::{body, call, CallError};
 pub use http::{http_get, DEFAULT_DEADLINE_SECS, MAX_DOWNLOAD};
-pub(crate) use private::{beside, percent_decode, write_private, CacheLock, SshKeyFile};
+pub use private::percent_decode;
+pub(crate) use private::{beside, write_private, CacheLock, SshKeyFile};
 pub use private::{remove_private_files, unpredictable_suffix};
 pub use redact::{neutralize_controls, redact, same_origin};
 pub(crate) use redact::{split_url, UrlParts};
 pub use source::{cache_dir, is_remote, parse, Source};
 pub(crate) use source::{join_inside, key_of, params_key};
+pub use vault::{vault_read, VaultTarget};
 
 /// Reads an environment variable.
 pub type EnvReader = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;

@@ -110,7 +110,7 @@ impl CacheLock {
 }
 
 /// `%XX` escapes decoded (an invalid escape stays as it is, as Go's lenient readers do).
-pub(crate) fn percent_decode(s: &str) -> Vec<u8> {
+pub fn percent_decode(s: &str) -> Vec<u8> {
     percent_encoding::percent_decode_str(s).collect()
 }
 

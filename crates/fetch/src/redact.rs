@@ -31,7 +31,28 @@ fn is_control(c: char) -> bool {
 /// Query parameters whose values are shown in messages (a ref, a depth, a file name);
 /// every other value (`token=`, `X-Amz-Signature=`, `sshkey=`, `access_token=`) is hidden.
 const SHOWN_QUERY_KEYS: &[&str] = &[
-    "ref", "depth", "archive", "checksum", "filename", "region", "version", "subdir", "format",
+    "ref",
+    "depth",
+    "archive",
+    "checksum",
+    "filename",
+    "region",
+    "version",
+    "subdir",
+    "format",
+    // vals' settings of a secret store (not its credentials: `secret_id`, `role_id`).
+    "mode",
+    "recursive",
+    "address",
+    "host",
+    "proto",
+    "namespace",
+    "auth_method",
+    "profile",
+    "token_env",
+    "token_file",
+    "version_stage",
+    "version_id",
 ];
 
 /// Replaces the password of `scheme://user:pass@host` (and any `user:pass@` in a

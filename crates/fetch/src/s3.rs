@@ -4,103 +4,9 @@
 //! or the bucket's location, endpoint from `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`
 //! (path-style) or AWS's virtual-hosted style.
 
+use crate::aws::{self, uri_encode, Env};
 use crate::{FetchError, Source};
-use hmac::{Hmac, Mac};
-use sha2::{Digest, Sha256};
 use std::path::Path;
-
-type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
-
-struct Creds {
-    key: String,
-    secret: String,
-    token: Option<String>,
-}
-
-fn credentials(env: Env) -> Result<Creds, FetchError> {
-    if let (Some(key), Some(secret)) = (env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY")) {
-        return Ok(Creds {
-            key,
-            secret,
-            token: env("AWS_SESSION_TOKEN"),
-        });
-    }
-    let file = env("AWS_SHARED_CREDENTIALS_FILE")
-        .or_else(|| env("HOME").map(|h| format!("{h}/.aws/credentials")))
-        .ok_or_else(|| {
-            FetchError("no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY".into())
-        })?;
-    let profile = env("AWS_PROFILE").unwrap_or_else(|| "default".into());
-    let text = std::fs::read_to_string(&file)
-        .map_err(|_| FetchError("no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or write ~/.aws/credentials".into()))?;
-    let mut section = String::new();
-    let (mut key, mut secret, mut token) = (None, None, None);
-    for line in text.lines().map(str::trim) {
-        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            section = name.trim().to_string();
-            continue;
-        }
-        if section != profile {
-            continue;
-        }
-        if let Some((k, v)) = line.split_once('=') {
-            let v = v.trim().to_string();
-            match k.trim() {
-                "aws_access_key_id" => key = Some(v),
-                "aws_secret_access_key" => secret = Some(v),
-                "aws_session_token" => token = Some(v),
-                _ => {}
-            }
-        }
-    }
-    match (key, secret) {
-        (Some(key), Some(secret)) => Ok(Creds { key, secret, token }),
-        _ => Err(FetchError(format!(
-            "no AWS credentials in profile {profile:?}"
-        ))),
-    }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn hmac(key: &[u8], data: &str) -> Vec<u8> {
-    let mut m = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes keys of any length");
-    m.update(data.as_bytes());
-    m.finalize().into_bytes().to_vec()
-}
-
-fn uri_encode(s: &str, slash: bool) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            b'/' if !slash => out.push('/'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
-/// `YYYYMMDDTHHMMSSZ` now.
-fn amz_date() -> String {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    let days = now.div_euclid(86400);
-    let secs = now.rem_euclid(86400);
-    let (y, m, d) = capstan_gocompat::time::civil_from_days(days);
-    format!(
-        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
-}
 
 /// A signed GET of `path` (already encoded) on `endpoint` (`scheme://host`).
 fn signed_get(
@@ -110,61 +16,27 @@ fn signed_get(
     query: &str,
     region: &str,
 ) -> Result<Vec<u8>, FetchError> {
-    let creds = credentials(env)?;
-    let host = endpoint
-        .split_once("://")
-        .map(|(_, h)| h)
-        .unwrap_or(endpoint)
-        .trim_end_matches('/');
-    let date = amz_date();
-    let day = &date[..8];
-    let payload = hex(&Sha256::digest(b""));
-    let mut headers = vec![
-        ("host".to_string(), host.to_string()),
-        ("x-amz-content-sha256".to_string(), payload.clone()),
-        ("x-amz-date".to_string(), date.clone()),
-    ];
-    if let Some(t) = &creds.token {
-        headers.push(("x-amz-security-token".into(), t.clone()));
-    }
-    headers.sort();
-    let signed: Vec<&str> = headers.iter().map(|(k, _)| k.as_str()).collect();
-    let canonical_headers: String = headers
+    let creds = aws::credentials(env, None)?;
+    let req = aws::Request {
+        method: "GET",
+        endpoint,
+        path,
+        query,
+        headers: Vec::new(),
+        body: b"",
+        region,
+        service: "s3",
+    };
+    let headers = aws::signed_headers(&req, &creds);
+    let headers: Vec<(&str, &str)> = headers
         .iter()
-        .map(|(k, v)| format!("{k}:{}\n", v.trim()))
+        .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    let canonical = format!(
-        "GET\n{path}\n{query}\n{canonical_headers}\n{}\n{payload}",
-        signed.join(";")
-    );
-    let scope = format!("{day}/{region}/s3/aws4_request");
-    let to_sign = format!(
-        "AWS4-HMAC-SHA256\n{date}\n{scope}\n{}",
-        hex(&Sha256::digest(canonical.as_bytes()))
-    );
-    let k = hmac(format!("AWS4{}", creds.secret).as_bytes(), day);
-    let k = hmac(&k, region);
-    let k = hmac(&k, "s3");
-    let k = hmac(&k, "aws4_request");
-    let signature = hex(&hmac(&k, &to_sign));
-    let auth = format!(
-        "AWS4-HMAC-SHA256 Credential={}/{scope}, SignedHeaders={}, Signature={signature}",
-        creds.key,
-        signed.join(";")
-    );
     let url = if query.is_empty() {
         format!("{}{path}", endpoint.trim_end_matches('/'))
     } else {
         format!("{}{path}?{query}", endpoint.trim_end_matches('/'))
     };
-    let mut headers = vec![
-        ("Authorization", auth.as_str()),
-        ("x-amz-content-sha256", payload.as_str()),
-        ("x-amz-date", date.as_str()),
-    ];
-    if let Some(t) = &creds.token {
-        headers.push(("x-amz-security-token", t.as_str()));
-    }
     let resp = crate::call(&url, &headers).map_err(|e| match e {
         crate::CallError::Status(code, r) => {
             let body = r.into_string().unwrap_or_default();

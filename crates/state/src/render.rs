@@ -314,12 +314,15 @@ fn at_fragment(doc: &Value, fragment: &str, r: &str) -> Result<String, StateErro
     }
 }
 
-/// vals' `ref+sops://FILE#/path`, `ref+file://FILE#/path`, `ref+envsubst://TEXT` and
-/// `ref+echo://TEXT` (the text itself).
+/// vals' `ref+sops://FILE#/path`, `ref+file://FILE#/path`, `ref+envsubst://TEXT`,
+/// `ref+echo://TEXT` (the text itself), and the secret stores of [`crate::vals`]
+/// (`ref+vault://`, `ref+awsssm://`, `ref+awssecrets://`).
 pub fn resolve_ref(host: &dyn Host, r: &str) -> Result<String, StateError> {
     let Some((backend, rest)) = r.strip_prefix("ref+").and_then(|x| x.split_once("://")) else {
         return Err(format!("expand {r}: not a ref+ expression").into());
     };
+    // vals names the reference without its `ref+` in errors.
+    let shown = &r["ref+".len()..];
     let (target, fragment) = match rest.split_once('#') {
         Some((t, f)) => (t, Some(f)),
         None => (rest, None),
@@ -329,26 +332,27 @@ pub fn resolve_ref(host: &dyn Host, r: &str) -> Result<String, StateError> {
             None => Ok(text),
             Some(f) => {
                 let doc = capstan_yaml::decode_helmfile_value(&text)
-                    .map_err(|e| format!("expand {r}: {e}"))?;
-                at_fragment(&doc, f, r)
+                    .map_err(|e| format!("expand {shown}: {e}"))?;
+                at_fragment(&doc, f, shown)
             }
         }
     };
     match backend {
         "sops" => {
-            let text = crate::secrets::decrypt_file(host, target).map_err(|e| format!("expand {r}: {e}"))?;
+            let text = crate::secrets::decrypt_file(host, target).map_err(|e| format!("expand {shown}: {e}"))?;
             extract(text)
         }
         "file" => {
             let bytes = host
                 .read_file(Path::new(target))
-                .map_err(|e| format!("expand {r}: open {target}: {}", go_io_reason(&e)))?;
+                .map_err(|e| format!("expand {shown}: open {target}: {}", go_io_reason(&e)))?;
             extract(String::from_utf8_lossy(&bytes).into_owned())
         }
         "envsubst" => Ok(envsubst(host, rest)),
         "echo" => extract(target.to_string()),
+        "vault" | "awsssm" | "awssecrets" => crate::vals::resolve(host, backend, target, fragment, r),
         other => Err(format!(
-            "expand {r}: the {other} backend is not supported by capstan (supported: sops, file, envsubst, echo)"
+            "expand {shown}: the {other} backend is not supported by capstan (supported: sops, file, envsubst, echo, vault, awsssm, awssecrets)"
         ).into()),
     }
 }
