@@ -735,10 +735,11 @@ mod tests {
             "bob-x"
         );
         let err = r
-            .render(r#"{{ fetchSecretValue "ref+vault://a#/b" }}"#, &v)
+            .render(r#"{{ fetchSecretValue "ref+gcpsecrets://p/s#/b" }}"#, &v)
             .unwrap_err();
         assert!(
-            err.message.contains("the vault backend is not supported"),
+            err.message
+                .contains("expand gcpsecrets://p/s#/b: the gcpsecrets backend is not supported"),
             "{err}"
         );
     }
