@@ -81,6 +81,7 @@ pub(crate) fn print_spooled(s: capstan_app::spool::Spooled) -> String {
     }
 }
 
+mod argocd;
 mod chart;
 mod cluster;
 mod completion;
@@ -147,6 +148,10 @@ enum Command {
     Create(setup::CreateArgs),
     /// Print capstan's man page (roff): `capstan man > capstan.1; man -l capstan.1`.
     Man,
+    /// Run as an Argo CD Config Management Plugin (`deploy/argocd/plugin.yaml`): the
+    /// application's parameters and environment from Argo CD's variables.
+    #[command(subcommand)]
+    Argocd(argocd::ArgocdCommand),
 }
 
 /// What a command printed and its exit code.
@@ -325,6 +330,8 @@ fn run_here(args: Vec<OsString>, cwd: &Path) -> Outcome {
         Command::Init(a) => setup::init(&a, &cli.global.helm_binary, cwd, &mut log),
         Command::Create(a) => setup::create(&a, cwd, &mut log),
         Command::Man => Ok(completion::man_page(Cli::command())),
+        // A child capstan does the work; its outcome is passed on as it is.
+        Command::Argocd(c) => return argocd::run(c, cwd),
     };
     finish(result, log, error_prefix, cwd)
 }

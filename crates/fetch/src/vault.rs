@@ -189,9 +189,11 @@ fn client(env: Env, t: &VaultTarget) -> Result<Client, FetchError> {
             }
             c.token = token.trim().to_string();
         }
-        other => return Err(FetchError(format!(
+        other => {
+            return Err(FetchError(format!(
             "vault auth_method {other:?} is not supported by capstan (supported: token, approle)"
-        ))),
+        )))
+        }
     }
     Ok(c)
 }
