@@ -119,7 +119,7 @@ fn collect<'a>(
             format!("{full_path}/{}", t.name),
             Renderable {
                 file: format!("{dir}{}", t.name),
-                text: String::from_utf8_lossy(&t.data),
+                text: lossy_text(&t.data),
                 data: &t.data,
                 scope: scope.clone(),
                 base_path: format!("{full_path}/templates"),
@@ -260,4 +260,13 @@ fn parsed_set(
             .push((Arc::new(kept), set.clone()));
     }
     Ok(set.fresh_copy())
+}
+
+/// `bytes` as text, invalid UTF-8 replaced as Go's conversions do; valid text (nearly
+/// always) is borrowed after the fast check.
+pub(crate) fn lossy_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }

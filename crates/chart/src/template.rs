@@ -345,7 +345,7 @@ fn render_prepared(
     let mut documents = Vec::new();
     if o.include_crds {
         for (path, f) in chart.crd_files("") {
-            let content = String::from_utf8_lossy(&f.data).into_owned();
+            let content = crate::render::lossy_text(&f.data).into_owned();
             body.push_str(&format!("---\n# Source: {path}\n{content}\n"));
             documents.push((path, content));
         }

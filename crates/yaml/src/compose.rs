@@ -280,6 +280,15 @@ pub(crate) fn quiet_catch<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
 }
 
 fn compose_text(input: &str, gen: Generation) -> Result<Option<Document>, YamlError> {
+    // Block-style text (nearly all of it) is read line by line, to the same nodes.
+    if let Some(doc) = crate::compose_lines::compose_lines(input) {
+        return Ok(Some(doc));
+    }
+    compose_events(input, gen)
+}
+
+/// [`compose_text`] from libyaml's events.
+pub(crate) fn compose_events(input: &str, gen: Generation) -> Result<Option<Document>, YamlError> {
     let mut bytes = input.as_bytes();
     let mut parser = Parser::new();
     parser.set_input_string(&mut bytes);

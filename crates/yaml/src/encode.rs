@@ -5,7 +5,7 @@
 use crate::compose::Generation;
 use crate::emit::{ENode, Emitter, Style};
 use crate::error::YamlError;
-use crate::resolve::{is_base60_float, is_old_bool, resolve, Scalar, STR};
+use crate::resolve::{is_base60_float, is_old_bool, resolve, untagged_tag, Scalar, STR};
 use capstan_gocompat::json::format_json_float;
 use capstan_gocompat::strconv::format_float;
 use capstan_value::{Str, Value};
@@ -35,12 +35,9 @@ pub(crate) fn string_node(s: &str, gen: Generation) -> ENode {
         ),
     };
     let plain_ok = !special
-        || match resolve(gen, "", s) {
-            Ok((tag, _)) => {
-                tag == STR && !is_base60_float(s) && !(gen == Generation::V3 && is_old_bool(s))
-            }
-            Err(_) => false,
-        };
+        || (untagged_tag(gen, s) == STR
+            && !is_base60_float(s)
+            && !(gen == Generation::V3 && is_old_bool(s)));
     let style = if s.contains('\n') {
         Style::Literal
     } else if plain_ok {

@@ -101,7 +101,7 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
     let mut block: Option<(usize, Option<usize>)> = None;
     // After a scalar on a line, a deeper line would continue it (or be an error).
     let mut no_deeper_than: Option<usize> = None;
-    for line in doc.split('\n') {
+    for line in ascii_lines(doc) {
         let indent = line.len() - line.trim_start_matches(' ').len();
         let rest = &line[indent..];
         if let Some((parent, content)) = block {
@@ -268,6 +268,26 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
 
 fn is_dash(rest: &str) -> bool {
     rest == "-" || rest.starts_with("- ")
+}
+
+/// The lines of `doc` (split at `\n`, the last one possibly empty), found with a plain
+/// byte loop: the lines of a manifest are short, where `str::split`'s searcher costs more
+/// than the search.
+fn ascii_lines(doc: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(doc);
+    std::iter::from_fn(move || {
+        let text = rest?;
+        match text.bytes().position(|b| b == b'\n') {
+            Some(i) => {
+                rest = Some(&text[i + 1..]);
+                Some(&text[..i])
+            }
+            None => {
+                rest = None;
+                Some(text)
+            }
+        }
+    })
 }
 
 /// `key: rest` or `key:` (a plain key starting with a letter, or a quoted key without

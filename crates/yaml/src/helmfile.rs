@@ -5,7 +5,7 @@
 
 use crate::compose::{compose_first, with_stack_for, Generation, NodeKind};
 use crate::error::{CastError, YamlError};
-use crate::resolve::{resolve, short_tag, Scalar, BINARY, MAP, MERGE, SEQ, STR};
+use crate::resolve::{resolve, short_tag, untagged_tag, Scalar, BINARY, MAP, MERGE, SEQ, STR};
 use crate::walk::{decode_base64, is_merge_key, is_quoted, want_map, Walker};
 use capstan_gocompat::quote::go_quote;
 use capstan_value::{go_syntax, AnyMapBuilder, Map, Str, Value};
@@ -56,17 +56,29 @@ impl<'d> V3<'d> {
         match &n.kind {
             NodeKind::Scalar { value, .. } => match self.scalar_tag(i) {
                 None => "!!str".into(),
-                Some(t) if t.is_empty() => short_tag(
-                    resolve(GEN, "", value)
-                        .map(|(t, _)| t)
-                        .unwrap_or_else(|_| STR.into())
-                        .as_str(),
-                ),
+                Some(t) if t.is_empty() => short_tag(untagged_tag(GEN, value)),
                 Some(t) => short_tag(&t),
             },
             NodeKind::Seq(_) => short_tag(n.tag.as_deref().filter(|t| *t != "!").unwrap_or(SEQ)),
             NodeKind::Map(_) => short_tag(n.tag.as_deref().filter(|t| *t != "!").unwrap_or(MAP)),
             NodeKind::Alias(t, _) => self.short_tag_of(*t),
+        }
+    }
+
+    /// Whether a key's short tag is `!!str` or `!!merge` ([`Self::short_tag_of`], without
+    /// spelling the tag: this runs for every key).
+    fn key_is_text(&self, i: usize) -> bool {
+        let n = self.w.doc.node(i);
+        match &n.kind {
+            NodeKind::Scalar { value, .. } => match self.scalar_tag(i) {
+                None => true,
+                Some(t) if t.is_empty() => untagged_tag(GEN, value) == STR,
+                Some(t) => matches!(short_tag(&t).as_str(), "!!str" | "!!merge"),
+            },
+            NodeKind::Seq(_) | NodeKind::Map(_) => {
+                matches!(self.short_tag_of(i).as_str(), "!!str" | "!!merge")
+            }
+            NodeKind::Alias(t, _) => self.key_is_text(*t),
         }
     }
 
@@ -145,10 +157,7 @@ impl<'d> V3<'d> {
                 Ok(Value::list_from(out))
             }
             NodeKind::Map(pairs) => {
-                let string_keys = pairs.iter().all(|&(k, _)| {
-                    let t = self.short_tag_of(k);
-                    t == "!!str" || t == "!!merge"
-                });
+                let string_keys = pairs.iter().all(|&(k, _)| self.key_is_text(k));
                 let mut target = if string_keys {
                     Target::Strings(BTreeMap::new())
                 } else {
@@ -187,7 +196,9 @@ impl<'d> V3<'d> {
             }
             NodeKind::Scalar { value, .. } => match self.scalar(i)? {
                 Scalar::Null => Ok(None),
-                Scalar::Str(s) if self.scalar_tag(i).as_deref() == Some(BINARY) => Ok(Some(s)),
+                // A text key resolves to its own text (a `!!binary` one to what it
+                // decodes to).
+                Scalar::Str(s) => Ok(Some(s)),
                 Scalar::Bytes(b) => Ok(Some(String::from_utf8_lossy(&b).into_owned())),
                 _ => Ok(Some(value.clone())),
             },
@@ -206,6 +217,16 @@ impl<'d> V3<'d> {
         };
         // yaml.v3 compares every key with every later one; only keys seen twice can
         // match, so the pairwise walk runs over those alone (in the same order).
+        // Most mappings are small and have no key twice: compared in place, without
+        // hashing every key.
+        if pairs.len() <= 16
+            && pairs
+                .iter()
+                .enumerate()
+                .all(|(a, &(ka, _))| pairs[a + 1..].iter().all(|&(kb, _)| ident(ka) != ident(kb)))
+        {
+            return;
+        }
         let mut seen: std::collections::HashMap<(u8, &str), usize> = Default::default();
         for &(k, _) in pairs {
             *seen.entry(ident(k)).or_default() += 1;

@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 mod compose;
+mod compose_lines;
 mod emit;
 mod encode;
 mod error;

@@ -178,18 +178,18 @@ fn resolvable(tag: &str) -> bool {
 /// go-yaml's `resolve(tag, in)`: `tag` is the long tag or "" for none. Returns the tag the
 /// value ends up with and the value (a string for tags it does not resolve, such as
 /// `!!binary` or local tags). Fails like go-yaml when the value contradicts the tag.
-pub fn resolve(gen: Generation, tag: &str, s: &str) -> Result<(String, Scalar), YamlError> {
+pub fn resolve<'t>(gen: Generation, tag: &'t str, s: &str) -> Result<(&'t str, Scalar), YamlError> {
     if !resolvable(tag) {
-        return Ok((tag.to_string(), Scalar::Str(s.to_string())));
+        return Ok((tag, Scalar::Str(s.to_string())));
     }
     let resolved = resolve_untagged(gen, tag, s);
     let rtag = resolved.tag();
     if tag.is_empty() || tag == rtag || tag == STR || tag == BINARY {
-        return Ok((rtag.to_string(), resolved));
+        return Ok((rtag, resolved));
     }
     if tag == FLOAT && rtag == INT {
         if let Scalar::Int(i) = resolved {
-            return Ok((FLOAT.to_string(), Scalar::Float(i as f64)));
+            return Ok((FLOAT, Scalar::Float(i as f64)));
         }
     }
     Err(YamlError::new(format!(
@@ -200,16 +200,29 @@ pub fn resolve(gen: Generation, tag: &str, s: &str) -> Result<(String, Scalar), 
     )))
 }
 
-fn resolve_untagged(gen: Generation, tag: &str, s: &str) -> Scalar {
-    let first = s.bytes().next();
-    let hint = match first {
+/// The tag a plain scalar without a tag resolves to (`resolve(gen, "", s)`'s), without
+/// building the value: most scalars are text, told by their first byte.
+pub fn untagged_tag(gen: Generation, s: &str) -> &'static str {
+    if hint(s) == 0 {
+        return STR;
+    }
+    resolve_untagged(gen, "", s).tag()
+}
+
+/// go-yaml's resolve hint: what the first byte says a plain scalar may be (0: text).
+fn hint(s: &str) -> u8 {
+    match s.bytes().next() {
         None => b'N',
         Some(b'+' | b'-') => b'S',
         Some(b'0'..=b'9') => b'D',
         Some(b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' | b'~') => b'M',
         Some(b'.') => b'.',
         _ => 0,
-    };
+    }
+}
+
+fn resolve_untagged(gen: Generation, tag: &str, s: &str) -> Scalar {
+    let hint = hint(s);
     if hint != 0 && tag != STR && tag != BINARY {
         if let Some(v) = lookup(gen, s) {
             return v;

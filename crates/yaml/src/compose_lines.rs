@@ -1,0 +1,801 @@
+//! The node tree of block-style YAML read line by line, without the libyaml scanner:
+//! values files, helmfile states and rendered manifests are nearly always written in a
+//! subset whose structure shows in its indentation — block mappings and sequences, keys
+//! and plain scalars on one line, quoted scalars on one line without escapes, `[]` and
+//! `{}`, literal block scalars (`|`, `|-`, `|+`), comments. For a document in that subset
+//! this builds exactly the [`Document`] that [`crate::compose`] builds from libyaml's
+//! events (the same nodes in the same order, with the same marks); anything else (a tab,
+//! a byte outside ASCII, anchors, tags, flow collections with items, folded or indented
+//! block scalars, multi-line scalars, `---`, directives, a line libyaml would refuse) is
+//! `None`, and the caller composes it with libyaml. A test compares both on every
+//! document the conformance vectors and the real-world charts hold.
+
+use crate::compose::{Document, Node, NodeKind};
+use capstan_source::Pos;
+use libyaml_safer::ScalarStyle;
+
+/// Longest key kept: libyaml gives up on a simple key of more than 1024 characters.
+const MAX_KEY: usize = 1000;
+/// Deeper documents are left to libyaml (and its depth errors).
+const MAX_DEPTH: usize = 1000;
+
+/// One line of the text: where it starts, its 1-based number, its text (without `\n`).
+struct Line<'a> {
+    start: usize,
+    no: u32,
+    text: &'a str,
+}
+
+impl Line<'_> {
+    /// The mark at byte `col` of this line.
+    fn at(&self, col: usize) -> Pos {
+        Pos {
+            offset: self.start + col,
+            line: self.no,
+            column: col as u32 + 1,
+        }
+    }
+}
+
+/// An open block collection.
+enum Frame {
+    Map {
+        col: usize,
+        node: usize,
+        pairs: Vec<(usize, usize)>,
+        /// The key whose value is being read.
+        key: Option<usize>,
+    },
+    Seq {
+        col: usize,
+        node: usize,
+        items: Vec<usize>,
+    },
+}
+
+/// A `key:` with nothing after it on its line: the next line says whether a collection
+/// follows or the value is null (an empty scalar right after the colon).
+struct Pending {
+    /// The column of the mapping holding the key.
+    col: usize,
+    after_colon: Pos,
+}
+
+/// A value written on the line after `key:` or `- `.
+enum Written {
+    /// Nothing (or a comment).
+    Nothing,
+    /// A scalar: text, style, its end within the line (byte index).
+    Scalar(String, ScalarStyle, usize),
+    /// `[]` (`true`) or `{}`.
+    EmptyFlow(bool),
+    /// A one-line flow sequence of scalars (`["ALL"]`, `[443, 6443]`): each item's
+    /// text, style, start and end within the line; the index after the `]`.
+    FlowSeq(Vec<(String, ScalarStyle, usize, usize)>, usize),
+    /// `|`: the chomping (`-1` strip, `0` clip, `1` keep).
+    Literal(i8),
+}
+
+/// The first document of `text` (which ends with a line break), when it is in the subset.
+pub(crate) fn compose_lines(text: &str) -> Option<Document> {
+    if !text.ends_with('\n') || !text.bytes().all(|b| b == b'\n' || (0x20..0x7f).contains(&b)) {
+        return None;
+    }
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for (no, l) in text[..text.len() - 1].split('\n').enumerate() {
+        lines.push(Line {
+            start,
+            no: no as u32 + 1,
+            text: l,
+        });
+        start += l.len() + 1;
+    }
+    let eof = Pos {
+        offset: text.len(),
+        line: lines.len() as u32 + 1,
+        column: 1,
+    };
+    Composer {
+        doc: Document::default(),
+        stack: Vec::new(),
+    }
+    .run(&lines, eof)
+}
+
+struct Composer {
+    doc: Document,
+    stack: Vec<Frame>,
+}
+
+impl Composer {
+    fn run(mut self, lines: &[Line], eof: Pos) -> Option<Document> {
+        let mut pending: Option<Pending> = None;
+        // After a value on its line, a deeper line would continue it (or be an error).
+        let mut no_deeper_than: Option<usize> = None;
+        let mut i = 0;
+        while i < lines.len() {
+            let line = &lines[i];
+            i += 1;
+            let indent = line.text.len() - line.text.trim_start_matches(' ').len();
+            let t = &line.text[indent..];
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            if indent == 0 && (t.starts_with('%') || marker(t, "---") || marker(t, "...")) {
+                return None;
+            }
+            if no_deeper_than.take().is_some_and(|m| indent > m) {
+                return None;
+            }
+            let here = line.at(indent);
+            let dash = t == "-" || t.starts_with("- ");
+            if let Some(p) = pending.take() {
+                if indent > p.col || (indent == p.col && dash) {
+                    // A collection is the value.
+                    if dash {
+                        self.open_seq(indent, here)?;
+                    } else {
+                        self.open_map(indent, here)?;
+                    }
+                } else {
+                    let null = self.push_scalar(String::new(), ScalarStyle::Plain, p.after_colon, p.after_colon);
+                    self.attach(null);
+                }
+            }
+            // Close what this line is outside of.
+            loop {
+                match self.stack.last() {
+                    None => {
+                        if self.doc.root.is_some() || indent != 0 || dash {
+                            return None;
+                        }
+                        self.open_map(0, here)?;
+                    }
+                    Some(Frame::Seq { col, .. }) => {
+                        if indent == *col && dash {
+                            break;
+                        }
+                        if indent > *col {
+                            return None;
+                        }
+                        self.close(here);
+                    }
+                    Some(Frame::Map { col, .. }) => {
+                        if indent == *col && !dash {
+                            break;
+                        }
+                        if indent >= *col {
+                            return None;
+                        }
+                        self.close(here);
+                    }
+                }
+            }
+            let (col, entry_col, entry) = match self.stack.last()? {
+                Frame::Map { col, .. } => (*col, indent, t),
+                Frame::Seq { col, .. } => {
+                    let col = *col;
+                    let item = t[1..].trim_start_matches(' ');
+                    let item_col = line.text.len() - item.len();
+                    if item.is_empty() || item == "-" || item.starts_with("- ") || item.starts_with('#') {
+                        return None;
+                    }
+                    if key_of(item).is_some() {
+                        // `- key: …`: a mapping whose keys line up under `key`.
+                        self.open_map(item_col, line.at(item_col))?;
+                        (item_col, item_col, item)
+                    } else {
+                        let node = self.value(line, item_col, lines, &mut i)??;
+                        self.attach(node);
+                        no_deeper_than = Some(col);
+                        continue;
+                    }
+                }
+            };
+            // A `key: value` entry of the mapping at `col`.
+            let (key, value_at) = key_of(entry)?;
+            let key_node = self.push_scalar(
+                key.0,
+                key.1,
+                line.at(entry_col),
+                line.at(entry_col + key.2),
+            );
+            if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
+                *key = Some(key_node);
+            }
+            let colon = entry_col + value_at - 1;
+            let spaces = entry[value_at..].len() - entry[value_at..].trim_start_matches(' ').len();
+            let value_col = entry_col + value_at + spaces;
+            match self.value(line, value_col, lines, &mut i)? {
+                None => {
+                    pending = Some(Pending {
+                        col,
+                        after_colon: line.at(colon + 1),
+                    });
+                }
+                Some(node) => {
+                    self.attach(node);
+                    no_deeper_than = Some(col);
+                }
+            }
+        }
+        if let Some(p) = pending.take() {
+            let null = self.push_scalar(String::new(), ScalarStyle::Plain, p.after_colon, p.after_colon);
+            self.attach(null);
+        }
+        while !self.stack.is_empty() {
+            self.close(eof);
+        }
+        self.doc.root?;
+        Some(self.doc)
+    }
+
+    /// The value written at byte `col` of `line` (after `key: ` or `- `): its node, or
+    /// `None` for nothing written; a literal block scalar reads the lines below it
+    /// (moving `next` past them).
+    fn value(
+        &mut self,
+        line: &Line,
+        col: usize,
+        lines: &[Line],
+        next: &mut usize,
+    ) -> Option<Option<usize>> {
+        let text = &line.text[col..];
+        let holder = self.holder_col();
+        Some(match written(text)? {
+            Written::Nothing => None,
+            Written::Scalar(value, style, end) => {
+                Some(self.push_scalar(value, style, line.at(col), line.at(col + end)))
+            }
+            Written::EmptyFlow(seq) => {
+                if self.stack.len() + 1 > MAX_DEPTH {
+                    return None;
+                }
+                let idx = self.doc.nodes.len();
+                self.doc.nodes.push(Node {
+                    kind: if seq {
+                        NodeKind::Seq(Vec::new())
+                    } else {
+                        NodeKind::Map(Vec::new())
+                    },
+                    tag: None,
+                    start: line.at(col),
+                    end: line.at(col + 2),
+                });
+                self.doc.depth = self.doc.depth.max(self.stack.len() + 1);
+                Some(idx)
+            }
+            Written::FlowSeq(items, end) => {
+                if self.stack.len() + 1 > MAX_DEPTH {
+                    return None;
+                }
+                let idx = self.doc.nodes.len();
+                self.doc.nodes.push(Node {
+                    kind: NodeKind::Seq(Vec::new()),
+                    tag: None,
+                    start: line.at(col),
+                    end: line.at(col + end),
+                });
+                let nodes = items
+                    .into_iter()
+                    .map(|(value, style, s, e)| {
+                        self.push_scalar(value, style, line.at(col + s), line.at(col + e))
+                    })
+                    .collect();
+                self.doc.nodes[idx].kind = NodeKind::Seq(nodes);
+                self.doc.depth = self.doc.depth.max(self.stack.len() + 1);
+                Some(idx)
+            }
+            Written::Literal(chomp) => {
+                let (value, end) = literal(lines, next, holder, chomp)?;
+                Some(self.push_scalar(value, ScalarStyle::Literal, line.at(col), end))
+            }
+        })
+    }
+
+    /// The column of the collection a value goes into (libyaml's current indentation).
+    fn holder_col(&self) -> usize {
+        match self.stack.last() {
+            Some(Frame::Map { col, .. } | Frame::Seq { col, .. }) => *col,
+            None => 0,
+        }
+    }
+
+    fn push_scalar(&mut self, value: String, style: ScalarStyle, start: Pos, end: Pos) -> usize {
+        self.doc.nodes.push(Node {
+            kind: NodeKind::Scalar {
+                value,
+                style,
+                plain_implicit: style == ScalarStyle::Plain,
+            },
+            tag: None,
+            start,
+            end,
+        });
+        self.doc.nodes.len() - 1
+    }
+
+    fn open(&mut self, start: Pos, kind: NodeKind) -> Option<usize> {
+        if self.stack.len() >= MAX_DEPTH {
+            return None;
+        }
+        self.doc.nodes.push(Node {
+            kind,
+            tag: None,
+            start,
+            end: start,
+        });
+        Some(self.doc.nodes.len() - 1)
+    }
+
+    fn open_map(&mut self, col: usize, start: Pos) -> Option<()> {
+        let node = self.open(start, NodeKind::Map(Vec::new()))?;
+        self.stack.push(Frame::Map {
+            col,
+            node,
+            pairs: Vec::new(),
+            key: None,
+        });
+        self.doc.depth = self.doc.depth.max(self.stack.len());
+        Some(())
+    }
+
+    fn open_seq(&mut self, col: usize, start: Pos) -> Option<()> {
+        let node = self.open(start, NodeKind::Seq(Vec::new()))?;
+        self.stack.push(Frame::Seq {
+            col,
+            node,
+            items: Vec::new(),
+        });
+        self.doc.depth = self.doc.depth.max(self.stack.len());
+        Some(())
+    }
+
+    /// Closes the innermost collection at `end` and hands it to its parent.
+    fn close(&mut self, end: Pos) {
+        let node = match self.stack.pop() {
+            Some(Frame::Map { node, pairs, .. }) => {
+                self.doc.nodes[node].kind = NodeKind::Map(pairs);
+                node
+            }
+            Some(Frame::Seq { node, items, .. }) => {
+                self.doc.nodes[node].kind = NodeKind::Seq(items);
+                node
+            }
+            None => return,
+        };
+        self.doc.nodes[node].end = end;
+        self.attach(node);
+    }
+
+    /// Gives a finished node to the innermost collection (or makes it the root).
+    fn attach(&mut self, n: usize) {
+        match self.stack.last_mut() {
+            None => self.doc.root = Some(n),
+            Some(Frame::Seq { items, .. }) => items.push(n),
+            Some(Frame::Map { pairs, key, .. }) => {
+                if let Some(k) = key.take() {
+                    pairs.push((k, n));
+                }
+            }
+        }
+    }
+}
+
+/// Whether `t` (at the line's start) is the document marker `m` (`---`, `...`).
+fn marker(t: &str, m: &str) -> bool {
+    t.strip_prefix(m)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+}
+
+/// A byte that may start a plain scalar (with what follows it).
+fn plain_start(t: &str) -> bool {
+    let b = t.as_bytes();
+    match b.first() {
+        None => false,
+        Some(b'-') => b.get(1).is_some_and(|&c| c != b' '),
+        Some(
+            b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>'
+            | b'\'' | b'"' | b'%' | b'@' | b'`' | b' ',
+        ) => false,
+        Some(_) => true,
+    }
+}
+
+/// A quoted scalar at the start of `t` on one line: its value and the index after the
+/// closing quote (`None` for escapes, a scalar running on, or no closing quote).
+fn quoted(t: &str) -> Option<(String, ScalarStyle, usize)> {
+    let b = t.as_bytes();
+    match b.first()? {
+        b'"' => {
+            let close = t[1..].find(['"', '\\'])? + 1;
+            if b[close] != b'"' {
+                return None;
+            }
+            Some((t[1..close].to_string(), ScalarStyle::DoubleQuoted, close + 1))
+        }
+        b'\'' => {
+            let mut value = String::new();
+            let mut i = 1;
+            loop {
+                let rel = t[i..].find('\'')?;
+                value.push_str(&t[i..i + rel]);
+                i += rel;
+                if b.get(i + 1) == Some(&b'\'') {
+                    value.push('\'');
+                    i += 2;
+                } else {
+                    return Some((value, ScalarStyle::SingleQuoted, i + 1));
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
+/// What follows a value on its line is fine: spaces, then a comment after a space.
+fn only_comment_after(rest: &str) -> bool {
+    let trimmed = rest.trim_start_matches(' ');
+    trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())
+}
+
+/// `key: rest` at the start of `t`: the key (value, style, length as written) and the
+/// index after its colon.
+fn key_of(t: &str) -> Option<((String, ScalarStyle, usize), usize)> {
+    if let Some((value, style, end)) = quoted(t) {
+        let after = t[end..].strip_prefix(':')?;
+        if !(after.is_empty() || after.starts_with(' ')) || end > MAX_KEY {
+            return None;
+        }
+        return Some(((value, style, end), end + 1));
+    }
+    if !plain_start(t) {
+        return None;
+    }
+    let b = t.as_bytes();
+    let mut i = 0;
+    loop {
+        let rel = t[i..].find([':', '#'])?;
+        i += rel;
+        if b[i] == b'#' {
+            if b[i - 1] == b' ' {
+                // A comment before any `: `: the line is a scalar.
+                return None;
+            }
+            i += 1;
+            continue;
+        }
+        if i + 1 == b.len() || b[i + 1] == b' ' {
+            break;
+        }
+        i += 1;
+    }
+    if i > MAX_KEY {
+        return None;
+    }
+    let key = t[..i].trim_end_matches(' ');
+    if key.is_empty() {
+        return None;
+    }
+    Some(((key.to_string(), ScalarStyle::Plain, key.len()), i + 1))
+}
+
+/// The value written at the start of `t` (after `key: ` or `- `), when in the subset.
+fn written(t: &str) -> Option<Written> {
+    if t.is_empty() || t.starts_with('#') {
+        return Some(Written::Nothing);
+    }
+    if let Some((value, style, end)) = quoted(t) {
+        return only_comment_after(&t[end..]).then_some(Written::Scalar(value, style, end));
+    }
+    if t.starts_with("[]") || t.starts_with("{}") {
+        return only_comment_after(&t[2..]).then_some(Written::EmptyFlow(t.starts_with('[')));
+    }
+    if t.starts_with('[') {
+        return flow_sequence(t);
+    }
+    if let Some(header) = t.strip_prefix('|') {
+        let (chomp, rest) = match header.as_bytes().first() {
+            Some(b'-') => (-1, &header[1..]),
+            Some(b'+') => (1, &header[1..]),
+            _ => (0, header),
+        };
+        return only_comment_after(rest).then_some(Written::Literal(chomp));
+    }
+    if !plain_start(t) {
+        return None;
+    }
+    // A plain scalar runs to a ` #` comment; `: ` or a final `:` would make it a key
+    // (an error on a value's line).
+    let b = t.as_bytes();
+    let mut end = b.len();
+    for i in 1..b.len() {
+        if b[i] == b'#' && b[i - 1] == b' ' {
+            end = i;
+            break;
+        }
+        if b[i - 1] == b':' && b[i] == b' ' {
+            return None;
+        }
+    }
+    let value = t[..end].trim_end_matches(' ');
+    if value.ends_with(':') {
+        return None;
+    }
+    Some(Written::Scalar(value.to_string(), ScalarStyle::Plain, value.len()))
+}
+
+/// A flow sequence on one line (`t` starts with `[`) of quoted scalars without escapes
+/// and plain scalars of word characters, with commas, spaces and a trailing comma.
+fn flow_sequence(t: &str) -> Option<Written> {
+    let b = t.as_bytes();
+    let mut items = Vec::new();
+    let mut i = 1;
+    let skip_spaces = |i: &mut usize| {
+        while b.get(*i) == Some(&b' ') {
+            *i += 1;
+        }
+    };
+    loop {
+        skip_spaces(&mut i);
+        match b.get(i)? {
+            b']' => break,
+            b'"' | b'\'' => {
+                let (value, style, len) = quoted(&t[i..])?;
+                items.push((value, style, i, i + len));
+                i += len;
+            }
+            c if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/') => {
+                let len = t[i..]
+                    .bytes()
+                    .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/' | b'-' | b'+'))
+                    .count();
+                items.push((t[i..i + len].to_string(), ScalarStyle::Plain, i, i + len));
+                i += len;
+            }
+            _ => return None,
+        }
+        skip_spaces(&mut i);
+        match b.get(i)? {
+            b',' => i += 1,
+            b']' => break,
+            _ => return None,
+        }
+    }
+    let end = i + 1;
+    only_comment_after(&t[end..]).then_some(Written::FlowSeq(items, end))
+}
+
+/// A literal block scalar whose header is on the line before `lines[*next]`, in a
+/// collection at column `holder`: its value and end mark (libyaml's: the first
+/// character of the line that ends it, or the end of the text); `*next` moves to that
+/// line.
+fn literal(lines: &[Line], next: &mut usize, holder: usize, chomp: i8) -> Option<(String, Pos)> {
+    let mut indent: Option<usize> = None;
+    let mut parts: Vec<&str> = Vec::new();
+    let mut end = None;
+    while *next < lines.len() {
+        let line = &lines[*next];
+        let spaces = line.text.len() - line.text.trim_start_matches(' ').len();
+        let blank = spaces == line.text.len();
+        match indent {
+            None if blank => {
+                // Spaces before the text begins decide libyaml's indentation.
+                if spaces > 0 {
+                    return None;
+                }
+                parts.push("");
+            }
+            None => {
+                if spaces <= holder {
+                    return None;
+                }
+                indent = Some(spaces);
+                parts.push(&line.text[spaces..]);
+            }
+            Some(n) if blank => parts.push(if spaces > n { &line.text[n..] } else { "" }),
+            Some(n) if spaces >= n => parts.push(&line.text[n..]),
+            Some(_) => {
+                end = Some(line.at(0));
+                break;
+            }
+        }
+        *next += 1;
+    }
+    indent?;
+    let end = end.unwrap_or(Pos {
+        offset: lines.last().map_or(0, |l| l.start + l.text.len() + 1),
+        line: lines.len() as u32 + 1,
+        column: 1,
+    });
+    let last = parts.iter().rposition(|p| !p.is_empty())?;
+    let mut value = parts[..=last].join("\n");
+    if chomp >= 0 {
+        value.push('\n');
+    }
+    if chomp > 0 {
+        for _ in last + 1..parts.len() {
+            value.push('\n');
+        }
+    }
+    Some((value, end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compose_lines;
+    use crate::compose::{compose_events, Generation};
+    use std::path::{Path, PathBuf};
+
+    /// `text` as the composer sees it (compose_first adds a final line break).
+    fn both(text: &str) -> Option<(String, String)> {
+        let mut t = text.to_string();
+        if !t.is_empty() && !t.ends_with(['\n', '\r']) {
+            t.push('\n');
+        }
+        let fast = compose_lines(&t)?;
+        let slow = compose_events(&t, Generation::V2);
+        Some((format!("{fast:?}"), format!("{slow:?}")))
+    }
+
+    /// Compares the line reader with libyaml on `text`; counts what the reader took.
+    fn check(text: &str, taken: &mut usize) {
+        if let Some((fast, slow)) = both(text) {
+            *taken += 1;
+            assert_eq!(
+                fast,
+                format!("{}", slow.strip_prefix("Ok(Some(").and_then(|s| s.strip_suffix("))")).unwrap_or(&slow)),
+                "the line reader and libyaml differ on:\n{text}"
+            );
+        }
+    }
+
+    fn shared() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+    }
+
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p
+                .extension()
+                .is_some_and(|x| x == "yaml" || x == "yml")
+            {
+                out.push(p);
+            }
+        }
+    }
+
+    #[test]
+    fn equals_libyaml_on_the_conformance_vectors_and_real_chart_files() {
+        let vectors = std::fs::read_to_string(shared().join("conformance/yaml/yaml-decode.jsonl"))
+            .expect("../shared/conformance/yaml/yaml-decode.jsonl");
+        let mut taken = 0;
+        let mut total = 0;
+        for line in vectors.lines() {
+            let v = capstan_value::json::from_json(line).expect("a JSON line");
+            if let Some(capstan_value::Value::String(text)) = v.get("yaml") {
+                total += 1;
+                check(&text, &mut taken);
+                // Every prefix of its lines: documents that end early.
+                let lines: Vec<&str> = text.split('\n').collect();
+                for n in 1..lines.len() {
+                    check(&lines[..n].join("\n"), &mut taken);
+                }
+            }
+        }
+        assert!(total > 1000 && taken > 300, "{taken} of {total} vectors read by lines");
+        let mut files = Vec::new();
+        walk(&shared().join("realworld/charts"), &mut files);
+        let mut taken_files = 0;
+        for f in &files {
+            if let Ok(text) = std::fs::read_to_string(f) {
+                // Templates are not YAML until rendered; what is YAML is compared.
+                check(&text, &mut taken_files);
+            }
+        }
+        assert!(taken_files > 300, "{taken_files} of {} chart files read by lines", files.len());
+    }
+
+    /// A small deterministic generator (xorshift) of block-style documents, valid and
+    /// not: keys plain and quoted, scalars of every kind the reader takes, collections
+    /// nested and indentless, comments and blank lines, indentation off by one.
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+            xs[(self.next() % xs.len() as u64) as usize]
+        }
+        fn chance(&mut self, n: u64) -> bool {
+            self.next() % n == 0
+        }
+        fn scalar(&mut self) -> String {
+            self.pick(&[
+                "a", "1", "1.10", "true", "no", "~", "null", "\"q\"", "\"\"", "'s''t'", "''",
+                "a b", "a #c", "x:y", "http://h:1/p", "-1", "-x", "[]", "{}", "a:", "a: b",
+                "\"a\\n\"", "'un", "&x a", "*x", "!!str 1", "[a]", "{a: 1}", "[a, b]", "[ \"x\", 'y' ]", "[1,2,]", "[ ]", "[a b]", "[-1]", "[a:b]", "[\"a\" ,b] #c", "[a]#c", "[.5, x/y, a-b+c]", ">", "|", "|-",
+                "|+", "|2", "- a", "? a", "@", "`x`", "a  ", "\"a\" #c", "\"a\"#c", "a#b",
+                "<<", "0o10", ".inf", "2001-12-14",
+            ])
+            .to_string()
+        }
+        fn key(&mut self) -> String {
+            self.pick(&[
+                "k", "key", "a b", "\"q\"", "'s'", "k.x/y", "-k", "<<", "1", "true", "k ", "k#x",
+                "\"a\\\"b\"", "?", "",
+            ])
+            .to_string()
+        }
+        fn doc(&mut self) -> String {
+            let mut out = String::new();
+            let lines = 1 + self.next() % 14;
+            let mut indents = vec![0usize];
+            for _ in 0..lines {
+                let mut indent = *indents.last().unwrap_or(&0);
+                if self.chance(3) && indents.len() > 1 {
+                    indents.pop();
+                    indent = *indents.last().unwrap_or(&0);
+                }
+                if self.chance(12) {
+                    indent += 1;
+                }
+                if self.chance(9) {
+                    out.push_str(self.pick(&["", "  ", "# c", "  # c", "    "]));
+                    out.push('\n');
+                    continue;
+                }
+                let pad = " ".repeat(indent);
+                let dash = self.chance(3);
+                let lead = if dash {
+                    format!("{pad}{}", self.pick(&["- ", "-  ", "-"]))
+                } else {
+                    pad.clone()
+                };
+                let body = if dash && self.chance(2) {
+                    self.scalar()
+                } else if self.chance(3) {
+                    let k = self.key();
+                    indents.push(indent + if self.chance(2) { 2 } else { 0 });
+                    format!("{k}:")
+                } else {
+                    let (k, v) = (self.key(), self.scalar());
+                    format!("{k}: {v}")
+                };
+                out.push_str(&format!("{lead}{body}\n"));
+                if body.ends_with('|') || body.ends_with("|-") || body.ends_with("|+") {
+                    for _ in 0..self.next() % 4 {
+                        let deeper = " ".repeat(indent + self.pick(&["1", "2", "4", "0"]).len() + (self.next() % 3) as usize);
+                        out.push_str(&format!("{deeper}{}\n", self.pick(&["text", "", "  more", "# not", "a: b"])));
+                    }
+                }
+            }
+            if self.chance(4) {
+                out.pop();
+            }
+            out
+        }
+    }
+
+    #[test]
+    fn equals_libyaml_on_generated_documents() {
+        let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+        let mut taken = 0;
+        for _ in 0..40_000 {
+            let d = g.doc();
+            check(&d, &mut taken);
+        }
+        assert!(taken > 2_000, "only {taken} generated documents read by lines");
+    }
+}
