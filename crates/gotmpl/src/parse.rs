@@ -686,11 +686,11 @@ impl<'a, 's> Parser<'a, 's> {
         } else if n.is_uint {
             n.is_float = true;
             n.float = n.uint as f64;
-        } else if let Ok(f) = parse_float(&text, 64) {
+        } else if let Ok(f) = parse_float(text, 64) {
             if !text.contains(['.', 'e', 'E', 'p', 'P']) {
                 return Err(self.error(format!(
                     "integer overflow: {}",
-                    capstan_gocompat::quote::go_quote(&text)
+                    capstan_gocompat::quote::go_quote(text)
                 )));
             }
             n.is_float = true;
@@ -707,7 +707,7 @@ impl<'a, 's> Parser<'a, 's> {
         if !n.is_int && !n.is_uint && !n.is_float {
             return Err(self.error(format!(
                 "illegal number syntax: {}",
-                capstan_gocompat::quote::go_quote(&text)
+                capstan_gocompat::quote::go_quote(text)
             )));
         }
         Ok(n)

@@ -56,10 +56,10 @@ impl<const L: usize> Modulus<L> {
         }
         if ge {
             let mut borrow = false;
-            for i in 0..L {
-                let (d, b1) = x[i].overflowing_sub(self.n[i]);
+            for (xi, ni) in x.iter_mut().zip(&self.n) {
+                let (d, b1) = xi.overflowing_sub(*ni);
                 let (d, b2) = d.overflowing_sub(borrow as u64);
-                x[i] = d;
+                *xi = d;
                 borrow = b1 || b2;
             }
         }
@@ -191,10 +191,10 @@ impl<const L: usize> Modulus<L> {
     fn one(&self) -> [u64; L] {
         let mut one = [0u64; L];
         let mut borrow = false;
-        for i in 0..L {
-            let (d, b1) = 0u64.overflowing_sub(self.n[i]);
+        for (oi, ni) in one.iter_mut().zip(&self.n) {
+            let (d, b1) = 0u64.overflowing_sub(*ni);
             let (d, b2) = d.overflowing_sub(borrow as u64);
-            one[i] = d;
+            *oi = d;
             borrow = b1 || b2;
         }
         one

@@ -51,7 +51,7 @@ fn pick(doc: &Value, fragment: &str) -> Result<String, String> {
     let mut cur = doc.clone();
     for (i, k) in keys.iter().enumerate() {
         let next = match &cur {
-            Value::Map(m) => m.get(*k),
+            Value::Map(m) => m.get(k),
             _ => None,
         };
         cur = match next {

@@ -78,7 +78,11 @@ enum Written {
 
 /// The first document of `text` (which ends with a line break), when it is in the subset.
 pub(crate) fn compose_lines(text: &str) -> Option<Document> {
-    if !text.ends_with('\n') || !text.bytes().all(|b| b == b'\n' || (0x20..0x7f).contains(&b)) {
+    if !text.ends_with('\n')
+        || !text
+            .bytes()
+            .all(|b| b == b'\n' || (0x20..0x7f).contains(&b))
+    {
         return None;
     }
     let mut lines = Vec::new();
@@ -139,7 +143,12 @@ impl Composer {
                         self.open_map(indent, here)?;
                     }
                 } else {
-                    let null = self.push_scalar(String::new(), ScalarStyle::Plain, p.after_colon, p.after_colon);
+                    let null = self.push_scalar(
+                        String::new(),
+                        ScalarStyle::Plain,
+                        p.after_colon,
+                        p.after_colon,
+                    );
                     self.attach(null);
                 }
             }
@@ -178,7 +187,11 @@ impl Composer {
                     let col = *col;
                     let item = t[1..].trim_start_matches(' ');
                     let item_col = line.text.len() - item.len();
-                    if item.is_empty() || item == "-" || item.starts_with("- ") || item.starts_with('#') {
+                    if item.is_empty()
+                        || item == "-"
+                        || item.starts_with("- ")
+                        || item.starts_with('#')
+                    {
                         return None;
                     }
                     if key_of(item).is_some() {
@@ -195,12 +208,8 @@ impl Composer {
             };
             // A `key: value` entry of the mapping at `col`.
             let (key, value_at) = key_of(entry)?;
-            let key_node = self.push_scalar(
-                key.0,
-                key.1,
-                line.at(entry_col),
-                line.at(entry_col + key.2),
-            );
+            let key_node =
+                self.push_scalar(key.0, key.1, line.at(entry_col), line.at(entry_col + key.2));
             if let Some(Frame::Map { key, .. }) = self.stack.last_mut() {
                 *key = Some(key_node);
             }
@@ -221,7 +230,12 @@ impl Composer {
             }
         }
         if let Some(p) = pending.take() {
-            let null = self.push_scalar(String::new(), ScalarStyle::Plain, p.after_colon, p.after_colon);
+            let null = self.push_scalar(
+                String::new(),
+                ScalarStyle::Plain,
+                p.after_colon,
+                p.after_colon,
+            );
             self.attach(null);
         }
         while !self.stack.is_empty() {
@@ -396,8 +410,8 @@ fn plain_start(t: &str) -> bool {
         None => false,
         Some(b'-') => b.get(1).is_some_and(|&c| c != b' '),
         Some(
-            b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>'
-            | b'\'' | b'"' | b'%' | b'@' | b'`' | b' ',
+            b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|'
+            | b'>' | b'\'' | b'"' | b'%' | b'@' | b'`' | b' ',
         ) => false,
         Some(_) => true,
     }
@@ -413,7 +427,11 @@ fn quoted(t: &str) -> Option<(String, ScalarStyle, usize)> {
             if b[close] != b'"' {
                 return None;
             }
-            Some((t[1..close].to_string(), ScalarStyle::DoubleQuoted, close + 1))
+            Some((
+                t[1..close].to_string(),
+                ScalarStyle::DoubleQuoted,
+                close + 1,
+            ))
         }
         b'\'' => {
             let mut value = String::new();
@@ -523,7 +541,11 @@ fn written(t: &str) -> Option<Written> {
     if value.ends_with(':') {
         return None;
     }
-    Some(Written::Scalar(value.to_string(), ScalarStyle::Plain, value.len()))
+    Some(Written::Scalar(
+        value.to_string(),
+        ScalarStyle::Plain,
+        value.len(),
+    ))
 }
 
 /// A flow sequence on one line (`t` starts with `[`) of quoted scalars without escapes
@@ -549,7 +571,9 @@ fn flow_sequence(t: &str) -> Option<Written> {
             c if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/') => {
                 let len = t[i..]
                     .bytes()
-                    .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/' | b'-' | b'+'))
+                    .take_while(|c| {
+                        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/' | b'-' | b'+')
+                    })
                     .count();
                 items.push((t[i..i + len].to_string(), ScalarStyle::Plain, i, i + len));
                 i += len;
@@ -645,7 +669,12 @@ mod tests {
             *taken += 1;
             assert_eq!(
                 fast,
-                format!("{}", slow.strip_prefix("Ok(Some(").and_then(|s| s.strip_suffix("))")).unwrap_or(&slow)),
+                format!(
+                    "{}",
+                    slow.strip_prefix("Ok(Some(")
+                        .and_then(|s| s.strip_suffix("))"))
+                        .unwrap_or(&slow)
+                ),
                 "the line reader and libyaml differ on:\n{text}"
             );
         }
@@ -663,10 +692,7 @@ mod tests {
             let p = e.path();
             if p.is_dir() {
                 walk(&p, out);
-            } else if p
-                .extension()
-                .is_some_and(|x| x == "yaml" || x == "yml")
-            {
+            } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
                 out.push(p);
             }
         }
@@ -690,7 +716,10 @@ mod tests {
                 }
             }
         }
-        assert!(total > 1000 && taken > 300, "{taken} of {total} vectors read by lines");
+        assert!(
+            total > 1000 && taken > 300,
+            "{taken} of {total} vectors read by lines"
+        );
         let mut files = Vec::new();
         walk(&shared().join("realworld/charts"), &mut files);
         let mut taken_files = 0;
@@ -700,7 +729,11 @@ mod tests {
                 check(&text, &mut taken_files);
             }
         }
-        assert!(taken_files > 300, "{taken_files} of {} chart files read by lines", files.len());
+        assert!(
+            taken_files > 300,
+            "{taken_files} of {} chart files read by lines",
+            files.len()
+        );
     }
 
     /// A small deterministic generator (xorshift) of block-style documents, valid and
@@ -719,22 +752,85 @@ mod tests {
             xs[(self.next() % xs.len() as u64) as usize]
         }
         fn chance(&mut self, n: u64) -> bool {
-            self.next() % n == 0
+            self.next().is_multiple_of(n)
         }
         fn scalar(&mut self) -> String {
             self.pick(&[
-                "a", "1", "1.10", "true", "no", "~", "null", "\"q\"", "\"\"", "'s''t'", "''",
-                "a b", "a #c", "x:y", "http://h:1/p", "-1", "-x", "[]", "{}", "a:", "a: b",
-                "\"a\\n\"", "'un", "&x a", "*x", "!!str 1", "[a]", "{a: 1}", "[a, b]", "[ \"x\", 'y' ]", "[1,2,]", "[ ]", "[a b]", "[-1]", "[a:b]", "[\"a\" ,b] #c", "[a]#c", "[.5, x/y, a-b+c]", ">", "|", "|-",
-                "|+", "|2", "- a", "? a", "@", "`x`", "a  ", "\"a\" #c", "\"a\"#c", "a#b",
-                "<<", "0o10", ".inf", "2001-12-14",
+                "a",
+                "1",
+                "1.10",
+                "true",
+                "no",
+                "~",
+                "null",
+                "\"q\"",
+                "\"\"",
+                "'s''t'",
+                "''",
+                "a b",
+                "a #c",
+                "x:y",
+                "http://h:1/p",
+                "-1",
+                "-x",
+                "[]",
+                "{}",
+                "a:",
+                "a: b",
+                "\"a\\n\"",
+                "'un",
+                "&x a",
+                "*x",
+                "!!str 1",
+                "[a]",
+                "{a: 1}",
+                "[a, b]",
+                "[ \"x\", 'y' ]",
+                "[1,2,]",
+                "[ ]",
+                "[a b]",
+                "[-1]",
+                "[a:b]",
+                "[\"a\" ,b] #c",
+                "[a]#c",
+                "[.5, x/y, a-b+c]",
+                ">",
+                "|",
+                "|-",
+                "|+",
+                "|2",
+                "- a",
+                "? a",
+                "@",
+                "`x`",
+                "a  ",
+                "\"a\" #c",
+                "\"a\"#c",
+                "a#b",
+                "<<",
+                "0o10",
+                ".inf",
+                "2001-12-14",
             ])
             .to_string()
         }
         fn key(&mut self) -> String {
             self.pick(&[
-                "k", "key", "a b", "\"q\"", "'s'", "k.x/y", "-k", "<<", "1", "true", "k ", "k#x",
-                "\"a\\\"b\"", "?", "",
+                "k",
+                "key",
+                "a b",
+                "\"q\"",
+                "'s'",
+                "k.x/y",
+                "-k",
+                "<<",
+                "1",
+                "true",
+                "k ",
+                "k#x",
+                "\"a\\\"b\"",
+                "?",
+                "",
             ])
             .to_string()
         }
@@ -776,8 +872,15 @@ mod tests {
                 out.push_str(&format!("{lead}{body}\n"));
                 if body.ends_with('|') || body.ends_with("|-") || body.ends_with("|+") {
                     for _ in 0..self.next() % 4 {
-                        let deeper = " ".repeat(indent + self.pick(&["1", "2", "4", "0"]).len() + (self.next() % 3) as usize);
-                        out.push_str(&format!("{deeper}{}\n", self.pick(&["text", "", "  more", "# not", "a: b"])));
+                        let deeper = " ".repeat(
+                            indent
+                                + self.pick(&["1", "2", "4", "0"]).len()
+                                + (self.next() % 3) as usize,
+                        );
+                        out.push_str(&format!(
+                            "{deeper}{}\n",
+                            self.pick(&["text", "", "  more", "# not", "a: b"])
+                        ));
                     }
                 }
             }
@@ -796,6 +899,9 @@ mod tests {
             let d = g.doc();
             check(&d, &mut taken);
         }
-        assert!(taken > 2_000, "only {taken} generated documents read by lines");
+        assert!(
+            taken > 2_000,
+            "only {taken} generated documents read by lines"
+        );
     }
 }
