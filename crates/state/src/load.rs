@@ -614,6 +614,16 @@ pub(crate) fn split_parts(content: &str) -> Vec<String> {
 
 /// Parses one rendered part: every YAML document in it, merged (lists appended). An
 /// error carries the line and column in the part when known.
+/// Where document `d` (a slice's copy) is in `rest`: found by its first bytes, then
+/// checked whole (searching for a whole state file's text costs more than reading it).
+fn find_document(rest: &str, d: &str) -> Option<usize> {
+    let cut = (0..=d.len().min(64)).rev().find(|&k| d.is_char_boundary(k))?;
+    rest.match_indices(&d[..cut])
+        .map(|(o, _)| o)
+        .find(|&o| rest[o..].starts_with(d))
+        .or_else(|| rest.find(d))
+}
+
 pub(crate) fn parse_part(
     file: &str,
     text: &str,
@@ -624,8 +634,7 @@ pub(crate) fn parse_part(
     let mut out = Tree::new();
     let mut search_from = 0usize;
     for (i, d) in docs.iter().enumerate() {
-        let doc_offset = text[search_from..]
-            .find(d.as_str())
+        let doc_offset = find_document(&text[search_from..], d)
             .map(|o| o + search_from)
             .unwrap_or(search_from);
         search_from = doc_offset + d.len();
