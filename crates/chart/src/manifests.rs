@@ -68,11 +68,12 @@ const HOOK_EVENTS: &[&str] = &[
 
 /// One document of a rendered template.
 #[derive(Clone, Debug)]
-pub struct Manifest {
+pub struct Manifest<'a> {
     /// The template path (`chart/templates/cm.yaml`).
-    pub source: String,
-    /// The document's text.
-    pub content: String,
+    pub source: &'a str,
+    /// The document's text (a slice of the rendered file: a chart's CRDs run to
+    /// megabytes, and every copy of them costs).
+    pub content: &'a str,
     /// Its `kind` (empty when it has none).
     pub kind: String,
     /// Hook events, for hooks.
@@ -81,11 +82,11 @@ pub struct Manifest {
 
 /// Regular manifests and hooks, each in install order.
 #[derive(Debug, Default)]
-pub struct Sorted {
+pub struct Sorted<'a> {
     /// The release's resources, in install order.
-    pub manifests: Vec<Manifest>,
+    pub manifests: Vec<Manifest<'a>>,
     /// Its hooks, in install order.
-    pub hooks: Vec<Manifest>,
+    pub hooks: Vec<Manifest<'a>>,
 }
 
 /// Helm 4.3's `SplitManifests`: leading whitespace removed, the text is split at every
@@ -94,6 +95,14 @@ pub struct Sorted {
 /// empty pieces are dropped and each document loses its leading whitespace but keeps
 /// its trailing whitespace (Helm 4.3 prints it: a blank line before the next `---`).
 pub fn split_documents(text: &str) -> Vec<String> {
+    document_slices(text)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
+
+/// [`split_documents`] as slices of `text`.
+pub(crate) fn document_slices(text: &str) -> Vec<&str> {
     let text = text.trim_start();
     let bytes = text.as_bytes();
     let mut docs = Vec::new();
@@ -119,7 +128,7 @@ pub fn split_documents(text: &str) -> Vec<String> {
     docs.push(&text[start..]);
     docs.into_iter()
         .filter(|d| !d.is_empty())
-        .map(|d| d.trim_start().to_string())
+        .map(|d| d.trim_start())
         .collect()
 }
 
@@ -135,10 +144,12 @@ pub(crate) fn manifest_files(
 
 /// Helm's `SortManifests` over the rendered files (partials, empty files and NOTES.txt
 /// already excluded by the caller or here).
-pub(crate) fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted, ManifestError> {
+pub(crate) fn sort_manifests(
+    files: &BTreeMap<String, String>,
+) -> Result<Sorted<'_>, ManifestError> {
     let mut out = Sorted::default();
-    let docs: Vec<(&String, String)> = manifest_files(files)
-        .flat_map(|(path, content)| split_documents(content).into_iter().map(move |d| (path, d)))
+    let docs: Vec<(&String, &str)> = manifest_files(files)
+        .flat_map(|(path, content)| document_slices(content).into_iter().map(move |d| (path, d)))
         .collect();
     let heads = heads(&docs);
     for ((path, doc), head) in docs.into_iter().zip(heads) {
@@ -146,10 +157,10 @@ pub(crate) fn sort_manifests(files: &BTreeMap<String, String>) -> Result<Sorted,
         // (in order, so the first failing document is the error).
         let (kind, hook) = match head {
             Some(h) => (h.kind, h.hook.map(Value::from)),
-            None => full_head(&doc, path)?,
+            None => full_head(doc, path)?,
         };
         let mut m = Manifest {
-            source: path.clone(),
+            source: path,
             content: doc,
             kind,
             events: Vec::new(),
@@ -184,7 +195,7 @@ const PARALLEL_HEADS_FROM: usize = 1 << 20;
 
 /// [`capstan_yaml::manifest_head`] of every document, on every core when there is
 /// enough to read; the results in the documents' order.
-fn heads(docs: &[(&String, String)]) -> Vec<Option<capstan_yaml::ManifestHead>> {
+fn heads(docs: &[(&String, &str)]) -> Vec<Option<capstan_yaml::ManifestHead>> {
     let total: usize = docs.iter().map(|(_, d)| d.len()).sum();
     let serial = || {
         docs.iter()
@@ -384,16 +395,16 @@ mod tests {
             one_by_one.len()
         );
         for m in parallel.manifests.iter().chain(&parallel.hooks) {
-            let head = capstan_yaml::manifest_head(&m.content).unwrap();
+            let head = capstan_yaml::manifest_head(m.content).unwrap();
             assert_eq!(m.kind, head.kind);
             assert_eq!(!m.events.is_empty(), head.hook.is_some());
         }
         assert_eq!(parallel.hooks.len(), 5);
         // The same documents read one by one and sorted give the same list.
         let mut expected: Vec<Manifest> = one_by_one
-            .into_iter()
+            .iter()
             .filter_map(|(source, content)| {
-                let head = capstan_yaml::manifest_head(&content).unwrap();
+                let head = capstan_yaml::manifest_head(content).unwrap();
                 head.hook.is_none().then_some(Manifest {
                     source,
                     content,
@@ -405,7 +416,7 @@ mod tests {
         sort_by_kind(&mut expected);
         let names = |l: &[Manifest]| -> Vec<(String, String)> {
             l.iter()
-                .map(|m| (m.kind.clone(), m.content.clone()))
+                .map(|m| (m.kind.clone(), m.content.to_string()))
                 .collect()
         };
         assert_eq!(names(&parallel.manifests), names(&expected));

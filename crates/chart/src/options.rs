@@ -39,6 +39,9 @@ pub struct TemplateOptions {
     pub skip_tests: bool,
     /// `--no-hooks`: hooks are left out of the output.
     pub no_hooks: bool,
+    /// Keep the rendered documents one by one ([`crate::template::Rendered`]'s
+    /// `documents`: what an output directory writes) besides the manifest text.
+    pub keep_documents: bool,
     /// `--kube-version`; [`DEFAULT_KUBE_VERSION`] when empty.
     pub kube_version: String,
     /// `--api-versions`, added to the default set.
@@ -76,6 +79,7 @@ pub struct Rendered {
     pub manifest: String,
     /// The same documents with the template each came from (`chart/templates/cm.yaml`),
     /// in output order: what `--output-dir` names files after, never the rendered text.
+    /// Empty unless [`TemplateOptions::keep_documents`] asks for them.
     pub documents: Vec<(String, String)>,
 }
 

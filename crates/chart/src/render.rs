@@ -180,7 +180,12 @@ pub fn render(
                     .map(|r| (r.file.clone(), l.line as u32, l.column as u32 + 1))
             }),
         })?;
-        rendered.insert(name.clone(), out.replace("<no value>", ""));
+        let out = if out.contains("<no value>") {
+            out.replace("<no value>", "")
+        } else {
+            out
+        };
+        rendered.insert(name.clone(), out);
     }
     Ok(rendered)
 }

@@ -341,26 +341,58 @@ fn render_prepared(
         err
     })?;
 
-    let mut body = String::new();
+    // `---`, the `# Source:` line, the document and a newline, for each document.
+    let push_document = |out: &mut String, path: &str, content: &str| {
+        out.push_str("---\n# Source: ");
+        out.push_str(path);
+        out.push('\n');
+        out.push_str(content);
+        out.push('\n');
+    };
+    let crds = if o.include_crds {
+        chart.crd_files("")
+    } else {
+        Vec::new()
+    };
+    let crd_texts: Vec<(String, std::borrow::Cow<str>)> = crds
+        .into_iter()
+        .map(|(path, f)| (path, crate::render::lossy_text(&f.data)))
+        .collect();
+    let size = crd_texts
+        .iter()
+        .map(|(p, c)| p.len() + c.len() + 16)
+        .sum::<usize>()
+        + sorted
+            .manifests
+            .iter()
+            .chain(&sorted.hooks)
+            .map(|m| m.source.len() + m.content.len() + 16)
+            .sum::<usize>();
+    let mut manifest = String::with_capacity(size + 1);
     let mut documents = Vec::new();
-    if o.include_crds {
-        for (path, f) in chart.crd_files("") {
-            let content = crate::render::lossy_text(&f.data).into_owned();
-            body.push_str(&format!("---\n# Source: {path}\n{content}\n"));
-            documents.push((path, content));
+    for (path, content) in &crd_texts {
+        push_document(&mut manifest, path, content);
+        if o.keep_documents {
+            documents.push((path.clone(), content.to_string()));
         }
     }
     for m in &sorted.manifests {
-        body.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.content));
-        documents.push((m.source.clone(), m.content.clone()));
+        push_document(&mut manifest, m.source, m.content);
+        if o.keep_documents {
+            documents.push((m.source.to_string(), m.content.to_string()));
+        }
     }
-    let mut manifest = format!("{}\n", body.trim());
+    // Helm trims the resources' text (a chart without any prints a lone newline).
+    manifest.truncate(manifest.trim_end().len());
+    manifest.push('\n');
     for h in &sorted.hooks {
         if o.no_hooks || (o.skip_tests && h.events.iter().any(|e| e == HOOK_TEST)) {
             continue;
         }
-        manifest.push_str(&format!("---\n# Source: {}\n{}\n", h.source, h.content));
-        documents.push((h.source.clone(), h.content.clone()));
+        push_document(&mut manifest, h.source, h.content);
+        if o.keep_documents {
+            documents.push((h.source.to_string(), h.content.to_string()));
+        }
     }
     Ok(Rendered {
         values,

@@ -140,6 +140,8 @@ impl RenderFlags {
             is_upgrade: self.is_upgrade,
             skip_tests: self.skip_tests,
             no_hooks: self.no_hooks,
+            // The manifest text is all this command prints.
+            keep_documents: false,
             kube_version: self.kube_version,
             api_versions: self.api_versions,
             cluster: None,

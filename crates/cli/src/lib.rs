@@ -27,6 +27,28 @@ pub fn harden_process() -> Result<(), String> {
     Ok(())
 }
 
+/// Transparent huge pages for one chart, not for helmfile states. The allocator asks
+/// the kernel for 2 MiB pages: rendering one chart (`capstan chart …`) then takes a
+/// twentieth of the page faults and about a fifth less time (kube-prometheus-stack 51 ms
+/// -> 40 ms); a state of thousands of releases grows its buffers for longer, where the
+/// kernel's zeroing of 2 MiB pages cost a fifth of the time and the peak memory of
+/// 20,000 releases went from 178 to 332 MiB — every other command runs without them.
+/// `args` are the process's arguments (the program name first).
+pub fn choose_huge_pages(args: &[std::ffi::OsString]) {
+    let one_chart = args
+        .iter()
+        .skip(1)
+        .find(|a| !a.to_string_lossy().starts_with('-'))
+        .is_some_and(|a| a == "chart");
+    #[cfg(target_os = "linux")]
+    if !one_chart {
+        // Only speed depends on it: a kernel refusing it changes nothing else.
+        let _ = nix::sys::prctl::set_thp_disable(true);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = one_chart;
+}
+
 /// The first write to standard output that failed (a full disk, a closed pipe): the
 /// binary then reports it and exits 1 whatever the command did, so a cut-off output is
 /// never taken for a whole one (`capstan template > all.yaml && kubectl apply --prune`).

@@ -34,6 +34,8 @@ fn main() -> ExitCode {
     // A shell asking for completions (`capstan completion SHELL` scripts) is answered
     // before anything else runs.
     capstan_cli::complete_if_asked();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    capstan_cli::choose_huge_pages(&args);
     // SIGINT, SIGTERM, SIGHUP: taken by one thread, which stops the helm commands running and lets none start,
     // waits for them (bounded), lets the run report what each printed, removes the
     // private directories holding values for helm and any staged output file, and exits
@@ -51,7 +53,7 @@ fn main() -> ExitCode {
     }
     capstan_cli::LIVE_STDERR.store(true, Ordering::Relaxed);
     capstan_cli::PROCESS_EXITS_AFTER_RUN.store(true, Ordering::Relaxed);
-    let out = capstan_cli::run(std::env::args_os(), std::path::Path::new("."));
+    let out = capstan_cli::run(args, std::path::Path::new("."));
     let _printing = PRINTING.lock().unwrap_or_else(|e| e.into_inner());
     let interrupted = INTERRUPTED.load(Ordering::SeqCst);
     if interrupted != 0 {

@@ -617,7 +617,9 @@ pub(crate) fn split_parts(content: &str) -> Vec<String> {
 /// Where document `d` (a slice's copy) is in `rest`: found by its first bytes, then
 /// checked whole (searching for a whole state file's text costs more than reading it).
 fn find_document(rest: &str, d: &str) -> Option<usize> {
-    let cut = (0..=d.len().min(64)).rev().find(|&k| d.is_char_boundary(k))?;
+    let cut = (0..=d.len().min(64))
+        .rev()
+        .find(|&k| d.is_char_boundary(k))?;
     rest.match_indices(&d[..cut])
         .map(|(o, _)| o)
         .find(|&o| rest[o..].starts_with(d))

@@ -175,6 +175,7 @@ pub fn chart_input_with(
         dependency_builder,
         skip_tests: flags.skip_tests,
         no_hooks: flags.no_hooks,
+        keep_documents: flags.keep_documents,
         kube_version: match &flags.cluster {
             Some(c) => c.git_version.clone(),
             None if flags.kube_version.is_empty() => r.kube_version.clone(),

@@ -78,33 +78,60 @@ enum Written {
 
 /// The first document of `text` (which ends with a line break), when it is in the subset.
 pub(crate) fn compose_lines(text: &str) -> Option<Document> {
-    if !text.ends_with('\n')
-        || !text
-            .bytes()
-            .all(|b| b == b'\n' || (0x20..0x7f).contains(&b))
-    {
+    if !text.ends_with('\n') || !text.bytes().all(|b| b == b'\n' || (0x20..0x7f).contains(&b)) {
         return None;
     }
-    let mut lines = Vec::new();
-    let mut start = 0;
-    for (no, l) in text[..text.len() - 1].split('\n').enumerate() {
-        lines.push(Line {
-            start,
-            no: no as u32 + 1,
-            text: l,
-        });
-        start += l.len() + 1;
-    }
-    let eof = Pos {
-        offset: text.len(),
-        line: lines.len() as u32 + 1,
-        column: 1,
-    };
     Composer {
         doc: Document::default(),
         stack: Vec::new(),
     }
-    .run(&lines, eof)
+    .run(Lines {
+        text,
+        pos: 0,
+        no: 0,
+    })
+}
+
+/// The lines of the text, read as they are reached (a state of thousands of releases
+/// has hundreds of thousands of lines: no table of them is kept).
+struct Lines<'a> {
+    text: &'a str,
+    /// Where the next line starts.
+    pos: usize,
+    /// Lines read so far.
+    no: u32,
+}
+
+impl<'a> Lines<'a> {
+    /// The next line, not yet read.
+    fn peek(&self) -> Option<Line<'a>> {
+        if self.pos >= self.text.len() {
+            return None;
+        }
+        let end = self.text[self.pos..]
+            .find('\n')
+            .map_or(self.text.len(), |i| self.pos + i);
+        Some(Line {
+            start: self.pos,
+            no: self.no + 1,
+            text: &self.text[self.pos..end],
+        })
+    }
+
+    /// Reads `line` (the one [`Lines::peek`] gave).
+    fn advance(&mut self, line: &Line) {
+        self.pos = line.start + line.text.len() + 1;
+        self.no = line.no;
+    }
+
+    /// The mark past the last line (where libyaml ends what is open at the end).
+    fn end(&self) -> Pos {
+        Pos {
+            offset: self.text.len(),
+            line: self.no + 1,
+            column: 1,
+        }
+    }
 }
 
 struct Composer {
@@ -113,14 +140,13 @@ struct Composer {
 }
 
 impl Composer {
-    fn run(mut self, lines: &[Line], eof: Pos) -> Option<Document> {
+    fn run(mut self, mut lines: Lines) -> Option<Document> {
         let mut pending: Option<Pending> = None;
         // After a value on its line, a deeper line would continue it (or be an error).
         let mut no_deeper_than: Option<usize> = None;
-        let mut i = 0;
-        while i < lines.len() {
-            let line = &lines[i];
-            i += 1;
+        while let Some(line) = lines.peek() {
+            lines.advance(&line);
+            let line = &line;
             let indent = line.text.len() - line.text.trim_start_matches(' ').len();
             let t = &line.text[indent..];
             if t.is_empty() || t.starts_with('#') {
@@ -199,7 +225,7 @@ impl Composer {
                         self.open_map(item_col, line.at(item_col))?;
                         (item_col, item_col, item)
                     } else {
-                        let node = self.value(line, item_col, lines, &mut i)??;
+                        let node = self.value(line, item_col, &mut lines)??;
                         self.attach(node);
                         no_deeper_than = Some(col);
                         continue;
@@ -216,7 +242,7 @@ impl Composer {
             let colon = entry_col + value_at - 1;
             let spaces = entry[value_at..].len() - entry[value_at..].trim_start_matches(' ').len();
             let value_col = entry_col + value_at + spaces;
-            match self.value(line, value_col, lines, &mut i)? {
+            match self.value(line, value_col, &mut lines)? {
                 None => {
                     pending = Some(Pending {
                         col,
@@ -238,6 +264,7 @@ impl Composer {
             );
             self.attach(null);
         }
+        let eof = lines.end();
         while !self.stack.is_empty() {
             self.close(eof);
         }
@@ -252,8 +279,7 @@ impl Composer {
         &mut self,
         line: &Line,
         col: usize,
-        lines: &[Line],
-        next: &mut usize,
+        lines: &mut Lines,
     ) -> Option<Option<usize>> {
         let text = &line.text[col..];
         let holder = self.holder_col();
@@ -302,7 +328,7 @@ impl Composer {
                 Some(idx)
             }
             Written::Literal(chomp) => {
-                let (value, end) = literal(lines, next, holder, chomp)?;
+                let (value, end) = literal(lines, holder, chomp)?;
                 Some(self.push_scalar(value, ScalarStyle::Literal, line.at(col), end))
             }
         })
@@ -591,16 +617,14 @@ fn flow_sequence(t: &str) -> Option<Written> {
     only_comment_after(&t[end..]).then_some(Written::FlowSeq(items, end))
 }
 
-/// A literal block scalar whose header is on the line before `lines[*next]`, in a
-/// collection at column `holder`: its value and end mark (libyaml's: the first
-/// character of the line that ends it, or the end of the text); `*next` moves to that
-/// line.
-fn literal(lines: &[Line], next: &mut usize, holder: usize, chomp: i8) -> Option<(String, Pos)> {
+/// A literal block scalar whose header was the last line read, in a collection at
+/// column `holder`: its value and end mark (libyaml's: the start of the line that ends
+/// it, or the end of the text); that line is left to read.
+fn literal(lines: &mut Lines, holder: usize, chomp: i8) -> Option<(String, Pos)> {
     let mut indent: Option<usize> = None;
     let mut parts: Vec<&str> = Vec::new();
     let mut end = None;
-    while *next < lines.len() {
-        let line = &lines[*next];
+    while let Some(line) = lines.peek() {
         let spaces = line.text.len() - line.text.trim_start_matches(' ').len();
         let blank = spaces == line.text.len();
         match indent {
@@ -625,14 +649,10 @@ fn literal(lines: &[Line], next: &mut usize, holder: usize, chomp: i8) -> Option
                 break;
             }
         }
-        *next += 1;
+        lines.advance(&line);
     }
     indent?;
-    let end = end.unwrap_or(Pos {
-        offset: lines.last().map_or(0, |l| l.start + l.text.len() + 1),
-        line: lines.len() as u32 + 1,
-        column: 1,
-    });
+    let end = end.unwrap_or_else(|| lines.end());
     let last = parts.iter().rposition(|p| !p.is_empty())?;
     let mut value = parts[..=last].join("\n");
     if chomp >= 0 {

@@ -45,6 +45,7 @@ pub(crate) fn options(inputs: &J) -> TemplateOptions {
         is_upgrade: inputs["is_upgrade"].as_bool().unwrap_or(false),
         skip_tests: inputs["skip_tests"].as_bool().unwrap_or(false),
         no_hooks: false,
+        keep_documents: false,
         kube_version: inputs["kube_version"].as_str().unwrap_or("").to_string(),
         api_versions: strings(inputs, "api_versions"),
         cluster: None,
