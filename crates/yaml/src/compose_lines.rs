@@ -190,13 +190,7 @@ impl Composer {
                         self.open_map(indent, here)?;
                     }
                 } else {
-                    let null = self.push_scalar(
-                        String::new(),
-                        ScalarStyle::Plain,
-                        p.after_colon,
-                        p.after_colon,
-                    );
-                    self.attach(null);
+                    self.null_value(&p);
                 }
             }
             // Close what this line is outside of.
@@ -277,13 +271,7 @@ impl Composer {
             }
         }
         if let Some(p) = pending.take() {
-            let null = self.push_scalar(
-                String::new(),
-                ScalarStyle::Plain,
-                p.after_colon,
-                p.after_colon,
-            );
-            self.attach(null);
+            self.null_value(&p);
         }
         let eof = lines.end();
         while !self.stack.is_empty() {
@@ -348,6 +336,17 @@ impl Composer {
                 Some(self.push_scalar(value, ScalarStyle::Literal, line.at(col), end))
             }
         })
+    }
+
+    /// A `key:` with nothing below it: null, libyaml's empty scalar right after the colon.
+    fn null_value(&mut self, p: &Pending) {
+        let null = self.push_scalar(
+            String::new(),
+            ScalarStyle::Plain,
+            p.after_colon,
+            p.after_colon,
+        );
+        self.attach(null);
     }
 
     /// The column of the collection a value goes into (libyaml's current indentation).

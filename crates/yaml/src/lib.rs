@@ -33,6 +33,20 @@ mod utf8;
 mod walk;
 
 pub use compose::{compose_first, Document, Generation, Node, NodeKind};
+
+/// Whether the line composer ([`compose_lines`]) builds what libyaml's events build for
+/// `text` (a text ending with a line break), or leaves it to them: the check of the
+/// `compose_lines` fuzz target.
+#[doc(hidden)]
+pub fn compose_lines_agrees(text: &str) -> bool {
+    match compose_lines::compose_lines(text) {
+        None => true,
+        Some(fast) => match compose::compose_events(text, Generation::V2) {
+            Ok(Some(slow)) => format!("{fast:?}") == format!("{slow:?}"),
+            _ => false,
+        },
+    }
+}
 pub use emit::ENode;
 pub use encode::{encode_helm, encode_helmfile};
 pub use error::{CastError, YamlError};
