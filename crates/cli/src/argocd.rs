@@ -210,21 +210,60 @@ pub fn run(cmd: ArgocdCommand, cwd: &Path) -> crate::Outcome {
     {
         return crate::Outcome::default();
     }
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => return fail(format!("cannot find the capstan binary: {e}")),
+    let child = match child_command(&cmd, &p, &env, &all, cwd) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
     };
+    let limit = deadline(&env);
+    let (status, stdout, stderr) = match run_within(child, limit) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    match status {
+        Some(s) if s.success() => crate::Outcome {
+            stdout,
+            stderr,
+            code: 0,
+        },
+        Some(s) => crate::Outcome {
+            stdout: String::new(),
+            stderr,
+            code: s.code().unwrap_or(1).max(1),
+        },
+        None => crate::Outcome {
+            stdout: String::new(),
+            stderr: format!(
+                "{stderr}Error: the plugin's deadline of {} s passed (ARGOCD_EXEC_TIMEOUT less a tenth); nothing was printed\n",
+                limit.as_secs()
+            ),
+            code: 1,
+        },
+    }
+}
+
+/// The child capstan for `cmd`: its command line, the application's plugin environment
+/// (`ARGOCD_ENV_X` as `X`, refused for the variables a plugin may not set) and caches in
+/// the temporary directory.
+fn child_command(
+    cmd: &ArgocdCommand,
+    p: &Parameters,
+    env: &dyn Fn(&str) -> Option<String>,
+    all: &[(String, String)],
+    cwd: &Path,
+) -> Result<Command, String> {
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find the capstan binary: {e}"))?;
     let mut child = Command::new(exe);
     child
-        .args(command_line(&cmd, &p, &env))
+        .args(command_line(cmd, p, env))
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    for (k, v) in &all {
+    for (k, v) in all {
         if let Some(name) = k.strip_prefix("ARGOCD_ENV_") {
             if !settable(name) {
-                return fail(format!(
+                return Err(format!(
                     "the application's plugin environment may not set {name} (ARGOCD_ENV_{name})"
                 ));
             }
@@ -243,12 +282,19 @@ pub fn run(cmd: ArgocdCommand, cwd: &Path) -> crate::Outcome {
             child.env(var, tmp.join(sub));
         }
     }
-    let limit = deadline(&env);
+    Ok(child)
+}
+
+/// Runs `child` to its end or to `limit`: its status (`None` past the deadline, killed
+/// or ended too late: the cmp-server's own clock is close) and what it printed.
+fn run_within(
+    mut child: Command,
+    limit: Duration,
+) -> Result<(Option<std::process::ExitStatus>, String, String), String> {
     let started = Instant::now();
-    let mut running = match child.spawn() {
-        Ok(c) => c,
-        Err(e) => return fail(format!("cannot run capstan: {e}")),
-    };
+    let mut running = child
+        .spawn()
+        .map_err(|e| format!("cannot run capstan: {e}"))?;
     // Both pipes drained on threads, so a large output cannot stall the child.
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
@@ -271,7 +317,6 @@ pub fn run(cmd: ArgocdCommand, cwd: &Path) -> crate::Outcome {
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
     );
-    // A run that ends past the deadline fails too: the cmp-server's own clock is close.
     let status = loop {
         match running.try_wait() {
             Ok(Some(_)) if started.elapsed() > limit => break None,
@@ -287,26 +332,7 @@ pub fn run(cmd: ArgocdCommand, cwd: &Path) -> crate::Outcome {
     };
     let stdout = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
     let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
-    match status {
-        Some(s) if s.success() => crate::Outcome {
-            stdout,
-            stderr,
-            code: 0,
-        },
-        Some(s) => crate::Outcome {
-            stdout: String::new(),
-            stderr,
-            code: s.code().unwrap_or(1).max(1),
-        },
-        None => crate::Outcome {
-            stdout: String::new(),
-            stderr: format!(
-                "{stderr}Error: the plugin's deadline of {} s passed (ARGOCD_EXEC_TIMEOUT less a tenth); nothing was printed\n",
-                limit.as_secs()
-            ),
-            code: 1,
-        },
-    }
+    Ok((status, stdout, stderr))
 }
 
 /// The helm `init` would use: `HELM_BINARY`, else `helm` on PATH.

@@ -190,7 +190,7 @@ fn many_releases_show_a_bar_on_a_terminal_only() {
             ("chart/Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n"),
             (
                 "chart/templates/cm.yaml",
-                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  n: {{ .Values.n | quote }}\n{{- range until 3000 }}{{ end }}\n",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  n: {{ .Values.n | quote }}\n{{- range until 12000 }}{{ end }}\n",
             ),
         ],
     );

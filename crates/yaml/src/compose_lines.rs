@@ -10,7 +10,7 @@
 //! `None`, and the caller composes it with libyaml. A test compares both on every
 //! document the conformance vectors and the real-world charts hold.
 
-use crate::compose::{Document, Node, NodeKind};
+use crate::nodes::{Document, Node, NodeKind};
 use capstan_source::Pos;
 use libyaml_safer::ScalarStyle;
 

@@ -24,6 +24,7 @@ mod head_events;
 mod head_lines;
 mod helm;
 mod helmfile;
+mod nodes;
 mod resolve;
 pub mod roundtrip;
 mod scalars;
