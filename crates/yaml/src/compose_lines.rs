@@ -553,8 +553,8 @@ fn written(t: &str) -> Option<Written> {
         let end = t.len() - inner.trim_start_matches(' ').strip_prefix('}')?.len();
         return only_comment_after(&t[end..]).then_some(Written::EmptyFlow(false, end));
     }
-    if t.starts_with("[]") {
-        return only_comment_after(&t[2..]).then_some(Written::EmptyFlow(true, 2));
+    if let Some(rest) = t.strip_prefix("[]") {
+        return only_comment_after(rest).then_some(Written::EmptyFlow(true, 2));
     }
     if t.starts_with('[') {
         return flow_sequence(t);
