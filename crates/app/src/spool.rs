@@ -7,8 +7,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-/// In memory up to this many bytes (then spilled to a file).
-pub const IN_MEMORY_BYTES: usize = 16 << 20;
+/// In memory up to this many bytes (then spilled to a file): the output of 1,000
+/// releases (about 1.4 MB) stays in memory; 20,000 releases peaked 35 MB higher with 16 MiB.
+pub const IN_MEMORY_BYTES: usize = 4 << 20;
 
 /// Output being collected.
 pub struct Spool {
