@@ -27,26 +27,63 @@ pub fn harden_process() -> Result<(), String> {
     Ok(())
 }
 
-/// Transparent huge pages for one chart, not for helmfile states. The allocator asks
-/// the kernel for 2 MiB pages: rendering one chart (`capstan chart …`) then takes a
-/// twentieth of the page faults and about a fifth less time (kube-prometheus-stack 51 ms
-/// -> 40 ms); a state of thousands of releases grows its buffers for longer, where the
-/// kernel's zeroing of 2 MiB pages cost a fifth of the time and the peak memory of
-/// 20,000 releases went from 178 to 332 MiB — every other command runs without them.
-/// `args` are the process's arguments (the program name first).
-pub fn choose_huge_pages(args: &[std::ffi::OsString]) {
-    let one_chart = args
-        .iter()
-        .skip(1)
-        .find(|a| !a.to_string_lossy().starts_with('-'))
-        .is_some_and(|a| a == "chart");
+/// Transparent huge pages for a big chart only, decided before anything runs
+/// ([`huge_pages_for`]). With them the allocator's memory comes in 2 MiB pages the
+/// kernel zeroes whole: a big chart renders faster (kube-prometheus-stack, 7 MB:
+/// 51 -> 40 ms, 10,000 -> 370 page faults), a small one slower (prom-jiralert, 37 KB:
+/// 5 -> 10 ms), and a helmfile state of thousands of releases spent a fifth of its time
+/// in that zeroing.
+fn huge_pages(on: bool) {
     #[cfg(target_os = "linux")]
-    if !one_chart {
+    {
         // Only speed depends on it: a kernel refusing it changes nothing else.
-        let _ = nix::sys::prctl::set_thp_disable(true);
+        let _ = nix::sys::prctl::set_thp_disable(!on);
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = one_chart;
+    let _ = on;
+}
+
+/// Charts from this many bytes (files of the folder, or five times the archive) render
+/// with huge pages (loki, 1.8 MB, renders faster without; 2.5 MB, with).
+const HUGE_PAGES_FROM_BYTES: u64 = 2 << 20;
+
+/// Huge pages on for `capstan chart template|values` of a big chart, off for everything
+/// else. `args` are the process's arguments (the program name first); the chart is the
+/// first argument naming a folder with a `Chart.yaml` or a `.tgz` file (sizes counted
+/// without following links, up to the threshold).
+pub fn huge_pages_for(args: &[std::ffi::OsString]) {
+    fn size(p: &std::path::Path, budget: &mut usize) -> u64 {
+        let Ok(meta) = std::fs::symlink_metadata(p) else {
+            return 0;
+        };
+        if meta.is_file() {
+            return meta.len();
+        }
+        if !meta.is_dir() {
+            return 0;
+        }
+        let mut total = 0;
+        for e in std::fs::read_dir(p).into_iter().flatten().flatten() {
+            if *budget == 0 || total >= HUGE_PAGES_FROM_BYTES {
+                break;
+            }
+            *budget -= 1;
+            total += size(&e.path(), budget);
+        }
+        total
+    }
+    let chart_command = args.get(1).is_some_and(|a| a == "chart");
+    let chart = args.iter().skip(2).map(std::path::Path::new).find(|p| {
+        p.join("Chart.yaml").is_file() || (p.extension().is_some_and(|x| x == "tgz") && p.is_file())
+    });
+    let bytes = match chart {
+        Some(p) if chart_command => match std::fs::symlink_metadata(p) {
+            Ok(m) if m.is_file() => m.len().saturating_mul(5),
+            _ => size(p, &mut 20_000),
+        },
+        _ => 0,
+    };
+    huge_pages(bytes >= HUGE_PAGES_FROM_BYTES);
 }
 
 /// The first write to standard output that failed (a full disk, a closed pipe): the

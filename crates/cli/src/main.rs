@@ -35,7 +35,7 @@ fn main() -> ExitCode {
     // before anything else runs.
     capstan_cli::complete_if_asked();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    capstan_cli::choose_huge_pages(&args);
+    capstan_cli::huge_pages_for(&args);
     // SIGINT, SIGTERM, SIGHUP: taken by one thread, which stops the helm commands running and lets none start,
     // waits for them (bounded), lets the run report what each printed, removes the
     // private directories holding values for helm and any staged output file, and exits
