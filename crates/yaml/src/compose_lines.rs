@@ -185,7 +185,7 @@ impl Composer {
                 if indent > p.col || (indent == p.col && dash) {
                     // A collection is the value.
                     if dash {
-                        self.open_seq(indent, here)?;
+                        self.open_collection(true, indent, here)?;
                     } else {
                         self.open_map(indent, here)?;
                     }
@@ -293,34 +293,10 @@ impl Composer {
                 Some(self.push_scalar(value, style, line.at(col), line.at(col + end)))
             }
             Written::EmptyFlow(seq, end) => {
-                if self.stack.len() + 1 > MAX_DEPTH {
-                    return None;
-                }
-                let idx = self.doc.nodes.len();
-                self.doc.nodes.push(Node {
-                    kind: if seq {
-                        NodeKind::Seq(Vec::new())
-                    } else {
-                        NodeKind::Map(Vec::new())
-                    },
-                    tag: None,
-                    start: line.at(col),
-                    end: line.at(col + end),
-                });
-                self.doc.depth = self.doc.depth.max(self.stack.len() + 1);
-                Some(idx)
+                Some(self.push_collection(seq, line.at(col), line.at(col + end))?)
             }
             Written::FlowSeq(items, end) => {
-                if self.stack.len() + 1 > MAX_DEPTH {
-                    return None;
-                }
-                let idx = self.doc.nodes.len();
-                self.doc.nodes.push(Node {
-                    kind: NodeKind::Seq(Vec::new()),
-                    tag: None,
-                    start: line.at(col),
-                    end: line.at(col + end),
-                });
+                let idx = self.push_collection(true, line.at(col), line.at(col + end))?;
                 let nodes = items
                     .into_iter()
                     .map(|(value, style, s, e)| {
@@ -328,7 +304,6 @@ impl Composer {
                     })
                     .collect();
                 self.doc.nodes[idx].kind = NodeKind::Seq(nodes);
-                self.doc.depth = self.doc.depth.max(self.stack.len() + 1);
                 Some(idx)
             }
             Written::Literal(chomp) => {
@@ -371,40 +346,48 @@ impl Composer {
         self.doc.nodes.len() - 1
     }
 
-    fn open(&mut self, start: Pos, kind: NodeKind) -> Option<usize> {
+    /// A collection node one level below the open ones (empty; `None` past the depth
+    /// kept), from `start` to `end`.
+    fn push_collection(&mut self, seq: bool, start: Pos, end: Pos) -> Option<usize> {
         if self.stack.len() >= MAX_DEPTH {
             return None;
         }
         self.doc.nodes.push(Node {
-            kind,
+            kind: if seq {
+                NodeKind::Seq(Vec::new())
+            } else {
+                NodeKind::Map(Vec::new())
+            },
             tag: None,
             start,
-            end: start,
+            end,
         });
+        self.doc.depth = self.doc.depth.max(self.stack.len() + 1);
         Some(self.doc.nodes.len() - 1)
     }
 
-    fn open_map(&mut self, col: usize, start: Pos) -> Option<()> {
-        let node = self.open(start, NodeKind::Map(Vec::new()))?;
-        self.stack.push(Frame::Map {
-            col,
-            node,
-            pairs: Vec::new(),
-            key: None,
+    /// Opens a block mapping (`seq` false) or sequence whose entries sit at column `col`.
+    fn open_collection(&mut self, seq: bool, col: usize, start: Pos) -> Option<()> {
+        let node = self.push_collection(seq, start, start)?;
+        self.stack.push(if seq {
+            Frame::Seq {
+                col,
+                node,
+                items: Vec::new(),
+            }
+        } else {
+            Frame::Map {
+                col,
+                node,
+                pairs: Vec::new(),
+                key: None,
+            }
         });
-        self.doc.depth = self.doc.depth.max(self.stack.len());
         Some(())
     }
 
-    fn open_seq(&mut self, col: usize, start: Pos) -> Option<()> {
-        let node = self.open(start, NodeKind::Seq(Vec::new()))?;
-        self.stack.push(Frame::Seq {
-            col,
-            node,
-            items: Vec::new(),
-        });
-        self.doc.depth = self.doc.depth.max(self.stack.len());
-        Some(())
+    fn open_map(&mut self, col: usize, start: Pos) -> Option<()> {
+        self.open_collection(false, col, start)
     }
 
     /// Closes the innermost collection at `end` and hands it to its parent.
