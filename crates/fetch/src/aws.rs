@@ -71,7 +71,7 @@ pub(crate) fn credentials(env: Env, profile: Option<&str>) -> Result<Creds, Fetc
 }
 
 pub(crate) fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    capstan_gocompat::hex::encode(b)
 }
 
 fn hmac(key: &[u8], data: &str) -> Vec<u8> {

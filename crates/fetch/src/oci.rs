@@ -406,10 +406,7 @@ fn parse_json(body: &[u8], r: &Reference) -> Result<Value, FetchError> {
 }
 
 fn sha256_of(data: &[u8]) -> String {
-    let hex: String = Sha256::digest(data)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hex: String = capstan_gocompat::hex::encode(&Sha256::digest(data));
     format!("sha256:{hex}")
 }
 

@@ -60,7 +60,7 @@ pub fn unpredictable_suffix() -> String {
         );
         bytes = h.finish().to_le_bytes();
     }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    capstan_gocompat::hex::encode(&bytes)
 }
 
 /// Files holding secrets while a fetch runs.

@@ -141,7 +141,7 @@ pub(crate) fn params_key(query: &str) -> String {
             } else if is_secret_name(&k) {
                 use sha2::Digest;
                 let d = sha2::Sha256::digest(v.as_bytes());
-                let hex: String = d[..8].iter().map(|b| format!("{b:02x}")).collect();
+                let hex: String = capstan_gocompat::hex::encode(&d[..8]);
                 format!("sha256-{hex}")
             } else {
                 v

@@ -199,7 +199,7 @@ pub fn register(m: &mut FuncMap) {
         let mut b: [u8; 16] = random_bytes()?;
         b[6] = (b[6] & 0x0f) | 0x40;
         b[8] = (b[8] & 0x3f) | 0x80;
-        let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+        let hex = capstan_gocompat::hex::encode(&b);
         Ok(Value::from(format!(
             "{}-{}-{}-{}-{}",
             &hex[0..8],

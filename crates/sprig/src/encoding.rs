@@ -9,7 +9,7 @@ use capstan_value::Value;
 use sha1::Digest;
 
 fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    capstan_gocompat::hex::encode(b)
 }
 
 pub(crate) fn base64_decode(s: &str) -> Result<Vec<u8>, capstan_gotmpl::FuncError> {

@@ -239,10 +239,7 @@ fn repo_archive(
     };
     let data = host.http_get(&absolute, user, password)?;
     if let Some(Value::String(digest)) = entry.get("digest") {
-        let got: String = Sha256::digest(&data)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let got: String = capstan_gocompat::hex::encode(&Sha256::digest(&data));
         if !digest.is_empty() && *digest.to_lowercase() != got {
             return Err(format!(
                 "chart \"{name}\" {version} from {}: digest mismatch (index says {digest}, download is {got})",
@@ -440,10 +437,7 @@ fn cached_archive_intact(host: &dyn Host, file: &std::path::Path, digest: Option
     };
     match digest {
         Some(d) => {
-            let got: String = Sha256::digest(&data)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
+            let got: String = capstan_gocompat::hex::encode(&Sha256::digest(&data));
             got == d
         }
         None => capstan_chart::archive::read_archive(&data).is_ok(),

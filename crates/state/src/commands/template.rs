@@ -411,7 +411,7 @@ fn render_with_helm(
 fn sha8(s: &Settings, file: &str) -> String {
     let abs = absolute(&s.root, file);
     let digest = sha1::Sha1::digest(abs.to_string_lossy().as_bytes());
-    digest.iter().take(4).map(|b| format!("{b:02x}")).collect()
+    capstan_gocompat::hex::encode(&digest[..4])
 }
 
 fn strip_ext(file: &str) -> &str {
