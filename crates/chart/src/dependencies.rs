@@ -240,6 +240,14 @@ pub(crate) struct Import {
 /// The `import-values` of a processed chart's dependencies (entries normalized by
 /// [`process_dependencies`]), each with the values it imports, for explaining them.
 pub(crate) fn imports(c: &Chart) -> Vec<Import> {
+    // Without `import-values` there is nothing to read (the merge would be thrown away).
+    if c.metadata
+        .dependencies
+        .iter()
+        .all(|r| r.import_values.is_empty())
+    {
+        return Vec::new();
+    }
     let mut warnings = Vec::new();
     let Ok(cvals) = merge_values(&chart_values(c), &Map::new(), &mut warnings) else {
         return Vec::new();

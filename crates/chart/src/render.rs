@@ -41,32 +41,45 @@ struct Renderable<'a> {
 
 /// `.Chart`: the `Chart.yaml` fields under Go's field names, plus `IsRoot`.
 fn chart_object(c: &Chart, is_root: bool) -> Value {
+    use capstan_value::static_str;
+    /// A field's zero value, for a `Chart.yaml` without it.
+    enum Zero {
+        Text,
+        List,
+        Bool,
+        Map,
+    }
     let raw = &c.metadata.raw;
     let mut m = Map::new();
-    let fields: [(&str, &str, Value); 17] = [
-        ("Name", "name", Value::from("")),
-        ("Home", "home", Value::from("")),
-        ("Sources", "sources", Value::list_from(Vec::new())),
-        ("Version", "version", Value::from("")),
-        ("Description", "description", Value::from("")),
-        ("Keywords", "keywords", Value::list_from(Vec::new())),
-        ("Maintainers", "maintainers", Value::list_from(Vec::new())),
-        ("Icon", "icon", Value::from("")),
-        ("APIVersion", "apiVersion", Value::from("")),
-        ("Condition", "condition", Value::from("")),
-        ("Tags", "tags", Value::from("")),
-        ("AppVersion", "appVersion", Value::from("")),
-        ("Deprecated", "deprecated", Value::Bool(false)),
-        ("Annotations", "annotations", Value::empty_map()),
-        ("KubeVersion", "kubeVersion", Value::from("")),
-        ("Dependencies", "dependencies", Value::list_from(Vec::new())),
-        ("Type", "type", Value::from("")),
+    let fields: [(Str, &str, Zero); 16] = [
+        (static_str!("Home"), "home", Zero::Text),
+        (static_str!("Sources"), "sources", Zero::List),
+        (static_str!("Version"), "version", Zero::Text),
+        (static_str!("Description"), "description", Zero::Text),
+        (static_str!("Keywords"), "keywords", Zero::List),
+        (static_str!("Maintainers"), "maintainers", Zero::List),
+        (static_str!("Icon"), "icon", Zero::Text),
+        (static_str!("APIVersion"), "apiVersion", Zero::Text),
+        (static_str!("Condition"), "condition", Zero::Text),
+        (static_str!("Tags"), "tags", Zero::Text),
+        (static_str!("AppVersion"), "appVersion", Zero::Text),
+        (static_str!("Deprecated"), "deprecated", Zero::Bool),
+        (static_str!("Annotations"), "annotations", Zero::Map),
+        (static_str!("KubeVersion"), "kubeVersion", Zero::Text),
+        (static_str!("Dependencies"), "dependencies", Zero::List),
+        (static_str!("Type"), "type", Zero::Text),
     ];
     for (go, yaml, zero) in fields {
-        m.insert(Str::from(go), raw.get(yaml).cloned().unwrap_or(zero));
+        let value = raw.get(yaml).cloned().unwrap_or_else(|| match zero {
+            Zero::Text => Value::String(static_str!("")),
+            Zero::List => Value::list_from(Vec::new()),
+            Zero::Bool => Value::Bool(false),
+            Zero::Map => Value::empty_map(),
+        });
+        m.insert(go, value);
     }
-    m.insert("Name".into(), Value::from(c.name()));
-    m.insert("IsRoot".into(), Value::Bool(is_root));
+    m.insert(static_str!("Name"), Value::from(c.name()));
+    m.insert(static_str!("IsRoot"), Value::Bool(is_root));
     Value::map_from(m)
 }
 
@@ -96,18 +109,30 @@ fn collect<'a>(
             .collect(),
     );
     let mut scope = Map::new();
-    scope.insert("Chart".into(), chart_object(c, parent_path.is_none()));
-    scope.insert("Files".into(), Value::Host(Arc::new(files)));
-    scope.insert("Release".into(), ctx.release.clone());
-    scope.insert("Capabilities".into(), ctx.capabilities.clone());
-    scope.insert("Values".into(), values.clone());
+    scope.insert(
+        capstan_value::static_str!("Chart"),
+        chart_object(c, parent_path.is_none()),
+    );
+    scope.insert(
+        capstan_value::static_str!("Files"),
+        Value::Host(Arc::new(files)),
+    );
+    scope.insert(capstan_value::static_str!("Release"), ctx.release.clone());
+    scope.insert(
+        capstan_value::static_str!("Capabilities"),
+        ctx.capabilities.clone(),
+    );
+    scope.insert(capstan_value::static_str!("Values"), values.clone());
     let mut subcharts = Map::new();
     for d in &c.dependencies {
         let sub_dir = format!("{dir}charts/{}/", d.dir);
         let sub = collect(d, &sub_dir, Some(&full_path), &values, ctx, out);
         subcharts.insert(Str::from(d.name()), sub);
     }
-    scope.insert("Subcharts".into(), Value::map_from(subcharts));
+    scope.insert(
+        capstan_value::static_str!("Subcharts"),
+        Value::map_from(subcharts),
+    );
     let scope = Value::map_from(scope);
     let library = c.metadata.chart_type == "library";
     for t in &c.templates {
@@ -168,10 +193,19 @@ pub fn render(
         }
         let r = &tpls[name];
         let mut template = Map::new();
-        template.insert("Name".into(), Value::from(name.as_str()));
-        template.insert("BasePath".into(), Value::from(r.base_path.as_str()));
+        template.insert(
+            capstan_value::static_str!("Name"),
+            Value::from(name.as_str()),
+        );
+        template.insert(
+            capstan_value::static_str!("BasePath"),
+            Value::from(r.base_path.as_str()),
+        );
         if let Value::Map(scope) = &r.scope {
-            scope.insert("Template".into(), Value::map_from(template));
+            scope.insert(
+                capstan_value::static_str!("Template"),
+                Value::map_from(template),
+            );
         }
         let out = set.execute(name, &r.scope).map_err(|e| RenderError {
             message: crate::engine_errors::exec_error(name, &e),

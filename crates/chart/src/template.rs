@@ -21,12 +21,24 @@ const HOOK_TEST: &str = "test";
 
 fn release_object(o: &TemplateOptions) -> Value {
     let mut m = Map::new();
-    m.insert("Name".into(), Value::from(o.release_name.as_str()));
-    m.insert("Namespace".into(), Value::from(o.namespace.as_str()));
-    m.insert("IsUpgrade".into(), Value::Bool(o.is_upgrade));
-    m.insert("IsInstall".into(), Value::Bool(!o.is_upgrade));
-    m.insert("Revision".into(), Value::Int(1));
-    m.insert("Service".into(), Value::from("Helm"));
+    m.insert(
+        capstan_value::static_str!("Name"),
+        Value::from(o.release_name.as_str()),
+    );
+    m.insert(
+        capstan_value::static_str!("Namespace"),
+        Value::from(o.namespace.as_str()),
+    );
+    m.insert(
+        capstan_value::static_str!("IsUpgrade"),
+        Value::Bool(o.is_upgrade),
+    );
+    m.insert(
+        capstan_value::static_str!("IsInstall"),
+        Value::Bool(!o.is_upgrade),
+    );
+    m.insert(capstan_value::static_str!("Revision"), Value::Int(1));
+    m.insert(capstan_value::static_str!("Service"), Value::from("Helm"));
     Value::map_from(m)
 }
 
@@ -55,9 +67,12 @@ fn capabilities(o: &TemplateOptions) -> Result<(Value, String), TemplateError> {
     };
     let normalized = kube.normalized.clone();
     let mut caps = Map::new();
-    caps.insert("KubeVersion".into(), Value::Host(std::sync::Arc::new(kube)));
     caps.insert(
-        "HelmVersion".into(),
+        capstan_value::static_str!("KubeVersion"),
+        Value::Host(std::sync::Arc::new(kube)),
+    );
+    caps.insert(
+        capstan_value::static_str!("HelmVersion"),
         Value::Host(std::sync::Arc::new(crate::capabilities::HelmVersion {
             version: HELM_VERSION,
             git_commit: HELM_GIT_COMMIT,
@@ -67,7 +82,7 @@ fn capabilities(o: &TemplateOptions) -> Result<(Value, String), TemplateError> {
         })),
     );
     caps.insert(
-        "APIVersions".into(),
+        capstan_value::static_str!("APIVersions"),
         Value::Host(std::sync::Arc::new(crate::capabilities::ApiVersions(api))),
     );
     Ok((Value::map_from(caps), normalized))

@@ -4,7 +4,7 @@
 //! (`--state-values-set`) — merged only when read ([`Environment::merged_values`]).
 
 use crate::merge::{merge_maps, ArrayMerge, Tree};
-use capstan_value::{Str, Value};
+use capstan_value::Value;
 use std::collections::BTreeMap;
 
 /// The environment helmfile uses when none is given.
@@ -73,12 +73,18 @@ impl Environment {
     /// The value templates see as `.Environment`.
     pub(crate) fn template_value(&self) -> Value {
         let mut m = BTreeMap::new();
-        m.insert(Str::from("Name"), Value::from(self.name.as_str()));
         m.insert(
-            Str::from("KubeContext"),
+            capstan_value::static_str!("Name"),
+            Value::from(self.name.as_str()),
+        );
+        m.insert(
+            capstan_value::static_str!("KubeContext"),
             Value::from(self.kube_context.as_str()),
         );
-        m.insert(Str::from("Values"), Value::map_from(self.values.clone()));
+        m.insert(
+            capstan_value::static_str!("Values"),
+            Value::map_from(self.values.clone()),
+        );
         Value::map_from(m)
     }
 
@@ -86,11 +92,17 @@ impl Environment {
     /// `.StateValues`.
     pub(crate) fn template_data(&self, namespace: &str, values: &Tree) -> Value {
         let mut m = BTreeMap::new();
-        m.insert(Str::from("Environment"), self.template_value());
-        m.insert(Str::from("Namespace"), Value::from(namespace));
+        m.insert(
+            capstan_value::static_str!("Environment"),
+            self.template_value(),
+        );
+        m.insert(
+            capstan_value::static_str!("Namespace"),
+            Value::from(namespace),
+        );
         let v = Value::map_from(values.clone());
-        m.insert(Str::from("Values"), v.clone());
-        m.insert(Str::from("StateValues"), v);
+        m.insert(capstan_value::static_str!("Values"), v.clone());
+        m.insert(capstan_value::static_str!("StateValues"), v);
         Value::map_from(m)
     }
 }

@@ -204,13 +204,16 @@ fn with_default_inherit(r: &mut Tree, defaults: &[String]) {
     for d in defaults {
         if !seen.contains(d) {
             let mut m = Tree::new();
-            m.insert(Str::from("template"), Value::from(d.as_str()));
+            m.insert(
+                capstan_value::static_str!("template"),
+                Value::from(d.as_str()),
+            );
             all.push(Value::map_from(m));
             seen.push(d.clone());
         }
     }
     all.extend(own);
-    r.insert(Str::from("inherit"), Value::list_from(all));
+    r.insert(capstan_value::static_str!("inherit"), Value::list_from(all));
 }
 
 /// `releaseWithInheritedTemplate`: the release with its `inherit:` templates applied.
@@ -263,7 +266,7 @@ fn inherit(r: &Tree, templates: &Tree, path: &[String]) -> Result<Tree, InheritE
         for k in strings_of(&it, "except") {
             match k.as_str() {
                 "labels" => {
-                    src.insert(Str::from("labels"), Value::empty_map());
+                    src.insert(capstan_value::static_str!("labels"), Value::empty_map());
                 }
                 "values" | "valuesTemplate" | "setTemplate" | "set" | "setString" | "secrets" => {
                     src.remove(k.as_str());
@@ -323,33 +326,51 @@ pub fn release_template_data(
     overrides: &Overrides,
 ) -> Value {
     let mut rel = BTreeMap::new();
-    rel.insert(Str::from("Name"), Value::from(str_of(r, "name")));
-    rel.insert(Str::from("Namespace"), Value::from(str_of(r, "namespace")));
-    rel.insert(Str::from("Chart"), Value::from(str_of(r, "chart")));
-    rel.insert(Str::from("ChartVersion"), Value::from(str_of(r, "version")));
     rel.insert(
-        Str::from("KubeContext"),
+        capstan_value::static_str!("Name"),
+        Value::from(str_of(r, "name")),
+    );
+    rel.insert(
+        capstan_value::static_str!("Namespace"),
+        Value::from(str_of(r, "namespace")),
+    );
+    rel.insert(
+        capstan_value::static_str!("Chart"),
+        Value::from(str_of(r, "chart")),
+    );
+    rel.insert(
+        capstan_value::static_str!("ChartVersion"),
+        Value::from(str_of(r, "version")),
+    );
+    rel.insert(
+        capstan_value::static_str!("KubeContext"),
         Value::from(str_of(r, "kubeContext")),
     );
     rel.insert(
-        Str::from("Labels"),
+        capstan_value::static_str!("Labels"),
         r.get("labels").cloned().unwrap_or_else(Value::empty_map),
     );
     let mut m = BTreeMap::new();
-    m.insert(Str::from("Environment"), env.template_value());
-    m.insert(Str::from("Release"), Value::map_from(rel));
-    let v = Value::map_from(values.clone());
-    m.insert(Str::from("Values"), v.clone());
-    m.insert(Str::from("StateValues"), v);
     m.insert(
-        Str::from("KubeContext"),
+        capstan_value::static_str!("Environment"),
+        env.template_value(),
+    );
+    m.insert(capstan_value::static_str!("Release"), Value::map_from(rel));
+    let v = Value::map_from(values.clone());
+    m.insert(capstan_value::static_str!("Values"), v.clone());
+    m.insert(capstan_value::static_str!("StateValues"), v);
+    m.insert(
+        capstan_value::static_str!("KubeContext"),
         Value::from(overrides.kube_context.as_str()),
     );
     m.insert(
-        Str::from("Namespace"),
+        capstan_value::static_str!("Namespace"),
         Value::from(overrides.namespace.as_str()),
     );
-    m.insert(Str::from("Chart"), Value::from(overrides.chart.as_str()));
+    m.insert(
+        capstan_value::static_str!("Chart"),
+        Value::from(overrides.chart.as_str()),
+    );
     Value::map_from(m)
 }
 
@@ -364,21 +385,34 @@ pub struct Overrides {
     pub chart: String,
 }
 
+/// What release templates see, built the first time a template needs it (most releases
+/// have no template expression in their fields).
+struct LazyData<'a> {
+    make: &'a dyn Fn() -> Value,
+    cell: std::cell::OnceCell<Value>,
+}
+
+impl LazyData<'_> {
+    fn get(&self) -> &Value {
+        self.cell.get_or_init(self.make)
+    }
+}
+
 fn render_str(
     r: &Renderer,
-    data: &Value,
+    data: &LazyData,
     text: &str,
     what: impl FnOnce() -> String,
 ) -> Result<String, StateError> {
     if !text.contains("{{") {
         return Ok(text.to_string());
     }
-    Ok(r.render(text, data)
+    Ok(r.render(text, data.get())
         .map_err(|e| format!("{}: {e}", what()))?)
 }
 
 /// `ExecuteTemplateExpressions`: one pass over the release's templated fields.
-fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, StateError> {
+fn execute_once(r: &Renderer, data: &LazyData, spec: &Tree) -> Result<Tree, StateError> {
     let name = str_of(spec, "name");
     let mut out = spec.clone();
     for field in [
@@ -406,7 +440,7 @@ fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, StateEr
             })?;
             m.insert(k, Value::from(s));
         }
-        out.insert(Str::from("labels"), Value::map_from(m));
+        out.insert(capstan_value::static_str!("labels"), Value::map_from(m));
     }
     let mut values = Vec::new();
     for (i, t) in list_of(spec, "valuesTemplate").into_iter().enumerate() {
@@ -416,7 +450,9 @@ fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, StateEr
                 let fail = |e: String| {
                     format!("failed executing template expressions in release \"{name}\".values[{i}] = \"{serialized}\": {e}")
                 };
-                let s = r.render(&serialized, data).map_err(|e| fail(e.message))?;
+                let s = r
+                    .render(&serialized, data.get())
+                    .map_err(|e| fail(e.message))?;
                 let v = capstan_yaml::decode_helmfile(&s).map_err(|e| fail(e.to_string()))?;
                 values.push(v);
             }
@@ -438,7 +474,10 @@ fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, StateEr
         }
     }
     if spec.contains_key("values") || spec.contains_key("valuesTemplate") {
-        out.insert(Str::from("values"), Value::list_from(values));
+        out.insert(
+            capstan_value::static_str!("values"),
+            Value::list_from(values),
+        );
     }
     out.remove("valuesTemplate");
     if let Some(Value::List(secrets)) = spec.get("secrets") {
@@ -451,7 +490,10 @@ fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, StateEr
                 other => list.push(other.clone()),
             }
         }
-        out.insert(Str::from("secrets"), Value::list_from(list));
+        out.insert(
+            capstan_value::static_str!("secrets"),
+            Value::list_from(list),
+        );
     }
     let mut set = Vec::new();
     for (i, t) in list_of(spec, "setTemplate").into_iter().enumerate() {
@@ -473,13 +515,16 @@ fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, StateEr
                     format!("failed executing template expressions in release \"{name}\".set[{i}].values[{j}] = \"{ts}\"")
                 })?));
             }
-            m.insert(Str::from("values"), Value::list_from(rendered));
+            m.insert(
+                capstan_value::static_str!("values"),
+                Value::list_from(rendered),
+            );
         }
         set.push(Value::map_from(m));
     }
     if !set.is_empty() {
         set.extend(list_of(spec, "set"));
-        out.insert(Str::from("set"), Value::list_from(set));
+        out.insert(capstan_value::static_str!("set"), Value::list_from(set));
     }
     out.remove("setTemplate");
     if let Some(Value::List(needs)) = spec.get("needs") {
@@ -490,7 +535,7 @@ fn execute_once(r: &Renderer, data: &Value, spec: &Tree) -> Result<Tree, StateEr
                 format!("failed executing template expressions in release \"{name}\".needs[{i}] = \"{ts}\"")
             })?));
         }
-        out.insert(Str::from("needs"), Value::list_from(list));
+        out.insert(capstan_value::static_str!("needs"), Value::list_from(list));
     }
     Ok(out)
 }
@@ -557,7 +602,7 @@ pub(crate) fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, StateEr
         if str_of(&release, "kubeContext").is_empty() {
             let kc = str_of(&helm_defaults, "kubeContext");
             if !kc.is_empty() {
-                release.insert(Str::from("kubeContext"), Value::from(kc));
+                release.insert(capstan_value::static_str!("kubeContext"), Value::from(kc));
             }
         }
         let mut labels = map_of(&release, "labels");
@@ -565,21 +610,31 @@ pub(crate) fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, StateEr
             labels.insert(k.clone(), v.clone());
         }
         if !labels.is_empty() {
-            release.insert(Str::from("labels"), Value::map_from(labels));
+            release.insert(
+                capstan_value::static_str!("labels"),
+                Value::map_from(labels),
+            );
         }
         if list_of(&release, "apiVersions").is_empty() && !api_versions.is_empty() {
             release.insert(
-                Str::from("apiVersions"),
+                capstan_value::static_str!("apiVersions"),
                 Value::list_from(api_versions.clone()),
             );
         }
         if str_of(&release, "kubeVersion").is_empty() && !kube_version.is_empty() {
-            release.insert(Str::from("kubeVersion"), Value::from(kube_version.clone()));
+            release.insert(
+                capstan_value::static_str!("kubeVersion"),
+                Value::from(kube_version.clone()),
+            );
         }
         let mut prev = release.clone();
         let mut done = None;
         for _ in 0..6 {
-            let data = release_template_data(c.env, c.values, &prev, c.overrides);
+            let make = || release_template_data(c.env, c.values, &prev, c.overrides);
+            let data = LazyData {
+                make: &make,
+                cell: Default::default(),
+            };
             let mut next = execute_once(c.renderer, &data, &release).map_err(|e| {
                 StateError::new(format!(
                     "failed executing templates in release \"{}\".\"{name}\": {e}",

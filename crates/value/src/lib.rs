@@ -37,6 +37,18 @@ pub use path::{Path, PathError, Segment};
 /// Shared immutable string.
 pub type Str = Arc<str>;
 
+/// A [`Str`] of a string literal, made once per call site and shared after that (a map
+/// key such as `"Values"`, built for every render, costs a reference count instead of an
+/// allocation).
+#[macro_export]
+macro_rules! static_str {
+    ($s:literal) => {{
+        static S: std::sync::LazyLock<$crate::Str> =
+            std::sync::LazyLock::new(|| $crate::Str::from($s));
+        $crate::Str::clone(&S)
+    }};
+}
+
 /// The element type of a typed Go slice or map value (`[]string`, `map[string]string`…).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Elem {
