@@ -332,8 +332,34 @@ fn clauses(group: &str) -> Vec<String> {
     out
 }
 
+/// Answers kept per thread before the memo starts over.
+const MEMO_ENTRIES: usize = 1024;
+
+thread_local! {
+    /// `semver_compare`'s answers by (constraint, version): every release of a chart asks
+    /// the same questions (its dependencies' versions, its `kubeVersion`).
+    static MEMO: std::cell::RefCell<std::collections::HashMap<(String, String), Result<bool, SemverError>>> =
+        Default::default();
+}
+
 /// `semverCompare constraint version`.
 pub fn semver_compare(constraint: &str, version: &str) -> Result<bool, SemverError> {
+    let key = (constraint.to_string(), version.to_string());
+    if let Some(known) = MEMO.with(|m| m.borrow().get(&key).cloned()) {
+        return known;
+    }
+    let answer = semver_compare_uncached(constraint, version);
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= MEMO_ENTRIES {
+            m.clear();
+        }
+        m.insert(key, answer.clone());
+    });
+    answer
+}
+
+fn semver_compare_uncached(constraint: &str, version: &str) -> Result<bool, SemverError> {
     let mut groups = Vec::new();
     for group in constraint.split("||") {
         let mut cs = Vec::new();
