@@ -20,34 +20,7 @@ fn v2_node(w: &mut Walker, i: usize) -> Result<Value, YamlError> {
     w.count()?;
     let node = w.doc.node(i);
     match &node.kind {
-        NodeKind::Scalar {
-            value,
-            style,
-            plain_implicit,
-        } => {
-            let tag = node.tag.as_deref().unwrap_or("");
-            if tag.is_empty() && !*plain_implicit && is_quoted(*style) {
-                return Ok(Value::from(value.as_str()));
-            }
-            let (rtag, resolved) = resolve(GEN, tag, value).map_err(|e| e.at(Some(node.start)))?;
-            Ok(match resolved {
-                Scalar::Null => Value::Nil,
-                Scalar::Bool(b) => Value::Bool(b),
-                Scalar::Int(n) => Value::Int(n),
-                Scalar::Uint(u) => Value::Uint64(u),
-                Scalar::Float(f) => Value::Float64(f),
-                Scalar::Timestamp(_) => Value::from(value.as_str()),
-                Scalar::Str(s) if rtag == BINARY => {
-                    let data = decode_base64(&s).ok_or_else(|| {
-                        YamlError::new("yaml: !!binary value contains invalid base64 data")
-                            .at(Some(node.start))
-                    })?;
-                    Value::from(String::from_utf8_lossy(&data).into_owned())
-                }
-                Scalar::Str(s) => Value::from(s),
-                Scalar::Bytes(b) => Value::from(String::from_utf8_lossy(&b).into_owned()),
-            })
-        }
+        NodeKind::Scalar { .. } => v2_scalar(node),
         NodeKind::Seq(items) => {
             let mut out = Vec::with_capacity(items.len());
             for &it in items {
@@ -67,6 +40,88 @@ fn v2_node(w: &mut Walker, i: usize) -> Result<Value, YamlError> {
             r
         }
     }
+}
+
+/// yaml.v2's decoding of scalar `node` into `interface {}`.
+fn v2_scalar(node: &crate::nodes::Node) -> Result<Value, YamlError> {
+    let NodeKind::Scalar {
+        value,
+        style,
+        plain_implicit,
+    } = &node.kind
+    else {
+        return Ok(Value::Nil);
+    };
+    let tag = node.tag.as_deref().unwrap_or("");
+    if tag.is_empty() && !*plain_implicit && is_quoted(*style) {
+        return Ok(Value::from(value.as_str()));
+    }
+    let (rtag, resolved) = resolve(GEN, tag, value).map_err(|e| e.at(Some(node.start)))?;
+    Ok(match resolved {
+        Scalar::Null => Value::Nil,
+        Scalar::Bool(b) => Value::Bool(b),
+        Scalar::Int(n) => Value::Int(n),
+        Scalar::Uint(u) => Value::Uint64(u),
+        Scalar::Float(f) => Value::Float64(f),
+        Scalar::Timestamp(_) => Value::from(value.as_str()),
+        Scalar::Str(s) if rtag == BINARY => {
+            let data = decode_base64(&s).ok_or_else(|| {
+                YamlError::new("yaml: !!binary value contains invalid base64 data")
+                    .at(Some(node.start))
+            })?;
+            Value::from(String::from_utf8_lossy(&data).into_owned())
+        }
+        Scalar::Str(s) => Value::from(s),
+        Scalar::Bytes(b) => Value::from(String::from_utf8_lossy(&b).into_owned()),
+    })
+}
+
+/// [`v2_node`] then [`jsonable`] in one walk, for the documents values files nearly
+/// always are: no alias, no merge key, no tag, string keys only, numbers JSON can hold.
+/// `None` for anything else, which takes the two walks (and their errors, in yaml.v2's
+/// order). Without aliases go-yaml's decode budget never runs out, so nothing is counted.
+fn json_direct(doc: &Document, i: usize) -> Option<Value> {
+    let node = doc.node(i);
+    if node.tag.is_some() {
+        return None;
+    }
+    match &node.kind {
+        NodeKind::Scalar { .. } => match v2_scalar(node).ok()? {
+            Value::Int(n) | Value::Int64(n) => Some(Value::Float64(n as f64)),
+            Value::Uint64(u) => Some(Value::Float64(u as f64)),
+            Value::Float64(f) if !f.is_finite() => None,
+            other => Some(other),
+        },
+        NodeKind::Seq(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for &it in items {
+                out.push(json_direct(doc, it)?);
+            }
+            Some(Value::appended_list(out))
+        }
+        NodeKind::Map(_) => Some(Value::map_from(json_direct_map(doc, i)?)),
+        NodeKind::Alias(..) => None,
+    }
+}
+
+/// [`json_direct`] of mapping node `i`, as a map.
+fn json_direct_map(doc: &Document, i: usize) -> Option<BTreeMap<Str, Value>> {
+    let NodeKind::Map(pairs) = &doc.node(i).kind else {
+        return None;
+    };
+    let mut out = BTreeMap::new();
+    for &(k, v) in pairs {
+        let key = doc.node(k);
+        if key.tag.is_some() || is_merge_key(doc, k) {
+            return None;
+        }
+        let Value::String(key) = v2_scalar(key).ok()? else {
+            return None;
+        };
+        // A key written twice: the later value wins, as in yaml.v2's map.
+        out.insert(key, json_direct(doc, v)?);
+    }
+    Some(out)
 }
 
 fn v2_mapping_into(w: &mut Walker, i: usize, out: &mut AnyMapBuilder) -> Result<(), YamlError> {
@@ -213,6 +268,11 @@ fn to_json_map(doc: Option<&Document>) -> Result<BTreeMap<Str, Value>, YamlError
     let Some(root) = doc.root else {
         return Ok(BTreeMap::new());
     };
+    if let NodeKind::Map(_) = doc.node(root).kind {
+        if let Some(m) = with_stack_for(doc.depth, || json_direct_map(doc, root)) {
+            return Ok(m);
+        }
+    }
     let value = with_stack_for(doc.depth, || {
         let mut w = Walker::new(doc);
         v2_node(&mut w, root)
@@ -317,5 +377,80 @@ mod position_tests {
     fn values_file_errors_keep_their_position() {
         let e = super::decode_helm("a: 1\nlist: [1, 2\n").unwrap_err();
         assert!(e.pos.is_some(), "{e:?}");
+    }
+}
+
+#[cfg(test)]
+mod json_direct_tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    /// The one-walk reading and the two walks of yaml.v2 then the JSON round trip.
+    fn both(text: &str) -> Option<(String, String)> {
+        let doc = compose_first(text, GEN).ok()??;
+        let root = doc.root?;
+        let fast = json_direct_map(&doc, root)?;
+        let mut w = Walker::new(&doc);
+        let slow = v2_node(&mut w, root).and_then(jsonable);
+        Some((format!("{:?}", Value::map_from(fast)), format!("{slow:?}")))
+    }
+
+    fn check(text: &str, taken: &mut usize) {
+        if let Some((fast, slow)) = both(text) {
+            *taken += 1;
+            assert_eq!(format!("Ok({fast})"), slow, "the readings differ on:\n{text}");
+        }
+    }
+
+    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
+                out.push(p);
+            }
+        }
+    }
+
+    #[test]
+    fn one_walk_reads_as_the_two_walks_do() {
+        let mut taken = 0;
+        for text in [
+            "a: 1\nb: 1.5\nc: true\nd: null\ne: ~\nf: x\n",
+            "a: 1\na: 2\n\"a\": 3\n",
+            "n: 12345678901234567890\nm: -9223372036854775808\nh: 0x1F\no: 0o17\n",
+            "f: 1e400\n",
+            "t: 2001-12-14\nq: '1'\nl: [1, \"2\", x]\nnested: {a: {b: [ {c: 1} ]}}\n",
+            "lit: |\n  text\nfold: >\n  more\n",
+            "base: &b {x: 1}\nuse: *b\n",
+            "<<: {a: 1}\nb: 2\n",
+            "? [a]\n: 1\n",
+            "1: one\ntrue: yes\n",
+            "a: !!str 1\n",
+            "a: !!binary aGk=\n",
+            "a: .inf\n",
+            "\"<<\": 1\n",
+        ] {
+            check(text, &mut taken);
+        }
+        assert!(taken >= 6, "{taken}");
+        let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+        let vectors = std::fs::read_to_string(shared.join("conformance/yaml/yaml-decode.jsonl"))
+            .expect("../shared/conformance/yaml/yaml-decode.jsonl");
+        for line in vectors.lines() {
+            let v = capstan_value::json::from_json(line).expect("a JSON line");
+            if let Some(Value::String(text)) = v.get("yaml") {
+                check(&text, &mut taken);
+            }
+        }
+        let mut found = Vec::new();
+        files(&shared.join("realworld/charts"), &mut found);
+        for f in &found {
+            if let Ok(text) = std::fs::read_to_string(f) {
+                check(&text, &mut taken);
+            }
+        }
+        assert!(taken > 500, "{taken} documents read in one walk");
     }
 }
