@@ -262,7 +262,16 @@ pub const HELM_DEFAULTS_BOOL_KEYS: &[&str] = &[
 
 /// A value yaml.v3 refuses for a `bool` field, as its error says it (`cannot unmarshal
 /// !!str `maybe` into bool`).
+/// Whether `t` has any of `keys` (one pass over its entries: most releases set none of
+/// their boolean fields, and a lookup per field costs more than the pass).
+fn has_any(t: &Tree, keys: &[&str]) -> bool {
+    t.keys().any(|k| keys.contains(&&**k))
+}
+
 fn check_bools(t: &Tree, keys: &[&str]) -> Result<(), SpecError> {
+    if !has_any(t, keys) {
+        return Ok(());
+    }
     for k in keys {
         let refuse = |tag: &str, text: String| SpecError {
             key: k.to_string(),
@@ -310,7 +319,7 @@ pub(crate) fn normalize_bools(doc: &mut Tree) {
     }
     let fix_map = |v: &Value, keys: &[&str]| -> Value {
         match v {
-            Value::Map(m) => {
+            Value::Map(m) if has_any(&m.read(), keys) => {
                 let mut t = m.snapshot();
                 fix(&mut t, keys);
                 Value::map_from(t)
