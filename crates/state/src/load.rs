@@ -151,32 +151,35 @@ pub struct HelmState {
 /// `policy.Checker`: top-level keys in order (`bases`, `environments`, `releases`), and
 /// `environments` and `releases` never in the same part.
 pub(crate) fn check_policy(file: &str, content: &str) -> Result<(), StateError> {
-    let top_keys = |with_separators: bool| -> Vec<String> {
-        let mut keys = Vec::new();
-        for line in content.split('\n') {
-            let b = line.as_bytes();
-            let n = b.iter().take_while(|c| c.is_ascii_alphabetic()).count();
-            if n > 0 && b.get(n) == Some(&b':') {
-                keys.push(line[..n].to_string());
-            }
-            if with_separators && line.starts_with("---") && line[3..].chars().all(|c| c == ' ') {
-                keys.push(line.trim().to_string());
-            }
+    // The keys at column 0 and the `---` lines, in file order (keys are letters only, so
+    // never `---`).
+    let mut with_separators: Vec<&str> = Vec::new();
+    for line in content.split('\n') {
+        let b = line.as_bytes();
+        let n = b.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+        if n > 0 && b.get(n) == Some(&b':') {
+            with_separators.push(&line[..n]);
         }
-        keys
-    };
+        if line.starts_with("---") && line[3..].chars().all(|c| c == ' ') {
+            with_separators.push("---");
+        }
+    }
     // v1's checker: a file without a key at column 0 (or a `---` line) is refused.
-    if top_keys(true).is_empty() {
+    if with_separators.is_empty() {
         return Err(format!("no top-level config keys are found in {file}").into());
     }
-    let keys = top_keys(false);
+    let keys: Vec<&str> = with_separators
+        .iter()
+        .copied()
+        .filter(|k| *k != "---")
+        .collect();
     let priority = |k: &str| match k {
         "bases" => Some(0),
         "environments" => Some(1),
         "releases" => Some(2),
         _ => None,
     };
-    let ordered: Vec<&String> = keys.iter().filter(|k| priority(k).is_some()).collect();
+    let ordered: Vec<&str> = keys.iter().copied().filter(|k| priority(k).is_some()).collect();
     for w in ordered.windows(2) {
         if priority(w[0]) > priority(w[1]) {
             return Err(format!(
@@ -187,12 +190,12 @@ pub(crate) fn check_policy(file: &str, content: &str) -> Result<(), StateError> 
         }
     }
     let mut seen = Vec::new();
-    let mut result: Vec<String> = Vec::new();
-    for k in top_keys(true) {
+    let mut result: Vec<&str> = Vec::new();
+    for k in with_separators {
         let relevant = k == "environments" || k == "releases" || k == "---";
         if relevant && (k == "---" || !seen.contains(&k)) {
             if k != "---" {
-                seen.push(k.clone());
+                seen.push(k);
             }
             result.push(k);
         }
@@ -203,6 +206,15 @@ pub(crate) fn check_policy(file: &str, content: &str) -> Result<(), StateError> 
         }
     }
     Ok(())
+}
+
+/// `text` with CRLF line ends as LF (borrowed when it has no carriage return).
+fn crlf_to_lf(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\r') {
+        std::borrow::Cow::Owned(text.replace("\r\n", "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
 }
 
 fn dir_of(file: &str) -> String {
@@ -605,8 +617,7 @@ pub(crate) type ParsedPart = (Tree, Vec<crate::written::ValueTrap>);
 
 /// Splits a state file into its `---` parts (CRLF normalised).
 pub(crate) fn split_parts(content: &str) -> Vec<String> {
-    content
-        .replace("\r\n", "\n")
+    crlf_to_lf(content)
         .split("\n---\n")
         .map(str::to_string)
         .collect()
@@ -736,7 +747,7 @@ pub(crate) fn load_file(
         }
         .into());
     }
-    let content = String::from_utf8_lossy(&bytes).replace("\r\n", "\n");
+    let content = crlf_to_lf(&String::from_utf8_lossy(&bytes)).into_owned();
     check_policy(shown, &content)?;
     let base = base_of.map_or_else(|| dir_of(file), str::to_string);
     let renderer = s.renderer(&base);
