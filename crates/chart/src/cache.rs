@@ -71,7 +71,11 @@ impl Chart {
     /// deep-copied, for this chart and every subchart.
     pub(crate) fn detached(&self) -> Chart {
         let deep = |m: &crate::model::Map| -> crate::model::Map {
-            m.iter().map(|(k, v)| (k.clone(), v.deep_copy())).collect()
+            let mut copy = m.clone();
+            for v in copy.values_mut() {
+                *v = v.deep_copy();
+            }
+            copy
         };
         let mut c = self.clone();
         c.values = deep(&self.values);

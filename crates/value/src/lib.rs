@@ -611,16 +611,20 @@ impl Value {
                 items: l.items.iter().map(Value::deep_copy_inner).collect(),
                 spare: 0,
             })),
-            Value::Map(m) => Value::Map(Arc::new(Map {
-                elem: m.elem,
-                nil: m.nil,
-                entries: RwLock::new(
-                    m.read()
-                        .iter()
-                        .map(|(k, v)| (k.clone(), v.deep_copy_inner()))
-                        .collect(),
-                ),
-            })),
+            Value::Map(m) => {
+                // The tree copied as it is (no key compared again), then its collections.
+                let mut entries = m.read().clone();
+                for v in entries.values_mut() {
+                    if matches!(v, Value::List(_) | Value::Map(_) | Value::AnyMap(_)) {
+                        *v = v.deep_copy_inner();
+                    }
+                }
+                Value::Map(Arc::new(Map {
+                    elem: m.elem,
+                    nil: m.nil,
+                    entries: RwLock::new(entries),
+                }))
+            }
             Value::AnyMap(m) => Value::AnyMap(Arc::new(AnyMap {
                 entries: m
                     .entries
