@@ -13,8 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-3}"
-cargo build --release -q -p capstan-cli
-bin="$PWD/target/release/capstan"
+cargo build --profile dist -q -p capstan-cli
+bin="$PWD/target/dist/capstan"
 kube="$PWD/../shared/kube"
 prefix="${KUBE_PREFIX:-$HOME/.cache/capstan-test/kube}"
 bash "$kube/install-helm.sh" >/dev/null

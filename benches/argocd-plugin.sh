@@ -14,8 +14,8 @@ cd "$(dirname "$0")/.."
 apps="${1:-100}"
 releases="${2:-5}"
 rounds="${3:-3}"
-cargo build --release -q -p capstan-cli
-capstan="$PWD/target/release/capstan"
+cargo build --profile dist -q -p capstan-cli
+capstan="$PWD/target/dist/capstan"
 helm_bin="$(bash ../shared/kube/install-helm.sh)"
 bash ../shared/peer/helmfile-bin/install.sh >/dev/null 2>&1
 prefix="$(dirname "$helm_bin")"

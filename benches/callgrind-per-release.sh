@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${1:-1000}"
 command -v valgrind >/dev/null || { echo "needs valgrind (Debian: valgrind)" >&2; exit 2; }
-cargo build --release -q -p capstan-cli
-capstan="$PWD/target/release/capstan"
+cargo build --profile dist -q -p capstan-cli
+capstan="$PWD/target/dist/capstan"
 root="$(mktemp -d)"
 trap 'rm -rf "$root"' EXIT
 echo "machine: $(date -u '+%F %H:%M UTC'), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(valgrind --version), $("$capstan" --version)"

@@ -11,8 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v chromium >/dev/null || { echo "explain-page.sh: needs chromium (Debian's chromium)" >&2; exit 1; }
-if [ -z "${CAPSTAN_BIN:-}" ]; then cargo build --release -q -p capstan-cli; fi
-bin="${CAPSTAN_BIN:-$PWD/target/release/capstan}"
+if [ -z "${CAPSTAN_BIN:-}" ]; then cargo build --profile dist -q -p capstan-cli; fi
+bin="${CAPSTAN_BIN:-$PWD/target/dist/capstan}"
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(1000)
 rounds="${ROUNDS:-5}"

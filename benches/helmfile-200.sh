@@ -7,8 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-3}"
-cargo build --release -q -p capstan-cli
-bin="$PWD/target/release/capstan"
+cargo build --profile dist -q -p capstan-cli
+bin="$PWD/target/dist/capstan"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 

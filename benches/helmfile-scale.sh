@@ -13,8 +13,8 @@
 # Usage: benches/helmfile-scale.sh [sizes...]   (default: 50 1000 20000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p capstan-cli
-bin="$PWD/target/release/capstan"
+cargo build --profile dist -q -p capstan-cli
+bin="$PWD/target/dist/capstan"
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(50 1000 20000)
 root="$(mktemp -d)"

@@ -11,8 +11,8 @@ cd "$(dirname "$0")/.."
 n="${1:-1000}"
 rounds="${2:-3}"
 big="${3:-20000}"
-cargo build --release -q -p capstan-cli
-capstan="$PWD/target/release/capstan"
+cargo build --profile dist -q -p capstan-cli
+capstan="$PWD/target/dist/capstan"
 helm_bin="$(bash ../shared/kube/install-helm.sh)"
 bash ../shared/peer/helmfile-bin/install.sh >/dev/null 2>&1
 prefix="$(dirname "$helm_bin")"

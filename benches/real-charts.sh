@@ -5,5 +5,5 @@
 # Usage: benches/real-charts.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p capstan-cli -p capstan-conformance
-exec target/release/conformance bench real-charts ../shared/realworld --iterations "${1:-3}"
+cargo build --profile dist -q -p capstan-cli -p capstan-conformance
+exec target/dist/conformance bench real-charts ../shared/realworld --iterations "${1:-3}"

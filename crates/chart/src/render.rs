@@ -50,37 +50,36 @@ fn chart_object(c: &Chart, is_root: bool) -> Value {
         Map,
     }
     let raw = &c.metadata.raw;
-    let mut m = Map::new();
-    let fields: [(Str, &str, Zero); 16] = [
-        (static_str!("Home"), "home", Zero::Text),
-        (static_str!("Sources"), "sources", Zero::List),
-        (static_str!("Version"), "version", Zero::Text),
-        (static_str!("Description"), "description", Zero::Text),
-        (static_str!("Keywords"), "keywords", Zero::List),
-        (static_str!("Maintainers"), "maintainers", Zero::List),
-        (static_str!("Icon"), "icon", Zero::Text),
-        (static_str!("APIVersion"), "apiVersion", Zero::Text),
-        (static_str!("Condition"), "condition", Zero::Text),
-        (static_str!("Tags"), "tags", Zero::Text),
-        (static_str!("AppVersion"), "appVersion", Zero::Text),
-        (static_str!("Deprecated"), "deprecated", Zero::Bool),
-        (static_str!("Annotations"), "annotations", Zero::Map),
-        (static_str!("KubeVersion"), "kubeVersion", Zero::Text),
-        (static_str!("Dependencies"), "dependencies", Zero::List),
-        (static_str!("Type"), "type", Zero::Text),
-    ];
-    for (go, yaml, zero) in fields {
-        let value = raw.get(yaml).cloned().unwrap_or_else(|| match zero {
+    let field = |yaml: &str, zero: Zero| {
+        raw.get(yaml).cloned().unwrap_or_else(|| match zero {
             Zero::Text => Value::String(static_str!("")),
             Zero::List => Value::list_from(Vec::new()),
             Zero::Bool => Value::Bool(false),
             Zero::Map => Value::empty_map(),
-        });
-        m.insert(go, value);
-    }
-    m.insert(static_str!("Name"), Value::from(c.name()));
-    m.insert(static_str!("IsRoot"), Value::Bool(is_root));
-    Value::map_from(m)
+        })
+    };
+    // In key order, so that the map is built without searching.
+    let entries: [(Str, Value); 18] = [
+        (static_str!("APIVersion"), field("apiVersion", Zero::Text)),
+        (static_str!("Annotations"), field("annotations", Zero::Map)),
+        (static_str!("AppVersion"), field("appVersion", Zero::Text)),
+        (static_str!("Condition"), field("condition", Zero::Text)),
+        (static_str!("Dependencies"), field("dependencies", Zero::List)),
+        (static_str!("Deprecated"), field("deprecated", Zero::Bool)),
+        (static_str!("Description"), field("description", Zero::Text)),
+        (static_str!("Home"), field("home", Zero::Text)),
+        (static_str!("Icon"), field("icon", Zero::Text)),
+        (static_str!("IsRoot"), Value::Bool(is_root)),
+        (static_str!("Keywords"), field("keywords", Zero::List)),
+        (static_str!("KubeVersion"), field("kubeVersion", Zero::Text)),
+        (static_str!("Maintainers"), field("maintainers", Zero::List)),
+        (static_str!("Name"), Value::from(c.name())),
+        (static_str!("Sources"), field("sources", Zero::List)),
+        (static_str!("Tags"), field("tags", Zero::Text)),
+        (static_str!("Type"), field("type", Zero::Text)),
+        (static_str!("Version"), field("version", Zero::Text)),
+    ];
+    Value::map_from(Map::from(entries))
 }
 
 fn collect<'a>(
