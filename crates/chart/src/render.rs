@@ -64,7 +64,10 @@ fn chart_object(c: &Chart, is_root: bool) -> Value {
         (static_str!("Annotations"), field("annotations", Zero::Map)),
         (static_str!("AppVersion"), field("appVersion", Zero::Text)),
         (static_str!("Condition"), field("condition", Zero::Text)),
-        (static_str!("Dependencies"), field("dependencies", Zero::List)),
+        (
+            static_str!("Dependencies"),
+            field("dependencies", Zero::List),
+        ),
         (static_str!("Deprecated"), field("deprecated", Zero::Bool)),
         (static_str!("Description"), field("description", Zero::Text)),
         (static_str!("Home"), field("home", Zero::Text)),

@@ -1,8 +1,6 @@
 //! The lexer of Go's `text/template`: splits template text into text runs and the tokens
 //! of actions, with `{{-`/`-}}` trimming, comments, and Go's lexical error texts.
 
-use std::borrow::Cow;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Text,
@@ -33,18 +31,17 @@ pub enum Kind {
     Error,
 }
 
-#[derive(Clone, Debug)]
+/// A token: 32 bytes, copied freely (a lexical error's message is beside the tokens,
+/// in what [`Lexer::lex`] returns).
+#[derive(Clone, Copy, Debug)]
 pub struct Token<'a> {
     pub kind: Kind,
+    /// 1-based line of the token's start.
+    pub line: u32,
     /// Byte offset in the template text.
     pub pos: usize,
-    /// The token's text in the template (a lexical error's message is owned).
-    pub text: Cow<'a, str>,
-    /// 1-based line of the token's start.
-    pub line: usize,
-    /// For an [`Kind::Error`]: the line of the action it is in, when that started on an
-    /// earlier line (0 otherwise).
-    pub action_line: usize,
+    /// The token's text in the template (empty for [`Kind::Error`] and [`Kind::Eof`]).
+    pub text: &'a str,
 }
 
 /// A lexical error: message and 1-based line.
@@ -95,21 +92,32 @@ fn find_left_delim(s: &str) -> Option<usize> {
 }
 
 fn line_at(src: &str, pos: usize) -> usize {
-    1 + src.as_bytes()[..pos.min(src.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
+    1 + newlines(&src.as_bytes()[..pos.min(src.len())])
+}
+
+/// The number of `\n` bytes in `b`, eight bytes at a time (template text is long runs
+/// of YAML between actions).
+fn newlines(b: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = b.chunks_exact(8);
+    let mut n = 0;
+    for c in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(c);
+        let t = u64::from_le_bytes(word) ^ (ONES * 0x0a);
+        // The high bit of each byte that was `\n` (exact per byte: no carry crosses).
+        n += (!(((t & LOW7) + LOW7) | t) & HIGH).count_ones() as usize;
+    }
+    n + chunks.remainder().iter().filter(|&&c| c == b'\n').count()
 }
 
 impl<'a> Lexer<'a> {
     fn line_of(&mut self, pos: usize) -> usize {
         let (cached_pos, cached_line) = self.line_cache;
         let line = if pos >= cached_pos && pos <= self.src.len() {
-            cached_line
-                + self.src.as_bytes()[cached_pos..pos]
-                    .iter()
-                    .filter(|&&b| b == b'\n')
-                    .count()
+            cached_line + newlines(&self.src.as_bytes()[cached_pos..pos])
         } else {
             line_at(self.src, pos)
         };
@@ -122,9 +130,8 @@ impl<'a> Lexer<'a> {
         self.tokens.push(Token {
             kind,
             pos: start,
-            text: Cow::Borrowed(&self.src[start..end]),
-            line,
-            action_line: 0,
+            text: &self.src[start..end],
+            line: line as u32,
         });
     }
 
@@ -140,14 +147,16 @@ impl<'a> Lexer<'a> {
         &self.src[self.pos..]
     }
 
-    /// Lexes the whole template; a lexical error ends the tokens with a [`Kind::Error`].
-    pub fn lex(src: &'a str) -> Vec<Token<'a>> {
+    /// Lexes the whole template; a lexical error ends the tokens with a [`Kind::Error`]
+    /// (its message and lines returned beside them).
+    pub fn lex(src: &'a str) -> (Vec<Token<'a>>, Option<LexError>) {
         let mut lx = Lexer {
             src,
             pos: 0,
             line: 1,
-            // About one token per 12 bytes of a chart's templates: grown rarely.
-            tokens: Vec::with_capacity(src.len() / 12 + 8),
+            // About one token per 8 bytes of a chart's templates (dense ones); the
+            // vector is shrunk to fit by nobody, grown rarely.
+            tokens: Vec::with_capacity(src.len() / 8 + 8),
             paren_depth: 0,
             line_cache: (0, 1),
         };
@@ -155,21 +164,19 @@ impl<'a> Lexer<'a> {
             lx.tokens.push(Token {
                 kind: Kind::Error,
                 pos: lx.pos,
-                text: Cow::Owned(e.msg),
-                line: e.line,
-                action_line: e.action_line,
+                text: "",
+                line: e.line as u32,
             });
-            return lx.tokens;
+            return (lx.tokens, Some(e));
         }
         let end = src.len();
         lx.tokens.push(Token {
             kind: Kind::Eof,
             pos: end,
-            text: Cow::Borrowed(""),
-            line: line_at(src, end),
-            action_line: 0,
+            text: "",
+            line: line_at(src, end) as u32,
         });
-        lx.tokens
+        (lx.tokens, None)
     }
 
     fn text(&mut self) -> Result<(), LexError> {
@@ -373,13 +380,23 @@ impl<'a> Lexer<'a> {
     }
 
     fn word(&mut self) {
-        let n: usize = self
-            .rest()
-            .chars()
-            .take_while(|&c| is_alnum(c))
-            .map(char::len_utf8)
-            .sum();
-        self.pos += n;
+        // ASCII letters, digits and `_` byte by byte; from the first other non-ASCII
+        // character on, by characters.
+        let rest = self.rest().as_bytes();
+        let ascii = rest
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+            .unwrap_or(rest.len());
+        self.pos += ascii;
+        if rest.get(ascii).is_some_and(|b| !b.is_ascii()) {
+            let n: usize = self
+                .rest()
+                .chars()
+                .take_while(|&c| is_alnum(c))
+                .map(char::len_utf8)
+                .sum();
+            self.pos += n;
+        }
     }
 
     /// Go's `atTerminator` check after identifiers, fields and variables.
@@ -512,5 +529,23 @@ pub(crate) fn go_unicode_name(c: char) -> String {
         format!("U+{:04X}", c as u32)
     } else {
         format!("U+{:04X} '{}'", c as u32, c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn newlines_are_counted_exactly_at_every_offset() {
+        for len in 0..40 {
+            for at in 0..len {
+                for c in 0..=255u8 {
+                    let mut text = vec![b'x'; len];
+                    text[at] = c;
+                    text[len - 1 - at] = b'\n';
+                    let expected = text.iter().filter(|&&b| b == b'\n').count();
+                    assert_eq!(super::newlines(&text), expected, "{c:#x} at {at} of {len}");
+                }
+            }
+        }
     }
 }

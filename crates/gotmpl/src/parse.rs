@@ -59,6 +59,8 @@ struct Parser<'a, 's> {
     /// peeks included): errors name its line, and a lexical error is reported once the
     /// parser has read that far.
     seen: std::cell::Cell<usize>,
+    /// The lexical error the tokens end with, if any.
+    lex_error: Option<crate::lex::LexError>,
     parse_name: String,
     vars: Vec<String>,
     range_depth: usize,
@@ -79,9 +81,10 @@ pub fn parse(
     text: &str,
     lookup_func: &(dyn Fn(&str) -> Option<crate::Func> + Sync),
 ) -> Result<Vec<Tree>, ParseError> {
-    let toks = Lexer::lex(text);
+    let (toks, lex_error) = Lexer::lex(text);
     let mut p = Parser {
         toks,
+        lex_error,
         i: 0,
         seen: std::cell::Cell::new(0),
         parse_name: name.to_string(),
@@ -178,26 +181,26 @@ impl<'a, 's> Parser<'a, 's> {
     }
 
     fn current_line(&self) -> usize {
-        self.toks[self.seen.get().min(self.toks.len() - 1)].line
+        self.toks[self.seen.get().min(self.toks.len() - 1)].line as usize
     }
 
     fn error(&self, msg: impl AsRef<str>) -> ParseError {
         // Having read up to a lexical error, that error is what Go reports.
-        if let Some(e) = self
+        let at_error = self
             .toks
             .get(self.seen.get())
-            .filter(|t| t.kind == Kind::Error)
-        {
+            .is_some_and(|t| t.kind == Kind::Error);
+        if let (true, Some(e)) = (at_error, &self.lex_error) {
             let extra = match e.action_line {
                 0 => String::new(),
                 a if a == e.line => String::new(),
-                a if e.text.ends_with(" action") => format!(" started at {}:{a}", self.parse_name),
+                a if e.msg.ends_with(" action") => format!(" started at {}:{a}", self.parse_name),
                 a => format!(" in action started at {}:{a}", self.parse_name),
             };
             return ParseError {
                 template: self.parse_name.clone(),
                 line: e.line,
-                description: format!("{}{extra}", e.text),
+                description: format!("{}{extra}", e.msg),
             };
         }
         let line = self.current_line();
@@ -256,7 +259,7 @@ impl<'a, 's> Parser<'a, 's> {
     fn text_or_action(&mut self) -> R<Item> {
         let t = self.next_non_space();
         match t.kind {
-            Kind::Text => Ok(Item::Node(Node::Text(t.text.into_owned()))),
+            Kind::Text => Ok(Item::Node(Node::Text(t.text.to_owned()))),
             Kind::LeftDelim => self.action(),
             _ => Err(self.unexpected(&t, "input")),
         }
@@ -578,7 +581,7 @@ impl<'a, 's> Parser<'a, 's> {
                 };
                 Arg::Ident {
                     pos: t.pos,
-                    name: t.text.into_owned(),
+                    name: t.text.to_owned(),
                     func: Some(func),
                 }
             }
@@ -593,7 +596,7 @@ impl<'a, 's> Parser<'a, 's> {
                 }
                 Arg::Variable {
                     pos: t.pos,
-                    idents: vec![t.text.into_owned()],
+                    idents: vec![t.text.to_owned()],
                 }
             }
             Kind::Field => Arg::Field {
@@ -615,7 +618,7 @@ impl<'a, 's> Parser<'a, 's> {
                 let text = unquote(&t.text).map_err(|e| self.error(e.to_string()))?;
                 Arg::Str {
                     pos: t.pos,
-                    quoted: t.text.into_owned(),
+                    quoted: t.text.to_owned(),
                     text: capstan_value::Str::from(text),
                 }
             }

@@ -179,7 +179,11 @@ pub(crate) fn check_policy(file: &str, content: &str) -> Result<(), StateError> 
         "releases" => Some(2),
         _ => None,
     };
-    let ordered: Vec<&str> = keys.iter().copied().filter(|k| priority(k).is_some()).collect();
+    let ordered: Vec<&str> = keys
+        .iter()
+        .copied()
+        .filter(|k| priority(k).is_some())
+        .collect();
     for w in ordered.windows(2) {
         if priority(w[0]) > priority(w[1]) {
             return Err(format!(

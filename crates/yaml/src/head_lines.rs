@@ -511,7 +511,11 @@ mod tests {
             for at in 0..17 {
                 let mut text = vec![b'a'; 17];
                 text[at] = c;
-                assert_eq!(super::printable_ascii_lines(&text), expected, "{c:#x} at {at}");
+                assert_eq!(
+                    super::printable_ascii_lines(&text),
+                    expected,
+                    "{c:#x} at {at}"
+                );
             }
         }
     }

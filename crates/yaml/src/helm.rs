@@ -398,7 +398,11 @@ mod json_direct_tests {
     fn check(text: &str, taken: &mut usize) {
         if let Some((fast, slow)) = both(text) {
             *taken += 1;
-            assert_eq!(format!("Ok({fast})"), slow, "the readings differ on:\n{text}");
+            assert_eq!(
+                format!("Ok({fast})"),
+                slow,
+                "the readings differ on:\n{text}"
+            );
         }
     }
 
