@@ -4,6 +4,19 @@
 
 /// Whether `name` matches `pattern` as a whole.
 pub fn glob_match(pattern: &str, name: &str) -> bool {
+    // The shapes `.helmignore` files are made of, without building the pattern: a
+    // literal, and `*` then a literal (`*.tmp`, `*~`).
+    let special = |s: &str| s.contains(['*', '?', '[', '{', '\\']);
+    if !special(pattern) {
+        return pattern == name;
+    }
+    if let Some(suffix) = pattern.strip_prefix('*') {
+        if !special(suffix) {
+            return name.len() >= suffix.len()
+                && name.ends_with(suffix)
+                && !name[..name.len() - suffix.len()].contains('/');
+        }
+    }
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
     matches(&p, &n)
@@ -109,5 +122,22 @@ mod tests {
         assert!(glob_match("[a-c]*", "banana"));
         assert!(!glob_match("[!a-c]*", "banana"));
         assert!(!glob_match("*.conf", "x.yaml"));
+        // The shortcuts for a literal and `*literal` agree with the general matcher.
+        for (p, n) in [
+            ("*.conf", "a/b.conf"),
+            ("*.conf", ".conf"),
+            ("*.conf", "conf"),
+            ("*~", "x~"),
+            ("*", ""),
+            ("*", "a/b"),
+            (".git", ".git"),
+            (".git", ".gitx"),
+            ("", ""),
+            ("é*", "éa"),
+        ] {
+            let p_chars: Vec<char> = p.chars().collect();
+            let n_chars: Vec<char> = n.chars().collect();
+            assert_eq!(glob_match(p, n), super::matches(&p_chars, &n_chars), "{p} {n}");
+        }
     }
 }

@@ -154,9 +154,9 @@ impl<'a> Lexer<'a> {
             src,
             pos: 0,
             line: 1,
-            // About one token per 8 bytes of a chart's templates (dense ones); the
-            // vector is shrunk to fit by nobody, grown rarely.
-            tokens: Vec::with_capacity(src.len() / 8 + 8),
+            // Up to a token per 4 bytes (the densest templates): grown rarely, and the
+            // pages a sparse template leaves unused are never touched.
+            tokens: Vec::with_capacity(src.len() / 4 + 8),
             paren_depth: 0,
             line_cache: (0, 1),
         };
