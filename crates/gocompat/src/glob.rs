@@ -137,7 +137,11 @@ mod tests {
         ] {
             let p_chars: Vec<char> = p.chars().collect();
             let n_chars: Vec<char> = n.chars().collect();
-            assert_eq!(glob_match(p, n), super::matches(&p_chars, &n_chars), "{p} {n}");
+            assert_eq!(
+                glob_match(p, n),
+                super::matches(&p_chars, &n_chars),
+                "{p} {n}"
+            );
         }
     }
 }

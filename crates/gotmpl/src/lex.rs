@@ -32,12 +32,11 @@ pub enum Kind {
 }
 
 /// A token: 32 bytes, copied freely (a lexical error's message is beside the tokens,
-/// in what [`Lexer::lex`] returns).
+/// in what [`Lexer::lex`] returns). Its line is counted from `pos` when an error needs
+/// it ([`line_at`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Token<'a> {
     pub kind: Kind,
-    /// 1-based line of the token's start.
-    pub line: u32,
     /// Byte offset in the template text.
     pub pos: usize,
     /// The token's text in the template (empty for [`Kind::Error`] and [`Kind::Eof`]).
@@ -68,12 +67,10 @@ fn is_alnum(c: char) -> bool {
 pub struct Lexer<'a> {
     src: &'a str,
     pos: usize,
-    line: usize,
+    /// Where the current action's `{{` is (its line is the errors' line).
+    action_start: usize,
     tokens: Vec<Token<'a>>,
     paren_depth: usize,
-    /// The last position whose line was computed, and that line (tokens come mostly in
-    /// order, so lines are counted incrementally).
-    line_cache: (usize, usize),
 }
 
 /// Where `{{` first is in `s`: each `{` found with `str::find(char)` (a memchr), which
@@ -91,7 +88,8 @@ fn find_left_delim(s: &str) -> Option<usize> {
     None
 }
 
-fn line_at(src: &str, pos: usize) -> usize {
+/// The 1-based line of byte `pos` of `src`.
+pub(crate) fn line_at(src: &str, pos: usize) -> usize {
     1 + newlines(&src.as_bytes()[..pos.min(src.len())])
 }
 
@@ -114,31 +112,18 @@ fn newlines(b: &[u8]) -> usize {
 }
 
 impl<'a> Lexer<'a> {
-    fn line_of(&mut self, pos: usize) -> usize {
-        let (cached_pos, cached_line) = self.line_cache;
-        let line = if pos >= cached_pos && pos <= self.src.len() {
-            cached_line + newlines(&self.src.as_bytes()[cached_pos..pos])
-        } else {
-            line_at(self.src, pos)
-        };
-        self.line_cache = (pos.min(self.src.len()), line);
-        line
-    }
-
     fn emit(&mut self, kind: Kind, start: usize, end: usize) {
-        let line = self.line_of(start);
         self.tokens.push(Token {
             kind,
             pos: start,
             text: &self.src[start..end],
-            line: line as u32,
         });
     }
 
     fn err<T>(&self, msg: impl Into<String>) -> Result<T, LexError> {
         Err(LexError {
             msg: msg.into(),
-            line: self.line,
+            line: line_at(self.src, self.action_start),
             action_line: 0,
         })
     }
@@ -153,19 +138,17 @@ impl<'a> Lexer<'a> {
         let mut lx = Lexer {
             src,
             pos: 0,
-            line: 1,
+            action_start: 0,
             // Up to a token per 4 bytes (the densest templates): grown rarely, and the
             // pages a sparse template leaves unused are never touched.
             tokens: Vec::with_capacity(src.len() / 4 + 8),
             paren_depth: 0,
-            line_cache: (0, 1),
         };
         if let Err(e) = lx.text() {
             lx.tokens.push(Token {
                 kind: Kind::Error,
                 pos: lx.pos,
                 text: "",
-                line: e.line as u32,
             });
             return (lx.tokens, Some(e));
         }
@@ -174,7 +157,6 @@ impl<'a> Lexer<'a> {
             kind: Kind::Eof,
             pos: end,
             text: "",
-            line: line_at(src, end) as u32,
         });
         (lx.tokens, None)
     }
@@ -202,7 +184,7 @@ impl<'a> Lexer<'a> {
             if text_end > self.pos {
                 self.emit(Kind::Text, self.pos, text_end);
             }
-            self.line = self.line_of(delim);
+            self.action_start = delim;
             self.pos = delim + 2 + if trim { 2 } else { 0 };
             // A comment is a whole action.
             if self.rest().starts_with("/*") {
@@ -276,7 +258,7 @@ impl<'a> Lexer<'a> {
                 return Err(LexError {
                     msg: "unclosed action".into(),
                     line: line_at(self.src, self.pos),
-                    action_line: self.line,
+                    action_line: line_at(self.src, self.action_start),
                 });
             };
             let start = self.pos;

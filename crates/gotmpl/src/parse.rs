@@ -59,6 +59,8 @@ struct Parser<'a, 's> {
     /// peeks included): errors name its line, and a lexical error is reported once the
     /// parser has read that far.
     seen: std::cell::Cell<usize>,
+    /// The template text (lines are counted in it for errors).
+    src: &'s str,
     /// The lexical error the tokens end with, if any.
     lex_error: Option<crate::lex::LexError>,
     parse_name: String,
@@ -84,6 +86,7 @@ pub fn parse(
     let (toks, lex_error) = Lexer::lex(text);
     let mut p = Parser {
         toks,
+        src: text,
         lex_error,
         i: 0,
         seen: std::cell::Cell::new(0),
@@ -181,7 +184,10 @@ impl<'a, 's> Parser<'a, 's> {
     }
 
     fn current_line(&self) -> usize {
-        self.toks[self.seen.get().min(self.toks.len() - 1)].line as usize
+        crate::lex::line_at(
+            self.src,
+            self.toks[self.seen.get().min(self.toks.len() - 1)].pos,
+        )
     }
 
     fn error(&self, msg: impl AsRef<str>) -> ParseError {
