@@ -10,6 +10,7 @@
 
 mod ast;
 mod builtins;
+mod defs;
 mod exec;
 mod lex;
 mod parse;
@@ -275,7 +276,7 @@ pub struct TemplateDef {
 /// A set of associated templates sharing functions and options.
 #[derive(Clone, Default)]
 pub struct Templates {
-    defs: HashMap<String, Arc<TemplateDef>>,
+    defs: defs::Defs,
     funcs: Arc<FuncMap>,
     /// `missingkey=` (`Option("missingkey=error")`): what a missing map key yields.
     pub missing_key: MissingKey,
@@ -300,7 +301,7 @@ impl Templates {
         let mut funcs = builtins();
         funcs.extend(extra);
         Templates {
-            defs: HashMap::new(),
+            defs: Default::default(),
             funcs: Arc::new(funcs),
             missing_key: MissingKey::Default,
             root_name: String::new(),
@@ -313,7 +314,7 @@ impl Templates {
     /// A set sharing an existing function map, which must include the builtins.
     pub fn with_funcs(funcs: Arc<FuncMap>) -> Templates {
         Templates {
-            defs: HashMap::new(),
+            defs: Default::default(),
             funcs,
             missing_key: MissingKey::Default,
             root_name: String::new(),
@@ -331,7 +332,9 @@ impl Templates {
     /// Parses `text` as template `name` (plus every `define` in it) into the set.
     /// A definition with an empty body never replaces an existing one.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), ParseError> {
-        self.parse_tree(name, text).map(|_| ())
+        self.parse_tree(name, text)?;
+        self.defs.settle();
+        Ok(())
     }
 
     /// [`Templates::parse`], returning the tree of `name` itself as Go's
@@ -364,6 +367,8 @@ impl Templates {
             };
             self.add_trees(pair.0, pair.1, trees);
         }
+        // Every render copies this set: the templates go where copies share them.
+        self.defs.settle();
         Ok(())
     }
 
