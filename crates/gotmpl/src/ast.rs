@@ -38,18 +38,19 @@ pub enum Arg {
     Dot(usize),
     Nil(usize),
     Bool(usize, bool),
-    Number(usize, Number),
+    /// Boxed: a number is rare, and inline it would make every argument 72 bytes larger.
+    Number(usize, Box<Number>),
     /// The quoted source text and the unquoted value.
     Str {
         pos: usize,
-        quoted: String,
+        quoted: Box<str>,
         text: capstan_value::Str,
     },
     /// A function name, resolved in the set's function map at parse time.
     Ident {
         pos: usize,
         name: String,
-        func: Option<crate::Func>,
+        func: Option<Box<crate::Func>>,
     },
     Pipe(Box<Pipe>),
 }
@@ -100,14 +101,14 @@ pub enum Node {
     },
     Control {
         kind: Control,
-        pipe: Pipe,
+        pipe: Box<Pipe>,
         list: Vec<Node>,
         else_list: Option<Vec<Node>>,
     },
     Template {
         pos: usize,
         name: String,
-        pipe: Option<Pipe>,
+        pipe: Option<Box<Pipe>>,
     },
     Break,
     Continue,
@@ -206,5 +207,17 @@ impl Node {
                 format!("{{{{{k} {pipe}}}}}")
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// A chart's templates make hundreds of thousands of these: what is rare (numbers,
+    /// a resolved function, a control's pipeline) is boxed so that it does not widen
+    /// every one of them.
+    #[test]
+    fn arguments_and_nodes_stay_small() {
+        assert!(std::mem::size_of::<super::Arg>() <= 48);
+        assert!(std::mem::size_of::<super::Node>() <= 72);
     }
 }

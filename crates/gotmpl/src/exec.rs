@@ -718,7 +718,7 @@ impl<'a> State<'a> {
             };
         }
         let resolved = match ident {
-            Arg::Ident { func: Some(f), .. } => Some(f.clone()),
+            Arg::Ident { func: Some(f), .. } => Some(crate::Func::clone(f)),
             _ => self.set.funcs().get(name).cloned(),
         };
         let Some(func) = resolved else {

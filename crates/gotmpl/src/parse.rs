@@ -374,7 +374,7 @@ impl<'a, 's> Parser<'a, 's> {
         self.vars.truncate(nvars);
         Ok(Node::Control {
             kind,
-            pipe,
+            pipe: Box::new(pipe),
             list,
             else_list,
         })
@@ -400,7 +400,7 @@ impl<'a, 's> Parser<'a, 's> {
         Ok(Node::Template {
             pos: t.pos,
             name,
-            pipe,
+            pipe: pipe.map(Box::new),
         })
     }
 
@@ -422,7 +422,7 @@ impl<'a, 's> Parser<'a, 's> {
         Ok(Node::Template {
             pos: t.pos,
             name,
-            pipe: Some(pipe),
+            pipe: Some(Box::new(pipe)),
         })
     }
 
@@ -588,7 +588,7 @@ impl<'a, 's> Parser<'a, 's> {
                 Arg::Ident {
                     pos: t.pos,
                     name: t.text.to_owned(),
-                    func: Some(func),
+                    func: Some(Box::new(func)),
                 }
             }
             Kind::Dot => Arg::Dot(t.pos),
@@ -610,7 +610,7 @@ impl<'a, 's> Parser<'a, 's> {
                 idents: vec![t.text[1..].to_string()],
             },
             Kind::Bool => Arg::Bool(t.pos, t.text == "true"),
-            Kind::Char | Kind::Number => Arg::Number(t.pos, self.number(&t)?),
+            Kind::Char | Kind::Number => Arg::Number(t.pos, Box::new(self.number(&t)?)),
             Kind::LeftParen => {
                 if self.paren_depth >= MAX_PAREN_DEPTH {
                     return Err(self.error("max expression depth exceeded"));
@@ -624,7 +624,7 @@ impl<'a, 's> Parser<'a, 's> {
                 let text = unquote(&t.text).map_err(|e| self.error(e.to_string()))?;
                 Arg::Str {
                     pos: t.pos,
-                    quoted: t.text.to_owned(),
+                    quoted: t.text.into(),
                     text: capstan_value::Str::from(text),
                 }
             }
