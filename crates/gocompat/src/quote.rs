@@ -4,12 +4,23 @@
 /// Go's `strconv.Quote`: a double-quoted Go string literal with Go escapes.
 pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
+    push_go_quoted(&mut out, s);
+    out
+}
+
+/// [`go_quote`] appended to `out`.
+pub fn push_go_quoted(out: &mut String, s: &str) {
     out.push('"');
-    for c in s.chars() {
-        push_go_escaped(&mut out, c, '"');
+    // Printable ASCII without a quote or backslash (nearly every value) is its own
+    // quoted form.
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\') {
+        out.push_str(s);
+    } else {
+        for c in s.chars() {
+            push_go_escaped(out, c, '"');
+        }
     }
     out.push('"');
-    out
 }
 
 /// Go's `strconv.Quote` for raw bytes (invalid UTF-8 bytes become `\xNN`).

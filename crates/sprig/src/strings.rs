@@ -3,7 +3,6 @@
 
 use crate::convert::{s, string_list, strslice, strval};
 use crate::{reg, regv};
-use capstan_gocompat::quote::go_quote;
 use capstan_gotmpl::{FuncMap, FuncResult, Ty};
 use capstan_value::{Elem, Map, Str, Value};
 use std::collections::BTreeMap;
@@ -419,12 +418,17 @@ pub fn register(m: &mut FuncMap) {
         Ok(Value::Bool(s(&a[1]).ends_with(&*s(&a[0]))))
     });
     regv(m, "quote", &[], Ty::Any, |a| {
-        let q: Vec<String> = a
-            .iter()
-            .filter(|x| !matches!(x, Value::Nil))
-            .map(|x| go_quote(&strval(x)))
-            .collect();
-        Ok(Value::from(q.join(" ")))
+        let mut out = String::new();
+        for x in a.iter().filter(|x| !matches!(x, Value::Nil)) {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            match x {
+                Value::String(text) => capstan_gocompat::quote::push_go_quoted(&mut out, text),
+                other => capstan_gocompat::quote::push_go_quoted(&mut out, &strval(other)),
+            }
+        }
+        Ok(Value::from(out))
     });
     regv(m, "squote", &[], Ty::Any, |a| {
         let q: Vec<String> = a
