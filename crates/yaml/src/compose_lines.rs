@@ -97,10 +97,11 @@ pub(crate) fn compose_lines(text: &str) -> Option<Document> {
 /// a line must be ASCII, as their columns are counted in bytes) what libyaml prints
 /// without it being a line break (U+0085, U+2028, U+2029) or a byte order mark.
 fn characters_in_subset(text: &str) -> bool {
+    if crate::utf8::printable_ascii_lines(text.as_bytes()) {
+        return true;
+    }
     if text.is_ascii() {
-        return text
-            .bytes()
-            .all(|b| b == b'\n' || (0x20..0x7f).contains(&b));
+        return false;
     }
     text.chars().all(|c| {
         c == '\n'

@@ -88,7 +88,7 @@ const MAX_DEPTH: usize = 500;
 pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
     // Tabs, carriage returns, other controls and non-ASCII (YAML 1.1 line breaks among
     // them) are the parser's business.
-    if !printable_ascii_lines(doc.as_bytes()) {
+    if !crate::utf8::printable_ascii_lines(doc.as_bytes()) {
         return None;
     }
     let mut head = ManifestHead::default();
@@ -264,34 +264,6 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
         return None;
     }
     Some(head)
-}
-
-/// Whether every byte of `b` is printable ASCII (0x20 to 0x7e) or `\n`: eight bytes at a
-/// time, each test exact per byte (no carry crosses a byte).
-fn printable_ascii_lines(b: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let mut chunks = b.chunks_exact(8);
-    for c in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(c);
-        let x = u64::from_le_bytes(word);
-        // High bit of each byte below 0x20 (bytes with the high bit set excluded).
-        let control = !(((x & LOW7) + ONES * 0x60) | x) & HIGH;
-        // High bit of each byte equal to `\n`.
-        let t = x ^ (ONES * 0x0a);
-        let newline = !(((t & LOW7) + LOW7) | t) & HIGH;
-        // High bit of each byte of 0x7f or more.
-        let high = (((x & LOW7) + ONES) | x) & HIGH;
-        if (control & !newline) | high != 0 {
-            return false;
-        }
-    }
-    chunks
-        .remainder()
-        .iter()
-        .all(|&c| c == b'\n' || (0x20..0x7f).contains(&c))
 }
 
 /// The bytes a plain key of the subset may hold (letters, digits, `_ . / -`).
@@ -503,22 +475,6 @@ fn flow_sequence(text: &str) -> Option<&str> {
 mod tests {
     use super::*;
     use crate::head::tests::head;
-
-    #[test]
-    fn the_printable_test_takes_exactly_printable_ascii_and_newlines() {
-        for c in 0..=255u8 {
-            let expected = c == b'\n' || (0x20..0x7f).contains(&c);
-            for at in 0..17 {
-                let mut text = vec![b'a'; 17];
-                text[at] = c;
-                assert_eq!(
-                    super::printable_ascii_lines(&text),
-                    expected,
-                    "{c:#x} at {at}"
-                );
-            }
-        }
-    }
 
     #[test]
     fn reads_the_block_style_helm_renders() {

@@ -3,7 +3,7 @@
 //! non-string keys stay `map[interface {}]interface {}`), v3's duplicate-key and type
 //! errors, and `maputil.CastKeysToStrings` as a separate step.
 
-use crate::compose::{compose_first, with_stack_for, Generation, NodeKind};
+use crate::compose::{compose_first, with_stack_for, Document, Generation, NodeKind};
 use crate::error::{CastError, YamlError};
 use crate::resolve::{resolve, short_tag, untagged_tag, Scalar, BINARY, MAP, MERGE, SEQ, STR};
 use crate::walk::{decode_base64, is_merge_key, is_quoted, want_map, Walker};
@@ -137,7 +137,9 @@ impl<'d> V3<'d> {
     /// Decodes into `interface {}`.
     fn value(&mut self, i: usize) -> Result<Value, YamlError> {
         self.w.count()?;
-        match &self.w.doc.node(i).kind {
+        // The document outlives this walker: its nodes are read while the walker changes.
+        let doc: &'d Document = self.w.doc;
+        match &doc.node(i).kind {
             NodeKind::Scalar { .. } => Ok(match self.scalar(i)? {
                 Scalar::Null => Value::Nil,
                 Scalar::Bool(b) => Value::Bool(b),
@@ -149,9 +151,8 @@ impl<'d> V3<'d> {
                 Scalar::Timestamp(t) => Value::Time(Arc::new(t)),
             }),
             NodeKind::Seq(items) => {
-                let items = items.clone();
                 let mut out = Vec::with_capacity(items.len());
-                for it in items {
+                for &it in items.iter() {
                     out.push(self.value(it)?);
                 }
                 Ok(Value::list_from(out))
@@ -258,15 +259,15 @@ impl<'d> V3<'d> {
     }
 
     fn map_into(&mut self, i: usize, target: &mut Target) -> Result<(), YamlError> {
-        let NodeKind::Map(pairs) = &self.w.doc.node(i).kind else {
+        let doc: &'d Document = self.w.doc;
+        let NodeKind::Map(pairs) = &doc.node(i).kind else {
             return Ok(());
         };
-        let pairs = pairs.clone();
-        self.check_duplicates(&pairs);
+        self.check_duplicates(pairs);
         let mut merged_fields = self.merged_fields.take();
         let mut merge_node = None;
-        for &(k, v) in &pairs {
-            if is_merge_key(self.w.doc, k) {
+        for &(k, v) in pairs {
+            if is_merge_key(doc, k) {
                 merge_node = Some(v);
                 continue;
             }
@@ -301,7 +302,7 @@ impl<'d> V3<'d> {
         }
         self.merged_fields = merged_fields;
         if let Some(m) = merge_node {
-            self.merge(&pairs, m, target)?;
+            self.merge(pairs, m, target)?;
         }
         Ok(())
     }
@@ -343,7 +344,7 @@ impl<'d> V3<'d> {
         match &doc.node(m).kind {
             NodeKind::Map(_) | NodeKind::Alias(..) => merge_one(self, m, target)?,
             NodeKind::Seq(items) => {
-                for &it in items {
+                for &it in items.iter() {
                     merge_one(self, it, target)?;
                 }
             }
