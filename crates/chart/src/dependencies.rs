@@ -103,27 +103,49 @@ fn process_enabled(c: &mut Chart, user: &Map, path: &str) -> Result<(), Dependen
     if c.metadata.dependencies.is_empty() {
         return Ok(());
     }
-    let reqs = c.metadata.dependencies.clone();
-    let existing = std::mem::take(&mut c.dependencies);
-    let mut deps: Vec<Chart> = existing
-        .iter()
-        .filter(|e| {
-            !reqs
-                .iter()
-                .any(|r| e.name() == r.name && compatible(&r.version, &e.metadata.version))
-        })
-        .cloned()
+    let mut existing: Vec<Option<Chart>> = std::mem::take(&mut c.dependencies)
+        .into_iter()
+        .map(Some)
         .collect();
-    for req in c.metadata.dependencies.iter_mut() {
-        if let Some(found) = existing
-            .iter()
-            .find(|e| e.name() == req.name && compatible(&req.version, &e.metadata.version))
-        {
-            let mut copy = found.clone();
-            if !req.alias.is_empty() {
-                copy.metadata.name = req.alias.clone();
+    let fits = |e: &Chart, r: &Dependency| {
+        e.name() == r.name && compatible(&r.version, &e.metadata.version)
+    };
+    // Which loaded chart each requirement takes (the first that fits), and how many
+    // requirements take each: a chart is moved to its last taker, copied for the others.
+    let taken: Vec<Option<usize>> = c
+        .metadata
+        .dependencies
+        .iter()
+        .map(|r| existing.iter().position(|e| e.as_ref().is_some_and(|e| fits(e, r))))
+        .collect();
+    let mut takers = vec![0usize; existing.len()];
+    for &i in taken.iter().flatten() {
+        takers[i] += 1;
+    }
+    // Charts no requirement names stay, first (Helm keeps them).
+    let mut deps: Vec<Chart> = Vec::with_capacity(existing.len());
+    for e in existing.iter_mut() {
+        let named = e
+            .as_ref()
+            .is_some_and(|e| c.metadata.dependencies.iter().any(|r| fits(e, r)));
+        if !named {
+            deps.extend(e.take());
+        }
+    }
+    for (req, found) in c.metadata.dependencies.iter_mut().zip(&taken) {
+        if let Some(i) = *found {
+            takers[i] -= 1;
+            let found = if takers[i] == 0 {
+                existing[i].take()
+            } else {
+                existing[i].clone()
+            };
+            if let Some(mut copy) = found {
+                if !req.alias.is_empty() {
+                    copy.metadata.name = req.alias.clone();
+                }
+                deps.push(copy);
             }
-            deps.push(copy);
         }
         if !req.alias.is_empty() {
             req.name = req.alias.clone();
