@@ -49,14 +49,42 @@ fn chart_object(c: &Chart, is_root: bool) -> Value {
         Bool,
         Map,
     }
-    let raw = &c.metadata.raw;
+    // One pass over `Chart.yaml`'s keys (a lookup per field would cost more).
+    const NAMES: [&str; 16] = [
+        "apiVersion",
+        "annotations",
+        "appVersion",
+        "condition",
+        "dependencies",
+        "deprecated",
+        "description",
+        "home",
+        "icon",
+        "keywords",
+        "kubeVersion",
+        "maintainers",
+        "sources",
+        "tags",
+        "type",
+        "version",
+    ];
+    let mut found: [Option<&Value>; 16] = [None; 16];
+    for (k, v) in &c.metadata.raw {
+        if let Some(i) = NAMES.iter().position(|n| *n == &**k) {
+            found[i] = Some(v);
+        }
+    }
     let field = |yaml: &str, zero: Zero| {
-        raw.get(yaml).cloned().unwrap_or_else(|| match zero {
-            Zero::Text => Value::String(static_str!("")),
-            Zero::List => Value::list_from(Vec::new()),
-            Zero::Bool => Value::Bool(false),
-            Zero::Map => Value::empty_map(),
-        })
+        let i = NAMES.iter().position(|n| *n == yaml);
+        match i.and_then(|i| found[i]) {
+            Some(v) => v.clone(),
+            None => match zero {
+                Zero::Text => Value::String(static_str!("")),
+                Zero::List => Value::list_from(Vec::new()),
+                Zero::Bool => Value::Bool(false),
+                Zero::Map => Value::empty_map(),
+            },
+        }
     };
     // In key order, so that the map is built without searching.
     let entries: [(Str, Value); 18] = [

@@ -76,6 +76,26 @@ pub(crate) fn note_insert(map: &Map, value: &Value) {
         return;
     }
     let target = map_id(map);
+    // A container of scalars (the usual store: a fresh small map) reaches no map but
+    // itself: no walk.
+    let flat = match value {
+        Value::Map(m) => {
+            if map_id(m) == target {
+                MADE.store(true, Ordering::Relaxed);
+                return;
+            }
+            m.read().values().all(|v| !is_container(v))
+        }
+        Value::List(l) => l.items.iter().all(|v| !is_container(v)),
+        Value::AnyMap(m) => m
+            .entries
+            .iter()
+            .all(|(k, v)| !is_container(k) && !is_container(v)),
+        _ => true,
+    };
+    if flat {
+        return;
+    }
     let mut seen: HashSet<usize> = HashSet::new();
     let mut todo = vec![value.clone()];
     let mut next = Vec::new();
