@@ -116,7 +116,11 @@ fn process_enabled(c: &mut Chart, user: &Map, path: &str) -> Result<(), Dependen
         .metadata
         .dependencies
         .iter()
-        .map(|r| existing.iter().position(|e| e.as_ref().is_some_and(|e| fits(e, r))))
+        .map(|r| {
+            existing
+                .iter()
+                .position(|e| e.as_ref().is_some_and(|e| fits(e, r)))
+        })
         .collect();
     let mut takers = vec![0usize; existing.len()];
     for &i in taken.iter().flatten() {

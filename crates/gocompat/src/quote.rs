@@ -13,7 +13,9 @@ pub fn push_go_quoted(out: &mut String, s: &str) {
     out.push('"');
     // Printable ASCII without a quote or backslash (nearly every value) is its own
     // quoted form.
-    if s.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\') {
+    if s.bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+    {
         out.push_str(s);
     } else {
         for c in s.chars() {

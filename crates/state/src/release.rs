@@ -325,53 +325,40 @@ pub fn release_template_data(
     r: &Tree,
     overrides: &Overrides,
 ) -> Value {
-    let mut rel = BTreeMap::new();
-    rel.insert(
-        capstan_value::static_str!("Name"),
-        Value::from(str_of(r, "name")),
-    );
-    rel.insert(
-        capstan_value::static_str!("Namespace"),
-        Value::from(str_of(r, "namespace")),
-    );
-    rel.insert(
-        capstan_value::static_str!("Chart"),
-        Value::from(str_of(r, "chart")),
-    );
-    rel.insert(
-        capstan_value::static_str!("ChartVersion"),
-        Value::from(str_of(r, "version")),
-    );
-    rel.insert(
-        capstan_value::static_str!("KubeContext"),
-        Value::from(str_of(r, "kubeContext")),
-    );
-    rel.insert(
-        capstan_value::static_str!("Labels"),
-        r.get("labels").cloned().unwrap_or_else(Value::empty_map),
-    );
-    let mut m = BTreeMap::new();
-    m.insert(
-        capstan_value::static_str!("Environment"),
-        env.template_value(),
-    );
-    m.insert(capstan_value::static_str!("Release"), Value::map_from(rel));
+    use capstan_value::static_str;
+    // A string field shares its text; anything else is printed as helmfile reads it.
+    let text = |key: &str| match r.get(key) {
+        Some(Value::String(s)) => Value::String(s.clone()),
+        _ => Value::from(str_of(r, key)),
+    };
+    // Both maps are built from their entries in key order (no search per entry).
+    let rel = BTreeMap::from([
+        (static_str!("Chart"), text("chart")),
+        (static_str!("ChartVersion"), text("version")),
+        (static_str!("KubeContext"), text("kubeContext")),
+        (
+            static_str!("Labels"),
+            r.get("labels").cloned().unwrap_or_else(Value::empty_map),
+        ),
+        (static_str!("Name"), text("name")),
+        (static_str!("Namespace"), text("namespace")),
+    ]);
     let v = Value::map_from(values.clone());
-    m.insert(capstan_value::static_str!("Values"), v.clone());
-    m.insert(capstan_value::static_str!("StateValues"), v);
-    m.insert(
-        capstan_value::static_str!("KubeContext"),
-        Value::from(overrides.kube_context.as_str()),
-    );
-    m.insert(
-        capstan_value::static_str!("Namespace"),
-        Value::from(overrides.namespace.as_str()),
-    );
-    m.insert(
-        capstan_value::static_str!("Chart"),
-        Value::from(overrides.chart.as_str()),
-    );
-    Value::map_from(m)
+    Value::map_from(BTreeMap::from([
+        (static_str!("Chart"), Value::from(overrides.chart.as_str())),
+        (static_str!("Environment"), env.template_value()),
+        (
+            static_str!("KubeContext"),
+            Value::from(overrides.kube_context.as_str()),
+        ),
+        (
+            static_str!("Namespace"),
+            Value::from(overrides.namespace.as_str()),
+        ),
+        (static_str!("Release"), Value::map_from(rel)),
+        (static_str!("StateValues"), v.clone()),
+        (static_str!("Values"), v),
+    ]))
 }
 
 /// The state-wide overrides (`kubeContext:`/`namespace:`/`chart:` or `-n`/`--kube-context`).
