@@ -37,6 +37,9 @@ pub use path::{Path, PathError, Segment};
 /// Shared immutable string.
 pub type Str = Arc<str>;
 
+/// Maps up to this many entries are scanned by [`Map::get`] rather than searched.
+const SCANNED_MAP_LEN: usize = 12;
+
 /// A [`Str`] of a string literal, made once per call site and shared after that (a map
 /// key such as `"Values"`, built for every render, costs a reference count instead of an
 /// allocation).
@@ -228,7 +231,16 @@ impl Map {
 
     /// One entry, cloned out.
     pub fn get(&self, key: &str) -> Option<Value> {
-        self.read().get(key).cloned()
+        let entries = self.read();
+        // A small map (`.Values` sections, `.Release`, `.Chart`) is scanned, keys of
+        // another length skipped without comparing their bytes.
+        if entries.len() <= SCANNED_MAP_LEN {
+            return entries
+                .iter()
+                .find(|(k, _)| k.len() == key.len() && &***k == key)
+                .map(|(_, v)| v.clone());
+        }
+        entries.get(key).cloned()
     }
 
     /// The number of entries.
