@@ -436,7 +436,8 @@ impl Templates {
 
     /// Executes template `name` with `data` as dot.
     pub fn execute(&self, name: &str, data: &Value) -> Result<String, ExecError> {
-        let mut out = String::new();
+        // About as long as the template's text: grown a few times less.
+        let mut out = String::with_capacity(self.lookup(name).map_or(0, |d| d.text.len()));
         self.execute_into(name, data, &mut out, 0)?;
         Ok(out)
     }
