@@ -101,29 +101,30 @@ pub fn split_documents(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// [`split_documents`] as slices of `text`.
+/// [`split_documents`] as slices of `text`: separators (`---` at a line start) found with
+/// a substring search rather than line by line.
 pub(crate) fn document_slices(text: &str) -> Vec<&str> {
     let text = text.trim_start();
     let bytes = text.as_bytes();
     let mut docs = Vec::new();
     let mut start = 0;
-    let mut at = 0;
-    while at < bytes.len() {
-        let line_start = at == 0 || bytes[at - 1] == b'\n';
-        if line_start && bytes[at..].starts_with(b"---") {
-            docs.push(&text[start..at]);
-            at += 3;
-            while at < bytes.len() && matches!(bytes[at], b' ' | b'\t' | b'\n' | b'\r' | 0x0c) {
-                at += 1;
-            }
-            start = at;
-            continue;
+    // The next separator is a line start at or after `at`.
+    let mut at: usize = 0;
+    loop {
+        let sep = if at == 0 && bytes.starts_with(b"---") {
+            Some(0)
+        } else {
+            // From the byte before `at`: a separator at `at` itself follows a newline.
+            let from = at.saturating_sub(1);
+            text[from..].find("\n---").map(|i| from + i + 1)
+        };
+        let Some(sep) = sep else { break };
+        docs.push(&text[start..sep]);
+        at = sep + 3;
+        while at < bytes.len() && matches!(bytes[at], b' ' | b'\t' | b'\n' | b'\r' | 0x0c) {
+            at += 1;
         }
-        // The next line start (or the end).
-        at = bytes[at..]
-            .iter()
-            .position(|b| *b == b'\n')
-            .map_or(bytes.len(), |n| at + n + 1);
+        start = at;
     }
     docs.push(&text[start..]);
     docs.into_iter()
@@ -427,5 +428,63 @@ mod tests {
         bad.insert("c/templates/t4.yaml".into(), "kind: {also: bad\n".into());
         let e = sort_manifests(&bad).unwrap_err().to_string();
         assert!(e.contains("c/templates/t2.yaml"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod document_slices_tests {
+    /// The line-by-line reading the substring search replaced.
+    fn document_slices_by_lines(text: &str) -> Vec<&str> {
+        let text = text.trim_start();
+        let bytes = text.as_bytes();
+        let mut docs = Vec::new();
+        let mut start = 0;
+        let mut at = 0;
+        while at < bytes.len() {
+            let line_start = at == 0 || bytes[at - 1] == b'\n';
+            if line_start && bytes[at..].starts_with(b"---") {
+                docs.push(&text[start..at]);
+                at += 3;
+                while at < bytes.len() && matches!(bytes[at], b' ' | b'\t' | b'\n' | b'\r' | 0x0c) {
+                    at += 1;
+                }
+                start = at;
+                continue;
+            }
+            // The next line start (or the end).
+            at = bytes[at..]
+                .iter()
+                .position(|b| *b == b'\n')
+                .map_or(bytes.len(), |n| at + n + 1);
+        }
+        docs.push(&text[start..]);
+        docs.into_iter()
+            .filter(|d| !d.is_empty())
+            .map(|d| d.trim_start())
+            .collect()
+    }
+
+    #[test]
+    fn the_search_splits_as_the_line_reader_does() {
+        let parts = ["---", "--- ", "---\t\n", "----", "a: 1", "b: ---", " ---", "\n", "\n\n", "x\r\n", "- ---", "---x", "", " "];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..(seed % 9) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(parts[(seed % parts.len() as u64) as usize]);
+                if seed & 0x100 != 0 {
+                    text.push('\n');
+                }
+            }
+            seed = seed.wrapping_add(0x632b_e59b_d9b4_e019);
+            assert_eq!(
+                super::document_slices(&text),
+                document_slices_by_lines(&text),
+                "{text:?}"
+            );
+        }
     }
 }
