@@ -466,7 +466,10 @@ mod document_slices_tests {
 
     #[test]
     fn the_search_splits_as_the_line_reader_does() {
-        let parts = ["---", "--- ", "---\t\n", "----", "a: 1", "b: ---", " ---", "\n", "\n\n", "x\r\n", "- ---", "---x", "", " "];
+        let parts = [
+            "---", "--- ", "---\t\n", "----", "a: 1", "b: ---", " ---", "\n", "\n\n", "x\r\n",
+            "- ---", "---x", "", " ",
+        ];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..20_000 {
             let mut text = String::new();

@@ -11,6 +11,7 @@
 //! document the conformance vectors and the real-world charts hold.
 
 use crate::nodes::{Document, Node, NodeKind};
+use crate::utf8::SkipSpaces;
 use capstan_source::Pos;
 use libyaml_safer::ScalarStyle;
 
@@ -169,7 +170,7 @@ impl Composer {
         while let Some(line) = lines.peek() {
             lines.advance(&line);
             let line = &line;
-            let indent = line.text.len() - line.text.trim_start_matches(' ').len();
+            let indent = line.text.len() - line.text.skip_spaces().len();
             let t = &line.text[indent..];
             if t.is_empty() || t.starts_with('#') {
                 continue;
@@ -227,7 +228,7 @@ impl Composer {
                 Frame::Map { col, .. } => (*col, indent, t),
                 Frame::Seq { col, .. } => {
                     let col = *col;
-                    let item = t[1..].trim_start_matches(' ');
+                    let item = t[1..].skip_spaces();
                     let item_col = line.text.len() - item.len();
                     if item.is_empty()
                         || item == "-"
@@ -256,7 +257,7 @@ impl Composer {
                 *key = Some(key_node);
             }
             let colon = entry_col + value_at - 1;
-            let spaces = entry[value_at..].len() - entry[value_at..].trim_start_matches(' ').len();
+            let spaces = entry[value_at..].len() - entry[value_at..].skip_spaces().len();
             let value_col = entry_col + value_at + spaces;
             match self.value(line, value_col, &mut lines)? {
                 None => {
@@ -479,7 +480,7 @@ fn quoted(t: &str) -> Option<(String, ScalarStyle, usize)> {
 
 /// What follows a value on its line is fine: spaces, then a comment after a space.
 fn only_comment_after(rest: &str) -> bool {
-    let trimmed = rest.trim_start_matches(' ');
+    let trimmed = rest.skip_spaces();
     trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())
 }
 
@@ -534,7 +535,7 @@ fn written(t: &str) -> Option<Written> {
             .then_some(Written::Scalar(value, style, end));
     }
     if let Some(inner) = t.strip_prefix('{') {
-        let end = t.len() - inner.trim_start_matches(' ').strip_prefix('}')?.len();
+        let end = t.len() - inner.skip_spaces().strip_prefix('}')?.len();
         return only_comment_after(&t[end..]).then_some(Written::EmptyFlow(false, end));
     }
     if let Some(rest) = t.strip_prefix("[]") {
@@ -629,7 +630,7 @@ fn literal(lines: &mut Lines, holder: usize, chomp: i8) -> Option<(String, Pos)>
     let mut parts: Vec<&str> = Vec::new();
     let mut end = None;
     while let Some(line) = lines.peek() {
-        let spaces = line.text.len() - line.text.trim_start_matches(' ').len();
+        let spaces = line.text.len() - line.text.skip_spaces().len();
         let blank = spaces == line.text.len();
         match indent {
             None if blank => {

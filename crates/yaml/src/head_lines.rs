@@ -9,6 +9,7 @@
 //! never builds a scalar it does not need: it is several times faster than the parser.
 
 use crate::head::{plain_is_string, special_float, ManifestHead};
+use crate::utf8::SkipSpaces;
 use std::collections::HashSet;
 
 /// Where a node sits, as far as the head is concerned.
@@ -102,7 +103,7 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
     // After a scalar on a line, a deeper line would continue it (or be an error).
     let mut no_deeper_than: Option<usize> = None;
     for line in ascii_lines(doc) {
-        let indent = line.len() - line.trim_start_matches(' ').len();
+        let indent = line.len() - line.skip_spaces().len();
         let rest = &line[indent..];
         if let Some((parent, content)) = block {
             if rest.is_empty() {
@@ -189,8 +190,8 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
                     return None;
                 }
                 let item = rest.strip_prefix('-')?;
-                let item_indent = indent + 1 + (item.len() - item.trim_start_matches(' ').len());
-                let item = item.trim_start_matches(' ');
+                let item_indent = indent + 1 + (item.len() - item.skip_spaces().len());
+                let item = item.skip_spaces();
                 if is_dash(item) {
                     // `- - a`: a sequence in a sequence on one line.
                     return None;
@@ -334,7 +335,7 @@ fn key_of(text: &str) -> Option<(&str, &str)> {
     if !(after.is_empty() || after.starts_with(' ')) {
         return None;
     }
-    Some((key, after.trim_start_matches(' ')))
+    Some((key, after.skip_spaces()))
 }
 
 /// What follows `key:` or `- ` (leading spaces removed), when it is in the subset.
@@ -402,7 +403,7 @@ fn value_of(text: &str) -> Option<Written<'_>> {
         _ => return None,
     };
     // After the value: spaces and a comment only.
-    let rest = rest.trim_start_matches(' ');
+    let rest = rest.skip_spaces();
     if !(rest.is_empty() || (rest.starts_with('#') && rest.len() < text.len())) {
         return None;
     }
@@ -437,7 +438,7 @@ fn plain_start(text: &str) -> bool {
 /// (`[A-Za-z0-9_./:-]`, a letter, digit or `/` first) or quoted scalars without escapes,
 /// separated by commas; what follows the `]`.
 fn flow_sequence(text: &str) -> Option<&str> {
-    let mut rest = text.trim_start_matches(' ');
+    let mut rest = text.skip_spaces();
     if let Some(after) = rest.strip_prefix(']') {
         return Some(after);
     }
@@ -462,9 +463,9 @@ fn flow_sequence(text: &str) -> Option<&str> {
             }
             _ => return None,
         };
-        rest = rest[item_end..].trim_start_matches(' ');
+        rest = rest[item_end..].skip_spaces();
         match rest.as_bytes().first()? {
-            b',' => rest = rest[1..].trim_start_matches(' '),
+            b',' => rest = rest[1..].skip_spaces(),
             b']' => return Some(&rest[1..]),
             _ => return None,
         }

@@ -1,7 +1,8 @@
 //! go-yaml's reader: the bytes of a YAML file must be UTF-8 (a byte order mark aside), and
 //! go-yaml names the first fault it meets. capstan reads files as bytes and checks them
 //! here before treating them as text, so a file Go refuses is refused with Go's words.
-//! Also the quick test the line readers start with: only printable ASCII and line feeds.
+//! Also what the line readers share: the quick test they start with (only printable
+//! ASCII and line feeds) and skipping the spaces of an indentation.
 
 use crate::YamlError;
 
@@ -105,6 +106,20 @@ pub(crate) fn printable_ascii_lines(b: &[u8]) -> bool {
         .remainder()
         .iter()
         .all(|&c| c == b'\n' || (0x20..0x7f).contains(&c))
+}
+
+/// `str::trim_start_matches(' ')` inlined: the call costs more than the few spaces it
+/// skips on each line.
+pub(crate) trait SkipSpaces {
+    fn skip_spaces(&self) -> &str;
+}
+
+impl SkipSpaces for str {
+    #[inline(always)]
+    fn skip_spaces(&self) -> &str {
+        let n = self.bytes().take_while(|&b| b == b' ').count();
+        &self[n..]
+    }
 }
 
 #[cfg(test)]
