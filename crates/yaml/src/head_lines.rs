@@ -35,16 +35,26 @@ enum Frame<'a> {
     },
 }
 
-/// A mapping's keys so far, to find one written twice: a short list searched in place
-/// (most mappings have a few keys; hashing each would cost more than the rest of the
-/// line), a set once it grows long.
-#[derive(Default)]
+/// A mapping's keys so far, to find one written twice: a short array searched in place
+/// (most mappings have a few keys; hashing each, or allocating a list for them, would
+/// cost more than the rest of the line), a set once it grows long.
 struct Keys<'a> {
-    few: Vec<&'a str>,
+    few: [&'a str; FEW_KEYS],
+    len: usize,
     many: Option<HashSet<&'a str>>,
 }
 
-/// Keys kept in the list before they move to a set.
+impl Default for Keys<'_> {
+    fn default() -> Self {
+        Keys {
+            few: [""; FEW_KEYS],
+            len: 0,
+            many: None,
+        }
+    }
+}
+
+/// Keys kept in the array before they move to a set.
 const FEW_KEYS: usize = 16;
 
 impl<'a> Keys<'a> {
@@ -53,14 +63,16 @@ impl<'a> Keys<'a> {
         if let Some(set) = &mut self.many {
             return set.insert(key);
         }
-        if self.few.contains(&key) {
+        let few = &self.few[..self.len];
+        if few.iter().any(|k| k.len() == key.len() && *k == key) {
             return false;
         }
-        if self.few.len() < FEW_KEYS {
-            self.few.push(key);
+        if self.len < FEW_KEYS {
+            self.few[self.len] = key;
+            self.len += 1;
             return true;
         }
-        let mut set: HashSet<&str> = self.few.drain(..).collect();
+        let mut set: HashSet<&str> = few.iter().copied().collect();
         set.insert(key);
         self.many = Some(set);
         true
