@@ -43,6 +43,51 @@ fn release_object(o: &TemplateOptions) -> Value {
 }
 
 fn capabilities(o: &TemplateOptions) -> Result<(Value, String), TemplateError> {
+    use crate::capabilities::{ApiVersions, KubeVersion};
+    use std::sync::{Arc, OnceLock};
+    // Without a cluster or flags, every render sees the same Kubernetes version and
+    // API set: parsed and listed once per process (both are read-only to templates).
+    static DEFAULTS: OnceLock<(Arc<KubeVersion>, Arc<ApiVersions>)> = OnceLock::new();
+    let (kube, api) =
+        if o.cluster.is_none() && o.kube_version.is_empty() && o.api_versions.is_empty() {
+            let (kube, api) = DEFAULTS.get_or_init(|| {
+                let kube = KubeVersion::parse(DEFAULT_KUBE_VERSION)
+                    .expect("the default Kubernetes version parses");
+                let api = ApiVersions(crate::capabilities::default_api_versions());
+                (Arc::new(kube), Arc::new(api))
+            });
+            (kube.clone(), api.clone())
+        } else {
+            let (kube, api) = cluster_or_flags(o)?;
+            (Arc::new(kube), Arc::new(api))
+        };
+    let normalized = kube.normalized.clone();
+    let mut caps = Map::new();
+    caps.insert(capstan_value::static_str!("KubeVersion"), Value::Host(kube));
+    caps.insert(
+        capstan_value::static_str!("HelmVersion"),
+        Value::Host(std::sync::Arc::new(crate::capabilities::HelmVersion {
+            version: HELM_VERSION,
+            git_commit: HELM_GIT_COMMIT,
+            git_tree_state: "clean",
+            go_version: HELM_GO_VERSION,
+            kube_client_version: HELM_KUBE_CLIENT_VERSION,
+        })),
+    );
+    caps.insert(capstan_value::static_str!("APIVersions"), Value::Host(api));
+    Ok((Value::map_from(caps), normalized))
+}
+
+/// The Kubernetes version and API set of a render given a cluster or flags.
+fn cluster_or_flags(
+    o: &TemplateOptions,
+) -> Result<
+    (
+        crate::capabilities::KubeVersion,
+        crate::capabilities::ApiVersions,
+    ),
+    TemplateError,
+> {
     let requested = match &o.cluster {
         Some(c) => &c.git_version,
         None if o.kube_version.is_empty() => DEFAULT_KUBE_VERSION,
@@ -65,27 +110,7 @@ fn capabilities(o: &TemplateOptions) -> Result<(Value, String), TemplateError> {
             api
         }
     };
-    let normalized = kube.normalized.clone();
-    let mut caps = Map::new();
-    caps.insert(
-        capstan_value::static_str!("KubeVersion"),
-        Value::Host(std::sync::Arc::new(kube)),
-    );
-    caps.insert(
-        capstan_value::static_str!("HelmVersion"),
-        Value::Host(std::sync::Arc::new(crate::capabilities::HelmVersion {
-            version: HELM_VERSION,
-            git_commit: HELM_GIT_COMMIT,
-            git_tree_state: "clean",
-            go_version: HELM_GO_VERSION,
-            kube_client_version: HELM_KUBE_CLIENT_VERSION,
-        })),
-    );
-    caps.insert(
-        capstan_value::static_str!("APIVersions"),
-        Value::Host(std::sync::Arc::new(crate::capabilities::ApiVersions(api))),
-    );
-    Ok((Value::map_from(caps), normalized))
+    Ok((kube, crate::capabilities::ApiVersions(api)))
 }
 
 /// `path` seen from the process: as given when `cwd` is the current directory.
