@@ -24,10 +24,17 @@ pub struct NumberTrap {
     pub printed: String,
 }
 
-fn walk(
-    doc: &Document,
+/// A step of the path to the node being walked (made into a [`Path`] only for a trap).
+#[derive(Clone, Copy)]
+enum Step<'d> {
+    Key(&'d str),
+    Index(usize),
+}
+
+fn walk<'d>(
+    doc: &'d Document,
     i: usize,
-    path: &mut Vec<Segment>,
+    path: &mut Vec<Step<'d>>,
     out: &mut Vec<NumberTrap>,
     depth: usize,
 ) {
@@ -37,12 +44,19 @@ fn walk(
     let n = doc.node(i);
     match &n.kind {
         NodeKind::Scalar { value, style, .. } => {
-            if n.tag.is_some() || crate::walk::is_quoted(*style) {
+            if n.tag.is_some() || crate::walk::is_quoted(*style) || !may_print_otherwise(value) {
                 return;
             }
             if let Some(printed) = printed_number(Generation::V2, value) {
+                let segments = path
+                    .iter()
+                    .map(|s| match *s {
+                        Step::Key(k) => Segment::Key(Str::from(k)),
+                        Step::Index(k) => Segment::Index(k),
+                    })
+                    .collect();
                 out.push(NumberTrap {
-                    path: Path(path.clone()),
+                    path: Path(segments),
                     span: Span::new(n.start, n.end),
                     written: value.clone(),
                     printed,
@@ -51,7 +65,7 @@ fn walk(
         }
         NodeKind::Seq(items) => {
             for (k, &it) in items.iter().enumerate() {
-                path.push(Segment::Index(k));
+                path.push(Step::Index(k));
                 walk(doc, it, path, out, depth + 1);
                 path.pop();
             }
@@ -59,7 +73,7 @@ fn walk(
         NodeKind::Map(pairs) => {
             for &(k, v) in pairs {
                 if let NodeKind::Scalar { value, .. } = &doc.node(k).kind {
-                    path.push(Segment::Key(Str::from(value.as_str())));
+                    path.push(Step::Key(value));
                     walk(doc, v, path, out, depth + 1);
                     path.pop();
                 }
@@ -67,6 +81,21 @@ fn walk(
         }
         NodeKind::Alias(..) => {}
     }
+}
+
+/// Whether the plain scalar `written` can be a number Helm prints otherwise: not when
+/// it cannot be a number (a YAML number starts with a digit, a sign or a dot), nor when
+/// it is a decimal integer of at most six digits without a leading zero (a float64
+/// prints those as written).
+fn may_print_otherwise(written: &str) -> bool {
+    let b = written.as_bytes();
+    match b.first() {
+        Some(c) if c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'.') => {}
+        _ => return false,
+    }
+    let small_decimal =
+        b.len() <= 6 && b.iter().all(u8::is_ascii_digit) && (b[0] != b'0' || b.len() == 1);
+    !small_decimal
 }
 
 /// How Helm prints the plain scalar `written` (a float64 formatted by `%v`) when that
@@ -116,6 +145,37 @@ pub(crate) fn spans_and_traps_of(doc: &Document) -> (Option<SpanTree>, Vec<Numbe
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_shortcut_skips_only_what_prints_as_written() {
+        for w in [
+            "0",
+            "7",
+            "10",
+            "8001",
+            "999999",
+            "1000000",
+            "010",
+            "1_0",
+            "+1",
+            "-1",
+            "1.10",
+            ".5",
+            ".inf",
+            "1e3",
+            "0x10",
+            "1:20",
+            "12345678901234567890",
+            "abc",
+            "true",
+            "~",
+            "",
+        ] {
+            if !may_print_otherwise(w) {
+                assert_eq!(printed_number(Generation::V2, w), None, "{w}");
+            }
+        }
+    }
 
     #[test]
     fn finds_versions_and_big_numbers() {
