@@ -140,9 +140,9 @@ fn worth_reading(v: &Value, path: &mut Vec<Segment>, ints_written_otherwise: boo
     let here = want(path);
     let descend = here != Want::No && here != Want::Text;
     match v {
-        Value::Map(m) if descend => m.snapshot().into_iter().any(|(k, child)| {
-            path.push(Segment::Key(k));
-            let found = worth_reading(&child, path, ints_written_otherwise);
+        Value::Map(m) if descend => m.read().iter().any(|(k, child)| {
+            path.push(Segment::Key(k.clone()));
+            let found = worth_reading(child, path, ints_written_otherwise);
             path.pop();
             found
         }),
