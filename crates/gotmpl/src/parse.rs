@@ -146,7 +146,7 @@ fn item_string(t: &Token) -> String {
             let short: String = t.text.chars().take(10).collect();
             format!("{}...", capstan_gocompat::quote::go_quote(&short))
         }
-        _ => capstan_gocompat::quote::go_quote(&t.text),
+        _ => capstan_gocompat::quote::go_quote(t.text),
     }
 }
 
@@ -162,7 +162,7 @@ impl<'a, 's> Parser<'a, 's> {
     /// The next token; past the end (EOF, or a lexical error) it is read again, and a
     /// backup (`i -= 1`) after it undoes exactly this read.
     fn next(&mut self) -> Token<'s> {
-        let t = self.peek().clone();
+        let t = *self.peek();
         self.i = (self.i + 1).min(self.toks.len());
         t
     }
@@ -248,7 +248,7 @@ impl<'a, 's> Parser<'a, 's> {
         if !matches!(t.kind, Kind::Str | Kind::RawStr) {
             return Err(self.unexpected(&t, CONTEXT));
         }
-        let name = unquote(&t.text).map_err(|e| self.error(e.to_string()))?;
+        let name = unquote(t.text).map_err(|e| self.error(e.to_string()))?;
         let t = self.next_non_space();
         if t.kind != Kind::RightDelim {
             return Err(self.unexpected(&t, CONTEXT));
@@ -299,7 +299,7 @@ impl<'a, 's> Parser<'a, 's> {
     fn action(&mut self) -> R<Item> {
         let t = self.next_non_space();
         if t.kind == Kind::Keyword {
-            match &*t.text {
+            match t.text {
                 "block" => return self.block().map(Item::Node),
                 "break" | "continue" => {
                     self.expect_right_delim(&format!("{{{{{}}}}}", t.text))?;
@@ -382,7 +382,7 @@ impl<'a, 's> Parser<'a, 's> {
 
     fn template_name(&mut self, t: &Token, context: &str) -> R<String> {
         match t.kind {
-            Kind::Str | Kind::RawStr => unquote(&t.text).map_err(|e| self.error(e.to_string())),
+            Kind::Str | Kind::RawStr => unquote(t.text).map_err(|e| self.error(e.to_string())),
             _ => Err(self.unexpected(t, context)),
         }
     }
@@ -445,12 +445,12 @@ impl<'a, 's> Parser<'a, 's> {
             if n.kind == Kind::Assign || n.kind == Kind::Declare {
                 pipe.is_assign = n.kind == Kind::Assign;
                 self.next_non_space();
-                pipe.decl.push(std::sync::Arc::from(&*v.text));
+                pipe.decl.push(std::sync::Arc::from(v.text));
                 self.vars.push(v.text.to_string());
                 break;
             } else if n.kind == Kind::Punct && n.text == "," {
                 self.next_non_space();
-                pipe.decl.push(std::sync::Arc::from(&*v.text));
+                pipe.decl.push(std::sync::Arc::from(v.text));
                 self.vars.push(v.text.to_string());
                 if context == "range" && pipe.decl.len() < 2 {
                     let p = self.peek_non_space();
@@ -579,10 +579,10 @@ impl<'a, 's> Parser<'a, 's> {
         let t = self.next_non_space();
         Ok(Some(match t.kind {
             Kind::Identifier => {
-                let Some(func) = (self.lookup_func)(&t.text) else {
+                let Some(func) = (self.lookup_func)(t.text) else {
                     return Err(self.error(format!(
                         "function {} not defined",
-                        capstan_gocompat::quote::go_quote(&t.text)
+                        capstan_gocompat::quote::go_quote(t.text)
                     )));
                 };
                 Arg::Ident {
@@ -597,7 +597,7 @@ impl<'a, 's> Parser<'a, 's> {
                 if !self.vars.iter().any(|v| *v == *t.text) {
                     return Err(self.error(format!(
                         "undefined variable {}",
-                        capstan_gocompat::quote::go_quote(&t.text)
+                        capstan_gocompat::quote::go_quote(t.text)
                     )));
                 }
                 Arg::Variable {
@@ -621,7 +621,7 @@ impl<'a, 's> Parser<'a, 's> {
                 Arg::Pipe(Box::new(pipe?))
             }
             Kind::Str | Kind::RawStr => {
-                let text = unquote(&t.text).map_err(|e| self.error(e.to_string()))?;
+                let text = unquote(t.text).map_err(|e| self.error(e.to_string()))?;
                 Arg::Str {
                     pos: t.pos,
                     quoted: t.text.into(),
@@ -636,7 +636,7 @@ impl<'a, 's> Parser<'a, 's> {
     }
 
     fn number(&self, t: &Token) -> R<Number> {
-        let text = &*t.text;
+        let text = t.text;
         let mut n = Number {
             text: text.to_string(),
             is_int: false,

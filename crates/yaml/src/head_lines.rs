@@ -55,7 +55,7 @@ impl Default for Keys<'_> {
 }
 
 /// Keys kept in the array before they move to a set.
-const FEW_KEYS: usize = 16;
+const FEW_KEYS: usize = 8;
 
 impl<'a> Keys<'a> {
     /// Adds `key`; `false` when the mapping has it already.
