@@ -20,26 +20,16 @@ pub use crate::options::{
 const HOOK_TEST: &str = "test";
 
 fn release_object(o: &TemplateOptions) -> Value {
-    let mut m = Map::new();
-    m.insert(
-        capstan_value::static_str!("Name"),
-        Value::from(o.release_name.as_str()),
-    );
-    m.insert(
-        capstan_value::static_str!("Namespace"),
-        Value::from(o.namespace.as_str()),
-    );
-    m.insert(
-        capstan_value::static_str!("IsUpgrade"),
-        Value::Bool(o.is_upgrade),
-    );
-    m.insert(
-        capstan_value::static_str!("IsInstall"),
-        Value::Bool(!o.is_upgrade),
-    );
-    m.insert(capstan_value::static_str!("Revision"), Value::Int(1));
-    m.insert(capstan_value::static_str!("Service"), Value::from("Helm"));
-    Value::map_from(m)
+    use capstan_value::static_str;
+    // In key order: the map is built without a search per entry.
+    Value::map_from(Map::from([
+        (static_str!("IsInstall"), Value::Bool(!o.is_upgrade)),
+        (static_str!("IsUpgrade"), Value::Bool(o.is_upgrade)),
+        (static_str!("Name"), Value::from(o.release_name.as_str())),
+        (static_str!("Namespace"), Value::from(o.namespace.as_str())),
+        (static_str!("Revision"), Value::Int(1)),
+        (static_str!("Service"), Value::from("Helm")),
+    ]))
 }
 
 fn capabilities(o: &TemplateOptions) -> Result<(Value, String), TemplateError> {

@@ -72,20 +72,15 @@ impl Environment {
 
     /// The value templates see as `.Environment`.
     pub(crate) fn template_value(&self) -> Value {
-        let mut m = BTreeMap::new();
-        m.insert(
-            capstan_value::static_str!("Name"),
-            Value::from(self.name.as_str()),
-        );
-        m.insert(
-            capstan_value::static_str!("KubeContext"),
-            Value::from(self.kube_context.as_str()),
-        );
-        m.insert(
-            capstan_value::static_str!("Values"),
-            Value::map_from(self.values.clone()),
-        );
-        Value::map_from(m)
+        use capstan_value::static_str;
+        Value::map_from(BTreeMap::from([
+            (
+                static_str!("KubeContext"),
+                Value::from(self.kube_context.as_str()),
+            ),
+            (static_str!("Name"), Value::from(self.name.as_str())),
+            (static_str!("Values"), Value::map_from(self.values.clone())),
+        ]))
     }
 
     /// helmfile's `EnvironmentTemplateData`: `.Environment`, `.Namespace`, `.Values` and

@@ -675,7 +675,7 @@ fn literal(lines: &mut Lines, holder: usize, chomp: i8) -> Option<(String, Pos)>
 mod tests {
     use super::compose_lines;
     use crate::compose::{compose_events, Generation};
-    use std::path::{Path, PathBuf};
+    use crate::test_files::shared;
 
     /// `text` as the composer sees it (compose_first adds a final line break).
     fn both(text: &str) -> Option<(String, String)> {
@@ -705,24 +705,6 @@ mod tests {
         }
     }
 
-    fn shared() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
-    }
-
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
-                out.push(p);
-            }
-        }
-    }
-
     #[test]
     fn equals_libyaml_on_the_conformance_vectors_and_real_chart_files() {
         let vectors = std::fs::read_to_string(shared().join("conformance/yaml/yaml-decode.jsonl"))
@@ -745,8 +727,7 @@ mod tests {
             total > 1000 && taken > 300,
             "{taken} of {total} vectors read by lines"
         );
-        let mut files = Vec::new();
-        walk(&shared().join("realworld/charts"), &mut files);
+        let files = crate::test_files::yaml_files(&shared().join("realworld/charts"));
         let mut taken_files = 0;
         for f in &files {
             if let Ok(text) = std::fs::read_to_string(f) {

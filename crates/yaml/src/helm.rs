@@ -383,7 +383,6 @@ mod position_tests {
 #[cfg(test)]
 mod json_direct_tests {
     use super::*;
-    use std::path::{Path, PathBuf};
 
     /// The one-walk reading and the two walks of yaml.v2 then the JSON round trip.
     fn both(text: &str) -> Option<(String, String)> {
@@ -403,17 +402,6 @@ mod json_direct_tests {
                 slow,
                 "the readings differ on:\n{text}"
             );
-        }
-    }
-
-    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                files(&p, out);
-            } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
-                out.push(p);
-            }
         }
     }
 
@@ -439,7 +427,7 @@ mod json_direct_tests {
             check(text, &mut taken);
         }
         assert!(taken >= 6, "{taken}");
-        let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+        let shared = crate::test_files::shared();
         let vectors = std::fs::read_to_string(shared.join("conformance/yaml/yaml-decode.jsonl"))
             .expect("../shared/conformance/yaml/yaml-decode.jsonl");
         for line in vectors.lines() {
@@ -448,9 +436,7 @@ mod json_direct_tests {
                 check(&text, &mut taken);
             }
         }
-        let mut found = Vec::new();
-        files(&shared.join("realworld/charts"), &mut found);
-        for f in &found {
+        for f in &crate::test_files::yaml_files(&shared.join("realworld/charts")) {
             if let Ok(text) = std::fs::read_to_string(f) {
                 check(&text, &mut taken);
             }

@@ -29,6 +29,8 @@ mod resolve;
 pub mod roundtrip;
 mod scalars;
 mod spans;
+#[cfg(test)]
+mod test_files;
 mod traps;
 mod utf8;
 mod walk;
