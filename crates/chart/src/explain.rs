@@ -28,6 +28,25 @@ pub struct Layers {
 }
 
 impl DefaultsLayer {
+    /// [`DefaultsLayer::layer`] of a layer read for this render alone: its values move
+    /// into the layer instead of being copied.
+    fn into_layer(
+        self,
+        label: String,
+        kind: String,
+        prefix: Vec<Str>,
+        warnings: &mut Vec<Trap>,
+    ) -> Layer {
+        let mut layer = DefaultsLayer {
+            values: Default::default(),
+            spans: self.spans.clone(),
+            traps: self.traps,
+        }
+        .layer(label, kind, prefix, warnings);
+        layer.values = self.values;
+        layer
+    }
+
     /// The layer named `label` under `prefix`, its traps added to `warnings`.
     fn layer(
         &self,
@@ -80,7 +99,7 @@ fn yaml_layer(
 ) -> Result<Layer, TemplateError> {
     Ok(DefaultsLayer::read(&label, text)
         .map_err(values_error)?
-        .layer(label, kind, prefix, warnings))
+        .into_layer(label, kind, prefix, warnings))
 }
 
 fn chart_layers(

@@ -183,7 +183,7 @@ impl DefaultsLayer {
                 pos: e.pos.map(|p| (p.line, p.column)),
             })?;
         Ok(DefaultsLayer {
-            values: values.as_map().map(|m| m.snapshot()).unwrap_or_default(),
+            values: values.into_map_entries().unwrap_or_default(),
             spans: spans.map(Arc::new),
             traps,
         })

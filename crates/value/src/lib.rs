@@ -695,6 +695,18 @@ impl Value {
         }
     }
 
+    /// A string-keyed map's entries, taken out when nothing else holds the map (copied
+    /// otherwise); `None` for any other value.
+    pub fn into_map_entries(self) -> Option<BTreeMap<Str, Value>> {
+        match self {
+            Value::Map(m) => Some(match Arc::try_unwrap(m) {
+                Ok(m) => m.entries.into_inner().unwrap_or_else(|e| e.into_inner()),
+                Err(shared) => shared.snapshot(),
+            }),
+            _ => None,
+        }
+    }
+
     /// A map entry by key (`None`: not a map, or the key is missing).
     pub fn get(&self, key: &str) -> Option<Value> {
         self.as_map().and_then(|m| m.get(key))

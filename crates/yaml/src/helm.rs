@@ -280,7 +280,7 @@ fn to_json_map(doc: Option<&Document>) -> Result<BTreeMap<Str, Value>, YamlError
             .and_then(jsonable)
     })?;
     match value {
-        Value::Map(m) => Ok(m.snapshot()),
+        map @ Value::Map(_) => Ok(map.into_map_entries().unwrap_or_default()),
         Value::Nil => Ok(BTreeMap::new()),
         other => Err(YamlError::new(format!(
             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
