@@ -28,33 +28,8 @@ pub struct Layers {
 }
 
 impl DefaultsLayer {
-    /// [`DefaultsLayer::layer`] of a layer read for this render alone: its values move
-    /// into the layer instead of being copied.
-    fn into_layer(
-        self,
-        label: String,
-        kind: String,
-        prefix: Vec<Str>,
-        warnings: &mut Vec<Trap>,
-    ) -> Layer {
-        let mut layer = DefaultsLayer {
-            values: Default::default(),
-            spans: self.spans.clone(),
-            traps: self.traps,
-        }
-        .layer(label, kind, prefix, warnings);
-        layer.values = self.values;
-        layer
-    }
-
-    /// The layer named `label` under `prefix`, its traps added to `warnings`.
-    fn layer(
-        &self,
-        label: String,
-        kind: String,
-        prefix: Vec<Str>,
-        warnings: &mut Vec<Trap>,
-    ) -> Layer {
+    /// Adds this file's number traps, under `prefix`, to `warnings`.
+    fn warn_traps(&self, label: &str, prefix: &[Str], warnings: &mut Vec<Trap>) {
         for t in &self.traps {
             let mut full: Vec<capstan_value::Segment> = prefix
                 .iter()
@@ -70,6 +45,37 @@ impl DefaultsLayer {
                 ),
             });
         }
+    }
+
+    /// [`DefaultsLayer::layer`] of a layer read for this render alone: its values move
+    /// into the layer instead of being copied.
+    fn into_layer(
+        self,
+        label: String,
+        kind: String,
+        prefix: Vec<Str>,
+        warnings: &mut Vec<Trap>,
+    ) -> Layer {
+        self.warn_traps(&label, &prefix, warnings);
+        Layer {
+            label,
+            kind,
+            prefix,
+            values: self.values,
+            spans: self.spans,
+            origins: BTreeMap::new(),
+        }
+    }
+
+    /// The layer named `label` under `prefix`, its traps added to `warnings`.
+    fn layer(
+        &self,
+        label: String,
+        kind: String,
+        prefix: Vec<Str>,
+        warnings: &mut Vec<Trap>,
+    ) -> Layer {
+        self.warn_traps(&label, &prefix, warnings);
         Layer {
             label,
             kind,

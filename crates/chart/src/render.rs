@@ -39,78 +39,65 @@ struct Renderable<'a> {
     base_path: String,
 }
 
-/// `.Chart`: the `Chart.yaml` fields under Go's field names, plus `IsRoot`.
+/// A `.Chart` field's zero value, for a `Chart.yaml` without it.
+#[derive(Clone, Copy)]
+enum Zero {
+    Text,
+    List,
+    Bool,
+    Map,
+}
+
+/// `.Chart`'s fields from `Chart.yaml`: Go's name, the YAML key, the zero value.
+const CHART_FIELDS: [(&str, &str, Zero); 16] = [
+    ("APIVersion", "apiVersion", Zero::Text),
+    ("Annotations", "annotations", Zero::Map),
+    ("AppVersion", "appVersion", Zero::Text),
+    ("Condition", "condition", Zero::Text),
+    ("Dependencies", "dependencies", Zero::List),
+    ("Deprecated", "deprecated", Zero::Bool),
+    ("Description", "description", Zero::Text),
+    ("Home", "home", Zero::Text),
+    ("Icon", "icon", Zero::Text),
+    ("Keywords", "keywords", Zero::List),
+    ("KubeVersion", "kubeVersion", Zero::Text),
+    ("Maintainers", "maintainers", Zero::List),
+    ("Sources", "sources", Zero::List),
+    ("Tags", "tags", Zero::Text),
+    ("Type", "type", Zero::Text),
+    ("Version", "version", Zero::Text),
+];
+
+/// `.Chart`: the `Chart.yaml` fields under Go's field names, plus `Name` and `IsRoot`.
 fn chart_object(c: &Chart, is_root: bool) -> Value {
     use capstan_value::static_str;
-    /// A field's zero value, for a `Chart.yaml` without it.
-    enum Zero {
-        Text,
-        List,
-        Bool,
-        Map,
-    }
+    // Go's names made once (a key per field per render would be an allocation each).
+    static KEYS: std::sync::LazyLock<Vec<Str>> =
+        std::sync::LazyLock::new(|| CHART_FIELDS.iter().map(|f| Str::from(f.0)).collect());
     // One pass over `Chart.yaml`'s keys (a lookup per field would cost more).
-    const NAMES: [&str; 16] = [
-        "apiVersion",
-        "annotations",
-        "appVersion",
-        "condition",
-        "dependencies",
-        "deprecated",
-        "description",
-        "home",
-        "icon",
-        "keywords",
-        "kubeVersion",
-        "maintainers",
-        "sources",
-        "tags",
-        "type",
-        "version",
-    ];
     let mut found: [Option<&Value>; 16] = [None; 16];
     for (k, v) in &c.metadata.raw {
-        if let Some(i) = NAMES.iter().position(|n| *n == &**k) {
+        if let Some(i) = CHART_FIELDS.iter().position(|f| f.1 == &**k) {
             found[i] = Some(v);
         }
     }
-    let field = |yaml: &str, zero: Zero| {
-        let i = NAMES.iter().position(|n| *n == yaml);
-        match i.and_then(|i| found[i]) {
-            Some(v) => v.clone(),
-            None => match zero {
+    let mut entries: Vec<(Str, Value)> = KEYS
+        .iter()
+        .zip(CHART_FIELDS)
+        .zip(found)
+        .map(|((key, (_, _, zero)), v)| {
+            let v = v.cloned().unwrap_or_else(|| match zero {
                 Zero::Text => Value::String(static_str!("")),
                 Zero::List => Value::list_from(Vec::new()),
                 Zero::Bool => Value::Bool(false),
                 Zero::Map => Value::empty_map(),
-            },
-        }
-    };
-    // In key order, so that the map is built without searching.
-    let entries: [(Str, Value); 18] = [
-        (static_str!("APIVersion"), field("apiVersion", Zero::Text)),
-        (static_str!("Annotations"), field("annotations", Zero::Map)),
-        (static_str!("AppVersion"), field("appVersion", Zero::Text)),
-        (static_str!("Condition"), field("condition", Zero::Text)),
-        (
-            static_str!("Dependencies"),
-            field("dependencies", Zero::List),
-        ),
-        (static_str!("Deprecated"), field("deprecated", Zero::Bool)),
-        (static_str!("Description"), field("description", Zero::Text)),
-        (static_str!("Home"), field("home", Zero::Text)),
-        (static_str!("Icon"), field("icon", Zero::Text)),
-        (static_str!("IsRoot"), Value::Bool(is_root)),
-        (static_str!("Keywords"), field("keywords", Zero::List)),
-        (static_str!("KubeVersion"), field("kubeVersion", Zero::Text)),
-        (static_str!("Maintainers"), field("maintainers", Zero::List)),
-        (static_str!("Name"), Value::from(c.name())),
-        (static_str!("Sources"), field("sources", Zero::List)),
-        (static_str!("Tags"), field("tags", Zero::Text)),
-        (static_str!("Type"), field("type", Zero::Text)),
-        (static_str!("Version"), field("version", Zero::Text)),
-    ];
-    Value::map_from(Map::from(entries))
+            });
+            (key.clone(), v)
+        })
+        .collect();
+    entries.push((static_str!("IsRoot"), Value::Bool(is_root)));
+    entries.push((static_str!("Name"), Value::from(c.name())));
+    Value::map_from(entries.into_iter().collect())
 }
 
 fn collect<'a>(

@@ -88,27 +88,12 @@ fn find_left_delim(s: &str) -> Option<usize> {
     None
 }
 
-/// The 1-based line of byte `pos` of `src`.
+/// The 1-based line of byte `pos` of `src` (counted only when an error needs it).
 pub(crate) fn line_at(src: &str, pos: usize) -> usize {
-    1 + newlines(&src.as_bytes()[..pos.min(src.len())])
-}
-
-/// The number of `\n` bytes in `b`, eight bytes at a time (template text is long runs
-/// of YAML between actions).
-fn newlines(b: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut chunks = b.chunks_exact(8);
-    let mut n = 0;
-    for c in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(c);
-        let t = u64::from_le_bytes(word) ^ (ONES * 0x0a);
-        // The high bit of each byte that was `\n` (exact per byte: no carry crosses).
-        n += (!(((t & LOW7) + LOW7) | t) & HIGH).count_ones() as usize;
-    }
-    n + chunks.remainder().iter().filter(|&&c| c == b'\n').count()
+    1 + src.as_bytes()[..pos.min(src.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
 }
 
 impl<'a> Lexer<'a> {
@@ -511,23 +496,5 @@ pub(crate) fn go_unicode_name(c: char) -> String {
         format!("U+{:04X}", c as u32)
     } else {
         format!("U+{:04X} '{}'", c as u32, c)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn newlines_are_counted_exactly_at_every_offset() {
-        for len in 0..40 {
-            for at in 0..len {
-                for c in 0..=255u8 {
-                    let mut text = vec![b'x'; len];
-                    text[at] = c;
-                    text[len - 1 - at] = b'\n';
-                    let expected = text.iter().filter(|&&b| b == b'\n').count();
-                    assert_eq!(super::newlines(&text), expected, "{c:#x} at {at} of {len}");
-                }
-            }
-        }
     }
 }

@@ -86,18 +86,13 @@ impl Environment {
     /// helmfile's `EnvironmentTemplateData`: `.Environment`, `.Namespace`, `.Values` and
     /// `.StateValues`.
     pub(crate) fn template_data(&self, namespace: &str, values: &Tree) -> Value {
-        let mut m = BTreeMap::new();
-        m.insert(
-            capstan_value::static_str!("Environment"),
-            self.template_value(),
-        );
-        m.insert(
-            capstan_value::static_str!("Namespace"),
-            Value::from(namespace),
-        );
+        use capstan_value::static_str;
         let v = Value::map_from(values.clone());
-        m.insert(capstan_value::static_str!("Values"), v.clone());
-        m.insert(capstan_value::static_str!("StateValues"), v);
-        Value::map_from(m)
+        Value::map_from(BTreeMap::from([
+            (static_str!("Environment"), self.template_value()),
+            (static_str!("Namespace"), Value::from(namespace)),
+            (static_str!("StateValues"), v.clone()),
+            (static_str!("Values"), v),
+        ]))
     }
 }

@@ -168,18 +168,14 @@ pub(crate) fn check_policy(file: &str, content: &str) -> Result<(), StateError> 
     if with_separators.is_empty() {
         return Err(format!("no top-level config keys are found in {file}").into());
     }
-    let keys: Vec<&str> = with_separators
-        .iter()
-        .copied()
-        .filter(|k| *k != "---")
-        .collect();
     let priority = |k: &str| match k {
         "bases" => Some(0),
         "environments" => Some(1),
         "releases" => Some(2),
         _ => None,
     };
-    let ordered: Vec<&str> = keys
+    // (`---` has no priority.)
+    let ordered: Vec<&str> = with_separators
         .iter()
         .copied()
         .filter(|k| priority(k).is_some())

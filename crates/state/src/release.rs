@@ -374,16 +374,7 @@ pub struct Overrides {
 
 /// What release templates see, built the first time a template needs it (most releases
 /// have no template expression in their fields).
-struct LazyData<'a> {
-    make: &'a dyn Fn() -> Value,
-    cell: std::cell::OnceCell<Value>,
-}
-
-impl LazyData<'_> {
-    fn get(&self) -> &Value {
-        self.cell.get_or_init(self.make)
-    }
-}
+type LazyData<'a> = std::cell::LazyCell<Value, &'a dyn Fn() -> Value>;
 
 fn render_str(
     r: &Renderer,
@@ -394,7 +385,7 @@ fn render_str(
     if !text.contains("{{") {
         return Ok(text.to_string());
     }
-    Ok(r.render(text, data.get())
+    Ok(r.render(text, data)
         .map_err(|e| format!("{}: {e}", what()))?)
 }
 
@@ -437,9 +428,7 @@ fn execute_once(r: &Renderer, data: &LazyData, spec: &Tree) -> Result<Tree, Stat
                 let fail = |e: String| {
                     format!("failed executing template expressions in release \"{name}\".values[{i}] = \"{serialized}\": {e}")
                 };
-                let s = r
-                    .render(&serialized, data.get())
-                    .map_err(|e| fail(e.message))?;
+                let s = r.render(&serialized, data).map_err(|e| fail(e.message))?;
                 let v = capstan_yaml::decode_helmfile(&s).map_err(|e| fail(e.to_string()))?;
                 values.push(v);
             }
@@ -618,10 +607,7 @@ pub(crate) fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, StateEr
         let mut done = None;
         for _ in 0..6 {
             let make = || release_template_data(c.env, c.values, &prev, c.overrides);
-            let data = LazyData {
-                make: &make,
-                cell: Default::default(),
-            };
+            let data = LazyData::new(&make);
             let mut next = execute_once(c.renderer, &data, &release).map_err(|e| {
                 StateError::new(format!(
                     "failed executing templates in release \"{}\".\"{name}\": {e}",

@@ -87,10 +87,8 @@ fn json_direct(doc: &Document, i: usize) -> Option<Value> {
     }
     match &node.kind {
         NodeKind::Scalar { .. } => match v2_scalar(node).ok()? {
-            Value::Int(n) | Value::Int64(n) => Some(Value::Float64(n as f64)),
-            Value::Uint64(u) => Some(Value::Float64(u as f64)),
             Value::Float64(f) if !f.is_finite() => None,
-            other => Some(other),
+            other => Some(json_number(other)),
         },
         NodeKind::Seq(items) => {
             let mut out = Vec::with_capacity(items.len());
@@ -232,13 +230,21 @@ fn jsonable(v: Value) -> Result<Value, YamlError> {
             // sigs.k8s.io/yaml ends in encoding/json, which appends: Go's spare capacity.
             Ok(Value::appended_list(items))
         }
-        Value::Int(n) | Value::Int64(n) => Ok(Value::Float64(n as f64)),
-        Value::Uint64(u) => Ok(Value::Float64(u as f64)),
         Value::Float64(f) if !f.is_finite() => Err(conv(format!(
             "json: unsupported value: {}",
             format_float(f, 'g', -1, 64)
         ))),
-        other => Ok(other),
+        other => Ok(json_number(other)),
+    }
+}
+
+/// A scalar after the JSON round trip: every integer a float64 (a non-finite float,
+/// which JSON cannot hold, is the caller's to refuse).
+fn json_number(v: Value) -> Value {
+    match v {
+        Value::Int(n) | Value::Int64(n) => Value::Float64(n as f64),
+        Value::Uint64(u) => Value::Float64(u as f64),
+        other => other,
     }
 }
 
@@ -268,10 +274,8 @@ fn to_json_map(doc: Option<&Document>) -> Result<BTreeMap<Str, Value>, YamlError
     let Some(root) = doc.root else {
         return Ok(BTreeMap::new());
     };
-    if let NodeKind::Map(_) = doc.node(root).kind {
-        if let Some(m) = with_stack_for(doc.depth, || json_direct_map(doc, root)) {
-            return Ok(m);
-        }
+    if let Some(m) = with_stack_for(doc.depth, || json_direct_map(doc, root)) {
+        return Ok(m);
     }
     let value = with_stack_for(doc.depth, || {
         let mut w = Walker::new(doc);
