@@ -47,8 +47,8 @@ impl DefaultsLayer {
         }
     }
 
-    /// [`DefaultsLayer::layer`] of a layer read for this render alone: its values move
-    /// into the layer instead of being copied.
+    /// The layer named `label` under `prefix` (the values move into it), its traps added
+    /// to `warnings`.
     fn into_layer(
         self,
         label: String,
@@ -63,25 +63,6 @@ impl DefaultsLayer {
             prefix,
             values: self.values,
             spans: self.spans,
-            origins: BTreeMap::new(),
-        }
-    }
-
-    /// The layer named `label` under `prefix`, its traps added to `warnings`.
-    fn layer(
-        &self,
-        label: String,
-        kind: String,
-        prefix: Vec<Str>,
-        warnings: &mut Vec<Trap>,
-    ) -> Layer {
-        self.warn_traps(&label, &prefix, warnings);
-        Layer {
-            label,
-            kind,
-            prefix,
-            values: self.values.clone(),
-            spans: self.spans.clone(),
             origins: BTreeMap::new(),
         }
     }
@@ -130,7 +111,12 @@ fn chart_layers(
             c.defaults_layer.get_or_init(|| read)
         }
     };
-    out.push((depth, read.layer(label, kind, prefix.clone(), warnings)));
+    // The chart's read is shared by its copies: each layer takes a copy of it.
+    out.push((
+        depth,
+        read.clone()
+            .into_layer(label, kind, prefix.clone(), warnings),
+    ));
     for d in &c.dependencies {
         let mut p = prefix.clone();
         p.push(Str::from(d.name()));

@@ -157,7 +157,7 @@ pub(crate) fn string_field(m: &Map, key: &str, ty: &str) -> Result<String, Field
 }
 
 /// A YAML values file read for explaining: its values, node positions and number traps.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct DefaultsLayer {
     pub(crate) values: Map,
     pub(crate) spans: Option<Arc<SpanTree>>,
