@@ -77,11 +77,28 @@ impl Chart {
             }
             copy
         };
-        let mut c = self.clone();
-        c.values = deep(&self.values);
-        c.metadata.raw = deep(&self.metadata.raw);
-        c.dependencies = self.dependencies.iter().map(Chart::detached).collect();
-        c
+        // Field by field: nothing is cloned only to be replaced.
+        let m = &self.metadata;
+        Chart {
+            metadata: crate::model::Metadata {
+                raw: deep(&m.raw),
+                name: m.name.clone(),
+                version: m.version.clone(),
+                api_version: m.api_version.clone(),
+                kube_version: m.kube_version.clone(),
+                chart_type: m.chart_type.clone(),
+                dependencies: m.dependencies.clone(),
+            },
+            values: deep(&self.values),
+            values_text: self.values_text.clone(),
+            defaults_layer: self.defaults_layer.clone(),
+            dir: self.dir.clone(),
+            schema: self.schema.clone(),
+            templates: self.templates.clone(),
+            files: self.files.clone(),
+            files_value: self.files_value.clone(),
+            dependencies: self.dependencies.iter().map(Chart::detached).collect(),
+        }
     }
 }
 

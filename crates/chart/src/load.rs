@@ -240,9 +240,9 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                     }
                 }
             }
-            "values.schema.json" => chart.schema = Some(f.data.to_vec()),
+            "values.schema.json" => chart.schema = Some(f.data.clone()),
             "requirements.yaml" => requirements = Some(f.data.to_vec()),
-            name if name.starts_with("templates/") => chart.templates.push(f),
+            name if name.starts_with("templates/") => Arc::make_mut(&mut chart.templates).push(f),
             name if name.starts_with("charts/") => {
                 let rest = &name["charts/".len()..];
                 match rest.split_once('/') {
@@ -260,10 +260,10 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                             .map_err(|e| LoadError::new(format!("{name}: {e}")))?;
                         packaged.push((rest.to_string(), files));
                     }
-                    None => chart.files.push(f),
+                    None => Arc::make_mut(&mut chart.files).push(f),
                 }
             }
-            _ => chart.files.push(f),
+            _ => Arc::make_mut(&mut chart.files).push(f),
         }
     }
     if !saw_chart_yaml {

@@ -258,14 +258,25 @@ fn full_head(doc: &str, path: &str) -> Result<(String, Option<Value>), ManifestE
     Ok((kind, hook))
 }
 
-fn sort_by_kind(list: &mut [Manifest]) {
-    let rank = |k: &str| INSTALL_ORDER.iter().position(|o| *o == k);
-    list.sort_by(|a, b| match (rank(&a.kind), rank(&b.kind)) {
-        (Some(x), Some(y)) => x.cmp(&y),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.kind.cmp(&b.kind),
+fn sort_by_kind(list: &mut Vec<Manifest>) {
+    // Each kind's place looked up once; unknown kinds last, by name (a stable sort).
+    let mut ranked: Vec<(usize, Manifest)> = std::mem::take(list)
+        .into_iter()
+        .map(|m| {
+            let rank = INSTALL_ORDER.iter().position(|o| *o == m.kind);
+            (rank.unwrap_or(usize::MAX), m)
+        })
+        .collect();
+    ranked.sort_by(|(x, a), (y, b)| {
+        x.cmp(y).then_with(|| {
+            if *x == usize::MAX {
+                a.kind.cmp(&b.kind)
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
     });
+    list.extend(ranked.into_iter().map(|(_, m)| m));
 }
 
 /// The documents of text `helm template` printed (the name from each `# Source:` line,

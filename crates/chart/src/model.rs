@@ -78,11 +78,13 @@ pub struct Chart {
     /// For a subchart: its entry under the parent's `charts/` (folder or archive name).
     pub dir: String,
     /// `values.schema.json`, when there is one.
-    pub schema: Option<Vec<u8>>,
-    /// Files under `templates/`, in path order.
-    pub templates: Vec<ChartFile>,
-    /// Every other file (including `crds/`), in path order.
-    pub files: Vec<ChartFile>,
+    pub schema: Option<Arc<[u8]>>,
+    /// Files under `templates/`, in path order (shared by every copy of the chart).
+    pub templates: Arc<Vec<ChartFile>>,
+    /// Every other file (including `crds/`), in path order (shared like the templates).
+    pub files: Arc<Vec<ChartFile>>,
+    /// `.Files` over [`Chart::files`]: made by the first render, shared by every copy.
+    pub(crate) files_value: Arc<OnceLock<Value>>,
     /// The subcharts (`charts/`), loaded.
     pub dependencies: Vec<Chart>,
 }

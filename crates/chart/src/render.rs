@@ -25,8 +25,11 @@ pub struct RenderContext {
 }
 
 struct Renderable<'a> {
-    /// The file inside the top chart (`charts/db/templates/cm.yaml`).
-    file: String,
+    /// The chart's folder inside the top chart (`charts/db/`, empty for the top chart),
+    /// shared by its templates.
+    dir: Arc<str>,
+    /// The template's path inside its chart (`templates/cm.yaml`).
+    path: &'a str,
     /// The template's text: its bytes when they are UTF-8 (nearly always), else with
     /// each invalid sequence replaced, as Helm reads it.
     text: Cow<'a, str>,
@@ -36,7 +39,15 @@ struct Renderable<'a> {
     /// the chart, as in Helm, so a template that changes it (`set $ "Values" …`) changes
     /// it for the templates rendered after it.
     scope: Value,
-    base_path: String,
+    /// `.Template.BasePath`, shared by the chart's templates.
+    base_path: Value,
+}
+
+impl Renderable<'_> {
+    /// The file inside the top chart (`charts/db/templates/cm.yaml`), for errors.
+    fn file(&self) -> String {
+        format!("{}{}", self.dir, self.path)
+    }
 }
 
 /// A `.Chart` field's zero value, for a `Chart.yaml` without it.
@@ -119,21 +130,19 @@ fn collect<'a>(
             .filter(Value::is_map)
             .unwrap_or_else(Value::empty_map),
     };
-    let files = Files(
-        c.files
-            .iter()
-            .map(|f| (f.name.clone(), f.data.clone()))
-            .collect(),
-    );
+    let files = c
+        .files_value
+        .get_or_init(|| {
+            let files = c.files.iter().map(|f| (f.name.clone(), f.data.clone()));
+            Value::Host(Arc::new(Files(files.collect())))
+        })
+        .clone();
     let mut scope = Map::new();
     scope.insert(
         capstan_value::static_str!("Chart"),
         chart_object(c, parent_path.is_none()),
     );
-    scope.insert(
-        capstan_value::static_str!("Files"),
-        Value::Host(Arc::new(files)),
-    );
+    scope.insert(capstan_value::static_str!("Files"), files);
     scope.insert(capstan_value::static_str!("Release"), ctx.release.clone());
     scope.insert(
         capstan_value::static_str!("Capabilities"),
@@ -152,7 +161,9 @@ fn collect<'a>(
     );
     let scope = Value::map_from(scope);
     let library = c.metadata.chart_type == "library";
-    for t in &c.templates {
+    let shared_dir: Arc<str> = Arc::from(dir);
+    let base_path = Value::from(format!("{full_path}/templates"));
+    for t in c.templates.iter() {
         let base = t.name.rsplit('/').next().unwrap_or(&t.name);
         if library && !base.starts_with('_') {
             continue;
@@ -160,11 +171,12 @@ fn collect<'a>(
         out.insert(
             format!("{full_path}/{}", t.name),
             Renderable {
-                file: format!("{dir}{}", t.name),
+                dir: shared_dir.clone(),
+                path: &t.name,
                 text: lossy_text(&t.data),
                 data: &t.data,
                 scope: scope.clone(),
-                base_path: format!("{full_path}/templates"),
+                base_path: base_path.clone(),
             },
         );
     }
@@ -173,12 +185,13 @@ fn collect<'a>(
 
 /// Helm's parse order: more path segments first, then reverse lexical order.
 fn sorted_names(tpls: &BTreeMap<String, Renderable<'_>>) -> Vec<String> {
-    let mut keys: Vec<String> = tpls.keys().cloned().collect();
-    keys.sort_by(|a, b| {
-        let (ca, cb) = (a.matches('/').count(), b.matches('/').count());
-        cb.cmp(&ca).then_with(|| b.cmp(a))
-    });
-    keys
+    // Each name's depth counted once (names are distinct: the order is total).
+    let mut keyed: Vec<(usize, &String)> = tpls
+        .keys()
+        .map(|k| (k.bytes().filter(|&b| b == b'/').count(), k))
+        .collect();
+    keyed.sort_unstable_by(|(da, a), (db, b)| db.cmp(da).then_with(|| b.cmp(a)));
+    keyed.into_iter().map(|(_, k)| k.clone()).collect()
 }
 
 /// A render failure: Helm's text and, when known, the template file (inside the top
@@ -214,10 +227,7 @@ pub fn render(
             capstan_value::static_str!("Name"),
             Value::from(name.as_str()),
         );
-        template.insert(
-            capstan_value::static_str!("BasePath"),
-            Value::from(r.base_path.as_str()),
-        );
+        template.insert(capstan_value::static_str!("BasePath"), r.base_path.clone());
         if let Value::Map(scope) = &r.scope {
             scope.insert(
                 capstan_value::static_str!("Template"),
@@ -228,7 +238,7 @@ pub fn render(
             message: crate::engine_errors::exec_error(name, &e),
             at: e.at.and_then(|l| {
                 tpls.get(&l.template)
-                    .map(|r| (r.file.clone(), l.line as u32, l.column as u32 + 1))
+                    .map(|r| (r.file(), l.line as u32, l.column as u32 + 1))
             }),
         })?;
         let out = if out.contains("<no value>") {
@@ -301,9 +311,7 @@ fn parsed_set(
     let all: Vec<(&str, &str)> = texts().collect();
     set.parse_all(&all).map_err(|e| RenderError {
         message: crate::engine_errors::parse_error(&e),
-        at: tpls
-            .get(&e.template)
-            .map(|r| (r.file.clone(), e.line as u32, 1)),
+        at: tpls.get(&e.template).map(|r| (r.file(), e.line as u32, 1)),
     })?;
     let set = Arc::new(set);
     if let Ok(mut c) = cache.lock() {
