@@ -101,6 +101,10 @@ pub fn split_documents(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// A line starting with `---`.
+static SEPARATOR: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\n---"));
+
 /// [`split_documents`] as slices of `text`: separators (`---` at a line start) found with
 /// a substring search rather than line by line.
 pub(crate) fn document_slices(text: &str) -> Vec<&str> {
@@ -116,7 +120,7 @@ pub(crate) fn document_slices(text: &str) -> Vec<&str> {
         } else {
             // From the byte before `at`: a separator at `at` itself follows a newline.
             let from = at.saturating_sub(1);
-            text[from..].find("\n---").map(|i| from + i + 1)
+            SEPARATOR.find(&bytes[from..]).map(|i| from + i + 1)
         };
         let Some(sep) = sep else { break };
         docs.push(&text[start..sep]);

@@ -310,6 +310,24 @@ pub fn decode_helm_direct(text: &str) -> Result<Value, YamlError> {
 /// that ends a document), so `---\n...\n` is one empty document while `...\n` alone is
 /// yaml.v2's error.
 pub fn split_documents(text: &str) -> Result<Vec<String>, YamlError> {
+    // Most values files: no separator and no carriage return, one document as written
+    // (ending with a line break).
+    if memchr::memmem::find(text.as_bytes(), b"---").is_none() && !text.contains('\r') {
+        if text.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut doc = String::with_capacity(text.len() + 1);
+        doc.push_str(text);
+        if !doc.ends_with('\n') {
+            doc.push('\n');
+        }
+        return Ok(vec![doc]);
+    }
+    split_documents_by_line(text)
+}
+
+/// [`split_documents`] line by line (any text).
+fn split_documents_by_line(text: &str) -> Result<Vec<String>, YamlError> {
     let mut docs = Vec::new();
     let mut buf = String::new();
     let mut rest = text;
@@ -446,5 +464,30 @@ mod json_direct_tests {
             }
         }
         assert!(taken > 500, "{taken} documents read in one walk");
+    }
+}
+
+#[cfg(test)]
+mod split_tests {
+    /// Every text of up to 7 characters over an alphabet of separators' parts: the quick
+    /// answer for a text without separators equals the line by line one.
+    #[test]
+    fn the_quick_split_agrees_with_the_line_reader() {
+        let alphabet = ['a', ' ', '\n', '-', '.', '#', '\r'];
+        let mut checked = 0;
+        for len in 0..=7u32 {
+            for mut n in 0..alphabet.len().pow(len) {
+                let mut text = String::new();
+                for _ in 0..len {
+                    text.push(alphabet[n % alphabet.len()]);
+                    n /= alphabet.len();
+                }
+                let quick = super::split_documents(&text).map_err(|e| e.to_string());
+                let slow = super::split_documents_by_line(&text).map_err(|e| e.to_string());
+                assert_eq!(quick, slow, "{text:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 900_000);
     }
 }
