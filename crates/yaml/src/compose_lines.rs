@@ -6,14 +6,78 @@
 //! this builds exactly the [`Document`] that [`crate::compose`] builds from libyaml's
 //! events (the same nodes in the same order, with the same marks); anything else (a tab,
 //! a byte outside ASCII, anchors, tags, flow collections with items, folded or indented
-//! block scalars, multi-line scalars, `---`, directives, a line libyaml would refuse) is
-//! `None`, and the caller composes it with libyaml. A test compares both on every
+//! block scalars, multi-line scalars, any `---` but one alone (or before a comment)
+//! opening the document, directives, a line libyaml would refuse) is `None`, and the
+//! caller composes it with libyaml. A test compares both on every
 //! document the conformance vectors and the real-world charts hold.
 
 use crate::nodes::{Document, Node, NodeKind};
 use crate::utf8::SkipSpaces;
 use capstan_source::Pos;
 use libyaml_safer::ScalarStyle;
+
+/// The part of a quoted scalar on one line, from after the opening quote (or the line's
+/// first character past its indentation).
+struct QuotedPart {
+    /// The text: `''` read as a quote in single quotes, the escapes read in double.
+    text: String,
+    /// The byte index of the closing quote, when the line has one.
+    close: Option<usize>,
+    /// Whether an escape was read.
+    escapes: bool,
+    /// Whether the line ends with `\` (double quotes): the break folds to nothing.
+    escaped_break: bool,
+}
+
+/// [`QuotedPart`] of `s` for `quote`; `None` for an escape outside `\n`, `\t`, `\"`,
+/// `\\` and a final `\` (the others read differently in yaml.v2 and yaml.v3, or are
+/// rare).
+fn quoted_part(s: &str, quote: u8) -> Option<QuotedPart> {
+    let b = s.as_bytes();
+    let mut part = QuotedPart {
+        text: String::with_capacity(s.len()),
+        close: None,
+        escapes: false,
+        escaped_break: false,
+    };
+    let mut from = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            c if c == quote => {
+                if quote == b'\'' && b.get(i + 1) == Some(&b'\'') {
+                    part.text.push_str(&s[from..=i]);
+                    i += 2;
+                    from = i;
+                    continue;
+                }
+                part.text.push_str(&s[from..i]);
+                part.close = Some(i);
+                return Some(part);
+            }
+            b'\\' if quote == b'"' => {
+                part.text.push_str(&s[from..i]);
+                part.escapes = true;
+                match b.get(i + 1) {
+                    None => {
+                        part.escaped_break = true;
+                        return Some(part);
+                    }
+                    Some(b'n') => part.text.push('\n'),
+                    Some(b't') => part.text.push('\t'),
+                    Some(b'"') => part.text.push('"'),
+                    Some(b'\\') => part.text.push('\\'),
+                    Some(_) => return None,
+                }
+                i += 2;
+                from = i;
+            }
+            _ => i += 1,
+        }
+    }
+    part.text.push_str(&s[from..]);
+    Some(part)
+}
 
 /// Longest key kept: libyaml gives up on a simple key of more than 1024 characters.
 const MAX_KEY: usize = 1000;
@@ -167,6 +231,8 @@ impl Composer {
         let mut pending: Option<Pending> = None;
         // After a value on its line, a deeper line would continue it (or be an error).
         let mut no_deeper_than: Option<usize> = None;
+        // An explicit start (`---` alone, or before a comment) may open the document.
+        let mut started = false;
         while let Some(line) = lines.peek() {
             lines.advance(&line);
             let line = &line;
@@ -175,7 +241,20 @@ impl Composer {
             if t.is_empty() || t.starts_with('#') {
                 continue;
             }
-            if indent == 0 && (t.starts_with('%') || marker(t, "---") || marker(t, "...")) {
+            if indent == 0 && marker(t, "---") {
+                let rest = t[3..].skip_spaces();
+                let opens = !started
+                    && self.doc.root.is_none()
+                    && self.stack.is_empty()
+                    && pending.is_none()
+                    && (rest.is_empty() || rest.starts_with('#'));
+                if !opens {
+                    return None;
+                }
+                started = true;
+                continue;
+            }
+            if indent == 0 && (t.starts_with('%') || marker(t, "...")) {
                 return None;
             }
             if no_deeper_than.take().is_some_and(|m| indent > m) {
@@ -259,6 +338,11 @@ impl Composer {
             let colon = entry_col + value_at - 1;
             let spaces = entry[value_at..].len() - entry[value_at..].skip_spaces().len();
             let value_col = entry_col + value_at + spaces;
+            if let Some(node) = self.multiline_quoted(line, value_col, col, &mut lines) {
+                self.attach(node?);
+                no_deeper_than = Some(col);
+                continue;
+            }
             match self.value(line, value_col, &mut lines)? {
                 None => {
                     pending = Some(Pending {
@@ -267,6 +351,9 @@ impl Composer {
                     });
                 }
                 Some(node) => {
+                    if !line.text[value_col..].is_empty() && self.ends_line(node, line) {
+                        self.fold_plain(node, col, &mut lines)?;
+                    }
                     self.attach(node);
                     no_deeper_than = Some(col);
                 }
@@ -313,6 +400,151 @@ impl Composer {
                 Some(self.push_scalar(value, ScalarStyle::Literal, line.at(col), end))
             }
         })
+    }
+
+    /// Whether `node` is a plain scalar ending its line (nothing but spaces after it).
+    fn ends_line(&self, node: usize, line: &Line) -> bool {
+        let n = &self.doc.nodes[node];
+        matches!(
+            n.kind,
+            NodeKind::Scalar {
+                style: ScalarStyle::Plain,
+                ..
+            }
+        ) && n.end.line == line.no
+            && line.text[n.end.column as usize - 1..]
+                .skip_spaces()
+                .is_empty()
+    }
+
+    /// Continues the plain scalar `node` (a value of the mapping at `col`) on the lines
+    /// below it indented past `col`, folded as libyaml folds them: a line break between
+    /// two lines is a space, each empty line between them a line break. `None` for a
+    /// continuation libyaml would read otherwise (a comment, `: ` or a final `:`, which
+    /// end the scalar, or a byte outside ASCII, whose column counts differently).
+    fn fold_plain(&mut self, node: usize, col: usize, lines: &mut Lines) -> Option<()> {
+        let mut breaks = 0usize;
+        let mut more = String::new();
+        let mut end = None;
+        while let Some(next) = lines.peek() {
+            let body = next.text.skip_spaces();
+            if body.is_empty() {
+                lines.advance(&next);
+                breaks += 1;
+                continue;
+            }
+            let indent = next.text.len() - body.len();
+            if indent <= col {
+                break;
+            }
+            let content = body.trim_end_matches(' ');
+            if !content.is_ascii()
+                || content.starts_with('#')
+                || content.contains(" #")
+                || content.contains(": ")
+                || content.ends_with(':')
+            {
+                return None;
+            }
+            lines.advance(&next);
+            if breaks == 0 {
+                more.push(' ');
+            } else {
+                more.extend(std::iter::repeat_n('\n', breaks));
+            }
+            breaks = 0;
+            more.push_str(content);
+            end = Some(next.at(indent + content.len()));
+        }
+        let Some(end) = end else { return Some(()) };
+        let n = &mut self.doc.nodes[node];
+        if let NodeKind::Scalar { value, .. } = &mut n.kind {
+            value.push_str(&more);
+        }
+        n.end = end;
+        Some(())
+    }
+
+    /// A quoted scalar opened at byte `col` of `line` (a value of the mapping at
+    /// `map_col`) that the one-line reader leaves: single-quoted closed on a later line,
+    /// or double-quoted with escapes or closed on a later line. `None` when it is not
+    /// one of these; `Some(None)` for one libyaml would read otherwise than this (a line
+    /// not indented past `map_col` before the quote closes, anything but spaces after
+    /// it, a byte outside ASCII, an escape other than `\n`, `\t`, `\"`, `\\` and a final
+    /// `\`). Lines fold as in a plain scalar (an escaped line break folds to nothing);
+    /// `''` is a quote in single quotes.
+    fn multiline_quoted(
+        &mut self,
+        line: &Line,
+        col: usize,
+        map_col: usize,
+        lines: &mut Lines,
+    ) -> Option<Option<usize>> {
+        let text = &line.text[col..];
+        let (quote, style) = match text.as_bytes().first() {
+            Some(b'\'') => (b'\'', ScalarStyle::SingleQuoted),
+            Some(b'"') => (b'"', ScalarStyle::DoubleQuoted),
+            _ => return None,
+        };
+        let first = &text[1..];
+        let part = match quoted_part(first, quote) {
+            Some(part) => part,
+            None => return Some(None),
+        };
+        if part.close.is_some() && !part.escapes {
+            // On its line without escapes: the one-line reader's.
+            return None;
+        }
+        if !first.is_ascii() {
+            return Some(None);
+        }
+        let start = line.at(col);
+        let finish = |me: &mut Self, value: String, at: &Line, indent: usize, close: usize| {
+            let rest = &at.text[indent + close + 1..];
+            if !rest.skip_spaces().is_empty() {
+                return None;
+            }
+            Some(me.push_scalar(value, style, start, at.at(indent + close + 1)))
+        };
+        let mut value = part.text;
+        if let Some(close) = part.close {
+            return Some(finish(self, value, line, col + 1, close));
+        }
+        let mut joined = part.escaped_break;
+        if !joined {
+            value.truncate(value.trim_end_matches(' ').len());
+        }
+        let mut breaks = 0usize;
+        while let Some(next) = lines.peek() {
+            lines.advance(&next);
+            let body = next.text.skip_spaces();
+            if body.is_empty() {
+                breaks += 1;
+                continue;
+            }
+            let indent = next.text.len() - body.len();
+            if indent <= map_col || !body.is_ascii() {
+                return Some(None);
+            }
+            if breaks > 0 {
+                value.extend(std::iter::repeat_n('\n', breaks));
+            } else if !joined {
+                value.push(' ');
+            }
+            breaks = 0;
+            let Some(part) = quoted_part(body, quote) else {
+                return Some(None);
+            };
+            value.push_str(&part.text);
+            if let Some(close) = part.close {
+                return Some(finish(self, value, &next, indent, close));
+            }
+            joined = part.escaped_break;
+            if !joined {
+                value.truncate(value.trim_end_matches(' ').len());
+            }
+        }
+        Some(None)
     }
 
     /// A `key:` with nothing below it: null, libyaml's empty scalar right after the colon.
@@ -706,6 +938,22 @@ mod tests {
     }
 
     #[test]
+    fn multi_line_plain_and_single_quoted_values_are_read_by_lines() {
+        let docs = [
+            "---\na:\n  description: spec defines the\n    specification of\n\n    rules.\n  type: object\n",
+            "# c\n--- # start\nk: 'Container name: required for volumes,\n  optional for env vars'\nx: 'a ''b''\n\n   c  '\n",
+            "s:\n- a: one\n    two\n  b: 'x\n    y'\n",
+            "a: one\n  two\nb: 'x\n    y'\n",
+            "d: \"a\\n b\"\ne: \"x \\\n   y\n\n   z\\t\\\"\\\\\"\n",
+        ];
+        for text in docs {
+            let mut taken = 0;
+            check(text, &mut taken);
+            assert_eq!(taken, 1, "not read by lines:\n{text}");
+        }
+    }
+
+    #[test]
     fn equals_libyaml_on_the_conformance_vectors_and_real_chart_files() {
         let vectors = std::fs::read_to_string(shared().join("conformance/yaml/yaml-decode.jsonl"))
             .expect("../shared/conformance/yaml/yaml-decode.jsonl");
@@ -826,6 +1074,47 @@ mod tests {
                 "[\u{e9}]",
                 "a\u{2028}b",
                 "a\u{85}",
+                "a\n   b",
+                "a b\n      c  d \n",
+                "a\n\n   b c",
+                "a\n  \n     b\n\n",
+                "a\n b",
+                "a\nb",
+                "a\n  b: c",
+                "a\n  b:",
+                "a\n  #c",
+                "a\n    b #c",
+                "a\n    - b",
+                "a\n    [b]",
+                "a\n    'b'",
+                "a\n    b\u{e9}",
+                "'a\n    b'",
+                "'a \n\n   b '",
+                "'x''\n   y'''",
+                "'a\n b' #c",
+                "'a\n   b'x",
+                "'a\n'",
+                "'a\nb'",
+                "'a: b\n    c # d'",
+                "'a\n    b\n   c\n      '",
+                "'\n   '",
+                "'a\n   ---\n   b'",
+                "'a\n   \u{e9}'",
+                "\"a\\n b\"",
+                "\"a\n   b\\nc\"",
+                "\"a \\\n    b\"",
+                "\"a\\\n\n    b\"",
+                "\"x\\t\\\"y\\\\\"",
+                "\"a\\/b\"",
+                "\"a\\u00e9\"",
+                "\"a\n b\"",
+                "\"a\n    b\" #c",
+                "\"a\n    b\"x",
+                "\"\\\\\n   \"",
+                "\"a\\ b\"",
+                "\"a  \n\n    b  \"",
+                "\"a\\n\" # c",
+                "\"a\\\\\\n\"",
             ])
             .to_string()
         }
@@ -873,6 +1162,15 @@ mod tests {
                         "    ",
                         "# \u{2019}",
                         "# \u{2028}x",
+                        "---",
+                        "--- # c",
+                        "---  ",
+                        "--- a",
+                        "--- |",
+                        "---#c",
+                        "----",
+                        " ---",
+                        "...",
                     ]));
                     out.push('\n');
                     continue;
