@@ -8,6 +8,10 @@ use std::path::Path;
 pub trait ChartFs: Send + Sync {
     /// The bytes of a file.
     fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// The bytes of a file, to be shared (a chart's files are handed to every render).
+    fn read_shared(&self, path: &Path) -> io::Result<std::sync::Arc<[u8]>> {
+        self.read(path).map(Into::into)
+    }
     /// The entries of a directory: name, and whether it is a directory (symlinks
     /// followed), sorted by name.
     fn read_dir(&self, path: &Path) -> io::Result<Vec<(String, bool)>>;
@@ -24,6 +28,41 @@ pub struct OsFs;
 impl ChartFs for OsFs {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         std::fs::read(path)
+    }
+
+    /// Read straight into the shared buffer: a chart's megabytes are written to memory
+    /// once, not read into a vector and copied.
+    fn read_shared(&self, path: &Path) -> io::Result<std::sync::Arc<[u8]>> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(path)?;
+        let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
+        // A file that is not what its size says (growing, or a special file): read whole.
+        let whole = |mut file: std::fs::File| -> io::Result<std::sync::Arc<[u8]>> {
+            let mut data = Vec::new();
+            file.read_to_end(&mut data)?;
+            Ok(data.into())
+        };
+        if len == 0 || len > 64 << 20 {
+            return whole(file);
+        }
+        let mut data: std::sync::Arc<[u8]> = std::iter::repeat_n(0u8, len).collect();
+        let Some(buf) = std::sync::Arc::get_mut(&mut data) else {
+            return whole(std::fs::File::open(path)?);
+        };
+        let mut filled = 0;
+        while filled < len {
+            match file.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let mut probe = [0u8; 1];
+        if filled < len || file.read(&mut probe)? != 0 {
+            return whole(std::fs::File::open(path)?);
+        }
+        Ok(data)
     }
 
     fn read_dir(&self, path: &Path) -> io::Result<Vec<(String, bool)>> {

@@ -19,11 +19,25 @@ pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
 
 /// Loads a chart directory or a packaged chart (`.tgz`) through `fs`.
 pub fn load_dir_in(fs: &dyn ChartFs, dir: &Path) -> Result<Chart, LoadError> {
+    load_dir_with(fs, dir, false)
+}
+
+/// [`load_dir_in`] for a chart about to be rendered: its templates are parsed on a
+/// second thread while the rest is read ([`crate::parse_ahead`]).
+pub(crate) fn load_dir_to_render(fs: &dyn ChartFs, dir: &Path) -> Result<Chart, LoadError> {
+    load_dir_with(fs, dir, true)
+}
+
+fn load_dir_with(fs: &dyn ChartFs, dir: &Path, parse_ahead: bool) -> Result<Chart, LoadError> {
     if fs.is_file(dir) {
         let data = fs
             .read(dir)
             .map_err(|e| LoadError::new(format!("{}: {e}", dir.display())))?;
-        return load_archive(&data);
+        let files = crate::archive::read_archive(&data)?;
+        if parse_ahead {
+            crate::parse_ahead::start(&files);
+        }
+        return from_files(files);
     }
     if !fs.is_dir(dir) {
         return Err(LoadError::new(format!(
@@ -35,6 +49,9 @@ pub fn load_dir_in(fs: &dyn ChartFs, dir: &Path) -> Result<Chart, LoadError> {
     let ignore = IgnoreRules::read(fs, dir);
     walk(fs, dir, "", &ignore, &mut files)?;
     files.sort_by(|a, b| a.name.cmp(&b.name));
+    if parse_ahead {
+        crate::parse_ahead::start(&files);
+    }
     from_files(files)
 }
 
@@ -123,7 +140,7 @@ fn walk(
             walk(fs, &full, &path, ignore, out)?;
         } else {
             let data = fs
-                .read(&full)
+                .read_shared(&full)
                 .map_err(|err| LoadError::new(format!("{}: {err}", full.display())))?;
             // Helm refuses any chart file over 5 MiB, naming it by its base name.
             if data.len() as u64 > crate::archive::MAX_FILE_SIZE {
@@ -133,10 +150,7 @@ fn walk(
                     crate::archive::MAX_FILE_SIZE
                 )));
             }
-            out.push(ChartFile {
-                name: path,
-                data: data.into(),
-            });
+            out.push(ChartFile { name: path, data });
         }
     }
     Ok(())

@@ -27,12 +27,11 @@ pub fn harden_process() -> Result<(), String> {
     Ok(())
 }
 
-/// Transparent huge pages for a big chart only, decided before anything runs
-/// ([`huge_pages_for`]). With them the allocator's memory comes in 2 MiB pages the
-/// kernel zeroes whole: a big chart renders faster (kube-prometheus-stack, 7 MB:
-/// 51 -> 40 ms, 10,000 -> 370 page faults), a small one slower (prom-jiralert, 37 KB:
-/// 5 -> 10 ms), and a helmfile state of thousands of releases spent a fifth of its time
-/// in that zeroing.
+/// Transparent huge pages for a big chart only ([`huge_pages_for`]). With them the
+/// allocator's memory comes in 2 MiB pages the kernel zeroes whole: a big chart renders
+/// faster (kube-prometheus-stack, 7 MB: 51 -> 40 ms, 10,000 -> 370 page faults), a small
+/// one slower (prom-jiralert, 37 KB: 5 -> 10 ms), and a helmfile state of thousands of
+/// releases spent a fifth of its time in that zeroing.
 fn huge_pages(on: bool) {
     #[cfg(target_os = "linux")]
     {
@@ -49,41 +48,56 @@ const HUGE_PAGES_FROM_BYTES: u64 = 2 << 20;
 
 /// Huge pages on for `capstan chart template|values` of a big chart, off for everything
 /// else. `args` are the process's arguments (the program name first); the chart is the
-/// first argument naming a folder with a `Chart.yaml` or a `.tgz` file (sizes counted
-/// without following links, up to the threshold).
+/// first argument naming a folder with a `Chart.yaml` or a `.tgz` file. An archive is
+/// judged by its size; a folder's files are counted (without following links, up to the
+/// threshold) on a thread of their own while the command line is parsed, which
+/// decides before the loader has read much (counting first cost a millisecond or more).
 pub fn huge_pages_for(args: &[std::ffi::OsString]) {
-    fn size(p: &std::path::Path, budget: &mut usize) -> u64 {
+    // Adds the sizes of the files under `p` to `total`, stopping as soon as it reaches
+    // the threshold (or the entry budget runs out).
+    fn size(p: &std::path::Path, budget: &mut usize, total: &mut u64) {
         let Ok(meta) = std::fs::symlink_metadata(p) else {
-            return 0;
+            return;
         };
         if meta.is_file() {
-            return meta.len();
+            *total += meta.len();
+            return;
         }
         if !meta.is_dir() {
-            return 0;
+            return;
         }
-        let mut total = 0;
         for e in std::fs::read_dir(p).into_iter().flatten().flatten() {
-            if *budget == 0 || total >= HUGE_PAGES_FROM_BYTES {
+            if *budget == 0 || *total >= HUGE_PAGES_FROM_BYTES {
                 break;
             }
             *budget -= 1;
-            total += size(&e.path(), budget);
+            size(&e.path(), budget, total);
         }
-        total
     }
-    let chart_command = args.get(1).is_some_and(|a| a == "chart");
+    huge_pages(false);
+    if args.get(1).is_none_or(|a| a != "chart") {
+        return;
+    }
     let chart = args.iter().skip(2).map(std::path::Path::new).find(|p| {
         p.join("Chart.yaml").is_file() || (p.extension().is_some_and(|x| x == "tgz") && p.is_file())
     });
-    let bytes = match chart {
-        Some(p) if chart_command => match std::fs::symlink_metadata(p) {
-            Ok(m) if m.is_file() => m.len().saturating_mul(5),
-            _ => size(p, &mut 20_000),
-        },
-        _ => 0,
-    };
-    huge_pages(bytes >= HUGE_PAGES_FROM_BYTES);
+    let Some(chart) = chart else { return };
+    match std::fs::symlink_metadata(chart) {
+        Ok(m) if m.is_file() => huge_pages(m.len().saturating_mul(5) >= HUGE_PAGES_FROM_BYTES),
+        _ => {
+            let chart = chart.to_path_buf();
+            // Only speed depends on it: a thread that cannot start leaves them off.
+            let _ = std::thread::Builder::new()
+                .name("capstan-size".into())
+                .spawn(move || {
+                    let mut total = 0;
+                    size(&chart, &mut 20_000, &mut total);
+                    if total >= HUGE_PAGES_FROM_BYTES {
+                        huge_pages(true);
+                    }
+                });
+        }
+    }
 }
 
 /// The first write to standard output that failed (a full disk, a closed pipe): the
