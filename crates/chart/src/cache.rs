@@ -46,20 +46,16 @@ impl ChartCache {
 }
 
 /// The chart in `chart_dir`: a directory of plain manifests (`manifests`) or a chart,
-/// through the run's `cache` when there is one. A chart read for rendering (`render`)
-/// has its templates parsed ahead ([`crate::parse_ahead`]).
+/// through the run's `cache` when there is one.
 pub(crate) fn load_for(
     fs: &dyn crate::fs::ChartFs,
     chart_dir: &Path,
     manifests: bool,
     cache: Option<&ChartCache>,
-    render: bool,
 ) -> Result<Chart, crate::load::LoadError> {
     let load = || {
         if manifests {
             crate::load::load_manifest_dir_in(fs, chart_dir)
-        } else if render {
-            crate::load::load_dir_to_render(fs, chart_dir)
         } else {
             crate::load::load_dir_in(fs, chart_dir)
         }

@@ -143,14 +143,9 @@ pub fn layers_in(
 ) -> Result<Layers, TemplateError> {
     let read = |p: &str| o.values_file(fs, cwd, p);
     let user = o.values.merge(&read).map_err(TemplateError::values)?;
-    let mut raw = crate::cache::load_for(
-        fs,
-        chart_dir,
-        o.patches.manifests,
-        o.chart_cache.as_ref(),
-        false,
-    )
-    .map_err(TemplateError::load)?;
+    let mut raw =
+        crate::cache::load_for(fs, chart_dir, o.patches.manifests, o.chart_cache.as_ref())
+            .map_err(TemplateError::load)?;
     if let Some(b) = &o.dependency_builder {
         crate::dependencies::build_missing(&mut raw, chart_dir, b)
             .map_err(TemplateError::dependencies)?;

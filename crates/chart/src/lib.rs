@@ -18,7 +18,6 @@ pub mod load;
 pub mod manifests;
 pub mod model;
 mod options;
-mod parse_ahead;
 pub mod patch;
 pub mod postrender;
 pub mod render;

@@ -12,6 +12,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+/// Run before a chart folder's files are read (the command line's huge pages decision:
+/// see `capstan_cli::huge_pages_for`).
+pub static BEFORE_READING: OnceLock<fn()> = OnceLock::new();
+
 /// Loads a chart directory or a packaged chart (`.tgz`) from the disk.
 pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
     load_dir_in(&crate::fs::OsFs, dir)
@@ -19,25 +23,11 @@ pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
 
 /// Loads a chart directory or a packaged chart (`.tgz`) through `fs`.
 pub fn load_dir_in(fs: &dyn ChartFs, dir: &Path) -> Result<Chart, LoadError> {
-    load_dir_with(fs, dir, false)
-}
-
-/// [`load_dir_in`] for a chart about to be rendered: its templates are parsed on a
-/// second thread while the rest is read ([`crate::parse_ahead`]).
-pub(crate) fn load_dir_to_render(fs: &dyn ChartFs, dir: &Path) -> Result<Chart, LoadError> {
-    load_dir_with(fs, dir, true)
-}
-
-fn load_dir_with(fs: &dyn ChartFs, dir: &Path, parse_ahead: bool) -> Result<Chart, LoadError> {
     if fs.is_file(dir) {
         let data = fs
             .read(dir)
             .map_err(|e| LoadError::new(format!("{}: {e}", dir.display())))?;
-        let files = crate::archive::read_archive(&data)?;
-        if parse_ahead {
-            crate::parse_ahead::start(&files);
-        }
-        return from_files(files);
+        return load_archive(&data);
     }
     if !fs.is_dir(dir) {
         return Err(LoadError::new(format!(
@@ -45,13 +35,13 @@ fn load_dir_with(fs: &dyn ChartFs, dir: &Path, parse_ahead: bool) -> Result<Char
             dir.display().to_string()
         )));
     }
+    if let Some(before) = BEFORE_READING.get() {
+        before();
+    }
     let mut files = Vec::new();
     let ignore = IgnoreRules::read(fs, dir);
     walk(fs, dir, "", &ignore, &mut files)?;
     files.sort_by(|a, b| a.name.cmp(&b.name));
-    if parse_ahead {
-        crate::parse_ahead::start(&files);
-    }
     from_files(files)
 }
 

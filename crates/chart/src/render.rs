@@ -282,6 +282,7 @@ fn parsed_set(
     tpls: &BTreeMap<String, Renderable<'_>>,
 ) -> Result<capstan_gotmpl::Templates, RenderError> {
     use std::hash::{Hash, Hasher};
+    static FUNCS: std::sync::OnceLock<Arc<capstan_gotmpl::FuncMap>> = std::sync::OnceLock::new();
     let texts = || names.iter().map(|n| (n.as_str(), &*tpls[n].text));
     // By name and file identity: no text is read for a set parsed before.
     let files = || names.iter().map(|n| (n.as_str(), tpls[n].data));
@@ -303,11 +304,12 @@ fn parsed_set(
             return Ok(set.fresh_copy());
         }
     }
-    let mut set = crate::funcs::helm_templates(helm_func_map());
+    let funcs = FUNCS
+        .get_or_init(|| Arc::new(crate::funcs::helm_funcs()))
+        .clone();
+    let mut set = crate::funcs::helm_templates(funcs);
     let all: Vec<(&str, &str)> = texts().collect();
-    let named: Vec<(&str, &Arc<[u8]>)> = files().collect();
-    let ready = crate::parse_ahead::take(&named);
-    set.parse_all_with(&all, ready).map_err(|e| RenderError {
+    set.parse_all(&all).map_err(|e| RenderError {
         message: crate::engine_errors::parse_error(&e),
         at: tpls.get(&e.template).map(|r| (r.file(), e.line as u32, 1)),
     })?;
@@ -322,14 +324,6 @@ fn parsed_set(
             .push((Arc::new(kept), set.clone()));
     }
     Ok(set.fresh_copy())
-}
-
-/// Helm's template functions, made once per process.
-pub(crate) fn helm_func_map() -> Arc<capstan_gotmpl::FuncMap> {
-    static FUNCS: std::sync::OnceLock<Arc<capstan_gotmpl::FuncMap>> = std::sync::OnceLock::new();
-    FUNCS
-        .get_or_init(|| Arc::new(crate::funcs::helm_funcs()))
-        .clone()
 }
 
 /// `bytes` as text, invalid UTF-8 replaced as Go's conversions do; valid text (nearly

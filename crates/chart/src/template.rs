@@ -195,14 +195,13 @@ struct Prepared {
 
 /// Loads the chart and computes its final values (the first half of `template_in`);
 /// `with_layers` also keeps what explaining them needs (the `-f` files' layers, the chart
-/// before processing); `render` when the chart is rendered next.
+/// before processing).
 fn prepare(
     fs: &dyn crate::fs::ChartFs,
     chart_dir: &Path,
     cwd: &Path,
     o: &TemplateOptions,
     with_layers: bool,
-    render: bool,
 ) -> Result<Prepared, TemplateError> {
     validate_release_name(&o.release_name).map_err(TemplateError::load)?;
     // Explaining reads each `-f` file once, for its values and its positions; a file that
@@ -223,22 +222,17 @@ fn prepare(
                 _ => err,
             }
         })?;
-    let mut chart = crate::cache::load_for(
-        fs,
-        chart_dir,
-        o.patches.manifests,
-        o.chart_cache.as_ref(),
-        render,
-    )
-    .map_err(|e| {
-        let err = TemplateError::load(e.message);
-        match (e.file, e.pos) {
-            (Some(f), Some(p)) if fs.is_dir(chart_dir) => {
-                err.at(chart_dir.join(f), p.line, p.column)
-            }
-            _ => err,
-        }
-    })?;
+    let mut chart =
+        crate::cache::load_for(fs, chart_dir, o.patches.manifests, o.chart_cache.as_ref())
+            .map_err(|e| {
+                let err = TemplateError::load(e.message);
+                match (e.file, e.pos) {
+                    (Some(f), Some(p)) if fs.is_dir(chart_dir) => {
+                        err.at(chart_dir.join(f), p.line, p.column)
+                    }
+                    _ => err,
+                }
+            })?;
     if !chart.metadata.chart_type.is_empty() && chart.metadata.chart_type != "application" {
         return Err(TemplateError::load(format!(
             "{} charts are not installable",
@@ -287,20 +281,18 @@ pub fn values_and_layers(
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<(Map, crate::explain::Layers), TemplateError> {
-    let (p, layers) = prepared_with_layers(fs, chart_dir, cwd, o, false)?;
+    let (p, layers) = prepared_with_layers(fs, chart_dir, cwd, o)?;
     Ok((p.values, layers))
 }
 
-/// The chart prepared for rendering (kept unprocessed beside it) and its value layers;
-/// `render` when it is rendered next.
+/// The chart prepared for rendering (kept unprocessed beside it) and its value layers.
 fn prepared_with_layers(
     fs: &dyn crate::fs::ChartFs,
     chart_dir: &Path,
     cwd: &Path,
     o: &TemplateOptions,
-    render: bool,
 ) -> Result<(Prepared, crate::explain::Layers), TemplateError> {
-    let mut p = prepare(fs, chart_dir, cwd, o, true, render)?;
+    let mut p = prepare(fs, chart_dir, cwd, o, true)?;
     let files = p.files.take();
     let raw = p.raw.as_ref().unwrap_or(&p.chart);
     let layers = crate::explain::layers_of(raw, &p.chart, chart_dir, cwd, fs, o, files)
@@ -315,7 +307,7 @@ pub fn template_in(
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<Rendered, TemplateError> {
-    let prepared = prepare(fs, chart_dir, cwd, o, false, true)?;
+    let prepared = prepare(fs, chart_dir, cwd, o, false)?;
     render_prepared(fs, chart_dir, o, prepared)
 }
 
@@ -327,7 +319,7 @@ pub fn template_with_layers(
     cwd: &Path,
     o: &TemplateOptions,
 ) -> Result<(Rendered, crate::explain::Layers), TemplateError> {
-    let (prepared, layers) = prepared_with_layers(fs, chart_dir, cwd, o, true)?;
+    let (prepared, layers) = prepared_with_layers(fs, chart_dir, cwd, o)?;
     Ok((render_prepared(fs, chart_dir, o, prepared)?, layers))
 }
 

@@ -50,8 +50,8 @@ const HUGE_PAGES_FROM_BYTES: u64 = 2 << 20;
 /// else. `args` are the process's arguments (the program name first); the chart is the
 /// first argument naming a folder with a `Chart.yaml` or a `.tgz` file. An archive is
 /// judged by its size; a folder's files are counted (without following links, up to the
-/// threshold) on a thread of their own while the command line is parsed, which
-/// decides before the loader has read much (counting first cost a millisecond or more).
+/// threshold) on a thread of their own while the command line is parsed, and the loader
+/// waits for the answer before it reads the files.
 pub fn huge_pages_for(args: &[std::ffi::OsString]) {
     // Adds the sizes of the files under `p` to `total`, stopping as soon as it reaches
     // the threshold (or the entry budget runs out).
@@ -87,7 +87,7 @@ pub fn huge_pages_for(args: &[std::ffi::OsString]) {
         _ => {
             let chart = chart.to_path_buf();
             // Only speed depends on it: a thread that cannot start leaves them off.
-            let _ = std::thread::Builder::new()
+            let counting = std::thread::Builder::new()
                 .name("capstan-size".into())
                 .spawn(move || {
                     let mut total = 0;
@@ -96,6 +96,18 @@ pub fn huge_pages_for(args: &[std::ffi::OsString]) {
                         huge_pages(true);
                     }
                 });
+            // The loader waits for the decision before it reads the chart's files.
+            static COUNTING: std::sync::Mutex<Option<std::thread::JoinHandle<()>>> =
+                std::sync::Mutex::new(None);
+            if let (Ok(handle), Ok(mut slot)) = (counting, COUNTING.lock()) {
+                *slot = Some(handle);
+                let _ = capstan_chart::load::BEFORE_READING.set(|| {
+                    let handle = COUNTING.lock().ok().and_then(|mut s| s.take());
+                    if let Some(h) = handle {
+                        let _ = h.join();
+                    }
+                });
+            }
         }
     }
 }

@@ -227,12 +227,6 @@ const PARALLEL_PARSE_FROM: usize = 64 * 1024;
 /// Template functions by name.
 pub type FuncMap = HashMap<String, Func>;
 
-/// The trees of `text` parsed as template `name` with `funcs` (the main tree first, then
-/// every `define`), for [`Templates::parse_all_with`].
-pub fn parse_trees(name: &str, text: &str, funcs: &FuncMap) -> Result<Vec<Tree>, ParseError> {
-    parse::parse(name, text, &|f| funcs.get(f).cloned())
-}
-
 /// Helm's and helmfile's `include`: executes template `name` of the calling set with
 /// `data` and returns its output; more than `max_depth` nested includes is Helm's
 /// "nested reference" error.
@@ -357,43 +351,19 @@ impl Templates {
     /// parse is the error. Many texts are parsed on every core (parsing one text never
     /// depends on another).
     pub fn parse_all(&mut self, texts: &[(&str, &str)]) -> Result<(), ParseError> {
-        self.parse_all_with(texts, Vec::new())
-    }
-
-    /// [`Templates::parse_all`] with some texts parsed already: `ready[i]`, when present,
-    /// is what [`parse_trees`] gave for `texts[i]` with these functions.
-    pub fn parse_all_with(
-        &mut self,
-        texts: &[(&str, &str)],
-        mut ready: Vec<Option<Vec<Tree>>>,
-    ) -> Result<(), ParseError> {
-        ready.resize_with(texts.len(), || None);
+        let total: usize = texts.iter().map(|(_, t)| t.len()).sum();
         let funcs = self.funcs.clone();
         let parse_one =
             |(name, text): &(&str, &str)| parse::parse(name, text, &|f| funcs.get(f).cloned());
-        let missing: Vec<(usize, (&str, &str))> = texts
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| ready[*i].is_none())
-            .map(|(i, pair)| (i, *pair))
-            .collect();
-        let total: usize = missing.iter().map(|(_, (_, t))| t.len()).sum();
         let parsed: Vec<Option<Result<Vec<Tree>, ParseError>>> = if total < PARALLEL_PARSE_FROM {
-            missing
-                .iter()
-                .map(|(_, pair)| Some(parse_one(pair)))
-                .collect()
+            texts.iter().map(|pair| Some(parse_one(pair))).collect()
         } else {
-            capstan_value::stack::parallel_map(&missing, |(_, pair)| parse_one(pair))
+            capstan_value::stack::parallel_map(texts, parse_one)
         };
-        let mut parsed = missing.iter().map(|(i, _)| *i).zip(parsed).peekable();
-        for (i, pair) in texts.iter().enumerate() {
-            let trees = match ready[i].take() {
-                Some(t) => t,
-                None => match parsed.next_if(|(j, _)| *j == i) {
-                    Some((_, Some(t))) => t?,
-                    _ => parse_one(pair)?,
-                },
+        for (pair, trees) in texts.iter().zip(parsed) {
+            let trees = match trees {
+                Some(t) => t?,
+                None => parse_one(pair)?,
             };
             self.add_trees(pair.0, pair.1, trees);
         }
