@@ -495,7 +495,10 @@ fn run_process(
     run_command(cmd, timeout)
 }
 
-/// Runs `cmd` (standard input closed, its output read), killing it after `timeout`.
+/// Runs `cmd` (standard input closed, its output read), killing it after `timeout`. The
+/// time is taken when the process ends (a thread blocks in `wait`): polling its status
+/// every few milliseconds added up to that much to every run, a larger share of a
+/// short one.
 pub(crate) fn run_command(mut cmd: Command, timeout: Duration) -> Result<Outcome, String> {
     let start = Instant::now();
     let program = cmd.get_program().to_string_lossy().into_owned();
@@ -514,20 +517,27 @@ pub(crate) fn run_command(mut cmd: Command, timeout: Duration) -> Result<Outcome
     };
     let out = child.stdout.take().map(|s| read(Box::new(s)));
     let err = child.stderr.take().map(|s| read(Box::new(s)));
+    let pid = child.id();
+    let (done, finished) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait().ok();
+        let elapsed = start.elapsed();
+        let _ = done.send(());
+        (status, elapsed)
+    });
     let mut timed_out = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Some(s),
-            Ok(None) if start.elapsed() > timeout => {
-                let _ = child.kill();
-                timed_out = true;
-                break child.wait().ok();
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-            Err(_) => break None,
-        }
-    };
-    let elapsed = start.elapsed();
+    if finished.recv_timeout(timeout).is_err() {
+        // Still running (the waiter holds the child): stopped by its process id.
+        timed_out = true;
+        let _ = Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    let (status, elapsed) = waiter
+        .join()
+        .map_err(|_| format!("{program}: waiting for it failed"))?;
     let join = |h: Option<std::thread::JoinHandle<String>>| {
         h.and_then(|h| h.join().ok()).unwrap_or_default()
     };
@@ -715,6 +725,27 @@ fn tempdir(prefix: &str) -> Result<TempDir, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_is_timed_to_its_end_and_stopped_at_its_timeout() {
+        let mut echo = Command::new("sh");
+        echo.args(["-c", "echo out; echo err >&2; exit 3"]);
+        let done = run_command(echo, Duration::from_secs(30)).expect("sh runs");
+        assert_eq!(
+            (done.code, done.stdout.as_str(), done.stderr.as_str()),
+            (Some(3), "out\n", "err\n")
+        );
+        assert!(!done.timed_out && done.elapsed < Duration::from_secs(5));
+        let mut sleep = Command::new("sleep");
+        sleep.arg("30");
+        let stopped = run_command(sleep, Duration::from_millis(200)).expect("sleep runs");
+        assert!(stopped.timed_out && stopped.code.is_none());
+        assert!(
+            stopped.elapsed < Duration::from_secs(10),
+            "{:?}",
+            stopped.elapsed
+        );
+    }
 
     #[test]
     fn the_comparison_is_strict() {
