@@ -304,6 +304,10 @@ pub fn decode_helm_direct(text: &str) -> Result<Value, YamlError> {
     Ok(Value::map_from(unmarshal_one(text)?))
 }
 
+/// Texts up to this size without a separator are split by [`split_documents`]'s quick
+/// path.
+const QUICK_SPLIT_UP_TO: usize = 64 * 1024;
+
 /// Splits text into documents like apimachinery's `YAMLReader`: a line starting with
 /// `---` ends a document; only spaces or a comment may follow the dashes. A separator
 /// before any content stays in the document it starts (the reader only drops a separator
@@ -311,8 +315,13 @@ pub fn decode_helm_direct(text: &str) -> Result<Value, YamlError> {
 /// yaml.v2's error.
 pub fn split_documents(text: &str) -> Result<Vec<String>, YamlError> {
     // Most values files: no separator and no carriage return, one document as written
-    // (ending with a line break).
-    if memchr::memmem::find(text.as_bytes(), b"---").is_none() && !text.contains('\r') {
+    // (ending with a line break). Only small texts: a large one (a state file of
+    // thousands of releases) copied whole raised the peak memory of a 20,000-release run
+    // by 15 MB, read line by line it does not.
+    if text.len() <= QUICK_SPLIT_UP_TO
+        && memchr::memmem::find(text.as_bytes(), b"---").is_none()
+        && !text.contains('\r')
+    {
         if text.is_empty() {
             return Ok(Vec::new());
         }
