@@ -16,6 +16,16 @@ use crate::utf8::SkipSpaces;
 use capstan_source::Pos;
 use libyaml_safer::ScalarStyle;
 
+/// What libyaml puts between two lines of a folded scalar: a line break for each empty
+/// line between them, else a space (nothing after an escaped line break, `joined`).
+fn fold_break(value: &mut String, empty_lines: usize, joined: bool) {
+    if empty_lines > 0 {
+        value.extend(std::iter::repeat_n('\n', empty_lines));
+    } else if !joined {
+        value.push(' ');
+    }
+}
+
 /// The part of a quoted scalar on one line, from after the opening quote (or the line's
 /// first character past its indentation).
 struct QuotedPart {
@@ -351,7 +361,7 @@ impl Composer {
                     });
                 }
                 Some(node) => {
-                    if !line.text[value_col..].is_empty() && self.ends_line(node, line) {
+                    if self.ends_line(node, line) {
                         self.fold_plain(node, col, &mut lines)?;
                     }
                     self.attach(node);
@@ -447,11 +457,7 @@ impl Composer {
                 return None;
             }
             lines.advance(&next);
-            if breaks == 0 {
-                more.push(' ');
-            } else {
-                more.extend(std::iter::repeat_n('\n', breaks));
-            }
+            fold_break(&mut more, breaks, false);
             breaks = 0;
             more.push_str(content);
             end = Some(next.at(indent + content.len()));
@@ -526,11 +532,7 @@ impl Composer {
             if indent <= map_col || !body.is_ascii() {
                 return Some(None);
             }
-            if breaks > 0 {
-                value.extend(std::iter::repeat_n('\n', breaks));
-            } else if !joined {
-                value.push(' ');
-            }
+            fold_break(&mut value, breaks, joined);
             breaks = 0;
             let Some(part) = quoted_part(body, quote) else {
                 return Some(None);
