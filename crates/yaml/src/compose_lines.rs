@@ -429,9 +429,10 @@ impl Composer {
 
     /// Continues the plain scalar `node` (a value of the mapping at `col`) on the lines
     /// below it indented past `col`, folded as libyaml folds them: a line break between
-    /// two lines is a space, each empty line between them a line break. `None` for a
-    /// continuation libyaml would read otherwise (a comment, `: ` or a final `:`, which
-    /// end the scalar, or a byte outside ASCII, whose column counts differently).
+    /// two lines is a space, each empty line between them a line break; a deeper comment
+    /// line ends it. `None` for a continuation libyaml would read otherwise (a comment
+    /// after text, `: ` or a final `:`, which end the scalar, or a byte outside ASCII,
+    /// whose column counts differently).
     fn fold_plain(&mut self, node: usize, col: usize, lines: &mut Lines) -> Option<()> {
         let mut breaks = 0usize;
         let mut more = String::new();
@@ -448,8 +449,12 @@ impl Composer {
                 break;
             }
             let content = body.trim_end_matches(' ');
+            if content.starts_with('#') {
+                // A comment ends the scalar; the line and what follows are the caller's
+                // (which refuses a deeper line after it, as libyaml does).
+                break;
+            }
             if !content.is_ascii()
-                || content.starts_with('#')
                 || content.contains(" #")
                 || content.contains(": ")
                 || content.ends_with(':')

@@ -42,6 +42,8 @@ fn multi_line_plain_and_single_quoted_values_are_read_by_lines() {
         "s:\n- a: one\n    two\n  b: 'x\n    y'\n",
         "a: one\n  two\nb: 'x\n    y'\n",
         "d: \"a\\n b\"\ne: \"x \\\n   y\n\n   z\\t\\\"\\\\\"\n",
+        // Deeper comment lines after a value (commented-out examples) end it.
+        "extra: null\n  # - apiVersion: v1\n  #   kind: ConfigMap\n\nport: 3000\n    # port: 4181\nb: x\n  y\n\n  # z\nc: 1\n",
     ];
     for text in docs {
         let mut taken = 0;
