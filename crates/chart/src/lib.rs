@@ -18,6 +18,7 @@ pub mod load;
 pub mod manifests;
 pub mod model;
 mod options;
+mod parallel_render;
 pub mod patch;
 pub mod postrender;
 pub mod render;

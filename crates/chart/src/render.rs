@@ -6,6 +6,7 @@
 
 use crate::files::Files;
 use crate::load::Chart;
+pub use crate::parallel_render::parallel_renders;
 use capstan_value::{Str, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -216,39 +217,85 @@ pub fn render(
     let names = sorted_names(&tpls);
     let set = parsed_set(&names, &tpls)?;
     let mut rendered = BTreeMap::new();
+    let running = crate::parallel_render::Running::start();
+    let text_bytes: usize = tpls.values().map(|r| r.text.len()).sum();
+    if running.alone()
+        && text_bytes >= crate::parallel_render::PARALLEL_FROM_BYTES
+        && capstan_value::stack::cores() >= 2
+    {
+        let jobs: Vec<crate::parallel_render::Job<'_>> = names
+            .iter()
+            .filter(|n| !is_partial(n))
+            .map(|name| crate::parallel_render::Job {
+                name,
+                scope: &tpls[name].scope,
+                template: template_object(name, &tpls[name]),
+            })
+            .collect();
+        if let Some(outs) = crate::parallel_render::execute(&set, &jobs) {
+            for (job, out) in jobs.iter().zip(outs) {
+                let out = out.map_err(|e| exec_failure(job.name, &e, &tpls))?;
+                rendered.insert(job.name.to_string(), without_no_value(out));
+            }
+            crate::parallel_render::count_parallel();
+            return Ok(rendered);
+        }
+    }
     for name in &names {
-        let base = name.rsplit('/').next().unwrap_or(name);
-        if base.starts_with('_') {
+        if is_partial(name) {
             continue;
         }
         let r = &tpls[name];
-        let mut template = Map::new();
-        template.insert(
-            capstan_value::static_str!("Name"),
-            Value::from(name.as_str()),
-        );
-        template.insert(capstan_value::static_str!("BasePath"), r.base_path.clone());
         if let Value::Map(scope) = &r.scope {
             scope.insert(
                 capstan_value::static_str!("Template"),
-                Value::map_from(template),
+                template_object(name, r),
             );
         }
-        let out = set.execute(name, &r.scope).map_err(|e| RenderError {
-            message: crate::engine_errors::exec_error(name, &e),
-            at: e.at.and_then(|l| {
-                tpls.get(&l.template)
-                    .map(|r| (r.file(), l.line as u32, l.column as u32 + 1))
-            }),
-        })?;
-        let out = if out.contains("<no value>") {
-            out.replace("<no value>", "")
-        } else {
-            out
-        };
-        rendered.insert(name.clone(), out);
+        let out = set
+            .execute(name, &r.scope)
+            .map_err(|e| exec_failure(name, &e, &tpls))?;
+        rendered.insert(name.clone(), without_no_value(out));
     }
     Ok(rendered)
+}
+
+/// Whether a template is a partial (`_helpers.tpl`): parsed for its definitions, never
+/// rendered itself.
+fn is_partial(name: &str) -> bool {
+    name.rsplit('/').next().unwrap_or(name).starts_with('_')
+}
+
+/// `.Template` for the template `name`.
+fn template_object(name: &str, r: &Renderable<'_>) -> Value {
+    let mut template = Map::new();
+    template.insert(capstan_value::static_str!("Name"), Value::from(name));
+    template.insert(capstan_value::static_str!("BasePath"), r.base_path.clone());
+    Value::map_from(template)
+}
+
+/// A template's output with Go's `<no value>` removed, as Helm removes it.
+fn without_no_value(out: String) -> String {
+    if out.contains("<no value>") {
+        out.replace("<no value>", "")
+    } else {
+        out
+    }
+}
+
+/// An execution error as Helm reports it, placed in its template file when known.
+fn exec_failure(
+    name: &str,
+    e: &capstan_gotmpl::ExecError,
+    tpls: &BTreeMap<String, Renderable<'_>>,
+) -> RenderError {
+    RenderError {
+        message: crate::engine_errors::exec_error(name, e),
+        at: e.at.as_ref().and_then(|l| {
+            tpls.get(&l.template)
+                .map(|r| (r.file(), l.line as u32, l.column as u32 + 1))
+        }),
+    }
 }
 
 /// The templates of one chart tree: names in parse order, with the bytes each text was

@@ -24,6 +24,7 @@ pub mod json;
 mod path;
 pub mod printf;
 pub mod stack;
+pub mod write_guard;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -158,22 +159,26 @@ pub(crate) fn append_capacity(n: usize) -> usize {
 /// clones of the `Value` holding this map. Code that builds values (YAML, merging) uses
 /// copy-on-write through [`Value::map_entries_mut`] instead, which never disturbs other
 /// holders.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Map {
     /// The value type (`map[string]string` has `String`).
     pub elem: Elem,
     /// A nil map.
     pub nil: bool,
     entries: RwLock<BTreeMap<Str, Value>>,
+    /// The epoch it was made in ([`write_guard`]).
+    born: u64,
+}
+
+impl Default for Map {
+    fn default() -> Self {
+        Map::new(Elem::default(), false, BTreeMap::new())
+    }
 }
 
 impl Clone for Map {
     fn clone(&self) -> Self {
-        Map {
-            elem: self.elem,
-            nil: self.nil,
-            entries: RwLock::new(self.read().clone()),
-        }
+        Map::new(self.elem, self.nil, self.read().clone())
     }
 }
 
@@ -198,6 +203,7 @@ impl Map {
             elem,
             nil,
             entries: RwLock::new(entries),
+            born: write_guard::current_epoch(),
         }
     }
 
@@ -209,12 +215,14 @@ impl Map {
     /// The entries, changed in place for every holder of this map (Go semantics). Only
     /// inside this crate: stores go through [`Map::insert`], which notes cycles.
     pub(crate) fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<Str, Value>> {
+        write_guard::check_write(self.born);
         self.entries.write().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Stores `value` under `key`, in place for every holder of this map (Go's
     /// `m[key] = value`). A value that holds this map makes a cycle (see [`cycles`]).
     pub fn insert(&self, key: Str, value: Value) -> Option<Value> {
+        write_guard::check_write(self.born);
         cycles::note_insert(self, &value);
         self.write().insert(key, value)
     }
@@ -528,11 +536,7 @@ impl Value {
 
     /// A `map[string]interface {}` from entries.
     pub fn map_from(entries: BTreeMap<Str, Value>) -> Value {
-        Value::Map(Arc::new(Map {
-            elem: Elem::Any,
-            nil: false,
-            entries: RwLock::new(entries),
-        }))
+        Value::Map(Arc::new(Map::new(Elem::Any, false, entries)))
     }
 
     /// A `[]interface {}` from items.
@@ -631,11 +635,7 @@ impl Value {
                         *v = v.deep_copy_inner();
                     }
                 }
-                Value::Map(Arc::new(Map {
-                    elem: m.elem,
-                    nil: m.nil,
-                    entries: RwLock::new(entries),
-                }))
+                Value::Map(Arc::new(Map::new(m.elem, m.nil, entries)))
             }
             Value::AnyMap(m) => Value::AnyMap(Arc::new(AnyMap {
                 entries: m

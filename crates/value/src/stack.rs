@@ -61,6 +61,8 @@ pub(crate) fn on_deep_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     if segment > MAX_SEGMENTS {
         std::panic::panic_any(TooDeep);
     }
+    // The write guard of a parallel render goes with the work.
+    let guard = crate::write_guard::thread_guard();
     std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
             .name("capstan-deep".into())
@@ -68,6 +70,7 @@ pub(crate) fn on_deep_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
             .spawn_scoped(scope, move || {
                 mark_thread_stack(DEEP_STACK_BYTES);
                 SEGMENT.with(|s| s.set(segment));
+                crate::write_guard::guard_thread(guard);
                 f()
             });
         match spawned {
