@@ -71,7 +71,7 @@ impl<const L: usize> Columns<L> {
             self.lo = (s0 as u64 as u128) | ((s1 as u64 as u128) << 64);
             self.hi += (s1 >> 64) as u64 + (chi << 1) + top;
         }
-        if I % 2 == 0 {
+        if I.is_multiple_of(2) {
             mac(&mut self.lo, &mut self.hi, a[I / 2], a[I / 2]);
         }
         if I < L {
