@@ -82,11 +82,10 @@ pub fn run(session: &Session, request: &FetchRequest, log: &mut String) -> Resul
                 c.dir
             );
         }
-        files.extend(
-            c.files
-                .into_iter()
-                .map(|f| (format!("{}/{}", c.dir, f.name), f.data.to_vec())),
-        );
+        for f in c.files {
+            let data = f.data.get()?.to_vec();
+            files.push((format!("{}/{}", c.dir, f.name), data));
+        }
     }
     let written = crate::files::write_all(cwd, &files, false);
     drop(temp);

@@ -1,30 +1,41 @@
 //! `.Files` in Helm templates: a chart's non-template files with `Get`, `GetBytes`,
 //! `Glob`, `Lines`, `AsConfig` and `AsSecrets`. Ranging over it visits path and bytes.
 
+use crate::model::FileData;
 use capstan_gocompat::glob::glob_match;
 use capstan_value::{GoError, HostObject, Str, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// A set of chart files by path.
+/// A set of chart files by path (read on first use when the loader left them for later).
 #[derive(Debug, Clone, Default)]
-pub struct Files(pub BTreeMap<String, Arc<[u8]>>);
+pub struct Files(pub BTreeMap<String, FileData>);
 
 impl Files {
-    fn get(&self, name: &str) -> String {
+    /// The bytes of `name` (none for a file the set does not have), or the error of
+    /// reading a file left for later.
+    fn bytes(&self, name: &str) -> Result<Option<&Arc<[u8]>>, GoError> {
         self.0
             .get(name)
-            .map(|d| String::from_utf8_lossy(d).into_owned())
-            .unwrap_or_default()
+            .map(FileData::get)
+            .transpose()
+            .map_err(GoError)
     }
 
-    fn base_map(&self, f: impl Fn(&[u8]) -> String) -> Value {
+    fn get(&self, name: &str) -> Result<String, GoError> {
+        Ok(self
+            .bytes(name)?
+            .map(|d| String::from_utf8_lossy(d).into_owned())
+            .unwrap_or_default())
+    }
+
+    fn base_map(&self, f: impl Fn(&[u8]) -> String) -> Result<Value, GoError> {
         let mut m = BTreeMap::new();
         for (k, v) in &self.0 {
             let base = k.rsplit('/').next().unwrap_or(k);
-            m.insert(Str::from(base), Value::from(f(v)));
+            m.insert(Str::from(base), Value::from(f(v.get().map_err(GoError)?)));
         }
-        Value::map_from(m)
+        Ok(Value::map_from(m))
     }
 }
 
@@ -60,28 +71,29 @@ impl HostObject for Files {
     fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, GoError>> {
         Some(match name {
             // Go's `string(bytes)`: a file that is not UTF-8 keeps its bytes.
-            "Get" => arg(args).map(|p| match self.0.get(&p) {
-                None => Value::from(""),
-                Some(d) => match std::str::from_utf8(d) {
-                    Ok(text) => Value::from(text),
-                    Err(_) => Value::RawString(d.clone()),
-                },
+            "Get" => arg(args).and_then(|p| {
+                Ok(match self.bytes(&p)? {
+                    None => Value::from(""),
+                    Some(d) => match std::str::from_utf8(d) {
+                        Ok(text) => Value::from(text),
+                        Err(_) => Value::RawString(d.clone()),
+                    },
+                })
             }),
-            "GetBytes" => arg(args).map(|p| {
-                Value::Bytes(
-                    self.0
-                        .get(&p)
+            "GetBytes" => arg(args).and_then(|p| {
+                Ok(Value::Bytes(
+                    self.bytes(&p)?
                         .cloned()
                         .unwrap_or_else(|| Arc::from(Vec::new())),
-                )
+                ))
             }),
-            "Lines" => arg(args).map(|p| {
-                let s = self.get(&p);
+            "Lines" => arg(args).and_then(|p| {
+                let s = self.get(&p)?;
                 if s.is_empty() {
-                    return Value::list_from(Vec::new());
+                    return Ok(Value::list_from(Vec::new()));
                 }
                 let s = s.strip_suffix('\n').unwrap_or(&s);
-                Value::list_from(s.split('\n').map(Value::from).collect())
+                Ok(Value::list_from(s.split('\n').map(Value::from).collect()))
             }),
             "Glob" => arg(args).map(|pattern| {
                 let picked = self
@@ -92,22 +104,22 @@ impl HostObject for Files {
                     .collect();
                 Value::Host(Arc::new(Files(picked)))
             }),
-            "AsConfig" => Ok(Value::from(yaml_text(
-                &self.base_map(|d| String::from_utf8_lossy(d).into_owned()),
-            ))),
-            "AsSecrets" => Ok(Value::from(yaml_text(
-                &self.base_map(capstan_value::json::base64_encode),
-            ))),
+            "AsConfig" => self
+                .base_map(|d| String::from_utf8_lossy(d).into_owned())
+                .map(|m| Value::from(yaml_text(&m))),
+            "AsSecrets" => self
+                .base_map(capstan_value::json::base64_encode)
+                .map(|m| Value::from(yaml_text(&m))),
             _ => return None,
         })
     }
+    /// Ranging over the files reads them all; one that cannot be read (left for later,
+    /// then gone) makes the set one that cannot be ranged over.
     fn entries(&self) -> Option<Vec<(Value, Value)>> {
-        Some(
-            self.0
-                .iter()
-                .map(|(k, v)| (Value::from(k.as_str()), Value::Bytes(v.clone())))
-                .collect(),
-        )
+        self.0
+            .iter()
+            .map(|(k, v)| Some((Value::from(k.as_str()), Value::Bytes(v.get().ok()?.clone()))))
+            .collect()
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

@@ -12,6 +12,11 @@ pub trait ChartFs: Send + Sync {
     fn read_shared(&self, path: &Path) -> io::Result<std::sync::Arc<[u8]>> {
         self.read(path).map(Into::into)
     }
+    /// A file opened now (so that an unreadable one fails now) to be read on first use,
+    /// with its size; `None` to read it now instead (the default).
+    fn open_later(&self, _path: &Path) -> io::Result<Option<(crate::model::FileData, u64)>> {
+        Ok(None)
+    }
     /// The entries of a directory: name, and whether it is a directory (symlinks
     /// followed), sorted by name.
     fn read_dir(&self, path: &Path) -> io::Result<Vec<(String, bool)>>;
@@ -63,6 +68,18 @@ impl ChartFs for OsFs {
             return whole(std::fs::File::open(path)?);
         }
         Ok(data)
+    }
+
+    /// Regular files only: anything else (a pipe, a device) is read now.
+    fn open_later(&self, path: &Path) -> io::Result<Option<(crate::model::FileData, u64)>> {
+        let meta = std::fs::File::open(path)?.metadata()?;
+        if !meta.is_file() {
+            return Ok(None);
+        }
+        Ok(Some((
+            crate::model::FileData::later(path.to_path_buf()),
+            meta.len(),
+        )))
     }
 
     fn read_dir(&self, path: &Path) -> io::Result<Vec<(String, bool)>> {

@@ -5,7 +5,7 @@
 
 use crate::fs::ChartFs;
 use crate::model::{string_field, FieldError, Map};
-pub use crate::model::{Chart, ChartFile, Dependency, LoadError, Metadata};
+pub use crate::model::{Chart, ChartFile, Dependency, FileData, LoadError, Metadata};
 use capstan_gocompat::glob::glob_match;
 use capstan_value::Value;
 use std::collections::BTreeMap;
@@ -40,7 +40,7 @@ pub fn load_dir_in(fs: &dyn ChartFs, dir: &Path) -> Result<Chart, LoadError> {
     }
     let mut files = Vec::new();
     let ignore = IgnoreRules::read(fs, dir);
-    walk(fs, dir, "", &ignore, &mut files)?;
+    walk(fs, dir, "", &ignore, &mut files, true)?;
     files.sort_by(|a, b| a.name.cmp(&b.name));
     from_files(files)
 }
@@ -72,6 +72,7 @@ pub(crate) fn load_manifest_dir_in(fs: &dyn ChartFs, dir: &Path) -> Result<Chart
             patterns: Vec::new(),
         },
         &mut all,
+        false,
     )?;
     let mut files: Vec<ChartFile> = all
         .into_iter()
@@ -106,12 +107,35 @@ pub fn load_archive(data: &[u8]) -> Result<Chart, LoadError> {
     from_files(crate::archive::read_archive(data)?)
 }
 
+/// Whether a chart file (its path inside the chart) may be read on first use: not a
+/// template, not one of the files loading reads (`Chart.yaml`, values, schema,
+/// requirements), not a packaged subchart.
+fn read_later(path: &str) -> bool {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    !path.split('/').any(|s| s == "templates")
+        && !matches!(
+            base,
+            "Chart.yaml"
+                | "values.yaml"
+                | "values.schema.json"
+                | "requirements.yaml"
+                | "requirements.lock"
+                | "Chart.lock"
+                | ".helmignore"
+        )
+        && !base.ends_with(".tgz")
+        && !base.ends_with(".tar.gz")
+}
+
+/// The files under `dir` (their paths inside the chart prefixed with `rel`), those
+/// [`read_later`] allows left for their first use when `later` is set.
 fn walk(
     fs: &dyn ChartFs,
     dir: &Path,
     rel: &str,
     ignore: &IgnoreRules,
     out: &mut Vec<ChartFile>,
+    later: bool,
 ) -> Result<(), LoadError> {
     let entries = fs
         .read_dir(dir)
@@ -127,19 +151,26 @@ fn walk(
         }
         let full = dir.join(&name);
         if is_dir {
-            walk(fs, &full, &path, ignore, out)?;
+            walk(fs, &full, &path, ignore, out, later)?;
         } else {
-            let data = fs
-                .read_shared(&full)
-                .map_err(|err| LoadError::new(format!("{}: {err}", full.display())))?;
-            // Helm refuses any chart file over 5 MiB, naming it by its base name.
-            if data.len() as u64 > crate::archive::MAX_FILE_SIZE {
-                return Err(LoadError::new(format!(
-                    "chart file {} is larger than the maximum file size {}",
-                    capstan_gocompat::quote::go_quote(&name),
-                    crate::archive::MAX_FILE_SIZE
-                )));
-            }
+            let fail = |err: String| LoadError::new(format!("{}: {err}", full.display()));
+            let left = if later && read_later(&path) {
+                fs.open_later(&full).map_err(|e| fail(e.to_string()))?
+            } else {
+                None
+            };
+            let data = match left {
+                Some((data, len)) => {
+                    crate::archive::check_file_size(&full, len).map_err(LoadError::new)?;
+                    data
+                }
+                None => {
+                    let data = fs.read_shared(&full).map_err(|e| fail(e.to_string()))?;
+                    crate::archive::check_file_size(&full, data.len() as u64)
+                        .map_err(LoadError::new)?;
+                    data.into()
+                }
+            };
             out.push(ChartFile { name: path, data });
         }
     }
@@ -204,29 +235,33 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
     let mut packaged: Vec<(String, Vec<ChartFile>)> = Vec::new();
     let mut requirements: Option<Vec<u8>> = None;
     for f in files {
+        // The files loading reads were read with the chart (never left for later).
+        let bytes = || f.data.get().map_err(LoadError::new);
         match f.name.as_str() {
             "Chart.yaml" => {
                 saw_chart_yaml = true;
-                capstan_yaml::yaml_text(&f.data).map_err(|e| {
+                let data = bytes()?;
+                capstan_yaml::yaml_text(data).map_err(|e| {
                     LoadError::new(format!(
                         "cannot load Chart.yaml: error converting YAML to JSON: {e}"
                     ))
                     .in_file("Chart.yaml", e.pos)
                 })?;
                 chart.metadata =
-                    parse_metadata(&String::from_utf8_lossy(&f.data)).map_err(|(e, pos)| {
+                    parse_metadata(&String::from_utf8_lossy(data)).map_err(|(e, pos)| {
                         LoadError::new(format!("cannot load Chart.yaml: {e}"))
                             .in_file("Chart.yaml", pos)
                     })?;
             }
             "values.yaml" => {
-                capstan_yaml::yaml_documents_text(&f.data).map_err(|e| {
+                let data = bytes()?;
+                capstan_yaml::yaml_documents_text(data).map_err(|e| {
                     LoadError::new(format!(
                         "cannot load values.yaml: cannot unmarshal yaml document: error converting YAML to JSON: {e}"
                     ))
                     .in_file("values.yaml", e.pos)
                 })?;
-                chart.values_text = String::from_utf8_lossy(&f.data).into();
+                chart.values_text = String::from_utf8_lossy(data).into();
                 // Read once for rendering and for explaining (positions, number traps).
                 match crate::model::DefaultsLayer::read("values.yaml", &chart.values_text) {
                     Ok(read) => {
@@ -244,9 +279,12 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                     }
                 }
             }
-            "values.schema.json" => chart.schema = Some(f.data.clone()),
-            "requirements.yaml" => requirements = Some(f.data.to_vec()),
-            name if name.starts_with("templates/") => Arc::make_mut(&mut chart.templates).push(f),
+            "values.schema.json" => chart.schema = Some(bytes()?.clone()),
+            "requirements.yaml" => requirements = Some(bytes()?.to_vec()),
+            name if name.starts_with("templates/") => {
+                let data = FileData::Read(bytes()?.clone());
+                Arc::make_mut(&mut chart.templates).push(ChartFile { name: f.name, data })
+            }
             name if name.starts_with("charts/") => {
                 let rest = &name["charts/".len()..];
                 match rest.split_once('/') {
@@ -260,7 +298,7 @@ fn from_files(files: Vec<ChartFile>) -> Result<Chart, LoadError> {
                             })
                     }
                     None if rest.ends_with(".tgz") || rest.ends_with(".tar.gz") => {
-                        let files = crate::archive::read_archive(&f.data)
+                        let files = crate::archive::read_archive(bytes()?)
                             .map_err(|e| LoadError::new(format!("{name}: {e}")))?;
                         packaged.push((rest.to_string(), files));
                     }
@@ -411,7 +449,7 @@ mod tests {
     fn file(name: &str, text: &str) -> ChartFile {
         ChartFile {
             name: name.into(),
-            data: text.as_bytes().into(),
+            data: text.as_bytes().to_vec().into(),
         }
     }
 
@@ -459,5 +497,59 @@ mod tests {
             e("apiVersion: v2\nname: x\nversion: 1.0.0\ndescription: [1\n"),
             "cannot load Chart.yaml: error converting YAML to JSON: yaml: line 4: did not find expected ',' or ']'"
         );
+    }
+}
+
+#[cfg(all(test, unix))]
+mod read_later_tests {
+    use super::*;
+
+    #[test]
+    fn files_only_some_renders_read_are_read_on_first_use() {
+        let dir = std::env::temp_dir().join(format!("capstan-later-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (name, text) in [
+            ("Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n"),
+            ("values.yaml", "a: 1\n"),
+            ("templates/cm.yaml", "x: {{ .Values.a }}\n"),
+            ("crds/crd.yaml", "kind: CustomResourceDefinition\n"),
+            ("files/a.txt", "first"),
+            ("files/b.txt", "second"),
+        ] {
+            let path = dir.join(name);
+            std::fs::create_dir_all(path.parent().expect("a folder")).expect("folders");
+            std::fs::write(path, text).expect("a file");
+        }
+        let chart = load_dir(&dir).expect("the chart loads");
+        let later =
+            |name: &str| {
+                chart.files.iter().find(|f| f.name == name).map(|f| {
+                    matches!(f.data, FileData::Later(_)) && f.data.read_already().is_none()
+                })
+            };
+        assert_eq!(later("crds/crd.yaml"), Some(true));
+        assert_eq!(later("files/a.txt"), Some(true));
+        assert!(chart
+            .templates
+            .iter()
+            .all(|t| matches!(t.data, FileData::Read(_))));
+        let a = chart
+            .files
+            .iter()
+            .find(|f| f.name == "files/a.txt")
+            .expect("a.txt");
+        assert_eq!(a.data.get().map(|d| d.to_vec()), Ok(b"first".to_vec()));
+        // A file gone before its first use: the error names it.
+        std::fs::remove_file(dir.join("files/b.txt")).expect("removed");
+        let b = chart
+            .files
+            .iter()
+            .find(|f| f.name == "files/b.txt")
+            .expect("b.txt");
+        assert!(b.data.get().is_err_and(|e| e.contains("b.txt")));
+        // A file that cannot be opened fails the load, as Helm's reading it does.
+        std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("files/c.txt")).expect("a link");
+        assert!(load_dir(&dir).is_err_and(|e| e.message.contains("c.txt")));
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

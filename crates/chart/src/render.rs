@@ -119,7 +119,7 @@ fn collect<'a>(
     parent_values: &Value,
     ctx: &RenderContext,
     out: &mut BTreeMap<String, Renderable<'a>>,
-) -> Value {
+) -> Result<Value, RenderError> {
     let full_path = match parent_path {
         None => c.name().to_string(),
         Some(p) => format!("{p}/charts/{}", c.name()),
@@ -153,7 +153,7 @@ fn collect<'a>(
     let mut subcharts = Map::new();
     for d in &c.dependencies {
         let sub_dir = format!("{dir}charts/{}/", d.dir);
-        let sub = collect(d, &sub_dir, Some(&full_path), &values, ctx, out);
+        let sub = collect(d, &sub_dir, Some(&full_path), &values, ctx, out)?;
         subcharts.insert(Str::from(d.name()), sub);
     }
     scope.insert(
@@ -169,19 +169,24 @@ fn collect<'a>(
         if library && !base.starts_with('_') {
             continue;
         }
+        // Read with the chart by every loader; a caller's file left for later is read now.
+        let data = t
+            .data
+            .get()
+            .map_err(|message| RenderError { message, at: None })?;
         out.insert(
             format!("{full_path}/{}", t.name),
             Renderable {
                 dir: shared_dir.clone(),
                 path: &t.name,
-                text: lossy_text(&t.data),
-                data: &t.data,
+                text: lossy_text(data),
+                data,
                 scope: scope.clone(),
                 base_path: base_path.clone(),
             },
         );
     }
-    scope
+    Ok(scope)
 }
 
 /// Helm's parse order: more path segments first, then reverse lexical order.
@@ -213,7 +218,7 @@ pub fn render(
     ctx: &RenderContext,
 ) -> Result<RenderedFiles, RenderError> {
     let mut tpls = BTreeMap::new();
-    collect(chart, "", None, values, ctx, &mut tpls);
+    collect(chart, "", None, values, ctx, &mut tpls)?;
     let names = sorted_names(&tpls);
     let set = parsed_set(&names, &tpls)?;
     let mut rendered = BTreeMap::new();

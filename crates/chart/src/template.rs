@@ -386,8 +386,9 @@ fn render_prepared(
     };
     let crd_texts: Vec<(String, std::borrow::Cow<str>)> = crds
         .into_iter()
-        .map(|(path, f)| (path, crate::render::lossy_text(&f.data)))
-        .collect();
+        .map(|(path, f)| Ok((path, crate::render::lossy_text(f.data.get()?))))
+        .collect::<Result<_, String>>()
+        .map_err(TemplateError::render)?;
     let size = crd_texts
         .iter()
         .map(|(p, c)| p.len() + c.len() + 16)
