@@ -181,7 +181,7 @@ pub(crate) fn execute(set: &Templates, jobs: &[Job<'_>]) -> Option<Vec<Result<St
     let scopes = job_scopes(jobs)?;
     // Every map made so far (the values, the scopes and their copies) is now older than
     // what the threads may write.
-    let epoch = write_guard::begin_epoch();
+    let epoch = write_guard::begin_epoch()?;
     let next = AtomicUsize::new(0);
     let first_error = AtomicUsize::new(usize::MAX);
     let stop = AtomicBool::new(false);

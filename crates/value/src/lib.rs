@@ -167,7 +167,7 @@ pub struct Map {
     pub nil: bool,
     entries: RwLock<BTreeMap<Str, Value>>,
     /// The epoch it was made in ([`write_guard`]).
-    born: u64,
+    born: u32,
 }
 
 impl Default for Map {

@@ -8,26 +8,28 @@
 //! panic, before anything changes. The render then starts over on one thread.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
-/// The current epoch: maps made now record it.
-static EPOCH: AtomicU64 = AtomicU64::new(1);
+/// The current epoch: maps made now record it. 32 bits, which fit beside a map's other
+/// fields without making it larger (a state of 20,000 releases holds millions of maps);
+/// the epochs run out after 4 billion parallel renders, which then stay on one thread.
+static EPOCH: AtomicU32 = AtomicU32::new(1);
 
 thread_local! {
     /// Maps made before this epoch may not be written on this thread (0: any may).
-    static GUARD: Cell<u64> = const { Cell::new(0) };
+    static GUARD: Cell<u32> = const { Cell::new(0) };
 }
 
 /// The epoch a map made now records.
 #[inline]
-pub(crate) fn current_epoch() -> u64 {
+pub(crate) fn current_epoch() -> u32 {
     EPOCH.load(Ordering::Relaxed)
 }
 
-/// Starts a new epoch and returns it: every map made before is older than it. The
-/// first call keeps [`SharedWrite`] panics off standard error from then on (they are
-/// caught and acted on, never a bug to report).
-pub fn begin_epoch() -> u64 {
+/// Starts a new epoch and returns it: every map made before is older than it; `None`
+/// once the epochs have run out. The first call keeps [`SharedWrite`] panics off
+/// standard error from then on (they are caught and acted on, never a bug to report).
+pub fn begin_epoch() -> Option<u32> {
     static QUIET: std::sync::Once = std::sync::Once::new();
     QUIET.call_once(|| {
         let previous = std::panic::take_hook();
@@ -37,16 +39,19 @@ pub fn begin_epoch() -> u64 {
             }
         }));
     });
-    EPOCH.fetch_add(1, Ordering::SeqCst) + 1
+    EPOCH
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |e| e.checked_add(1))
+        .ok()
+        .map(|previous| previous + 1)
 }
 
 /// The epoch guarding this thread's writes (0 when none does).
-pub fn thread_guard() -> u64 {
+pub fn thread_guard() -> u32 {
     GUARD.with(Cell::get)
 }
 
 /// From now on, this thread may not write to maps made before `epoch` (0 lifts it).
-pub fn guard_thread(epoch: u64) {
+pub fn guard_thread(epoch: u32) {
     GUARD.with(|g| g.set(epoch));
 }
 
@@ -61,7 +66,7 @@ pub fn is_shared_write(payload: &(dyn std::any::Any + Send)) -> bool {
 
 /// Called before a map made in epoch `born` changes in place.
 #[inline]
-pub(crate) fn check_write(born: u64) {
+pub(crate) fn check_write(born: u32) {
     let guard = thread_guard();
     if guard != 0 && born < guard {
         std::panic::panic_any(SharedWrite);
@@ -75,7 +80,7 @@ mod tests {
     #[test]
     fn a_guarded_thread_writes_its_own_maps_and_stops_at_older_ones() {
         let old = Value::empty_map();
-        let epoch = super::begin_epoch();
+        let epoch = super::begin_epoch().expect("epochs left");
         let outcome = std::thread::spawn(move || {
             super::guard_thread(epoch);
             let new = Value::empty_map();
