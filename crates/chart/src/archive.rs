@@ -7,23 +7,7 @@ use crate::model::{ChartFile, LoadError};
 
 /// Helm's limit on a packaged chart, decompressed (100 MiB).
 pub const MAX_CHART_SIZE: u64 = 100 * 1024 * 1024;
-/// Helm's limit on one file of a chart (5 MiB).
-pub const MAX_FILE_SIZE: u64 = 5 * 1024 * 1024;
-
-/// Helm refuses any chart file over [`MAX_FILE_SIZE`], naming it by its base name.
-pub(crate) fn check_file_size(path: &std::path::Path, len: u64) -> Result<(), String> {
-    if len <= MAX_FILE_SIZE {
-        return Ok(());
-    }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    Err(format!(
-        "chart file {} is larger than the maximum file size {MAX_FILE_SIZE}",
-        capstan_gocompat::quote::go_quote(&name)
-    ))
-}
+pub use crate::fs::MAX_FILE_SIZE;
 
 /// The files of a gzipped tar archive, named inside the chart.
 pub fn read_archive(data: &[u8]) -> Result<Vec<ChartFile>, LoadError> {

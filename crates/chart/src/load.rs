@@ -161,13 +161,12 @@ fn walk(
             };
             let data = match left {
                 Some((data, len)) => {
-                    crate::archive::check_file_size(&full, len).map_err(LoadError::new)?;
+                    crate::fs::check_file_size(&full, len).map_err(LoadError::new)?;
                     data
                 }
                 None => {
                     let data = fs.read_shared(&full).map_err(|e| fail(e.to_string()))?;
-                    crate::archive::check_file_size(&full, data.len() as u64)
-                        .map_err(LoadError::new)?;
+                    crate::fs::check_file_size(&full, data.len() as u64).map_err(LoadError::new)?;
                     data.into()
                 }
             };

@@ -2,6 +2,7 @@
 //! and subcharts, the `dependencies:` entries, a load failure, and the chart's values
 //! read for explaining. Data only: loading is [`crate::load`]'s and [`crate::archive`]'s.
 
+pub use crate::fs::FileData;
 use capstan_value::{Str, Value};
 use capstan_yaml::{NumberTrap, SpanTree};
 use std::collections::BTreeMap;
@@ -21,75 +22,6 @@ pub struct ChartFile {
     pub name: String,
     /// Shared: a chart is cloned for every release and its files handed to every render.
     pub data: FileData,
-}
-
-/// A chart file's bytes: read with the chart, or (a file of a chart folder that only
-/// some renders read: `crds/`, what `.Files` offers) read on first use. Helm reads every
-/// file when it loads a chart; kube-prometheus-stack's 4.7 MB of CRDs are read by none
-/// of its default renders. A file read later was opened when the chart was loaded (so an
-/// unreadable file fails the load, as in Helm) and its size checked then and again.
-#[derive(Clone, Debug)]
-pub enum FileData {
-    /// Read with the chart (or given by a caller).
-    Read(Arc<[u8]>),
-    /// Read on first use, once for every copy of the chart.
-    Later(Arc<LaterFile>),
-}
-
-/// A chart file read on first use.
-#[derive(Debug)]
-pub struct LaterFile {
-    path: std::path::PathBuf,
-    bytes: OnceLock<Result<Arc<[u8]>, String>>,
-}
-
-impl FileData {
-    /// A file of the disk at `path`, read on first use.
-    pub fn later(path: std::path::PathBuf) -> FileData {
-        FileData::Later(Arc::new(LaterFile {
-            path,
-            bytes: OnceLock::new(),
-        }))
-    }
-
-    /// The bytes, read now if they were left for later (the error names the file).
-    pub fn get(&self) -> Result<&Arc<[u8]>, String> {
-        match self {
-            FileData::Read(bytes) => Ok(bytes),
-            FileData::Later(file) => file
-                .bytes
-                .get_or_init(|| {
-                    use crate::fs::ChartFs;
-                    let data = crate::fs::OsFs
-                        .read_shared(&file.path)
-                        .map_err(|e| format!("{}: {e}", file.path.display()))?;
-                    crate::archive::check_file_size(&file.path, data.len() as u64)?;
-                    Ok(data)
-                })
-                .as_ref()
-                .map_err(Clone::clone),
-        }
-    }
-
-    /// The bytes when they were read with the chart.
-    pub fn read_already(&self) -> Option<&Arc<[u8]>> {
-        match self {
-            FileData::Read(bytes) => Some(bytes),
-            FileData::Later(file) => file.bytes.get().and_then(|r| r.as_ref().ok()),
-        }
-    }
-}
-
-impl From<Arc<[u8]>> for FileData {
-    fn from(bytes: Arc<[u8]>) -> FileData {
-        FileData::Read(bytes)
-    }
-}
-
-impl From<Vec<u8>> for FileData {
-    fn from(bytes: Vec<u8>) -> FileData {
-        FileData::Read(bytes.into())
-    }
 }
 
 /// One entry of `dependencies:` in `Chart.yaml`.
