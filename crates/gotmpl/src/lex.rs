@@ -126,7 +126,7 @@ impl<'a> Lexer<'a> {
             action_start: 0,
             // Up to a token per 4 bytes (the densest templates): grown rarely, and the
             // pages a sparse template leaves unused are never touched.
-            tokens: Vec::with_capacity(src.len() / 4 + 8),
+            tokens: Vec::with_capacity(src.len() / 8 + 8),
             paren_depth: 0,
         };
         if let Err(e) = lx.text() {
