@@ -2,8 +2,11 @@
 //! always: a strict subset of YAML whose structure shows in its indentation (block
 //! mappings and sequences, plain scalars that start with a letter, digit or `/`, quoted
 //! scalars on one line without escapes, `|`/`>` block scalars, `[]` and `{}`, comments).
+//! A plain scalar may continue on deeper lines (controller-gen writes CRD descriptions
+//! so), unless it is `kind` or the hook, or a line would end it (`: `, a final `:`,
+//! ` #`): a deeper comment line ends it, and a deeper line after that is an error.
 //! Anything outside that subset, and anything the subset cannot prove valid (a tab, a
-//! byte outside ASCII, a key seen twice, an indentation that does not line up, a plain
+//! byte outside ASCII, a key seen twice, an indentation that does not line up, a quoted
 //! scalar that could continue on the next line, a key longer than libyaml's 1024), is
 //! `None` and goes to the event reader in [`crate::head`], which settles it. This reader
 //! never builds a scalar it does not need: it is several times faster than the parser.
@@ -114,9 +117,30 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
     let mut block: Option<(usize, Option<usize>)> = None;
     // After a scalar on a line, a deeper line would continue it (or be an error).
     let mut no_deeper_than: Option<usize> = None;
+    // After a plain scalar that is neither `kind` nor the hook: deeper lines continue it.
+    let mut continued_past: Option<usize> = None;
     for line in ascii_lines(doc) {
         let indent = line.len() - line.skip_spaces().len();
         let rest = &line[indent..];
+        if let Some(limit) = continued_past {
+            if rest.is_empty() {
+                continue;
+            }
+            if indent > limit {
+                if rest.starts_with('#') {
+                    // A comment ends the scalar: a deeper line after it is an error.
+                    continued_past = None;
+                    no_deeper_than = Some(limit);
+                    continue;
+                }
+                let text = rest.trim_end_matches(' ');
+                if text.contains(": ") || text.ends_with(':') || text.contains(" #") {
+                    return None;
+                }
+                continue;
+            }
+            continued_past = None;
+        }
         if let Some((parent, content)) = block {
             if rest.is_empty() {
                 // A line of spaces before the text begins: how libyaml reads it depends
@@ -269,6 +293,11 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
         match written {
             Written::Nothing => pending = Some((value_indent, place, is_key)),
             Written::Block => block = Some((value_indent, None)),
+            // (A comment after it on its line ends it: `line` has no ` #` anywhere, which
+            // also keeps out what only looks like one.)
+            Written::Scalar(_, true) if place != Place::Wanted && !line.contains(" #") => {
+                continued_past = Some(value_indent)
+            }
             Written::Scalar(..) | Written::Flow => no_deeper_than = Some(value_indent),
         }
     }
@@ -556,7 +585,14 @@ mod tests {
             "a: \"unterminated\n",
             "a: \"esc\\\"aped\"\n",
             "a: b: c\n",
-            "a: b\n  c\n",
+            "kind: b\n  c\n",
+            "a: b\n  c: d\n",
+            "a: b\n  c:\n",
+            "a: b\n  c #d\n",
+            "a: b\n  # c\n  d\n",
+            "a: b # c\n  d\n",
+            "- b # c\n  d\n",
+            "metadata:\n  annotations:\n    helm.sh/hook: x\n      y\nkind: A\n",
             "a:\n  b: 1\n c: 2\n",
             "a:\n  - 1\n - 2\n",
             "a:\tb\n",
@@ -581,6 +617,44 @@ mod tests {
         }
     }
 
+    /// On every document of the real-world charts' YAML files and the conformance
+    /// vectors: where the line reader gives a head, the parser gives the same one.
+    #[test]
+    fn agrees_with_the_parser_on_real_documents() {
+        let mut docs: Vec<String> = Vec::new();
+        for f in
+            crate::test_files::yaml_files(&crate::test_files::shared().join("realworld/charts"))
+        {
+            if let Ok(text) = std::fs::read_to_string(&f) {
+                docs.extend(text.split("\n---").map(str::to_string));
+            }
+        }
+        let vectors = std::fs::read_to_string(
+            crate::test_files::shared().join("conformance/yaml/yaml-decode.jsonl"),
+        )
+        .unwrap_or_default();
+        for line in vectors.lines() {
+            if let Ok(v) = capstan_value::json::from_json(line) {
+                if let Some(capstan_value::Value::String(text)) = v.get("yaml") {
+                    docs.push(text.to_string());
+                }
+            }
+        }
+        let mut read = 0;
+        for doc in &docs {
+            let doc = format!("{}\n", doc.trim_start_matches('\n'));
+            if let Some(head) = line_head(&doc) {
+                read += 1;
+                assert_eq!(Some(head), crate::head_events::event_head(&doc), "{doc}");
+            }
+        }
+        assert!(
+            read > 500,
+            "only {read} of {} documents read by lines",
+            docs.len()
+        );
+    }
+
     /// Where the line reader gives a head, the parser gives the same one.
     #[test]
     fn agrees_with_the_parser() {
@@ -593,6 +667,8 @@ mod tests {
             "kind: H\nnum: -1\nflag: -f\n",
             "kind: F\nk: v # c\n# c\n  # c\nz: null\n",
             "kind: G\nverbs: [\"get\", 'list', watch] # all\nempty: []\nr:\n  {}\np: .spec.x\nv: $(POD_IP)\nq: ^a.*$\ne: (1 - x)\nport: :8080\n",
+            // Descriptions as controller-gen writes them: plain, over several lines.
+            "kind: CustomResourceDefinition\nspec:\n  description: Alertmanager describes\n    an Alertmanager cluster.\n\n    More (e.g. --flag) - [x] {y}\n  # done\n  type: object\n  items:\n  - a\n    b\n  - c\nmetadata:\n  name: x\n",
         ] {
             let lines = line_head(doc);
             assert!(lines.is_some(), "{doc:?}");
