@@ -1,13 +1,14 @@
 //! The manifest head read line by line, for the block-style YAML templates render nearly
 //! always: a strict subset of YAML whose structure shows in its indentation (block
 //! mappings and sequences, plain scalars that start with a letter, digit or `/`, quoted
-//! scalars on one line without escapes, `|`/`>` block scalars, `[]` and `{}`, comments).
-//! A plain scalar may continue on deeper lines (controller-gen writes CRD descriptions
-//! so), unless it is `kind` or the hook, or a line would end it (`: `, a final `:`,
-//! ` #`): a deeper comment line ends it, and a deeper line after that is an error.
+//! scalars (escapes `\n`, `\t`, `\"`, `\\`, `\/` and a final `\` only), `|`/`>` block
+//! scalars, `[]` and `{}`, comments). Scalars other than `kind` and the hook may go on over
+//! deeper lines, as controller-gen writes CRD descriptions: a quoted one to its closing
+//! quote, a plain one until a line would end it (`: `, a final `:`, ` #`: left to the
+//! parser) or a deeper comment line does (a deeper line after that is an error).
 //! Anything outside that subset, and anything the subset cannot prove valid (a tab, a
-//! byte outside ASCII, a key seen twice, an indentation that does not line up, a quoted
-//! scalar that could continue on the next line, a key longer than libyaml's 1024), is
+//! byte outside ASCII, a key seen twice, an indentation that does not line up, a key
+//! longer than libyaml's 1024), is
 //! `None` and goes to the event reader in [`crate::head`], which settles it. This reader
 //! never builds a scalar it does not need: it is several times faster than the parser.
 
@@ -93,6 +94,9 @@ enum Written<'a> {
     Block,
     /// `[]`, `{}`, or a one-line flow sequence of plain or quoted scalars.
     Flow,
+    /// A quoted scalar (this quote) that does not close on its line (no `\` in a
+    /// double-quoted one): the lines below, indented deeper, hold the rest.
+    OpenQuote(u8),
 }
 
 /// Longest implicit key libyaml accepts.
@@ -119,9 +123,31 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
     let mut no_deeper_than: Option<usize> = None;
     // After a plain scalar that is neither `kind` nor the hook: deeper lines continue it.
     let mut continued_past: Option<usize> = None;
+    // Inside a quoted scalar (this quote) opened under this indentation.
+    let mut quoted: Option<(u8, usize)> = None;
     for line in ascii_lines(doc) {
         let indent = line.len() - line.skip_spaces().len();
         let rest = &line[indent..];
+        if let Some((quote, limit)) = quoted {
+            if rest.is_empty() {
+                continue;
+            }
+            if indent <= limit {
+                return None;
+            }
+            if let Some(after) = quote_closes(rest, quote)? {
+                // Only spaces or a comment may follow; a deeper line after it is an error.
+                let after_text = after.skip_spaces();
+                if !(after_text.is_empty()
+                    || (after_text.starts_with('#') && after.len() > after_text.len()))
+                {
+                    return None;
+                }
+                quoted = None;
+                no_deeper_than = Some(limit);
+            }
+            continue;
+        }
         if let Some(limit) = continued_past {
             if rest.is_empty() {
                 continue;
@@ -299,13 +325,38 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
                 continued_past = Some(value_indent)
             }
             Written::Scalar(..) | Written::Flow => no_deeper_than = Some(value_indent),
+            Written::OpenQuote(quote) => quoted = Some((quote, value_indent)),
         }
+    }
+    if quoted.is_some() {
+        return None;
     }
     // `kind:` last, with nothing: a null.
     if pending.is_some_and(|(_, place, _)| place == Place::Wanted) || stack.is_empty() {
         return None;
     }
     Some(head)
+}
+
+/// Where a quoted scalar's text on a line ends: `Some(Some(rest after the closing
+/// quote))`, `Some(None)` when it goes on to the next line, `None` for an escape other
+/// than `\n`, `\t`, `\"`, `\\`, `\/` and a final `\` in double quotes (left to the parser).
+fn quote_closes(text: &str, quote: u8) -> Option<Option<&str>> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if quote == b'"' => match bytes.get(i + 1) {
+                None => return Some(None),
+                Some(b'n' | b't' | b'"' | b'\\' | b'/') => i += 2,
+                Some(_) => return None,
+            },
+            b'\'' if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 2,
+            b if b == quote => return Some(Some(&text[i + 1..])),
+            _ => i += 1,
+        }
+    }
+    Some(None)
 }
 
 /// The bytes a plain key of the subset may hold (letters, digits, `_ . / -`).
@@ -392,21 +443,25 @@ fn value_of(text: &str) -> Option<Written<'_>> {
         }
         b'{' => (Written::Flow, text[1..].strip_prefix('}')?),
         b'[' => (Written::Flow, flow_sequence(&text[1..])?),
-        b'"' => {
-            let end = text[1..].find('"')? + 1;
-            let inner = &text[1..end];
-            if inner.contains('\\') {
-                return None;
+        b'"' => match quote_closes(&text[1..], b'"')? {
+            None => return Some(Written::OpenQuote(b'"')),
+            Some(after) => {
+                let inner = &text[1..text.len() - after.len() - 1];
+                // With an escape the text is not taken as written.
+                let taken = (!inner.contains('\\')).then_some(inner);
+                (Written::Scalar(taken, false), after)
             }
-            (Written::Scalar(Some(inner), false), &text[end + 1..])
-        }
+        },
         b'\'' => {
             // `''` is a quote inside: the text is not taken as written.
             let mut i = 1;
             let bytes = text.as_bytes();
             let mut doubled = false;
             loop {
-                match bytes.get(i)? {
+                let Some(b) = bytes.get(i) else {
+                    return Some(Written::OpenQuote(b'\''));
+                };
+                match b {
                     b'\'' if bytes.get(i + 1) == Some(&b'\'') => {
                         doubled = true;
                         i += 2;
@@ -583,7 +638,6 @@ mod tests {
             "a: b\n---\nc: d\n",
             "a: [b\n",
             "a: \"unterminated\n",
-            "a: \"esc\\\"aped\"\n",
             "a: b: c\n",
             "kind: b\n  c\n",
             "a: b\n  c: d\n",
@@ -591,6 +645,13 @@ mod tests {
             "a: b\n  c #d\n",
             "a: b\n  # c\n  d\n",
             "a: b # c\n  d\n",
+            "kind: 'a\n  b'\n",
+            "a: 'b\nc'\n",
+            "a: 'b\n  c' d\n",
+            "a: 'b\n  c'\n  d\n",
+            "a: \"b\n  c\\xd\"\n",
+            "a: \"b\\q\"\n",
+            "a: 'b\n",
             "- b # c\n  d\n",
             "metadata:\n  annotations:\n    helm.sh/hook: x\n      y\nkind: A\n",
             "a:\n  b: 1\n c: 2\n",
@@ -668,6 +729,8 @@ mod tests {
             "kind: F\nk: v # c\n# c\n  # c\nz: null\n",
             "kind: G\nverbs: [\"get\", 'list', watch] # all\nempty: []\nr:\n  {}\np: .spec.x\nv: $(POD_IP)\nq: ^a.*$\ne: (1 - x)\nport: :8080\n",
             // Descriptions as controller-gen writes them: plain, over several lines.
+            "kind: R\nd: \"status\n  of x.\\nKey \\\"names\\\" \\\\ a/b\\\n  more\"\ne: \"x\\ty\"\n",
+            "kind: Q\nd: 'Container name: required for volumes,\n  optional for env vars'\nr: '[has(self.a)].filter(x,\n\n    x).size() <= 1 # not a comment' # a comment\ne: \"two\n  lines\"\n",
             "kind: CustomResourceDefinition\nspec:\n  description: Alertmanager describes\n    an Alertmanager cluster.\n\n    More (e.g. --flag) - [x] {y}\n  # done\n  type: object\n  items:\n  - a\n    b\n  - c\nmetadata:\n  name: x\n",
         ] {
             let lines = line_head(doc);
