@@ -88,8 +88,10 @@ enum Written<'a> {
     /// Nothing on the line: a nested collection follows, or the value is null.
     Nothing,
     /// A scalar on the line (plain or quoted), as the decoder reads it when it can be
-    /// taken as written (`None`: a quoted scalar with `''` in it, never a wanted value).
-    Scalar(Option<&'a str>, bool),
+    /// taken as written (`None`: a quoted scalar with `''` in it, never a wanted value);
+    /// whether it is plain; whether it is plain without a comment after it (the lines
+    /// below may continue it).
+    Scalar(Option<&'a str>, bool, bool),
     /// `|` or `>`: the lines below that are indented deeper are its text.
     Block,
     /// `[]`, `{}`, or a one-line flow sequence of plain or quoted scalars.
@@ -295,7 +297,7 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
                     (Place::Root, "kind") | (Place::Annotations, "helm.sh/hook")
                 );
                 if wanted_key {
-                    let Written::Scalar(Some(text), plain) = written else {
+                    let Written::Scalar(Some(text), plain, _) = written else {
                         return None;
                     };
                     if plain && !plain_is_string(text) {
@@ -319,9 +321,7 @@ pub(crate) fn line_head(doc: &str) -> Option<ManifestHead> {
         match written {
             Written::Nothing => pending = Some((value_indent, place, is_key)),
             Written::Block => block = Some((value_indent, None)),
-            // (A comment after it on its line ends it: `line` has no ` #` anywhere, which
-            // also keeps out what only looks like one.)
-            Written::Scalar(_, true) if place != Place::Wanted && !line.contains(" #") => {
+            Written::Scalar(_, _, true) if place != Place::Wanted => {
                 continued_past = Some(value_indent)
             }
             Written::Scalar(..) | Written::Flow => no_deeper_than = Some(value_indent),
@@ -449,7 +449,7 @@ fn value_of(text: &str) -> Option<Written<'_>> {
                 let inner = &text[1..text.len() - after.len() - 1];
                 // With an escape the text is not taken as written.
                 let taken = (!inner.contains('\\')).then_some(inner);
-                (Written::Scalar(taken, false), after)
+                (Written::Scalar(taken, false, false), after)
             }
         },
         b'\'' => {
@@ -471,7 +471,7 @@ fn value_of(text: &str) -> Option<Written<'_>> {
                 }
             }
             let inner = (!doubled).then_some(&text[1..i]);
-            (Written::Scalar(inner, false), &text[i + 1..])
+            (Written::Scalar(inner, false, false), &text[i + 1..])
         }
         _ if plain_start(text) => {
             // A plain scalar runs to a ` #` comment; `: ` or a final `:` would make it
@@ -494,7 +494,9 @@ fn value_of(text: &str) -> Option<Written<'_>> {
             if colon_space || plain.ends_with(':') || special_float(plain) {
                 return None;
             }
-            (Written::Scalar(Some(plain), true), &text[end..])
+            // A comment after it ends it there.
+            let open = end == bytes.len();
+            (Written::Scalar(Some(plain), true, open), &text[end..])
         }
         _ => return None,
     };
