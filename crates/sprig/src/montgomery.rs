@@ -256,17 +256,30 @@ impl<const L: usize> Modulus<L> {
         one
     }
 
-    /// `a^e mod n` for `a < n` in ordinary form; `e` in little-endian words. Fixed
-    /// four-bit windows over the exponent.
-    pub(crate) fn pow(&self, a: &[u64; L], e: &[u64]) -> [u64; L] {
-        // R² mod n: R mod n doubled 64·L times.
+    /// R² mod n: R mod n doubled 64·L times (what takes a number into Montgomery form).
+    fn r_squared(&self) -> [u64; L] {
         let mut r2 = self.one();
         for _ in 0..64 * L {
             self.double(&mut r2);
         }
+        r2
+    }
+
+    /// `a^e mod n` for `a < n` in ordinary form; `e` in little-endian words. Fixed
+    /// four-bit windows over the exponent.
+    pub(crate) fn pow(&self, a: &[u64; L], e: &[u64]) -> [u64; L] {
+        let x = self.pow_montgomery(&self.mul(a, &self.r_squared()), e);
+        // Out of Montgomery form: times one, reduced.
+        let mut unit = [0u64; L];
+        unit[0] = 1;
+        self.mul(&x, &unit)
+    }
+
+    /// `a^e` for `a` in Montgomery form, in Montgomery form.
+    fn pow_montgomery(&self, a: &[u64; L], e: &[u64]) -> [u64; L] {
         let mut table = [[0u64; L]; 16];
         table[0] = self.one();
-        table[1] = self.mul(a, &r2);
+        table[1] = *a;
         for k in 2..16 {
             table[k] = self.mul(&table[k - 1], &table[1]);
         }
@@ -280,10 +293,73 @@ impl<const L: usize> Modulus<L> {
                 x = self.mul(&x, &table[d]);
             }
         }
-        // Out of Montgomery form: times one, reduced.
-        let mut unit = [0u64; L];
-        unit[0] = 1;
-        self.mul(&x, &unit)
+        x
+    }
+
+    /// `2^e` in Montgomery form, left to right from `e`'s top bit, each step a square
+    /// and, for a one bit, a doubling (cheaper than a multiplication).
+    fn pow_of_two(&self, e: &[u64; L]) -> [u64; L] {
+        let mut x = self.one();
+        for bit in (0..64 * L).rev() {
+            x = self.square(&x);
+            if (e[bit / 64] >> (bit % 64)) & 1 == 1 {
+                self.double(&mut x);
+            }
+        }
+        x
+    }
+
+    /// Miller-Rabin's strong probable prime test of the modulus to `base` (in ordinary
+    /// form, `1 < base < n − 1`; `None` for base 2, done by doublings): with
+    /// `n − 1 = d·2^s`, `base^d ≡ 1` or `base^(d·2^r) ≡ −1` for some `r < s`.
+    pub(crate) fn strong_probable_prime(&self, base: Option<&[u64; L]>) -> bool {
+        let one = self.one();
+        // −1 in Montgomery form: n − (R mod n).
+        let mut minus_one = [0u64; L];
+        let mut borrow = false;
+        for i in 0..L {
+            let (d, b1) = self.n[i].overflowing_sub(one[i]);
+            let (d, b2) = d.overflowing_sub(borrow as u64);
+            minus_one[i] = d;
+            borrow = b1 || b2;
+        }
+        // n − 1 = d·2^s (n is odd).
+        let mut d = self.n;
+        d[0] &= !1;
+        let s = d
+            .iter()
+            .position(|w| *w != 0)
+            .map_or(0, |i| 64 * i + d[i].trailing_zeros() as usize);
+        if s == 0 {
+            return false;
+        }
+        let (words, bits) = (s / 64, s % 64);
+        for i in 0..L {
+            let lo = d.get(i + words).copied().unwrap_or(0);
+            let hi = d.get(i + words + 1).copied().unwrap_or(0);
+            d[i] = if bits == 0 {
+                lo
+            } else {
+                (lo >> bits) | (hi << (64 - bits))
+            };
+        }
+        let mut x = match base {
+            None => self.pow_of_two(&d),
+            Some(b) => self.pow_montgomery(&self.mul(b, &self.r_squared()), &d),
+        };
+        if x == one || x == minus_one {
+            return true;
+        }
+        for _ in 1..s {
+            x = self.square(&x);
+            if x == minus_one {
+                return true;
+            }
+            if x == one {
+                return false;
+            }
+        }
+        false
     }
 }
 
@@ -411,6 +487,69 @@ mod tests {
         square_is_mul_by_itself::<16>(&mut seed);
         square_is_mul_by_itself::<32>(&mut seed);
         square_is_mul_by_itself::<3>(&mut seed);
+    }
+
+    /// The strong test, base 2 and other bases, against `crypto-primes`' Miller-Rabin on
+    /// random odd moduli (a few prime: most fail), primes near them, and numbers built
+    /// to have many factors of two in `n − 1`.
+    #[test]
+    fn strong_test_agrees_with_crypto_primes() {
+        use crypto_primes::hazmat::MillerRabin;
+        let mut seed = 0x6a09_e667_f3bc_c909u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut primes = 0;
+        for round in 0..120 {
+            let mut limbs = [0u64; 16];
+            limbs.iter_mut().for_each(|w| *w = next());
+            limbs[0] |= 1;
+            limbs[15] |= 1 << 63;
+            if round % 3 == 1 {
+                // n − 1 divisible by a high power of two.
+                limbs[0] = 1;
+                limbs[1] &= !0xffff;
+            }
+            let bytes: Vec<u8> = limbs.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let mut n = U1024::from_le_slice(&bytes);
+            if round % 3 == 0 {
+                n = crypto_primes::hazmat::Sieve::new(&n, 1024, false)
+                    .find(|c| {
+                        crypto_primes::is_prime_with_rng(
+                            &mut p256::elliptic_curve::rand_core::OsRng,
+                            c,
+                        )
+                    })
+                    .unwrap_or(n);
+                if n.bits() != 1024 {
+                    continue;
+                }
+            }
+            let m = Modulus::new(&words(&n)).expect("odd, top bit set");
+            let mr = MillerRabin::new(&n);
+            let ours = m.strong_probable_prime(None);
+            assert_eq!(ours, mr.test_base_two().is_probably_prime(), "{n}");
+            primes += usize::from(ours);
+            let mut base = [0u64; 16];
+            base.iter_mut().for_each(|w| *w = next());
+            base[15] >>= 2;
+            base[0] |= 3;
+            let b = U1024::from_le_slice(
+                &base
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .collect::<Vec<u8>>(),
+            );
+            assert_eq!(
+                m.strong_probable_prime(Some(&base)),
+                mr.test(&b).is_probably_prime(),
+                "{n} to {b}"
+            );
+        }
+        assert!(primes >= 30, "{primes}");
     }
 
     #[test]
