@@ -369,20 +369,10 @@ pub(crate) fn fermat_base_2<const L: usize>(n: &[u64; L]) -> bool {
     let Some(m) = Modulus::new(n) else {
         return false;
     };
-    let one = m.one();
-    // e = n − 1 (n is odd: clear the low bit); its top bit is bit 64·L − 1.
+    // e = n − 1 (n is odd: clear the low bit).
     let mut e = *n;
     e[0] &= !1;
-    // Left to right from the top bit: x starts at 2 (the top bit's square-and-double of 1).
-    let mut x = one;
-    m.double(&mut x);
-    for bit in (0..64 * L - 1).rev() {
-        x = m.square(&x);
-        if (e[bit / 64] >> (bit % 64)) & 1 == 1 {
-            m.double(&mut x);
-        }
-    }
-    x == one
+    m.pow_of_two(&e) == m.one()
 }
 
 #[cfg(test)]
