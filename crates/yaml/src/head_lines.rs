@@ -96,8 +96,8 @@ enum Written<'a> {
     Block,
     /// `[]`, `{}`, or a one-line flow sequence of plain or quoted scalars.
     Flow,
-    /// A quoted scalar (this quote) that does not close on its line (no `\` in a
-    /// double-quoted one): the lines below, indented deeper, hold the rest.
+    /// A quoted scalar (this quote) that does not close on its line: the lines below,
+    /// indented deeper, hold the rest (escapes as [`quote_closes`] takes them).
     OpenQuote(u8),
 }
 
