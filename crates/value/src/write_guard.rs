@@ -27,14 +27,16 @@ pub(crate) fn current_epoch() -> u32 {
 }
 
 /// Starts a new epoch and returns it: every map made before is older than it; `None`
-/// once the epochs have run out. The first call keeps [`SharedWrite`] panics off
-/// standard error from then on (they are caught and acted on, never a bug to report).
+/// once the epochs have run out. The first call keeps off standard error, from then on,
+/// [`SharedWrite`] panics (caught and acted on, never a bug to report) and any panic of
+/// a guarded thread (the render it stops is repeated in order, which reports it then:
+/// once, not twice).
 pub fn begin_epoch() -> Option<u32> {
     static QUIET: std::sync::Once = std::sync::Once::new();
     QUIET.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if !is_shared_write(info.payload()) {
+            if !is_shared_write(info.payload()) && thread_guard() == 0 {
                 previous(info);
             }
         }));
