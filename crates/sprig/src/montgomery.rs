@@ -375,9 +375,26 @@ pub(crate) fn fermat_base_2<const L: usize>(n: &[u64; L]) -> bool {
     m.pow_of_two(&e) == m.one()
 }
 
+/// A deterministic stream of words for tests (xorshift).
+#[cfg(test)]
+pub(crate) fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first prime from `n` on (by `crypto-primes`), when it still has 1024 bits.
+    fn prime_from(n: U1024) -> Option<U1024> {
+        let p = crypto_primes::hazmat::Sieve::new(&n, 1024, false).find(|c| {
+            crypto_primes::is_prime_with_rng(&mut p256::elliptic_curve::rand_core::OsRng, c)
+        })?;
+        (p.bits() == 1024).then_some(p)
+    }
     use crypto_bigint::modular::runtime_mod::{DynResidue, DynResidueParams};
     use crypto_bigint::{Encoding, Uint, U1024};
 
@@ -400,12 +417,7 @@ mod tests {
     fn agrees_with_modular_exponentiation_on_random_and_prime_moduli() {
         let mut seen_prime = 0;
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = || xorshift(&mut seed);
         for round in 0..400 {
             let mut limbs = [0u64; 16];
             for l in limbs.iter_mut() {
@@ -420,17 +432,8 @@ mod tests {
             let mut n = U1024::from_le_slice(&bytes);
             if round % 4 == 0 {
                 // A prime near it (so both answers occur).
-                n = crypto_primes::hazmat::Sieve::new(&n, 1024, false)
-                    .find(|c| {
-                        crypto_primes::is_prime_with_rng(
-                            &mut p256::elliptic_curve::rand_core::OsRng,
-                            c,
-                        )
-                    })
-                    .unwrap_or(n);
-                if n.bits() != 1024 {
-                    continue;
-                }
+                let Some(p) = prime_from(n) else { continue };
+                n = p;
             }
             let ours = fermat_base_2(&words(&n));
             assert_eq!(ours, oracle(&n), "{n}");
@@ -442,12 +445,7 @@ mod tests {
     /// Squares of 16 and 32 words (column by column) against products of the same
     /// numbers (row by row), on random values and the extremes below the modulus.
     fn square_is_mul_by_itself<const L: usize>(seed: &mut u64) {
-        let mut next = || {
-            *seed ^= *seed << 13;
-            *seed ^= *seed >> 7;
-            *seed ^= *seed << 17;
-            *seed
-        };
+        let mut next = || xorshift(seed);
         for round in 0..300 {
             let mut n = [0u64; L];
             n.iter_mut().for_each(|w| *w = next());
@@ -486,12 +484,7 @@ mod tests {
     fn strong_test_agrees_with_crypto_primes() {
         use crypto_primes::hazmat::MillerRabin;
         let mut seed = 0x6a09_e667_f3bc_c909u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = || xorshift(&mut seed);
         let mut primes = 0;
         for round in 0..120 {
             let mut limbs = [0u64; 16];
@@ -506,17 +499,8 @@ mod tests {
             let bytes: Vec<u8> = limbs.iter().flat_map(|w| w.to_le_bytes()).collect();
             let mut n = U1024::from_le_slice(&bytes);
             if round % 3 == 0 {
-                n = crypto_primes::hazmat::Sieve::new(&n, 1024, false)
-                    .find(|c| {
-                        crypto_primes::is_prime_with_rng(
-                            &mut p256::elliptic_curve::rand_core::OsRng,
-                            c,
-                        )
-                    })
-                    .unwrap_or(n);
-                if n.bits() != 1024 {
-                    continue;
-                }
+                let Some(p) = prime_from(n) else { continue };
+                n = p;
             }
             let m = Modulus::new(&words(&n)).expect("odd, top bit set");
             let mr = MillerRabin::new(&n);

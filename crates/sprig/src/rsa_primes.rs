@@ -260,10 +260,7 @@ mod tests {
         for _ in 0..20 {
             let mut n = [0u64; 16];
             for w in n.iter_mut() {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                *w = seed;
+                *w = crate::montgomery::xorshift(&mut seed);
             }
             n[0] |= 1;
             let big = |w: &[u64; 16]| {

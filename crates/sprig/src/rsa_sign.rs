@@ -142,12 +142,7 @@ mod tests {
     #[test]
     fn pow_agrees_with_num_bigint_on_random_operands() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = || crate::montgomery::xorshift(&mut seed);
         fn check<const L: usize>(next: &mut dyn FnMut() -> u64) {
             let mut n = [0u64; L];
             n.iter_mut().for_each(|w| *w = next());
