@@ -71,8 +71,9 @@ impl FileData {
         }
     }
 
-    /// The bytes when they were read with the chart.
-    pub fn read_already(&self) -> Option<&Arc<[u8]>> {
+    /// The bytes when they are in memory already (a test's look: nothing else asks).
+    #[cfg(test)]
+    pub(crate) fn read_already(&self) -> Option<&Arc<[u8]>> {
         match self {
             FileData::Read(bytes) => Some(bytes),
             FileData::Later(file) => file.bytes.get().and_then(|r| r.as_ref().ok()),

@@ -223,10 +223,12 @@ pub fn render(
     let set = parsed_set(&names, &tpls)?;
     let mut rendered = BTreeMap::new();
     let running = crate::parallel_render::Running::start();
-    let text_bytes: usize = tpls.values().map(|r| r.text.len()).sum();
+    // (The text is summed only for a render that may go on two threads: a state of
+    // thousands of releases renders them side by side.)
     if running.alone()
-        && text_bytes >= crate::parallel_render::PARALLEL_FROM_BYTES
         && capstan_value::stack::cores() >= 2
+        && tpls.values().map(|r| r.text.len()).sum::<usize>()
+            >= crate::parallel_render::PARALLEL_FROM_BYTES
     {
         let jobs: Vec<crate::parallel_render::Job<'_>> = names
             .iter()
