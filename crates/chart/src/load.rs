@@ -12,10 +12,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-/// Run before a chart folder's files are read (the command line's huge pages decision:
-/// see `capstan_cli::huge_pages_for`).
-pub static BEFORE_READING: OnceLock<fn()> = OnceLock::new();
-
 /// Loads a chart directory or a packaged chart (`.tgz`) from the disk.
 pub fn load_dir(dir: &Path) -> Result<Chart, LoadError> {
     load_dir_in(&crate::fs::OsFs, dir)
@@ -34,9 +30,6 @@ pub fn load_dir_in(fs: &dyn ChartFs, dir: &Path) -> Result<Chart, LoadError> {
             "path {:?} not found",
             dir.display().to_string()
         )));
-    }
-    if let Some(before) = BEFORE_READING.get() {
-        before();
     }
     let mut files = Vec::new();
     let ignore = IgnoreRules::read(fs, dir);

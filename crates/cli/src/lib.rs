@@ -27,88 +27,19 @@ pub fn harden_process() -> Result<(), String> {
     Ok(())
 }
 
-/// Transparent huge pages for a big chart only ([`huge_pages_for`]). With them the
-/// allocator's memory comes in 2 MiB pages the kernel zeroes whole: a big chart renders
-/// faster (kube-prometheus-stack, 7 MB: 51 -> 40 ms, 10,000 -> 370 page faults), a small
-/// one slower (prom-jiralert, 37 KB: 5 -> 10 ms), and a helmfile state of thousands of
-/// releases spent a fifth of its time in that zeroing.
-fn huge_pages(on: bool) {
+/// Turns transparent huge pages off for this process (`prctl(PR_SET_THP_DISABLE)`), even
+/// where the kernel gives them to every process or mimalloc asks for them. With them the
+/// allocator's memory comes in 2 MiB pages the kernel zeroes whole: fewer page faults, but
+/// the zeroing of pages nobody uses cost a fifth of the time of a state of 1,000 releases,
+/// doubled a small chart's (prom-jiralert 5 → 10 ms), and on a virtual machine that hands
+/// free memory back to its host it made even a big chart's runs stall at random
+/// (kube-prometheus-stack 28–220 ms with them against a steady 36–44 ms without, run
+/// after helm; 20 runs in a row: 50 ms ± 24% against 37 ms ± 1.3%). Only speed depends
+/// on it: a kernel refusing it changes nothing else.
+pub fn no_huge_pages() {
     #[cfg(target_os = "linux")]
     {
-        // Only speed depends on it: a kernel refusing it changes nothing else.
-        let _ = nix::sys::prctl::set_thp_disable(!on);
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = on;
-}
-
-/// Charts from this many bytes (files of the folder, or five times the archive) render
-/// with huge pages (loki, 1.8 MB, renders faster without; 2.5 MB, with).
-const HUGE_PAGES_FROM_BYTES: u64 = 2 << 20;
-
-/// Huge pages on for `capstan chart template|values` of a big chart, off for everything
-/// else. `args` are the process's arguments (the program name first); the chart is the
-/// first argument naming a folder with a `Chart.yaml` or a `.tgz` file. An archive is
-/// judged by its size; a folder's files are counted (without following links, up to the
-/// threshold) on a thread of their own while the command line is parsed, and the loader
-/// waits for the answer before it reads the files.
-pub fn huge_pages_for(args: &[std::ffi::OsString]) {
-    // Adds the sizes of the files under `p` to `total`, stopping as soon as it reaches
-    // the threshold (or the entry budget runs out).
-    fn size(p: &std::path::Path, budget: &mut usize, total: &mut u64) {
-        let Ok(meta) = std::fs::symlink_metadata(p) else {
-            return;
-        };
-        if meta.is_file() {
-            *total += meta.len();
-            return;
-        }
-        if !meta.is_dir() {
-            return;
-        }
-        for e in std::fs::read_dir(p).into_iter().flatten().flatten() {
-            if *budget == 0 || *total >= HUGE_PAGES_FROM_BYTES {
-                break;
-            }
-            *budget -= 1;
-            size(&e.path(), budget, total);
-        }
-    }
-    huge_pages(false);
-    if args.get(1).is_none_or(|a| a != "chart") {
-        return;
-    }
-    let chart = args.iter().skip(2).map(std::path::Path::new).find(|p| {
-        p.join("Chart.yaml").is_file() || (p.extension().is_some_and(|x| x == "tgz") && p.is_file())
-    });
-    let Some(chart) = chart else { return };
-    match std::fs::symlink_metadata(chart) {
-        Ok(m) if m.is_file() => huge_pages(m.len().saturating_mul(5) >= HUGE_PAGES_FROM_BYTES),
-        _ => {
-            let chart = chart.to_path_buf();
-            // Only speed depends on it: a thread that cannot start leaves them off.
-            let counting = std::thread::Builder::new()
-                .name("capstan-size".into())
-                .spawn(move || {
-                    let mut total = 0;
-                    size(&chart, &mut 20_000, &mut total);
-                    if total >= HUGE_PAGES_FROM_BYTES {
-                        huge_pages(true);
-                    }
-                });
-            // The loader waits for the decision before it reads the chart's files.
-            static COUNTING: std::sync::Mutex<Option<std::thread::JoinHandle<()>>> =
-                std::sync::Mutex::new(None);
-            if let (Ok(handle), Ok(mut slot)) = (counting, COUNTING.lock()) {
-                *slot = Some(handle);
-                let _ = capstan_chart::load::BEFORE_READING.set(|| {
-                    let handle = COUNTING.lock().ok().and_then(|mut s| s.take());
-                    if let Some(h) = handle {
-                        let _ = h.join();
-                    }
-                });
-            }
-        }
+        let _ = nix::sys::prctl::set_thp_disable(true);
     }
 }
 

@@ -34,8 +34,8 @@ fn main() -> ExitCode {
     // A shell asking for completions (`capstan completion SHELL` scripts) is answered
     // before anything else runs.
     capstan_cli::complete_if_asked();
+    capstan_cli::no_huge_pages();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    capstan_cli::huge_pages_for(&args);
     // SIGINT, SIGTERM, SIGHUP: taken by one thread, which stops the helm commands running and lets none start,
     // waits for them (bounded), lets the run report what each printed, removes the
     // private directories holding values for helm and any staged output file, and exits
