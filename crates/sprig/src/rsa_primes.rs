@@ -1,9 +1,10 @@
 //! The prime search of RSA key generation: a random start with its two top bits set,
 //! a window of odd numbers after it sieved by the small primes (up to 2^18 for 1024-bit
 //! primes, 2^20 beyond: the larger the candidate, the dearer each test a sieve saves),
-//! the base-2 Fermat screen of [`crate::montgomery`] on what survives, then the full
-//! Baillie-PSW test of `crypto-primes` on the rare candidate that passes. Two threads
-//! search at once, the first two primes found by either make the pair.
+//! the base-2 Fermat screen of [`crate::montgomery`] on what survives, then, on the rare
+//! candidate that passes, Miller-Rabin rounds to random bases as many as Go's key
+//! generation runs (helm's keys are judged prime the same way). Two threads search at
+//! once, the first two primes found by either make the pair.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -172,43 +173,52 @@ pub(crate) fn rsa_prime<const L: usize>(stop: &AtomicBool) -> Option<rsa::BigUin
     }
 }
 
-/// The Baillie-PSW test as `crypto-primes` runs it (`is_prime_with_rng`): Miller-Rabin
-/// to base 2, the strong Lucas test (its own, with base A*), then Miller-Rabin to a
-/// random base; the two Miller-Rabin rounds on [`crate::montgomery`]'s arithmetic, faster
-/// than `crypto-bigint`'s constant-time one (3.5 ms per 1024-bit prime against 4.3 ms;
-/// the Lucas test is most of what is left).
+/// How many Miller-Rabin rounds, each to a random base, Go's RSA key generation asks of
+/// a candidate of `bits` bits (FIPS 186-5's table for random candidates, as Go's
+/// `crypto/internal/fips140/rsa` counts them): 5 for the 1024-bit primes of a 2048-bit
+/// key, 4 for the 2048-bit primes of a 4096-bit key.
+fn miller_rabin_rounds(bits: usize) -> usize {
+    match bits {
+        3747.. => 3,
+        1345.. => 4,
+        476.. => 5,
+        400.. => 6,
+        347.. => 7,
+        308.. => 8,
+        55.. => 27,
+        _ => 34,
+    }
+}
+
+/// Whether `n` (odd, top bit set, already through the base-2 Fermat screen) is prime as
+/// Go's RSA key generation decides it: Miller-Rabin to [`miller_rabin_rounds`] random
+/// bases, each uniform in `[2, n − 2]` (a draw outside is drawn again, as Go does). A
+/// failure of the system's random source counts as composite.
 fn is_prime<const L: usize>(n: &[u64; L]) -> bool {
-    use crypto_primes::hazmat::{lucas_test, AStarBase, LucasCheck, Primality};
     let Some(m) = crate::montgomery::Modulus::new(n) else {
         return false;
     };
-    if !m.strong_probable_prime(None) {
-        return false;
-    }
-    let le: Vec<u8> = n.iter().flat_map(|w| w.to_le_bytes()).collect();
-    match lucas_test(
-        &crypto_bigint::Uint::<L>::from_le_slice(&le),
-        AStarBase,
-        LucasCheck::Strong,
-    ) {
-        Primality::Composite => return false,
-        Primality::Prime => return true,
-        Primality::ProbablyPrime => {}
-    }
-    // A random base in [3, n/4): below n − 1, as Miller-Rabin wants.
+    let mut rounds = miller_rabin_rounds(64 * L);
     let mut bytes = vec![0u8; L * 8];
-    if getrandom::getrandom(&mut bytes).is_err() {
-        return false;
+    while rounds > 0 {
+        if getrandom::getrandom(&mut bytes).is_err() {
+            return false;
+        }
+        let mut base = [0u64; L];
+        for (w, chunk) in base.iter_mut().zip(bytes.chunks(8)) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(chunk);
+            *w = u64::from_le_bytes(b);
+        }
+        if !m.is_base(&base) {
+            continue;
+        }
+        if !m.strong_probable_prime(&base) {
+            return false;
+        }
+        rounds -= 1;
     }
-    let mut base = [0u64; L];
-    for (w, chunk) in base.iter_mut().zip(bytes.chunks(8)) {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(chunk);
-        *w = u64::from_le_bytes(b);
-    }
-    base[L - 1] >>= 2;
-    base[0] |= 3;
-    m.strong_probable_prime(Some(&base))
+    true
 }
 
 /// Two primes from `prime`, searched on two threads at once: the first two found, by
@@ -292,8 +302,9 @@ mod tests {
         assert!(rsa_prime::<16>(&stop).is_none());
     }
 
-    /// The test of the found primes says what `crypto-primes`' full test says, on the
-    /// primes the search finds and on numbers next to them (composite, mostly).
+    /// The test of the found primes (Go's rounds) says what `crypto-primes`' Baillie-PSW
+    /// test says, on the primes the search finds and on numbers next to them (composite,
+    /// mostly).
     #[test]
     fn the_primality_test_agrees_with_crypto_primes() {
         let never = AtomicBool::new(false);
@@ -321,6 +332,31 @@ mod tests {
                     assert!(theirs, "{q}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn rounds_follow_go_and_bases_stay_between_two_and_n_minus_two() {
+        assert_eq!(miller_rabin_rounds(1024), 5);
+        assert_eq!(miller_rabin_rounds(2048), 4);
+        assert_eq!(miller_rabin_rounds(4096), 3);
+        assert_eq!(miller_rabin_rounds(512), 5);
+        assert_eq!(miller_rabin_rounds(64), 27);
+        assert_eq!(miller_rabin_rounds(32), 34);
+        let n = [0xffff_ffff_ffff_ff61u64, u64::MAX]; // odd, top bit set
+        let m = crate::montgomery::Modulus::new(&n).expect("a modulus");
+        for (b, ok) in [
+            ([0u64, 0], false),
+            ([1, 0], false),
+            ([2, 0], true),
+            ([3, 1], true),
+            ([n[0] - 3, n[1]], true),  // n − 3
+            ([n[0] - 2, n[1]], true),  // n − 2
+            ([n[0] - 1, n[1]], false), // n − 1
+            (n, false),
+            ([u64::MAX, u64::MAX], false),
+        ] {
+            assert_eq!(m.is_base(&b), ok, "{b:?}");
         }
     }
 
