@@ -50,7 +50,7 @@ pub enum Arg {
     Ident {
         pos: usize,
         name: String,
-        func: Option<Box<crate::Func>>,
+        func: Option<crate::Func>,
     },
     Pipe(Box<Pipe>),
 }

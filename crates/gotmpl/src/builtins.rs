@@ -361,8 +361,11 @@ pub fn builtins() -> FuncMap {
     );
     m.insert(
         "len".into(),
-        Func::new(&[Ty::Any], |_, a| length(&a[0]))
-            .with_invalid_arg("reflect: call of reflect.Value.Type on zero Value"),
+        Func::reflective(
+            &[Ty::Any],
+            "reflect: call of reflect.Value.Type on zero Value",
+            |_, a| length(&a[0]),
+        ),
     );
     m.insert(
         "index".into(),

@@ -164,19 +164,30 @@ pub type FuncResult<T = Value> = Result<T, FuncError>;
 /// A template function's implementation: the call context and the arguments, converted to the declared parameter types.
 pub type FuncImpl = dyn Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync;
 
-/// A template function: its Go signature and its implementation.
+/// A template function: its Go signature and its implementation, shared (a clone, as
+/// each call site of the function in a parsed template holds, is one counter increment).
 #[derive(Clone)]
-pub struct Func {
+pub struct Func(Arc<FuncSig>);
+
+/// What a [`Func`] holds.
+pub struct FuncSig {
     /// The declared parameter types, in order.
-    pub params: Arc<[Ty]>,
+    pub params: Box<[Ty]>,
     /// The element type of a final `...T` parameter.
     pub variadic: Option<Ty>,
     /// The implementation.
-    pub imp: Arc<FuncImpl>,
+    pub imp: Box<FuncImpl>,
     /// For Go builtins whose parameters are `reflect.Value` (`len`): the error the call
     /// fails with when an argument is invalid (a missing key), which Go tells apart from
     /// a present `nil`.
     pub invalid_arg: Option<&'static str>,
+}
+
+impl std::ops::Deref for Func {
+    type Target = FuncSig;
+    fn deref(&self) -> &FuncSig {
+        &self.0
+    }
 }
 
 impl Func {
@@ -185,12 +196,12 @@ impl Func {
         params: &[Ty],
         imp: impl Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync + 'static,
     ) -> Func {
-        Func {
-            params: Arc::from(params),
+        Func(Arc::new(FuncSig {
+            params: params.into(),
             variadic: None,
-            imp: Arc::new(imp),
+            imp: Box::new(imp),
             invalid_arg: None,
-        }
+        }))
     }
 
     /// A function whose last parameter is `...T`.
@@ -199,18 +210,40 @@ impl Func {
         rest: Ty,
         imp: impl Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync + 'static,
     ) -> Func {
-        Func {
-            params: Arc::from(params),
+        Func(Arc::new(FuncSig {
+            params: params.into(),
             variadic: Some(rest),
-            imp: Arc::new(imp),
+            imp: Box::new(imp),
             invalid_arg: None,
-        }
+        }))
     }
 
-    /// Marks the function as taking `reflect.Value`s (see [`Func::invalid_arg`]).
-    pub(crate) fn with_invalid_arg(mut self, message: &'static str) -> Func {
-        self.invalid_arg = Some(message);
-        self
+    /// The same signature with another implementation (a function switched off).
+    pub fn with_impl(
+        &self,
+        imp: impl Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync + 'static,
+    ) -> Func {
+        Func(Arc::new(FuncSig {
+            params: self.params.clone(),
+            variadic: self.variadic,
+            imp: Box::new(imp),
+            invalid_arg: self.invalid_arg,
+        }))
+    }
+
+    /// A function with fixed parameters that are `reflect.Value`s in Go (`len`): an
+    /// invalid argument fails the call with `invalid_arg` (see [`FuncSig::invalid_arg`]).
+    pub(crate) fn reflective(
+        params: &[Ty],
+        invalid_arg: &'static str,
+        imp: impl Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync + 'static,
+    ) -> Func {
+        Func(Arc::new(FuncSig {
+            params: params.into(),
+            variadic: None,
+            imp: Box::new(imp),
+            invalid_arg: Some(invalid_arg),
+        }))
     }
 }
 

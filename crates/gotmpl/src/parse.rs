@@ -70,6 +70,13 @@ struct Parser<'a, 's> {
     paren_depth: usize,
     lookup_func: &'a (dyn Fn(&str) -> Option<crate::Func> + Sync),
     trees: Vec<Tree>,
+    /// Work stacks the lists being parsed grow on (nested ones above their parents'),
+    /// each list then moved into a vector of exactly its length: most commands have one
+    /// or two arguments, most pipelines one command, and vectors grown by pushes kept
+    /// room for four (a third of a big chart's parse trees was that room).
+    args: Vec<Arg>,
+    cmds: Vec<Command>,
+    nodes: Vec<Node>,
 }
 
 type R<T> = Result<T, ParseError>;
@@ -96,6 +103,9 @@ pub fn parse(
         paren_depth: 0,
         lookup_func,
         trees: Vec::new(),
+        args: Vec::new(),
+        cmds: Vec::new(),
+        nodes: Vec::new(),
     };
     let mut root = Vec::new();
     while p.peek().kind != Kind::Eof {
@@ -278,11 +288,18 @@ impl<'a, 's> Parser<'a, 's> {
     }
 
     fn item_list_here(&mut self) -> R<(Vec<Node>, Item)> {
-        let mut list = Vec::new();
+        let start = self.nodes.len();
+        let end = self.items_onto_stack();
+        let list: Vec<Node> = self.nodes.drain(start..).collect();
+        Ok((list, end?))
+    }
+
+    /// Pushes items onto `self.nodes` up to `{{end}}` or `{{else}}`, which it returns.
+    fn items_onto_stack(&mut self) -> R<Item> {
         while self.peek_non_space().kind != Kind::Eof {
             match self.text_or_action()? {
-                Item::Node(n) => list.push(n),
-                other => return Ok((list, other)),
+                Item::Node(n) => self.nodes.push(n),
+                other => return Ok(other),
             }
         }
         Err(self.error("unexpected EOF"))
@@ -434,6 +451,27 @@ impl<'a, 's> Parser<'a, 's> {
             decl: Vec::new(),
             cmds: Vec::new(),
         };
+        let start = self.cmds.len();
+        let done = self.pipeline_onto_stack(&mut pipe, context, end);
+        pipe.cmds = self.cmds.drain(start..).collect();
+        done?;
+        for (i, c) in pipe.cmds.iter().enumerate().skip(1) {
+            if matches!(
+                c.args[0],
+                Arg::Bool(..) | Arg::Dot(_) | Arg::Nil(_) | Arg::Number(..) | Arg::Str { .. }
+            ) {
+                return Err(self.error(format!(
+                    "non executable command in pipeline stage {}",
+                    i + 1
+                )));
+            }
+        }
+        Ok(pipe)
+    }
+
+    /// The declarations of a pipeline into `pipe`, its commands onto `self.cmds`.
+    fn pipeline_onto_stack(&mut self, pipe: &mut Pipe, context: &str, end: Kind) -> R<()> {
+        let start = self.cmds.len();
         loop {
             let v = self.peek_non_space();
             if v.kind != Kind::Variable {
@@ -468,25 +506,10 @@ impl<'a, 's> Parser<'a, 's> {
         loop {
             let t = self.next_non_space();
             if t.kind == end {
-                if pipe.cmds.is_empty() {
+                if self.cmds.len() == start {
                     return Err(self.error(format!("missing value for {context}")));
                 }
-                for (i, c) in pipe.cmds.iter().enumerate().skip(1) {
-                    if matches!(
-                        c.args[0],
-                        Arg::Bool(..)
-                            | Arg::Dot(_)
-                            | Arg::Nil(_)
-                            | Arg::Number(..)
-                            | Arg::Str { .. }
-                    ) {
-                        return Err(self.error(format!(
-                            "non executable command in pipeline stage {}",
-                            i + 1
-                        )));
-                    }
-                }
-                return Ok(pipe);
+                return Ok(());
             }
             match t.kind {
                 Kind::Bool
@@ -502,7 +525,7 @@ impl<'a, 's> Parser<'a, 's> {
                 | Kind::LeftParen => {
                     self.i -= 1;
                     let c = self.command()?;
-                    pipe.cmds.push(c);
+                    self.cmds.push(c);
                 }
                 _ => return Err(self.unexpected(&t, context)),
             }
@@ -510,14 +533,23 @@ impl<'a, 's> Parser<'a, 's> {
     }
 
     fn command(&mut self) -> R<Command> {
-        let mut cmd = Command {
-            pos: self.peek_non_space().pos,
-            args: Vec::new(),
-        };
+        let pos = self.peek_non_space().pos;
+        let start = self.args.len();
+        let done = self.command_onto_stack();
+        let args: Vec<Arg> = self.args.drain(start..).collect();
+        done?;
+        if args.is_empty() {
+            return Err(self.error("empty command"));
+        }
+        Ok(Command { pos, args })
+    }
+
+    /// The operands of a command onto `self.args`.
+    fn command_onto_stack(&mut self) -> R<()> {
         loop {
             self.peek_non_space();
             if let Some(op) = self.operand()? {
-                cmd.args.push(op);
+                self.args.push(op);
             }
             let t = self.next();
             match t.kind {
@@ -526,12 +558,8 @@ impl<'a, 's> Parser<'a, 's> {
                 Kind::Pipe => {}
                 _ => return Err(self.unexpected(&t, "operand")),
             }
-            break;
+            return Ok(());
         }
-        if cmd.args.is_empty() {
-            return Err(self.error("empty command"));
-        }
-        Ok(cmd)
     }
 
     fn operand(&mut self) -> R<Option<Arg>> {
@@ -588,7 +616,7 @@ impl<'a, 's> Parser<'a, 's> {
                 Arg::Ident {
                     pos: t.pos,
                     name: t.text.to_owned(),
-                    func: Some(Box::new(func)),
+                    func: Some(func),
                 }
             }
             Kind::Dot => Arg::Dot(t.pos),

@@ -434,12 +434,12 @@ fn insecure_switches(m: &mut FuncMap, host: &dyn Host) {
     if env_true(host, "HELMFILE_SKIP_INSECURE_TEMPLATE_FUNCTIONS") {
         for name in ["exec", "envExec", "readFile"] {
             if let Some(f) = m.get_mut(name) {
-                f.imp = Arc::new(|_, _| Ok(Value::from("")));
+                *f = f.with_impl(|_, _| Ok(Value::from("")));
             }
         }
         for name in ["readDir", "readDirEntries", "listDir"] {
             if let Some(f) = m.get_mut(name) {
-                f.imp = Arc::new(|_, _| Ok(Value::list_from(Vec::new())));
+                *f = f.with_impl(|_, _| Ok(Value::list_from(Vec::new())));
             }
         }
     }
@@ -455,7 +455,7 @@ fn insecure_switches(m: &mut FuncMap, host: &dyn Host) {
             "listDir",
         ] {
             if let Some(f) = m.get_mut(name) {
-                f.imp = Arc::new(|_, _| Err(INSECURE_FUNCTIONS_DISABLED.into()));
+                *f = f.with_impl(|_, _| Err(INSECURE_FUNCTIONS_DISABLED.into()));
             }
         }
     }
