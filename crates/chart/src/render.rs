@@ -337,7 +337,6 @@ fn parsed_set(
 ) -> Result<capstan_gotmpl::Templates, RenderError> {
     use std::hash::{Hash, Hasher};
     static FUNCS: std::sync::OnceLock<Arc<capstan_gotmpl::FuncMap>> = std::sync::OnceLock::new();
-    let texts = || names.iter().map(|n| (n.as_str(), &*tpls[n].text));
     // By name and file identity: no text is read for a set parsed before.
     let files = || names.iter().map(|n| (n.as_str(), tpls[n].data));
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -362,8 +361,11 @@ fn parsed_set(
         .get_or_init(|| Arc::new(crate::funcs::helm_funcs()))
         .clone();
     let mut set = crate::funcs::helm_templates(funcs);
-    let all: Vec<(&str, &str)> = texts().collect();
-    set.parse_all(&all).map_err(|e| RenderError {
+    let all: Vec<(&str, &str, Option<Arc<[u8]>>)> = names
+        .iter()
+        .map(|n| (n.as_str(), &*tpls[n].text, Some(tpls[n].data.clone())))
+        .collect();
+    set.parse_all_shared(&all).map_err(|e| RenderError {
         message: crate::engine_errors::parse_error(&e),
         at: tpls.get(&e.template).map(|r| (r.file(), e.line as u32, 1)),
     })?;

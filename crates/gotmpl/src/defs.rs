@@ -51,7 +51,7 @@ mod tests {
     fn def() -> Arc<TemplateDef> {
         Arc::new(TemplateDef {
             root: Vec::new(),
-            text: Arc::from(""),
+            text: crate::Source::Text(Arc::from("")),
             parse_name: String::new(),
         })
     }

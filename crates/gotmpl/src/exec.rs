@@ -110,7 +110,8 @@ fn dig(v: EV) -> EV {
 
 impl<'a> State<'a> {
     fn location(&self, pos: usize) -> ExecLocation {
-        let text = &self.def.text[..pos.min(self.def.text.len())];
+        let all = self.def.text.as_str();
+        let text = &all[..pos.min(all.len())];
         let line = 1 + text.matches('\n').count();
         let column = match text.rfind('\n') {
             Some(i) => pos - (i + 1),

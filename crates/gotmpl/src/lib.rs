@@ -301,9 +301,42 @@ pub fn register_variadic(
 pub struct TemplateDef {
     pub(crate) root: Vec<Node>,
     /// The text the body was parsed from (for line and column in errors).
-    pub text: Arc<str>,
+    pub text: Source,
     /// The name of the top-level template whose text holds this one (Go's `ParseName`).
     pub parse_name: String,
+}
+
+/// The text a template was parsed from, kept for its errors' lines and columns: a copy,
+/// or the very bytes a chart file was read into (valid UTF-8), shared rather than copied.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// A copy of the text.
+    Text(Arc<str>),
+    /// The bytes of the file, which are the text.
+    Bytes(Arc<[u8]>),
+}
+
+impl Source {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Source::Text(t) => t,
+            Source::Bytes(b) => std::str::from_utf8(b).unwrap_or_default(),
+        }
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Source::Text(t) => t.len(),
+            Source::Bytes(b) => b.len(),
+        }
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// A set of associated templates sharing functions and options.
@@ -376,7 +409,7 @@ impl Templates {
     pub fn parse_tree(&mut self, name: &str, text: &str) -> Result<Arc<TemplateDef>, ParseError> {
         let funcs = self.funcs.clone();
         let trees = parse::parse(name, text, &|f| funcs.get(f).cloned())?;
-        Ok(self.add_trees(name, text, trees))
+        Ok(self.add_trees(name, Source::Text(Arc::from(text)), trees))
     }
 
     /// [`Templates::parse`] of every `(name, text)` in order, as if one after the other:
@@ -384,21 +417,43 @@ impl Templates {
     /// parse is the error. Many texts are parsed on every core (parsing one text never
     /// depends on another).
     pub fn parse_all(&mut self, texts: &[(&str, &str)]) -> Result<(), ParseError> {
-        let total: usize = texts.iter().map(|(_, t)| t.len()).sum();
+        let shared: Vec<(&str, &str, Option<Arc<[u8]>>)> =
+            texts.iter().map(|(n, t)| (*n, *t, None)).collect();
+        self.parse_all_shared(&shared)
+    }
+
+    /// [`Templates::parse_all`] of `(name, text, bytes)`, where `bytes`, when `text` is
+    /// borrowed from them whole (a chart file as read), are kept for the set's errors
+    /// instead of a copy of the text.
+    pub fn parse_all_shared(
+        &mut self,
+        texts: &[(&str, &str, Option<Arc<[u8]>>)],
+    ) -> Result<(), ParseError> {
+        let total: usize = texts.iter().map(|(_, t, _)| t.len()).sum();
         let funcs = self.funcs.clone();
-        let parse_one =
-            |(name, text): &(&str, &str)| parse::parse(name, text, &|f| funcs.get(f).cloned());
+        let parse_one = |(name, text, _): &(&str, &str, Option<Arc<[u8]>>)| {
+            parse::parse(name, text, &|f| funcs.get(f).cloned())
+        };
         let parsed: Vec<Option<Result<Vec<Tree>, ParseError>>> = if total < PARALLEL_PARSE_FROM {
-            texts.iter().map(|pair| Some(parse_one(pair))).collect()
+            texts.iter().map(|item| Some(parse_one(item))).collect()
         } else {
             capstan_value::stack::parallel_map(texts, parse_one)
         };
-        for (pair, trees) in texts.iter().zip(parsed) {
+        for (item, trees) in texts.iter().zip(parsed) {
             let trees = match trees {
                 Some(t) => t?,
-                None => parse_one(pair)?,
+                None => parse_one(item)?,
             };
-            self.add_trees(pair.0, pair.1, trees);
+            let source = match &item.2 {
+                Some(bytes)
+                    if std::ptr::eq(bytes.as_ptr(), item.1.as_ptr())
+                        && bytes.len() == item.1.len() =>
+                {
+                    Source::Bytes(bytes.clone())
+                }
+                _ => Source::Text(Arc::from(item.1)),
+            };
+            self.add_trees(item.0, source, trees);
         }
         // Every render copies this set: the templates go where copies share them.
         self.defs.settle();
@@ -414,8 +469,7 @@ impl Templates {
     }
 
     /// Adds the trees parsed from `text` (template `name` first), returning `name`'s own.
-    fn add_trees(&mut self, name: &str, text: &str, trees: Vec<Tree>) -> Arc<TemplateDef> {
-        let text: Arc<str> = Arc::from(text);
+    fn add_trees(&mut self, name: &str, text: Source, trees: Vec<Tree>) -> Arc<TemplateDef> {
         let mut main = None;
         for t in trees {
             let is_main = t.name == name;
