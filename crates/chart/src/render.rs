@@ -361,7 +361,7 @@ fn parsed_set(
         .get_or_init(|| Arc::new(crate::funcs::helm_funcs()))
         .clone();
     let mut set = crate::funcs::helm_templates(funcs);
-    let all: Vec<(&str, &str, Option<Arc<[u8]>>)> = names
+    let all: Vec<capstan_gotmpl::NamedText> = names
         .iter()
         .map(|n| (n.as_str(), &*tpls[n].text, Some(tpls[n].data.clone())))
         .collect();

@@ -339,6 +339,10 @@ impl Source {
     }
 }
 
+/// A template to parse: its name, its text, and the bytes the text is borrowed from
+/// whole, when it is (see [`Templates::parse_all_shared`]).
+pub type NamedText<'a> = (&'a str, &'a str, Option<Arc<[u8]>>);
+
 /// A set of associated templates sharing functions and options.
 #[derive(Clone, Default)]
 pub struct Templates {
@@ -417,23 +421,18 @@ impl Templates {
     /// parse is the error. Many texts are parsed on every core (parsing one text never
     /// depends on another).
     pub fn parse_all(&mut self, texts: &[(&str, &str)]) -> Result<(), ParseError> {
-        let shared: Vec<(&str, &str, Option<Arc<[u8]>>)> =
-            texts.iter().map(|(n, t)| (*n, *t, None)).collect();
+        let shared: Vec<NamedText> = texts.iter().map(|(n, t)| (*n, *t, None)).collect();
         self.parse_all_shared(&shared)
     }
 
     /// [`Templates::parse_all`] of `(name, text, bytes)`, where `bytes`, when `text` is
     /// borrowed from them whole (a chart file as read), are kept for the set's errors
     /// instead of a copy of the text.
-    pub fn parse_all_shared(
-        &mut self,
-        texts: &[(&str, &str, Option<Arc<[u8]>>)],
-    ) -> Result<(), ParseError> {
+    pub fn parse_all_shared(&mut self, texts: &[NamedText]) -> Result<(), ParseError> {
         let total: usize = texts.iter().map(|(_, t, _)| t.len()).sum();
         let funcs = self.funcs.clone();
-        let parse_one = |(name, text, _): &(&str, &str, Option<Arc<[u8]>>)| {
-            parse::parse(name, text, &|f| funcs.get(f).cloned())
-        };
+        let parse_one =
+            |(name, text, _): &NamedText| parse::parse(name, text, &|f| funcs.get(f).cloned());
         let parsed: Vec<Option<Result<Vec<Tree>, ParseError>>> = if total < PARALLEL_PARSE_FROM {
             texts.iter().map(|item| Some(parse_one(item))).collect()
         } else {
