@@ -17,23 +17,62 @@ pub struct Number {
     pub imag: Option<f64>,
 }
 
+/// Names joined by dots (`a.b`, `$x.a.b`), in one string: a template holds thousands
+/// of these, mostly one to three names long. No name is empty or holds a dot.
+#[derive(Clone, Debug, Default)]
+pub struct Names(Box<str>);
+
+impl Names {
+    /// The names of `parts`, in order.
+    pub(crate) fn joined<'a>(parts: impl IntoIterator<Item = &'a str>) -> Names {
+        let mut out = String::new();
+        for (i, p) in parts.into_iter().enumerate() {
+            if i > 0 {
+                out.push('.');
+            }
+            out.push_str(p);
+        }
+        Names(out.into_boxed_str())
+    }
+
+    /// The names joined by dots ("" for none).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The names in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.split('.').filter(|n| !n.is_empty())
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The first name and the others joined ("" when it is alone).
+    pub fn split_first(&self) -> (&str, &str) {
+        self.0.split_once('.').unwrap_or((&self.0, ""))
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum Arg {
     /// `.a.b`
     Field {
         pos: usize,
-        idents: Vec<String>,
+        idents: Names,
     },
-    /// `$x.a.b` (`idents[0]` is the variable name with its `$`).
+    /// `$x.a.b` (the first name is the variable's, with its `$`).
     Variable {
         pos: usize,
-        idents: Vec<String>,
+        idents: Names,
     },
     /// `(pipe).a.b` or `fn.a`
     Chain {
         pos: usize,
         node: Box<Arg>,
-        fields: Vec<String>,
+        fields: Names,
     },
     Dot(usize),
     Nil(usize),
@@ -118,19 +157,19 @@ impl fmt::Display for Arg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Arg::Field { idents, .. } => {
-                for i in idents {
+                for i in idents.iter() {
                     write!(f, ".{i}")?;
                 }
                 Ok(())
             }
-            Arg::Variable { idents, .. } => f.write_str(&idents.join(".")),
+            Arg::Variable { idents, .. } => f.write_str(idents.as_str()),
             Arg::Chain { node, fields, .. } => {
                 if let Arg::Pipe(_) = **node {
                     write!(f, "({node})")?;
                 } else {
                     write!(f, "{node}")?;
                 }
-                for x in fields {
+                for x in fields.iter() {
                     write!(f, ".{x}")?;
                 }
                 Ok(())
@@ -219,5 +258,25 @@ mod size_tests {
     fn arguments_and_nodes_stay_small() {
         assert!(std::mem::size_of::<super::Arg>() <= 48);
         assert!(std::mem::size_of::<super::Node>() <= 72);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Names;
+
+    #[test]
+    fn names_join_split_and_iterate() {
+        let n = Names::joined(["$x", "a", "b"]);
+        assert_eq!(n.as_str(), "$x.a.b");
+        assert_eq!(n.iter().collect::<Vec<_>>(), ["$x", "a", "b"]);
+        assert_eq!(n.split_first(), ("$x", "a.b"));
+        let one = Names::joined(["Values"]);
+        assert_eq!(one.split_first(), ("Values", ""));
+        assert_eq!(one.iter().count(), 1);
+        let none = Names::joined([]);
+        assert!(none.is_empty());
+        assert_eq!(none.iter().count(), 0);
+        assert_eq!(none.split_first(), ("", ""));
     }
 }

@@ -425,22 +425,31 @@ impl<'a> State<'a> {
         match first {
             Arg::Field { pos, idents } => {
                 let recv = dot.clone();
-                self.eval_field_chain(dot, recv, true, first, *pos, idents, &cmd.args, final_)
+                let names = idents.as_str();
+                self.eval_field_chain(dot, recv, true, first, *pos, names, &cmd.args, final_)
             }
             Arg::Chain { pos, node, fields } => {
                 let recv = self.eval_arg_value(dot, node)?;
                 let from_iface = matches!(**node, Arg::Field { .. } | Arg::Variable { .. });
                 self.eval_field_chain(
-                    dot, recv, from_iface, first, *pos, fields, &cmd.args, final_,
+                    dot,
+                    recv,
+                    from_iface,
+                    first,
+                    *pos,
+                    fields.as_str(),
+                    &cmd.args,
+                    final_,
                 )
             }
             Arg::Variable { pos, idents } => {
-                let v = self.var_value(idents[0].as_str(), *pos, first)?;
-                if idents.len() == 1 {
+                let (name, rest) = idents.split_first();
+                let v = self.var_value(name, *pos, first)?;
+                if rest.is_empty() {
                     self.not_a_function(cmd, &final_)?;
                     return Ok(v);
                 }
-                self.eval_field_chain(dot, v, false, first, *pos, &idents[1..], &cmd.args, final_)
+                self.eval_field_chain(dot, v, false, first, *pos, rest, &cmd.args, final_)
             }
             Arg::Ident { pos, name, .. } => self.eval_function(dot, *pos, name, cmd, final_),
             Arg::Pipe(p) => {
@@ -505,19 +514,22 @@ impl<'a> State<'a> {
     fn eval_arg_value(&mut self, dot: &EV, a: &Arg) -> Result<EV, ExecError> {
         match a {
             Arg::Field { pos, idents } => {
-                self.eval_field_chain(dot, dot.clone(), true, a, *pos, idents, &[], None)
+                let names = idents.as_str();
+                self.eval_field_chain(dot, dot.clone(), true, a, *pos, names, &[], None)
             }
             Arg::Variable { pos, idents } => {
-                let v = self.var_value(&idents[0], *pos, a)?;
-                if idents.len() == 1 {
+                let (name, rest) = idents.split_first();
+                let v = self.var_value(name, *pos, a)?;
+                if rest.is_empty() {
                     return Ok(v);
                 }
-                self.eval_field_chain(dot, v, false, a, *pos, &idents[1..], &[], None)
+                self.eval_field_chain(dot, v, false, a, *pos, rest, &[], None)
             }
             Arg::Chain { pos, node, fields } => {
                 let recv = self.eval_arg_value(dot, node)?;
                 let from_iface = matches!(**node, Arg::Field { .. } | Arg::Variable { .. });
-                self.eval_field_chain(dot, recv, from_iface, a, *pos, fields, &[], None)
+                let names = fields.as_str();
+                self.eval_field_chain(dot, recv, from_iface, a, *pos, names, &[], None)
             }
             Arg::Dot(_) => Ok(dot.clone()),
             Arg::Nil(_) => Ok(Some(Value::Nil)),
@@ -543,13 +555,14 @@ impl<'a> State<'a> {
         mut from_iface: bool,
         node: &Arg,
         pos: usize,
-        idents: &[String],
+        names: &str,
         args: &[Arg],
         final_: Option<EV>,
     ) -> Result<EV, ExecError> {
-        let n = idents.len();
-        for (i, name) in idents.iter().enumerate() {
-            let last = i + 1 == n;
+        // `names` joined by dots, "" for none.
+        let mut names = names.split('.').filter(|n| !n.is_empty()).peekable();
+        while let Some(name) = names.next() {
+            let last = names.peek().is_none();
             let (a, f) = if last {
                 (args, final_.clone())
             } else {
@@ -781,7 +794,7 @@ impl<'a> State<'a> {
             .map(|(a, v)| {
                 let looked_up = match a {
                     Arg::Field { .. } => true,
-                    Arg::Variable { idents, .. } => idents.len() > 1,
+                    Arg::Variable { idents, .. } => !idents.split_first().1.is_empty(),
                     Arg::Chain { fields, .. } => !fields.is_empty(),
                     _ => false,
                 };

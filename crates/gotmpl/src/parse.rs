@@ -2,7 +2,7 @@
 //! `define`/`block`), with Go's parse-time checks and error texts
 //! (`template: NAME:LINE: msg`).
 
-use crate::ast::{Arg, Command, Control, Node, Number, Pipe};
+use crate::ast::{Arg, Command, Control, Names, Node, Number, Pipe};
 use crate::lex::{Kind, Lexer, Token};
 use capstan_gocompat::strconv::{parse_float, parse_int, parse_uint, unquote, unquote_char};
 
@@ -572,23 +572,17 @@ impl<'a, 's> Parser<'a, 's> {
         let chain_pos = self.peek().pos;
         let mut fields = Vec::new();
         while self.peek().kind == Kind::Field {
-            fields.push(self.next().text[1..].to_string());
+            fields.push(&self.next().text[1..]);
         }
         Ok(Some(match node {
-            Arg::Field { mut idents, .. } => {
-                idents.extend(fields);
-                Arg::Field {
-                    pos: chain_pos,
-                    idents,
-                }
-            }
-            Arg::Variable { mut idents, .. } => {
-                idents.extend(fields);
-                Arg::Variable {
-                    pos: chain_pos,
-                    idents,
-                }
-            }
+            Arg::Field { idents, .. } => Arg::Field {
+                pos: chain_pos,
+                idents: Names::joined(idents.iter().chain(fields)),
+            },
+            Arg::Variable { idents, .. } => Arg::Variable {
+                pos: chain_pos,
+                idents: Names::joined(idents.iter().chain(fields)),
+            },
             Arg::Bool(..) | Arg::Str { .. } | Arg::Number(..) | Arg::Nil(_) | Arg::Dot(_) => {
                 return Err(self.error(format!(
                     "unexpected . after term {}",
@@ -598,7 +592,7 @@ impl<'a, 's> Parser<'a, 's> {
             other => Arg::Chain {
                 pos: chain_pos,
                 node: Box::new(other),
-                fields,
+                fields: Names::joined(fields),
             },
         }))
     }
@@ -630,12 +624,12 @@ impl<'a, 's> Parser<'a, 's> {
                 }
                 Arg::Variable {
                     pos: t.pos,
-                    idents: vec![t.text.to_owned()],
+                    idents: Names::joined([t.text]),
                 }
             }
             Kind::Field => Arg::Field {
                 pos: t.pos,
-                idents: vec![t.text[1..].to_string()],
+                idents: Names::joined([&t.text[1..]]),
             },
             Kind::Bool => Arg::Bool(t.pos, t.text == "true"),
             Kind::Char | Kind::Number => Arg::Number(t.pos, Box::new(self.number(&t)?)),
