@@ -124,9 +124,10 @@ impl<'a> Lexer<'a> {
             src,
             pos: 0,
             action_start: 0,
-            // Up to a token per 4 bytes (the densest templates): grown rarely, and the
-            // pages a sparse template leaves unused are never touched.
-            tokens: Vec::with_capacity(src.len() / 8 + 8),
+            // Room for a token per 4 bytes (the densest templates), so that it is not
+            // grown: growing copies every token into new memory, and the room a sparse
+            // template leaves unused is never written, so the kernel never provides it.
+            tokens: Vec::with_capacity(src.len() / 4 + 8),
             paren_depth: 0,
         };
         if let Err(e) = lx.text() {

@@ -9,6 +9,7 @@ use crate::walk::{decode_base64, is_merge_key, is_quoted, want_map, Walker};
 use capstan_gocompat::strconv::format_float;
 use capstan_value::json::json_kind;
 use capstan_value::{go_syntax, merge_maps, AnyMapBuilder, Str, Value};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -304,48 +305,22 @@ pub fn decode_helm_direct(text: &str) -> Result<Value, YamlError> {
     Ok(Value::map_from(unmarshal_one(text)?))
 }
 
-/// Texts up to this size without a separator are split by [`split_documents`]'s quick
-/// path.
-const QUICK_SPLIT_UP_TO: usize = 64 * 1024;
-
 /// Splits text into documents like apimachinery's `YAMLReader`: a line starting with
 /// `---` ends a document; only spaces or a comment may follow the dashes. A separator
 /// before any content stays in the document it starts (the reader only drops a separator
 /// that ends a document), so `---\n...\n` is one empty document while `...\n` alone is
-/// yaml.v2's error.
-pub fn split_documents(text: &str) -> Result<Vec<String>, YamlError> {
-    // Most values files: no separator and no carriage return, one document as written
-    // (ending with a line break). Only small texts: a large one (a state file of
-    // thousands of releases) copied whole raised the peak memory of a 20,000-release run
-    // by 15 MB, read line by line it does not.
-    if text.len() <= QUICK_SPLIT_UP_TO
-        && memchr::memmem::find(text.as_bytes(), b"---").is_none()
-        && !text.contains('\r')
-    {
-        if text.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut doc = String::with_capacity(text.len() + 1);
-        doc.push_str(text);
-        if !doc.ends_with('\n') {
-            doc.push('\n');
-        }
-        return Ok(vec![doc]);
-    }
-    split_documents_by_line(text)
-}
-
-/// [`split_documents`] line by line (any text).
-fn split_documents_by_line(text: &str) -> Result<Vec<String>, YamlError> {
+/// yaml.v2's error. Each document ends with a line break and has none of the text's
+/// carriage returns before one; a document that needs neither change is a slice of the
+/// text, not a copy (a values file is nearly always one such document).
+pub fn split_documents(text: &str) -> Result<Vec<Cow<'_, str>>, YamlError> {
     let mut docs = Vec::new();
-    let mut buf = String::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let (line, next) = match rest.find('\n') {
-            Some(i) => (&rest[..=i], &rest[i + 1..]),
-            None => (rest, ""),
-        };
-        rest = next;
+    // The current document's first byte, and whether it holds a carriage return.
+    let mut start = 0;
+    let mut at = 0;
+    while at < text.len() {
+        let rest = &text[at..];
+        let line_end = memchr::memchr(b'\n', rest.as_bytes()).map_or(text.len(), |i| at + i + 1);
+        let line = &text[at..line_end];
         let content = line.strip_suffix('\n').unwrap_or(line);
         let content = content.strip_suffix('\r').unwrap_or(content);
         if let Some(after) = content.strip_prefix("---") {
@@ -355,18 +330,32 @@ fn split_documents_by_line(text: &str) -> Result<Vec<String>, YamlError> {
                     "error reading yaml document: invalid Yaml document separator: {trimmed}"
                 )));
             }
-            if !buf.is_empty() {
-                docs.push(std::mem::take(&mut buf));
-                continue;
+            if at > start {
+                docs.push(document(&text[start..at]));
+                start = line_end;
             }
         }
-        buf.push_str(content);
-        buf.push('\n');
+        at = line_end;
     }
-    if !buf.is_empty() {
-        docs.push(buf);
+    if text.len() > start {
+        docs.push(document(&text[start..]));
     }
     Ok(docs)
+}
+
+/// One document of [`split_documents`]: its lines each ending with a line break, carriage
+/// returns before line breaks dropped.
+fn document(lines: &str) -> Cow<'_, str> {
+    if lines.ends_with('\n') && memchr::memchr(b'\r', lines.as_bytes()).is_none() {
+        return Cow::Borrowed(lines);
+    }
+    let mut out = String::with_capacity(lines.len() + 1);
+    for line in lines.split_inclusive('\n') {
+        let content = line.strip_suffix('\n').unwrap_or(line);
+        out.push_str(content.strip_suffix('\r').unwrap_or(content));
+        out.push('\n');
+    }
+    Cow::Owned(out)
 }
 
 /// Helm's `loader.LoadValues`: how `-f` files and a chart's `values.yaml` are read.
@@ -478,10 +467,40 @@ mod json_direct_tests {
 
 #[cfg(test)]
 mod split_tests {
-    /// Every text of up to 7 characters over an alphabet of separators' parts: the quick
-    /// answer for a text without separators equals the line by line one.
+    /// The documents of `text` built line by line, as apimachinery's reader reads them:
+    /// the oracle for [`super::split_documents`], which slices the text instead.
+    fn by_line(text: &str) -> Result<Vec<String>, String> {
+        let mut docs = Vec::new();
+        let mut buf = String::new();
+        for line in text.split_inclusive('\n') {
+            let content = line.strip_suffix('\n').unwrap_or(line);
+            let content = content.strip_suffix('\r').unwrap_or(content);
+            if let Some(after) = content.strip_prefix("---") {
+                let trimmed = after.trim_matches(|c: char| c.is_whitespace());
+                if !trimmed.is_empty() && !trimmed.starts_with('#') {
+                    return Err(format!(
+                        "error reading yaml document: invalid Yaml document separator: {trimmed}"
+                    ));
+                }
+                if !buf.is_empty() {
+                    docs.push(std::mem::take(&mut buf));
+                    continue;
+                }
+            }
+            buf.push_str(content);
+            buf.push('\n');
+        }
+        if !buf.is_empty() {
+            docs.push(buf);
+        }
+        Ok(docs)
+    }
+
+    /// Every text of up to 7 characters over an alphabet of separators' parts: the
+    /// documents sliced from the text equal those built line by line, and those of a text
+    /// without carriage returns that ends with a line break are borrowed, not copied.
     #[test]
-    fn the_quick_split_agrees_with_the_line_reader() {
+    fn slices_agree_with_the_line_reader() {
         let alphabet = ['a', ' ', '\n', '-', '.', '#', '\r'];
         let mut checked = 0;
         for len in 0..=7u32 {
@@ -491,9 +510,17 @@ mod split_tests {
                     text.push(alphabet[n % alphabet.len()]);
                     n /= alphabet.len();
                 }
-                let quick = super::split_documents(&text).map_err(|e| e.to_string());
-                let slow = super::split_documents_by_line(&text).map_err(|e| e.to_string());
-                assert_eq!(quick, slow, "{text:?}");
+                let sliced = super::split_documents(&text).map_err(|e| e.to_string());
+                let owned = sliced
+                    .as_ref()
+                    .map(|d| d.iter().map(|x| x.to_string()).collect::<Vec<_>>())
+                    .map_err(Clone::clone);
+                assert_eq!(owned, by_line(&text), "{text:?}");
+                if text.ends_with('\n') && !text.contains('\r') {
+                    for doc in sliced.iter().flatten() {
+                        assert!(matches!(doc, std::borrow::Cow::Borrowed(_)), "{text:?}");
+                    }
+                }
                 checked += 1;
             }
         }
