@@ -313,6 +313,16 @@ pub fn decode_helm_direct(text: &str) -> Result<Value, YamlError> {
 /// carriage returns before one; a document that needs neither change is a slice of the
 /// text, not a copy (a values file is nearly always one such document).
 pub fn split_documents(text: &str) -> Result<Vec<Cow<'_, str>>, YamlError> {
+    // Most values files: no separator and no carriage return, one document as written.
+    if memchr::memmem::find(text.as_bytes(), b"---").is_none()
+        && memchr::memchr(b'\r', text.as_bytes()).is_none()
+    {
+        return Ok(if text.is_empty() {
+            Vec::new()
+        } else {
+            vec![document(text)]
+        });
+    }
     let mut docs = Vec::new();
     // The current document's first byte, and whether it holds a carriage return.
     let mut start = 0;
