@@ -196,12 +196,7 @@ impl Func {
         params: &[Ty],
         imp: impl Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync + 'static,
     ) -> Func {
-        Func(Arc::new(FuncSig {
-            params: params.into(),
-            variadic: None,
-            imp: Box::new(imp),
-            invalid_arg: None,
-        }))
+        Func::made(params.into(), None, None, Box::new(imp))
     }
 
     /// A function whose last parameter is `...T`.
@@ -210,12 +205,7 @@ impl Func {
         rest: Ty,
         imp: impl Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync + 'static,
     ) -> Func {
-        Func(Arc::new(FuncSig {
-            params: params.into(),
-            variadic: Some(rest),
-            imp: Box::new(imp),
-            invalid_arg: None,
-        }))
+        Func::made(params.into(), Some(rest), None, Box::new(imp))
     }
 
     /// The same signature with another implementation (a function switched off).
@@ -223,12 +213,12 @@ impl Func {
         &self,
         imp: impl Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync + 'static,
     ) -> Func {
-        Func(Arc::new(FuncSig {
-            params: self.params.clone(),
-            variadic: self.variadic,
-            imp: Box::new(imp),
-            invalid_arg: self.invalid_arg,
-        }))
+        Func::made(
+            self.params.clone(),
+            self.variadic,
+            self.invalid_arg,
+            Box::new(imp),
+        )
     }
 
     /// A function with fixed parameters that are `reflect.Value`s in Go (`len`): an
@@ -238,11 +228,20 @@ impl Func {
         invalid_arg: &'static str,
         imp: impl Fn(&CallCtx, Vec<Value>) -> FuncResult + Send + Sync + 'static,
     ) -> Func {
+        Func::made(params.into(), None, Some(invalid_arg), Box::new(imp))
+    }
+
+    fn made(
+        params: Box<[Ty]>,
+        variadic: Option<Ty>,
+        invalid_arg: Option<&'static str>,
+        imp: Box<FuncImpl>,
+    ) -> Func {
         Func(Arc::new(FuncSig {
-            params: params.into(),
-            variadic: None,
-            imp: Box::new(imp),
-            invalid_arg: Some(invalid_arg),
+            params,
+            variadic,
+            imp,
+            invalid_arg,
         }))
     }
 }
