@@ -365,7 +365,7 @@ fn parsed_set(
         .iter()
         .map(|n| (n.as_str(), &*tpls[n].text, Some(tpls[n].data.clone())))
         .collect();
-    set.parse_all_shared(&all).map_err(|e| RenderError {
+    set.parse_all(&all).map_err(|e| RenderError {
         message: crate::engine_errors::parse_error(&e),
         at: tpls.get(&e.template).map(|r| (r.file(), e.line as u32, 1)),
     })?;

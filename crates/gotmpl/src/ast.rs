@@ -19,7 +19,7 @@ pub struct Number {
 
 /// Names joined by dots (`a.b`, `$x.a.b`), in one string: a template holds thousands
 /// of these, mostly one to three names long. No name is empty or holds a dot.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Names(Box<str>);
 
 impl Names {

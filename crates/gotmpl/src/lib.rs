@@ -339,7 +339,7 @@ impl Source {
 }
 
 /// A template to parse: its name, its text, and the bytes the text is borrowed from
-/// whole, when it is (see [`Templates::parse_all_shared`]).
+/// whole, when it is (see [`Templates::parse_all`]).
 pub type NamedText<'a> = (&'a str, &'a str, Option<Arc<[u8]>>);
 
 /// A set of associated templates sharing functions and options.
@@ -415,19 +415,12 @@ impl Templates {
         Ok(self.add_trees(name, Source::Text(Arc::from(text)), trees))
     }
 
-    /// [`Templates::parse`] of every `(name, text)` in order, as if one after the other:
-    /// a later definition replaces an earlier one, and the first text that does not
-    /// parse is the error. Many texts are parsed on every core (parsing one text never
-    /// depends on another).
-    pub fn parse_all(&mut self, texts: &[(&str, &str)]) -> Result<(), ParseError> {
-        let shared: Vec<NamedText> = texts.iter().map(|(n, t)| (*n, *t, None)).collect();
-        self.parse_all_shared(&shared)
-    }
-
-    /// [`Templates::parse_all`] of `(name, text, bytes)`, where `bytes`, when `text` is
-    /// borrowed from them whole (a chart file as read), are kept for the set's errors
-    /// instead of a copy of the text.
-    pub fn parse_all_shared(&mut self, texts: &[NamedText]) -> Result<(), ParseError> {
+    /// [`Templates::parse`] of every `(name, text, bytes)` in order, as if one after the
+    /// other: a later definition replaces an earlier one, and the first text that does
+    /// not parse is the error. Many texts are parsed on every core (parsing one text
+    /// never depends on another). `bytes`, when `text` is borrowed from them whole (a
+    /// chart file as read), are kept for the set's errors instead of a copy of the text.
+    pub fn parse_all(&mut self, texts: &[NamedText]) -> Result<(), ParseError> {
         let total: usize = texts.iter().map(|(_, t, _)| t.len()).sum();
         let funcs = self.funcs.clone();
         let parse_one =
@@ -552,13 +545,21 @@ mod tests {
             let a = format!("{{{{define \"t\"}}}}first{{{{end}}}}{pad}");
             let b = format!("{{{{define \"t\"}}}}second{{{{end}}}}{pad}");
             let mut set = Templates::new(FuncMap::new());
-            set.parse_all(&[("a", &a), ("b", &b), ("c", "{{template \"t\"}}")])
-                .unwrap();
+            set.parse_all(&[
+                ("a", &a, None),
+                ("b", &b, None),
+                ("c", "{{template \"t\"}}", None),
+            ])
+            .unwrap();
             assert_eq!(set.execute("c", &Value::Nil).unwrap(), "second");
             // The first text that does not parse is the error, though a later one fails too.
             let mut set = Templates::new(FuncMap::new());
             let e = set
-                .parse_all(&[("a", &a), ("bad1", "{{ nope }}"), ("bad2", "{{ end }}")])
+                .parse_all(&[
+                    ("a", &a, None),
+                    ("bad1", "{{ nope }}", None),
+                    ("bad2", "{{ end }}", None),
+                ])
                 .unwrap_err();
             assert_eq!(
                 e.to_string(),

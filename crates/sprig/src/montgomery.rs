@@ -16,6 +16,30 @@ fn neg_inverse(n0: u64) -> u64 {
     x.wrapping_neg()
 }
 
+/// Whether `x < y`, both little-endian words.
+#[inline(always)]
+fn below<const L: usize>(x: &[u64; L], y: &[u64; L]) -> bool {
+    for i in (0..L).rev() {
+        if x[i] != y[i] {
+            return x[i] < y[i];
+        }
+    }
+    false
+}
+
+/// `L` words from the system's random source (`None` when it fails).
+pub(crate) fn random_words<const L: usize>() -> Option<[u64; L]> {
+    let mut bytes = vec![0u8; L * 8];
+    getrandom::getrandom(&mut bytes).ok()?;
+    let mut words = [0u64; L];
+    for (w, chunk) in words.iter_mut().zip(bytes.chunks(8)) {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(chunk);
+        *w = u64::from_le_bytes(b);
+    }
+    Some(words)
+}
+
 /// `a·b + c + d` as (low, high) words: never overflows 128 bits.
 #[inline(always)]
 fn mul_add(a: u64, b: u64, c: u64, d: u64) -> (u64, u64) {
@@ -122,17 +146,7 @@ impl<const L: usize> Modulus<L> {
     /// `x − n` when `carry` is set or `x ≥ n` (x < 2n).
     #[inline(always)]
     fn reduce_once(&self, x: &mut [u64; L], carry: u64) {
-        let mut ge = carry != 0;
-        if !ge {
-            ge = true;
-            for i in (0..L).rev() {
-                if x[i] != self.n[i] {
-                    ge = x[i] > self.n[i];
-                    break;
-                }
-            }
-        }
-        if ge {
+        if carry != 0 || !below(x, &self.n) {
             let mut borrow = false;
             for (xi, ni) in x.iter_mut().zip(&self.n) {
                 let (d, b1) = xi.overflowing_sub(*ni);
@@ -312,14 +326,6 @@ impl<const L: usize> Modulus<L> {
     /// Whether `b` (little-endian words) lies in `[2, n − 2]`, the bases Miller-Rabin
     /// takes.
     pub(crate) fn is_base(&self, b: &[u64; L]) -> bool {
-        let below = |x: &[u64; L], y: &[u64; L]| {
-            for i in (0..L).rev() {
-                if x[i] != y[i] {
-                    return x[i] < y[i];
-                }
-            }
-            false
-        };
         let mut two = [0u64; L];
         two[0] = 2;
         // n − 1 (n is odd, so only the low bit changes): b must be below it.

@@ -139,16 +139,9 @@ pub(crate) fn rsa_prime<const L: usize>(stop: &AtomicBool) -> Option<rsa::BigUin
         if stop.load(Ordering::Relaxed) {
             return None;
         }
-        let mut bytes = vec![0u8; L * 8];
-        if getrandom::getrandom(&mut bytes).is_err() {
+        let Some(mut start) = crate::montgomery::random_words::<L>() else {
             continue;
-        }
-        let mut start = [0u64; L];
-        for (w, chunk) in start.iter_mut().zip(bytes.chunks(8)) {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(chunk);
-            *w = u64::from_le_bytes(b);
-        }
+        };
         start[0] |= 1;
         start[L - 1] |= 0b11 << 62;
         let divisible = sieve(&residues(&start, primes), primes);
@@ -199,17 +192,10 @@ fn is_prime<const L: usize>(n: &[u64; L]) -> bool {
         return false;
     };
     let mut rounds = miller_rabin_rounds(64 * L);
-    let mut bytes = vec![0u8; L * 8];
     while rounds > 0 {
-        if getrandom::getrandom(&mut bytes).is_err() {
+        let Some(base) = crate::montgomery::random_words::<L>() else {
             return false;
-        }
-        let mut base = [0u64; L];
-        for (w, chunk) in base.iter_mut().zip(bytes.chunks(8)) {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(chunk);
-            *w = u64::from_le_bytes(b);
-        }
+        };
         if !m.is_base(&base) {
             continue;
         }
