@@ -324,7 +324,7 @@ pub fn split_documents(text: &str) -> Result<Vec<Cow<'_, str>>, YamlError> {
         });
     }
     let mut docs = Vec::new();
-    // The current document's first byte, and whether it holds a carriage return.
+    // The current document's first byte, and the next line's.
     let mut start = 0;
     let mut at = 0;
     while at < text.len() {
