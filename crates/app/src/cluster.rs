@@ -106,6 +106,14 @@ fn run_over(
     log: &mut String,
 ) -> Result<String, Failure> {
     let s = &session.settings;
+    // helm would run with the repository's argv (`args:`, `helmBinary`, post-renderer
+    // plugins, kube settings) against the caller's cluster: untrusted mode renders only.
+    if s.host.tenant().is_some() {
+        return Err(Failure::new(
+            "untrusted repository: cluster commands run helm with the repository's settings; untrusted mode only renders (template, build, list, values, write-values, show-dag, print-env)",
+            None,
+        ));
+    }
     if request.command == Command::Test && request.options.cleanup {
         crate::logln!(log, "warn: requested cleanup will not be applied. To clean up test resources with Helm 3, you have to remove them manually or set helm.sh/hook-delete-policy");
     }

@@ -6,15 +6,21 @@
 //! - the application's parameters come as `ARGOCD_APP_PARAMETERS` (JSON) or `PARAM_*`:
 //!   `environment` (`-e`), `selectors` (`-l`, an array), `state-values` (a map, each
 //!   `--state-values-set key=value`), `namespace` (`-n`, every release's namespace);
+//! - repositories are untrusted by default: the child runs in untrusted mode
+//!   (`--untrusted`, `capstan_state::tenant`), which only the sidecar's own
+//!   `CAPSTAN_ARGOCD_TRUSTED=true` turns off and its `CAPSTAN_UNTRUSTED_*` variables
+//!   widen; nothing an Application sets reaches either;
 //! - the application's plugin environment comes prefixed, `ARGOCD_ENV_NAME=v`, and is
-//!   given to the state files as `NAME=v` (names that steer the process itself, such as
-//!   `PATH`, `HOME` or `LD_*`, are refused);
+//!   given to the state files' templates as `NAME` — in untrusted mode through
+//!   `CAPSTAN_UNTRUSTED_APP_ENV` only, never into any process's environment; a name
+//!   that steers capstan or a program it may run is refused in either mode;
 //! - `KUBE_VERSION` and `KUBE_API_VERSIONS` feed `.Capabilities`, as Argo CD does for helm;
 //! - nothing but manifests on stdout, errors on stderr with a non-zero exit;
-//! - caches in a temporary directory (the sidecar's home may be read-only), nothing
-//!   written anywhere else;
-//! - a deadline: `ARGOCD_EXEC_TIMEOUT` (the cmp-server's own, default 90 s) less a
-//!   tenth, after which the child is stopped and the command fails.
+//! - each run has its own private home, temporary directory and caches (owner only,
+//!   removed after the run), so no run sees what another fetched or wrote;
+//! - bounds: a deadline (`ARGOCD_EXEC_TIMEOUT`, the cmp-server's own, default 90 s, less
+//!   a tenth), an output cap and a memory cap; past any of them the child's whole
+//!   process group is killed and the command fails.
 
 use clap::Subcommand;
 use std::ffi::OsString;
@@ -97,37 +103,12 @@ fn parameters(
     Ok(p)
 }
 
-/// Whether an application may set `name` for the state files: not the variables that
-/// steer capstan, helm, the loader or the shell.
+/// Whether an application may set `name` for the state files: a plain name that
+/// steers neither capstan nor any program or library it may run.
 fn settable(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    let refused_prefixes = [
-        "LD_",
-        "DYLD_",
-        "CAPSTAN_",
-        "HELM_",
-        "HELMFILE_",
-        "XDG_",
-        "ARGOCD_",
-    ];
-    let refused = [
-        "PATH",
-        "HOME",
-        "SHELL",
-        "TMPDIR",
-        "TMP",
-        "TEMP",
-        "KUBECONFIG",
-        "IFS",
-        "ENV",
-        "BASH_ENV",
-        "PWD",
-        "USER",
-    ];
     !name.is_empty()
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !refused.contains(&upper.as_str())
-        && !refused_prefixes.iter().any(|p| upper.starts_with(p))
+        && !capstan_state::tenant::reserved_name(name)
 }
 
 /// The deadline: `ARGOCD_EXEC_TIMEOUT` (a Go duration, default 90 s) less a tenth, so
@@ -193,6 +174,39 @@ fn has_repositories(cwd: &Path) -> bool {
         })
 }
 
+/// Whether the sidecar's administrator trusts every repository
+/// (`CAPSTAN_ARGOCD_TRUSTED=true` in the sidecar's own environment).
+fn trusted(env: &dyn Fn(&str) -> Option<String>) -> bool {
+    env("CAPSTAN_ARGOCD_TRUSTED").is_some_and(|v| crate::global::go_bool(&v) == Ok(true))
+}
+
+/// The bounds of one plugin run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Bounds {
+    deadline: Duration,
+    max_output: usize,
+    max_memory: u64,
+}
+
+/// The run's bounds: the deadline, and the output and memory caps
+/// (`CAPSTAN_UNTRUSTED_MAX_OUTPUT_MB`, default 64; `CAPSTAN_UNTRUSTED_MEMORY_MB`,
+/// default 4096).
+fn bounds(env: &dyn Fn(&str) -> Option<String>) -> Bounds {
+    use capstan_state::tenant::config;
+    let mib = |name: &str, default: u64| {
+        env(name)
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(default)
+            .saturating_mul(1 << 20)
+    };
+    Bounds {
+        deadline: deadline(env),
+        max_output: usize::try_from(mib(config::MAX_OUTPUT_MB, 64)).unwrap_or(usize::MAX),
+        max_memory: mib(config::MEMORY_MB, 4096),
+    }
+}
+
 /// Runs the plugin command in `cwd`.
 pub fn run(cmd: ArgocdCommand, cwd: &Path) -> crate::Outcome {
     let fail = |message: String| crate::Outcome {
@@ -206,101 +220,170 @@ pub fn run(cmd: ArgocdCommand, cwd: &Path) -> crate::Outcome {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    if matches!(cmd, ArgocdCommand::Init) && !(has_repositories(cwd) && which_helm(&env).is_some())
+    let untrusted = !trusted(&env);
+    // Untrusted: charts are fetched by `generate` itself into the run's own cache, and
+    // nothing is written into a helm configuration other runs share.
+    if matches!(cmd, ArgocdCommand::Init)
+        && (untrusted || !(has_repositories(cwd) && which_helm(&env).is_some()))
     {
         return crate::Outcome::default();
     }
-    let child = match child_command(&cmd, &p, &env, &all, cwd) {
+    // The run's own home, temporary directory and caches, removed when it ends.
+    let private = match capstan_state::host::PrivateDir::new() {
+        Ok(d) => d,
+        Err(e) => return fail(format!("cannot make the run's private directory: {e}")),
+    };
+    let child = match child_command(&cmd, &p, &env, &all, cwd, private.path(), untrusted) {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let limit = deadline(&env);
-    let (status, stdout, stderr) = match run_within(child, limit) {
+    let limits = bounds(&env);
+    let (ended, stdout, stderr) = match run_within(child, limits) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
-    match status {
-        Some(s) if s.success() => crate::Outcome {
+    match ended {
+        Ended::Exited(s) if s.success() => crate::Outcome {
             stdout,
             stderr,
             code: 0,
         },
-        Some(s) => crate::Outcome {
+        Ended::Exited(s) => crate::Outcome {
             stdout: String::new(),
             stderr,
             code: s.code().unwrap_or(1).max(1),
         },
-        None => crate::Outcome {
+        Ended::Stopped(why) => crate::Outcome {
             stdout: String::new(),
-            stderr: format!(
-                "{stderr}Error: the plugin's deadline of {} s passed (ARGOCD_EXEC_TIMEOUT less a tenth); nothing was printed\n",
-                limit.as_secs()
-            ),
+            stderr: format!("{stderr}Error: {why}; the run was stopped and nothing was printed\n"),
             code: 1,
         },
     }
 }
 
-/// The child capstan for `cmd`: its command line, the application's plugin environment
-/// (`ARGOCD_ENV_X` as `X`, refused for the variables a plugin may not set) and caches in
-/// the temporary directory.
+/// The child capstan for `cmd`: its command line, its environment and caches in the
+/// run's private directory `private`. Untrusted, the application's plugin environment
+/// (`ARGOCD_ENV_X`) reaches the templates only, as `CAPSTAN_UNTRUSTED_APP_ENV`; trusted,
+/// it is set as `X`. Either way a name that steers a program is refused.
 fn child_command(
     cmd: &ArgocdCommand,
     p: &Parameters,
     env: &dyn Fn(&str) -> Option<String>,
     all: &[(String, String)],
     cwd: &Path,
+    private: &Path,
+    untrusted: bool,
 ) -> Result<Command, String> {
     let exe =
         std::env::current_exe().map_err(|e| format!("cannot find the capstan binary: {e}"))?;
     let mut child = Command::new(exe);
+    let mut args = command_line(cmd, p, env);
+    if untrusted {
+        args.insert(0, "--untrusted".into());
+    }
     child
-        .args(command_line(cmd, p, env))
+        .args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut child, 0);
+    // The sidecar's own variables, less what the Application controls.
+    child.env_clear();
+    let mut app_env = std::collections::BTreeMap::new();
     for (k, v) in all {
         if let Some(name) = k.strip_prefix("ARGOCD_ENV_") {
             if !settable(name) {
                 return Err(format!(
-                    "the application's plugin environment may not set {name} (ARGOCD_ENV_{name})"
+                    "the application's plugin environment may not set {name} (ARGOCD_ENV_{name}): capstan or a program it runs reads it"
                 ));
             }
-            child.env(name, v);
+            app_env.insert(name.to_string(), v.clone());
+        } else if !(k.starts_with("PARAM_")
+            || k == "ARGOCD_APP_PARAMETERS"
+            || k == capstan_state::tenant::config::APP_ENV)
+        {
+            child.env(k, v);
         }
     }
-    // Caches where the sidecar may write: its temporary directory, not its home.
-    let tmp = std::env::temp_dir().join("capstan-argocd");
+    if untrusted {
+        let json = serde_json::to_string(&app_env)
+            .map_err(|e| format!("the application's plugin environment: {e}"))?;
+        child.env(capstan_state::tenant::config::APP_ENV, json);
+        child.env(capstan_state::tenant::config::UNTRUSTED, "true");
+    } else {
+        child.envs(&app_env);
+    }
     for (var, sub) in [
-        ("HELMFILE_CACHE_HOME", "helmfile"),
-        ("HELM_CACHE_HOME", "helm/cache"),
-        ("HELM_CONFIG_HOME", "helm/config"),
-        ("HELM_DATA_HOME", "helm/data"),
+        ("HOME", "home"),
+        ("TMPDIR", "tmp"),
+        ("XDG_CACHE_HOME", "cache"),
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_DATA_HOME", "data"),
+        ("HELMFILE_CACHE_HOME", "cache/helmfile"),
+        ("HELM_CACHE_HOME", "cache/helm"),
+        ("HELM_CONFIG_HOME", "config/helm"),
+        ("HELM_DATA_HOME", "data/helm"),
     ] {
-        if env(var).is_none() {
-            child.env(var, tmp.join(sub));
-        }
+        let dir = private.join(sub);
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot make the run's {sub} directory: {e}"))?;
+        child.env(var, dir);
     }
     Ok(child)
 }
 
-/// Runs `child` to its end or to `limit`: its status (`None` past the deadline, killed
-/// or ended too late: the cmp-server's own clock is close) and what it printed.
-fn run_within(
-    mut child: Command,
-    limit: Duration,
-) -> Result<(Option<std::process::ExitStatus>, String, String), String> {
+/// How a child run ended.
+enum Ended {
+    /// It exited by itself within the bounds.
+    Exited(std::process::ExitStatus),
+    /// It was stopped: which bound it passed.
+    Stopped(String),
+}
+
+/// The resident memory of process `pid` in bytes (Linux's `/proc`), if known.
+fn resident_bytes(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Kills every process of the child's group (the child made it: `process_group(0)`).
+fn kill_group(pid: u32) {
+    #[cfg(unix)]
+    if let Ok(pid) = i32::try_from(pid) {
+        let _ =
+            nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGKILL);
+    }
+}
+
+/// Runs `child` to its end or to a bound: how it ended and what it printed (standard
+/// output only up to the cap). Whatever the end, no process of its group is left.
+fn run_within(mut child: Command, b: Bounds) -> Result<(Ended, String, String), String> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
     let started = Instant::now();
     let mut running = child
         .spawn()
         .map_err(|e| format!("cannot run capstan: {e}"))?;
-    // Both pipes drained on threads, so a large output cannot stall the child.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+    let pid = running.id();
+    let too_much = Arc::new(AtomicBool::new(false));
+    // Both pipes drained on threads, so a large output cannot stall the child; past its
+    // cap, standard output is dropped and the run stopped.
+    let drain = |pipe: Option<Box<dyn Read + Send>>, cap: usize, over: Arc<AtomicBool>| {
         std::thread::spawn(move || {
             let mut buf = Vec::new();
-            if let Some(mut p) = pipe {
-                let _ = p.read_to_end(&mut buf);
+            if let Some(p) = pipe {
+                let mut limited = p.take(cap as u64 + 1);
+                let _ = limited.read_to_end(&mut buf);
+                if buf.len() > cap {
+                    over.store(true, Ordering::SeqCst);
+                    buf.clear();
+                    // Keep reading (and dropping) so the child is never blocked on a full pipe.
+                    let _ = std::io::copy(&mut limited.into_inner(), &mut std::io::sink());
+                }
             }
             buf
         })
@@ -310,29 +393,65 @@ fn run_within(
             .stdout
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        b.max_output,
+        too_much.clone(),
     );
     let err = drain(
         running
             .stderr
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        1 << 20,
+        Arc::new(AtomicBool::new(false)),
     );
-    let status = loop {
-        match running.try_wait() {
-            Ok(Some(_)) if started.elapsed() > limit => break None,
-            Ok(Some(s)) => break Some(s),
-            Ok(None) if started.elapsed() >= limit => {
-                let _ = running.kill();
-                let _ = running.wait();
-                break None;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(_) => break None,
+    let mut polls = 0u32;
+    let ended = loop {
+        let stop = if too_much.load(Ordering::SeqCst) {
+            Some(format!(
+                "the output passed its cap of {} MiB (CAPSTAN_UNTRUSTED_MAX_OUTPUT_MB)",
+                b.max_output >> 20
+            ))
+        } else if started.elapsed() >= b.deadline {
+            Some(format!(
+                "the plugin's deadline of {} s passed (ARGOCD_EXEC_TIMEOUT less a tenth)",
+                b.deadline.as_secs()
+            ))
+        } else if polls % 10 == 0 && resident_bytes(pid).is_some_and(|r| r > b.max_memory) {
+            Some(format!(
+                "the run passed its memory cap of {} MiB (CAPSTAN_UNTRUSTED_MEMORY_MB)",
+                b.max_memory >> 20
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = stop {
+            kill_group(pid);
+            let _ = running.kill();
+            let _ = running.wait();
+            break Ended::Stopped(why);
         }
+        match running.try_wait() {
+            Ok(Some(s)) => break Ended::Exited(s),
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => {
+                kill_group(pid);
+                break Ended::Stopped(format!("waiting for the run failed: {e}"));
+            }
+        }
+        polls = polls.wrapping_add(1);
     };
-    let stdout = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
+    // Anything the child started and left behind goes with it.
+    kill_group(pid);
+    let stdout = out.join().unwrap_or_default();
     let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
-    Ok((status, stdout, stderr))
+    let ended = match ended {
+        Ended::Exited(_) if too_much.load(Ordering::SeqCst) => Ended::Stopped(format!(
+            "the output passed its cap of {} MiB (CAPSTAN_UNTRUSTED_MAX_OUTPUT_MB)",
+            b.max_output >> 20
+        )),
+        other => other,
+    };
+    Ok((ended, String::from_utf8_lossy(&stdout).into_owned(), stderr))
 }
 
 /// The helm `init` would use: `HELM_BINARY`, else `helm` on PATH.
@@ -427,6 +546,18 @@ mod tests {
         for ok in ["FOO", "REGION", "db_host"] {
             assert!(settable(ok), "{ok}");
         }
+    }
+
+    #[test]
+    fn bounds_come_from_the_sidecar() {
+        let b = bounds(&env_of(&[
+            ("CAPSTAN_UNTRUSTED_MAX_OUTPUT_MB", "2"),
+            ("CAPSTAN_UNTRUSTED_MEMORY_MB", "nope"),
+        ]));
+        assert_eq!(b.max_output, 2 << 20);
+        assert_eq!(b.max_memory, 4096 << 20);
+        assert!(!trusted(&env_of(&[("CAPSTAN_ARGOCD_TRUSTED", "yes")])));
+        assert!(trusted(&env_of(&[("CAPSTAN_ARGOCD_TRUSTED", "true")])));
     }
 
     #[test]

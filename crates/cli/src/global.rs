@@ -138,6 +138,13 @@ pub struct Global {
     /// Process `helmfile.d` files one after the other (capstan always keeps file order).
     #[arg(long = "sequential-helmfiles", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub sequential_helmfiles: bool,
+    /// Render a repository you do not trust (also `CAPSTAN_UNTRUSTED`; the Argo CD
+    /// plugin's default): no command runs, no file outside the project folder is read,
+    /// templates see no process variable, only public chart hosts are reached, and no
+    /// remote values, secret stores or sops unless `CAPSTAN_UNTRUSTED_*` allows them
+    /// (SECURITY.md).
+    #[arg(long = "untrusted", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
+    pub untrusted: bool,
     /// Set by the command, not a flag: helmfile checks the selectors while preparing
     /// charts in `template`, `lint`, `diff`, `sync`, `apply` and `destroy`, so a malformed
     /// one is reported in that step's error list (`[malformed label: …]`).
@@ -238,6 +245,7 @@ impl Global {
                 before.repo_retries
             },
             sequential_helmfiles: self.sequential_helmfiles || before.sequential_helmfiles,
+            untrusted: self.untrusted || before.untrusted,
             listed_selector_errors: false,
             empty_environment: false,
         }
@@ -249,6 +257,8 @@ impl Global {
     /// `HELMFILE_KUSTOMIZE_BINARY`, `HELMFILE_KUBECONFIG`), as `-e` and `-f` take theirs
     /// from `HELMFILE_ENVIRONMENT` and `HELMFILE_FILE_PATH`.
     pub(crate) fn with_environment_defaults(mut self) -> Global {
+        // Untrusted mode can be turned on from outside, never off.
+        self.untrusted |= env_true(capstan_state::tenant::config::UNTRUSTED);
         if self.environment.is_empty() {
             self.environment = "default".into();
             self.empty_environment = true;

@@ -270,13 +270,21 @@ fn settings(
             .map_err(|e| format!("reading the state file from standard input: {e}"))?;
         host.stdin = Some(data);
     }
+    let host: Arc<dyn capstan_state::host::Host> = if g.untrusted {
+        Arc::new(capstan_state::tenant::TenantHost::for_run(
+            Arc::new(host),
+            &root,
+        )?)
+    } else {
+        Arc::new(host)
+    };
     Ok(Settings {
         env: g.environment.clone(),
         namespace: g.namespace.clone(),
         kube_context: g.kube_context.clone(),
         chart: g.chart.clone(),
         helm_binary: g.helm_binary.clone(),
-        ..Settings::new(Arc::new(host), root)
+        ..Settings::new(host, root)
     })
 }
 

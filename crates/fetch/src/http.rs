@@ -28,6 +28,7 @@ fn agent() -> &'static (ureq::Agent, std::time::Duration) {
                 .timeout_connect(std::time::Duration::from_secs(30.min(deadline)))
                 .timeout_read(std::time::Duration::from_secs(120.min(deadline)))
                 .redirects(0)
+                .resolver(|netloc: &str| crate::guard::resolve(netloc))
                 .build();
             (agent, std::time::Duration::from_secs(deadline))
         });

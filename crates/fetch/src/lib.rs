@@ -19,6 +19,7 @@ use std::process::Command;
 
 mod aws;
 mod error;
+pub mod guard;
 mod http;
 pub mod oci;
 mod private;

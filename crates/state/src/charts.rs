@@ -195,18 +195,25 @@ fn repo_archive(
         .into());
     };
     let _one_at_a_time = DOWNLOADING.lock();
-    // The repository's name comes from the state file, the chart's name and version from
-    // the repository's index: none may steer the file out of the cache.
+    // Cached by the repository's URL, not its name (two states may give one name to two
+    // repositories); the chart's name and version come from the repository's index:
+    // none may steer the file out of the cache.
     let file = host
         .cache_dir()
         .join("charts")
-        .join(cache_component(&repo.name)?)
+        .join(repository_key(repo))
         .join(cache_component(&format!("{name}-{version}.tgz"))?);
     let digest = match entry.get("digest") {
         Some(Value::String(d)) if !d.is_empty() => Some(d.to_lowercase()),
         _ => None,
     };
-    if cached_archive_intact(host, &file, digest.as_deref()) {
+    // An archive the index gives no digest for cannot be checked: it is fetched again
+    // in every run (once per run).
+    let reusable = match &digest {
+        Some(_) => cached_archive_intact(host, &file, digest.as_deref()),
+        None => fetched_this_run(&file, false) && cached_archive_intact(host, &file, None),
+    };
+    if reusable {
         return Ok(file);
     }
     let url = entry
@@ -249,7 +256,40 @@ fn repo_archive(
     }
     host.write_file(&file, &data)
         .map_err(|e| format!("caching {}: {e}", file.display()))?;
+    fetched_this_run(&file, true);
     Ok(file)
+}
+
+/// The cache folder of a repository: its name (for a reader) and a digest of its URL
+/// (what the cache is keyed by).
+fn repository_key(repo: &Repo) -> String {
+    let url = repo.url.trim_end_matches('/');
+    let digest = capstan_gocompat::hex::encode(&Sha256::digest(url.as_bytes()));
+    let readable: String = repo
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    format!("{readable}-{}", &digest[..16])
+}
+
+/// Whether this run downloaded `file` (recording it when `record`).
+fn fetched_this_run(file: &std::path::Path, record: bool) -> bool {
+    static FETCHED: Mutex<Option<std::collections::HashSet<PathBuf>>> = Mutex::new(None);
+    let mut set = FETCHED.lock().unwrap_or_else(|e| e.into_inner());
+    let set = set.get_or_insert_with(Default::default);
+    if record {
+        set.insert(file.to_path_buf())
+    } else {
+        set.contains(file)
+    }
 }
 
 /// What `helm dependency build` fetches for a dependency of the local chart in

@@ -64,8 +64,17 @@ pub trait Host: Send + Sync {
     fn is_dir(&self, path: &Path) -> bool;
     /// Entries of a directory, sorted by name (Go's `os.ReadDir`).
     fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>>;
-    /// An environment variable.
+    /// An environment variable, as a template's `env` reads it.
     fn env(&self, name: &str) -> Option<String>;
+    /// A variable capstan itself reads (a secret store's token, sops keys), never what
+    /// a template asks for: the same as [`Host::env`] except in untrusted mode.
+    fn process_env(&self, name: &str) -> Option<String> {
+        self.env(name)
+    }
+    /// The limits of untrusted mode, when this run is in it.
+    fn tenant(&self) -> Option<&crate::tenant::TenantPolicy> {
+        None
+    }
     /// Runs `command args` in `dir` with extra environment variables and `stdin`;
     /// returns standard output, or an error carrying standard error.
     fn exec(

@@ -26,6 +26,7 @@ pub mod select;
 pub mod spec;
 pub mod status;
 mod template_chain;
+pub mod tenant;
 mod vals;
 pub mod written;
 

@@ -158,6 +158,9 @@ pub fn chart_input_with(
     let (chart, local) = resolve_chart(s, ps, r, charts)?;
     let renderer = ps.renderer(s);
     let post_renderer = post_renderer_of(&ps.state.doc, r, flags);
+    if post_renderer.is_some() && flags.post_renderer.is_empty() {
+        refuse_state_post_renderer(s, r)?;
+    }
     let dependency_builder =
         (local && !skips_deps(&ps.state.doc, r, flags) && s.host.is_dir(Path::new(&chart)))
             .then(|| dependency_builder(s, &ps.state.doc));
@@ -508,6 +511,26 @@ pub fn command_post_renderer(
         host.exec(&cmd, &args, &[], Some(manifests), Path::new(""))
             .map_err(|e| capstan_chart::postrender::PostRenderError(e.to_string()))
     }))
+}
+
+/// A state's `postRenderer` runs a program the repository chose: refused in untrusted
+/// mode and under `HELMFILE_DISABLE_INSECURE_FEATURES` (Helm 4 itself takes only
+/// post-renderer plugins; `--post-renderer` on the command line stays the user's).
+fn refuse_state_post_renderer(s: &Settings, r: &Release) -> Result<(), StateError> {
+    if s.host.tenant().is_some() {
+        return Err(crate::tenant::Refused(format!(
+            "release {:?}: postRenderer runs a program, and commands do not run",
+            r.name
+        ))
+        .into());
+    }
+    if crate::render::env_true(s.host.as_ref(), "HELMFILE_DISABLE_INSECURE_FEATURES") {
+        return Err(StateError::new(format!(
+            "release {:?}: postRenderer runs a program, which HELMFILE_DISABLE_INSECURE_FEATURES disables",
+            r.name
+        )));
+    }
+    Ok(())
 }
 
 /// The post-renderer for a release, as helmfile picks it: the command line's

@@ -224,6 +224,14 @@ fn io_funcs(host: Arc<dyn Host>, base: PathBuf) -> FuncMap {
     reg(&mut m, "env", &[Ty::String], move |_, a| {
         Ok(Value::from(h.env(&strval(&a[0])).unwrap_or_default()))
     });
+    // sprig's expandenv reads the process's variables: in untrusted mode it reads what
+    // `env` may read.
+    if host.tenant().is_some() {
+        let h = host.clone();
+        reg(&mut m, "expandenv", &[Ty::String], move |_, a| {
+            Ok(Value::from(envsubst(h.as_ref(), &strval(&a[0]))))
+        });
+    }
     let h = host.clone();
     reg(&mut m, "requiredEnv", &[Ty::String], move |_, a| {
         let name = strval(&a[0]);

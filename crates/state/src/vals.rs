@@ -175,9 +175,15 @@ pub(crate) fn resolve(
         Some((p, q)) => (p, query(q)),
         None => (rest, HashMap::new()),
     };
-    let env = |k: &str| host.env(k);
+    let env = |k: &str| host.process_env(k);
     let shown = r.strip_prefix("ref+").unwrap_or(r);
     let fail = |e: String| -> StateError { format!("expand {shown}: {e}").into() };
+    if let Some(t) = host.tenant() {
+        let mut keys: Vec<&str> = q.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        t.check_secret_reference(backend, path, &keys)
+            .map_err(|e| fail(e.to_string()))?;
+    }
     let fragment = fragment.filter(|f| !f.trim_start_matches('/').is_empty());
     let key = format!("{backend}://{rest}|{}", fragment.is_some());
     let cached = fetched()
