@@ -5,39 +5,11 @@
 //! installed by `scripts/test` and started here on loopback ports. Every failure must
 //! name the reference and never show a credential.
 
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 mod common;
-use common::tempdir;
-
-/// A child process killed when dropped.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("port")
-}
-
-fn wait_for(port: u16, what: &str) {
-    for _ in 0..150 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    panic!("{what} did not start on port {port}");
-}
+use common::{free_port, tempdir, wait_for, Server};
 
 /// A chart whose one ConfigMap lists `.Values.db`, and a state file whose release sets
 /// `db` from the template `values` (a helmfile.yaml.gotmpl body after `- db:`).

@@ -13,9 +13,9 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::sync::OnceLock;
 
-/// Decides, for a host name (lower case, without port) and one of its addresses,
-/// whether a connection may be made.
-pub type Guard = Box<dyn Fn(&str, IpAddr) -> bool + Send + Sync>;
+/// Decides, for a host name (lower case, without port), the port and one of the name's
+/// addresses, whether a connection may be made.
+pub type Guard = Box<dyn Fn(&str, u16, IpAddr) -> bool + Send + Sync>;
 
 static GUARD: OnceLock<Guard> = OnceLock::new();
 
@@ -30,10 +30,14 @@ pub fn installed() -> bool {
     GUARD.get().is_some()
 }
 
-/// Whether a connection to `host` at `ip` is allowed (always, without a guard).
-pub fn allows(host: &str, ip: IpAddr) -> bool {
+/// Whether a connection to `host:port` at `ip` is allowed (always, without a guard).
+pub fn allows(host: &str, port: u16, ip: IpAddr) -> bool {
     match GUARD.get() {
-        Some(g) => g(&host.trim_matches(['[', ']']).to_ascii_lowercase(), ip),
+        Some(g) => g(
+            &host.trim_matches(['[', ']']).to_ascii_lowercase(),
+            port,
+            ip,
+        ),
         None => true,
     }
 }
@@ -46,7 +50,7 @@ pub(crate) fn resolve(netloc: &str) -> std::io::Result<Vec<SocketAddr>> {
     let allowed: Vec<SocketAddr> = found
         .iter()
         .copied()
-        .filter(|a| allows(host, a.ip()))
+        .filter(|a| allows(host, a.port(), a.ip()))
         .collect();
     if allowed.is_empty() && !found.is_empty() {
         return Err(std::io::Error::new(

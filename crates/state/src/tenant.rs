@@ -378,9 +378,9 @@ impl TenantPolicy {
 
     /// Whether the connection guard lets `host` connect to `ip`: a listed host at any
     /// address, any other only at public addresses and only when `public` is allowed.
-    pub fn allows_address(&self, host: &str, ip: std::net::IpAddr) -> bool {
+    pub fn allows_address(&self, host: &str, port: Option<u16>, ip: std::net::IpAddr) -> bool {
         let listed =
-            self.chart_hosts.names_host(host, None) || self.values_hosts.names_host(host, None);
+            self.chart_hosts.names_host(host, port) || self.values_hosts.names_host(host, port);
         listed || (self.chart_hosts.public && capstan_fetch::guard::is_public(ip))
     }
 
@@ -485,7 +485,9 @@ impl TenantHost {
     pub fn new(inner: Arc<dyn Host>, policy: TenantPolicy) -> TenantHost {
         let policy = Arc::new(policy);
         let guard = policy.clone();
-        capstan_fetch::guard::install(Box::new(move |host, ip| guard.allows_address(host, ip)));
+        capstan_fetch::guard::install(Box::new(move |host, port, ip| {
+            guard.allows_address(host, Some(port), ip)
+        }));
         TenantHost {
             inner,
             policy,
@@ -584,7 +586,7 @@ impl Host for TenantHost {
             .into_iter()
             .filter(|ip| {
                 ip.parse()
-                    .is_ok_and(|ip| self.policy.allows_address(name, ip))
+                    .is_ok_and(|ip| self.policy.allows_address(name, None, ip))
             })
             .collect()
     }

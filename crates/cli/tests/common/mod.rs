@@ -273,3 +273,32 @@ pub fn capstan_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         code: out.status.code().unwrap_or(-1),
     }
 }
+
+/// A child process (a test's server) killed when dropped.
+pub struct Server(pub std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A loopback port nothing listens on (at the moment of asking).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("port")
+}
+
+/// Waits (up to 15 s) until something listens on loopback `port`.
+pub fn wait_for(port: u16, what: &str) {
+    for _ in 0..150 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("{what} did not start on port {port}");
+}
