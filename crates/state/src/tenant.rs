@@ -255,6 +255,9 @@ pub struct TenantPolicy {
     pub sops: bool,
     /// The secret stores `ref+` references may read.
     pub secret_stores: BTreeSet<String>,
+    /// Where those stores are, as the process's own configuration names them
+    /// (`VAULT_ADDR`, `AWS_ENDPOINT_URL…`): reachable at any address.
+    pub store_hosts: HostList,
 }
 
 /// Whether `s` is one of Go's `strconv.ParseBool` true values.
@@ -308,7 +311,29 @@ impl TenantPolicy {
                 config::SECRET_STORES
             )));
         }
+        let mut store_hosts = HostList::default();
+        let mut add_store = |var: &str| {
+            if let Some((host, port)) = env(var).as_deref().and_then(host_of) {
+                store_hosts.names.push(match port {
+                    Some(p) => format!("{host}:{p}"),
+                    None => host,
+                });
+            }
+        };
+        if stores.contains("vault") {
+            add_store("VAULT_ADDR");
+        }
+        if stores.contains("awsssm") || stores.contains("awssecrets") {
+            for var in [
+                "AWS_ENDPOINT_URL",
+                "AWS_ENDPOINT_URL_SSM",
+                "AWS_ENDPOINT_URL_SECRETS_MANAGER",
+            ] {
+                add_store(var);
+            }
+        }
         Ok(TenantPolicy {
+            store_hosts,
             root: canonical(root, "the application's folder")?,
             cache: canonical(cache, "the run's cache")?,
             app_env,
@@ -376,11 +401,13 @@ impl TenantPolicy {
             .flatten()
     }
 
-    /// Whether the connection guard lets `host` connect to `ip`: a listed host at any
-    /// address, any other only at public addresses and only when `public` is allowed.
+    /// Whether the connection guard lets `host` connect to `ip`: a listed host (chart,
+    /// values or secret-store host) at any address, any other only at public addresses
+    /// and only when `public` is allowed.
     pub fn allows_address(&self, host: &str, port: Option<u16>, ip: std::net::IpAddr) -> bool {
-        let listed =
-            self.chart_hosts.names_host(host, port) || self.values_hosts.names_host(host, port);
+        let listed = self.chart_hosts.names_host(host, port)
+            || self.values_hosts.names_host(host, port)
+            || self.store_hosts.names_host(host, port);
         listed || (self.chart_hosts.public && capstan_fetch::guard::is_public(ip))
     }
 
