@@ -78,15 +78,23 @@ pub fn run(args: &CreateRequest, cwd: &Path, log: &mut String) -> Result<(), Fai
             }
         }
     }
+    // Every folder is checked (no link leading out of the project) before any file is
+    // written.
+    let mut targets = Vec::new();
     for (rel, content) in &files {
-        let path = root.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("failed to create directory {}: {e}", parent.display()))?;
+        let rel = Path::new(rel);
+        let dir = crate::files::dir_inside(&root, rel.parent().unwrap_or(Path::new("")))
+            .map_err(|e| format!("failed to create directory: {e}"))?;
+        targets.push((rel, dir.join(rel.file_name().unwrap_or_default()), content));
+    }
+    for (rel, path, content) in targets {
+        let shown_rel = shown(&rel.to_string_lossy());
+        // A link at the file's own name is replaced, never written through.
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            std::fs::remove_file(&path).map_err(|e| format!("failed to write {shown_rel}: {e}"))?;
         }
-        std::fs::write(&path, content)
-            .map_err(|e| format!("failed to write {}: {e}", shown(rel)))?;
-        logln!(log, "created {}", shown(rel));
+        std::fs::write(&path, content).map_err(|e| format!("failed to write {shown_rel}: {e}"))?;
+        logln!(log, "created {shown_rel}");
     }
     logln!(
         log,

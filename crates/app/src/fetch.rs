@@ -87,7 +87,7 @@ pub fn run(session: &Session, request: &FetchRequest, log: &mut String) -> Resul
             files.push((format!("{}/{}", c.dir, f.name), data));
         }
     }
-    let written = crate::files::write_all(cwd, &files, false);
+    let written = crate::files::write_all(cwd, &dir, &files, false);
     drop(temp);
     written?;
     if request.write_output {

@@ -11,11 +11,15 @@ use std::path::{Path, PathBuf};
 /// place, a file is readable by others (0644) unless `private`. A path listed twice (one
 /// state file loaded twice, two releases writing one file) ends with the last content,
 /// as writing them one after the other would.
+/// `folder` is the folder the user named (relative to `cwd`, or absolute): every file
+/// must lie inside it, and no symbolic link below it may lead the writes out of it.
 pub fn write_all<T: AsRef<[u8]>>(
-    root: &Path,
+    cwd: &Path,
+    folder: &str,
     files: &[(String, T)],
     private: bool,
 ) -> Result<(), Failure> {
+    let top = capstan_state::host::clean(&cwd.join(folder));
     let last_index: std::collections::HashMap<&str, usize> = files
         .iter()
         .enumerate()
@@ -35,17 +39,25 @@ pub fn write_all<T: AsRef<[u8]>>(
         }
     };
     for (path, text) in last {
-        let target = root.join(path);
-        if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if let Err(e) = std::fs::create_dir_all(dir) {
+        let full = capstan_state::host::clean(&cwd.join(path));
+        let Ok(rel) = full.strip_prefix(&top) else {
+            cleanup(&staged);
+            return Err(format!("{path}: outside the output folder {folder:?}").into());
+        };
+        let target = match dir_inside(&top, rel.parent().unwrap_or(Path::new(""))) {
+            Ok(real) => real.join(rel.file_name().unwrap_or_default()),
+            Err(e) => {
                 cleanup(&staged);
-                return Err(format!("mkdir {}: {e}", dir.display()).into());
+                return Err(e.into());
             }
-        }
+        };
         let tmp = target.with_extension(format!(
             "{}.capstan-tmp",
             target.extension().and_then(|e| e.to_str()).unwrap_or("")
         ));
+        // Whatever is at the staging name (a link someone left there) is replaced, not
+        // written through.
+        let _ = std::fs::remove_file(&tmp);
         capstan_state::host::register_staged(&tmp);
         if let Err(e) = write_private_file(&tmp, text.as_ref()) {
             let _ = std::fs::remove_file(&tmp);
@@ -68,11 +80,58 @@ pub fn write_all<T: AsRef<[u8]>>(
     Ok(())
 }
 
-/// Creates (or truncates) `path` readable by its owner only, then writes `data`.
+/// The folder `rel` below `root`, made where missing, with every link resolved: an
+/// error when an existing part of it (a symbolic link) leads out of `root`, before
+/// anything is made there. `root` itself is the caller's choice and is not judged.
+pub fn dir_inside(root: &Path, rel: &Path) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(root).map_err(|e| format!("mkdir {}: {e}", root.display()))?;
+    let top = std::fs::canonicalize(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    let mut cur = top.clone();
+    for part in rel.components() {
+        match part {
+            std::path::Component::Normal(name) => cur.push(name),
+            std::path::Component::CurDir => continue,
+            _ => {
+                return Err(format!(
+                    "{}: not a folder inside {}",
+                    rel.display(),
+                    root.display()
+                ))
+            }
+        }
+        match std::fs::canonicalize(&cur) {
+            Ok(real) if real.starts_with(&top) && real.is_dir() => cur = real,
+            Ok(real) if real.starts_with(&top) => {
+                return Err(format!("mkdir {}: not a directory", cur.display()))
+            }
+            Ok(_) => {
+                return Err(format!(
+                    "{} leads out of {} (a symbolic link): nothing is written through it",
+                    cur.display(),
+                    root.display()
+                ))
+            }
+            Err(_) => {
+                // Not there, or a dangling link: made new (a link is never followed).
+                if std::fs::symlink_metadata(&cur).is_ok() {
+                    return Err(format!(
+                        "{} is a symbolic link leading nowhere inside {}: nothing is written through it",
+                        cur.display(),
+                        root.display()
+                    ));
+                }
+                std::fs::create_dir(&cur).map_err(|e| format!("mkdir {}: {e}", cur.display()))?;
+            }
+        }
+    }
+    Ok(cur)
+}
+
+/// Creates `path` (which must not exist) readable by its owner only, then writes `data`.
 fn write_private_file(path: &Path, data: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -91,4 +150,37 @@ fn set_mode(path: &Path, mode: u32) {
     }
     #[cfg(not(unix))]
     let _ = (path, mode);
+}
+
+/// The folder an output path template names before its first template action: what
+/// the user chose (`out/{{ .Release.Name }}` → `out`); empty for the working folder.
+pub fn fixed_folder(template: &str) -> String {
+    let fixed = template.split("{{").next().unwrap_or("");
+    match fixed.rfind('/') {
+        Some(0) => "/".into(),
+        Some(i) => fixed[..i].to_string(),
+        None => String::new(),
+    }
+}
+
+/// The deepest folder holding every one of `paths` (relative to `cwd`, or absolute).
+pub fn common_folder<T>(cwd: &Path, paths: &[(String, T)]) -> String {
+    let mut common: Option<PathBuf> = None;
+    for (p, _) in paths {
+        let full = capstan_state::host::clean(&cwd.join(p));
+        let dir = full.parent().map(Path::to_path_buf).unwrap_or_default();
+        common = Some(match common {
+            None => dir,
+            Some(c) => c
+                .components()
+                .zip(dir.components())
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a)
+                .collect(),
+        });
+    }
+    common
+        .unwrap_or_else(|| cwd.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
 }

@@ -179,7 +179,7 @@ pub fn run(
         }));
     }
     let files = output_files(session, request, &states, &rendered)?;
-    crate::files::write_all(session.cwd(), &files, false)?;
+    crate::files::write_all(session.cwd(), &request.output_dir, &files, false)?;
     Ok(Some(Templated {
         printed: None,
         written: files.into_iter().map(|(p, _)| p).collect(),

@@ -36,6 +36,13 @@ pub fn run(
         &flags,
         &request.output_file_template,
     )?;
-    crate::files::write_all(session.cwd(), &files, true)?;
+    // The folder the template names before its first action; helmfile's default
+    // writes beside each state file.
+    let folder = if request.output_file_template.is_empty() {
+        crate::files::common_folder(session.cwd(), &files)
+    } else {
+        crate::files::fixed_folder(&request.output_file_template)
+    };
+    crate::files::write_all(session.cwd(), &folder, &files, true)?;
     Ok(files.into_iter().map(|(p, _)| p).collect())
 }

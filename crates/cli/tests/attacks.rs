@@ -3,7 +3,7 @@
 //! refuses it or handles it as helm/helmfile do, without writing outside the folder the
 //! user named, leaking a secret or crashing.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
@@ -173,6 +173,102 @@ fn output_paths_never_leave_the_output_directory() {
     let sibling = dir.join("../capstan-attack-sibling");
     assert!(sibling.is_dir());
     std::fs::remove_dir_all(sibling).ok();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Output folders holding symbolic links (a checked-out repository may carry them):
+/// `template --output-dir`, `write-values`, `fetch` and `create` never write through a
+/// link that leads out of the folder the user named, at any depth, and write nothing
+/// when one does.
+#[test]
+fn output_folders_are_never_left_through_links() {
+    let dir = tempdir("output-links");
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(&outside).expect("outside");
+    chart(&dir, "kind: ConfigMap\ndata:\n  v: x\n");
+    write(
+        &dir,
+        &[(
+            "helmfile.yaml",
+            "releases:\n- name: r\n  chart: ./chart\n".to_string(),
+        )],
+    );
+    // Where each command writes, below its folder: the parts a link may replace.
+    let commands: Vec<(Vec<&str>, &str, Vec<&str>)> = vec![
+        (
+            vec!["template", "--output-dir", "out"],
+            "out",
+            vec!["helmfile-", "c", "templates"],
+        ),
+        (
+            vec![
+                "write-values",
+                "--output-file-template",
+                "out/{{ .Release.Name }}/values.yaml",
+            ],
+            "out",
+            vec!["r"],
+        ),
+        (
+            vec!["fetch", "--output-dir", "out"],
+            "out",
+            vec!["r", "chart", "latest"],
+        ),
+        (vec!["create", "out"], "out", vec!["environments"]),
+        (vec!["create", "out"], "out", vec!["values"]),
+    ];
+    let mut variants = 0;
+    for (args, folder, parts) in &commands {
+        // A first run shows the real names (the template's folder has a hash in it).
+        let _ = std::fs::remove_dir_all(dir.join(folder));
+        let (_, err, code) = capstan(&dir, args, &[]);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let mut chain = vec![dir.join(folder)];
+        for part in parts {
+            let here = chain.last().expect("a folder").clone();
+            let found = std::fs::read_dir(&here)
+                .expect("written")
+                .flatten()
+                .map(|e| e.path())
+                .find(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with(part))
+                        && p.is_dir()
+                })
+                .unwrap_or_else(|| panic!("{args:?}: no {part} in {}", here.display()));
+            chain.push(found);
+        }
+        for depth in 1..chain.len() {
+            for target in [
+                outside.clone(),
+                PathBuf::from("/tmp/../tmp/capstan-nowhere"),
+                dir.join("outside/../outside"),
+            ] {
+                let _ = std::fs::remove_dir_all(dir.join(folder));
+                for d in &chain[..depth] {
+                    std::fs::create_dir_all(d).expect("folder");
+                }
+                std::os::unix::fs::symlink(&target, &chain[depth]).expect("link");
+                let before = files_under(&outside);
+                let (_, err, code) = capstan(&dir, args, &[]);
+                // fetch leaves an existing chart folder alone (as helmfile does).
+                if !(code == 0 && err.contains("already exists")) {
+                    assert_ne!(
+                        code,
+                        0,
+                        "{args:?} with {} -> {}",
+                        chain[depth].display(),
+                        target.display()
+                    );
+                    assert!(err.contains("symbolic link"), "{args:?}: {err}");
+                }
+                assert_eq!(files_under(&outside), before, "{args:?} wrote outside");
+                assert!(!Path::new("/tmp/capstan-nowhere").exists());
+                variants += 1;
+            }
+        }
+    }
+    assert!(variants >= 20, "{variants}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
