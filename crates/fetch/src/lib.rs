@@ -38,7 +38,7 @@ pub use http::{http_get, DEFAULT_DEADLINE_SECS, MAX_DOWNLOAD};
 pub use private::percent_decode;
 pub(crate) use private::{beside, write_private, CacheLock, SshKeyFile};
 pub use private::{remove_private_files, unpredictable_suffix};
-pub use redact::{neutralize_controls, redact, same_origin};
+pub use redact::{neutralize_controls, redact, same_origin, shown, SHOWN_REFERENCE_MAX};
 pub(crate) use redact::{split_url, UrlParts};
 pub use source::{cache_dir, is_remote, parse, Source};
 pub(crate) use source::{join_inside, key_of, params_key};

@@ -100,8 +100,10 @@ pub fn redact(s: &str) -> String {
             .unwrap_or("");
         let web = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
         let start = i + 3;
+        // The authority ends where a URL parser ends it (a path, query or fragment),
+        // so the host shown is the host a request would go to.
         let end = s[start..]
-            .find(['/', ' ', '"', '\n'])
+            .find(['/', '?', '#', '\\', ' ', '\t', '"', '\'', '`', '<', '>', '\n'])
             .map_or(s.len(), |e| start + e);
         let authority = &s[start..end];
         hide_query_values(s, start, &mut hidden);
@@ -224,5 +226,54 @@ pub fn same_origin(a: &str, b: &str) -> bool {
             a.is_tuple() && a == b
         }
         _ => false,
+    }
+}
+
+/// The longest text of one reference or URL a message shows: a longer one is cut
+/// (after [`redact`]) and says how long it was, so a hostile reference cannot make an
+/// error megabytes long.
+pub const SHOWN_REFERENCE_MAX: usize = 512;
+
+/// `s` as a message shows it: [`redact`]ed, control characters neutralised, and cut to
+/// [`SHOWN_REFERENCE_MAX`] bytes (on a character boundary) with its length.
+pub fn shown(s: &str) -> String {
+    let safe = neutralize_controls(&redact(s));
+    if safe.len() <= SHOWN_REFERENCE_MAX {
+        return safe;
+    }
+    let mut cut = SHOWN_REFERENCE_MAX;
+    while !safe.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…({} bytes)", &safe[..cut], s.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_host_shown_is_the_host_requested() {
+        for (url, host) in [
+            ("https://good.example#@evil.example/x", "good.example"),
+            ("https://good.example?@evil.example/x", "good.example"),
+            ("https://good.example\\@evil.example/x", "good.example"),
+            ("https://u:pw@good.example#@evil.example", "good.example"),
+        ] {
+            let shown = redact(url);
+            assert!(shown.starts_with(&format!("https://{}", if url.contains("u:pw") { "u:REDACTED@good.example" } else { host })), "{url} -> {shown}");
+            assert!(!shown.contains("pw@"), "{shown}");
+        }
+    }
+
+    #[test]
+    fn long_references_are_cut() {
+        let long = format!("ref+vault://secret/{}?token=abc#/k", "a".repeat(300_000));
+        let s = shown(&long);
+        assert!(s.len() < SHOWN_REFERENCE_MAX + 40, "{}", s.len());
+        assert!(s.ends_with("bytes)") && !s.contains("abc"));
+        let multibyte = "é".repeat(1000);
+        assert!(shown(&multibyte).len() < SHOWN_REFERENCE_MAX + 40);
+        assert_eq!(shown("https://u:p@h/x"), "https://u:REDACTED@h/x");
     }
 }

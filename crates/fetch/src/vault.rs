@@ -63,7 +63,8 @@ fn api_error(method: &str, url: &str, status: u16, body: &[u8]) -> FetchError {
             .collect::<String>()
     };
     FetchError(format!(
-        "Error making API request.\n\nURL: {method} {url}\nCode: {status}. Errors:{listed}"
+        "Error making API request.\n\nURL: {method} {}\nCode: {status}. Errors:{listed}",
+        crate::shown(url)
     ))
 }
 

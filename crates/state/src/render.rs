@@ -327,10 +327,10 @@ fn at_fragment(doc: &Value, fragment: &str, r: &str) -> Result<String, StateErro
 /// (`ref+vault://`, `ref+awsssm://`, `ref+awssecrets://`).
 pub fn resolve_ref(host: &dyn Host, r: &str) -> Result<String, StateError> {
     let Some((backend, rest)) = r.strip_prefix("ref+").and_then(|x| x.split_once("://")) else {
-        return Err(format!("expand {r}: not a ref+ expression").into());
+        return Err(format!("expand {}: not a ref+ expression", capstan_fetch::shown(r)).into());
     };
     // vals names the reference without its `ref+` in errors.
-    let shown = &r["ref+".len()..];
+    let shown = &capstan_fetch::shown(&r["ref+".len()..]);
     let (target, fragment) = match rest.split_once('#') {
         Some((t, f)) => (t, Some(f)),
         None => (rest, None),

@@ -176,7 +176,7 @@ pub(crate) fn resolve(
         None => (rest, HashMap::new()),
     };
     let env = |k: &str| host.process_env(k);
-    let shown = r.strip_prefix("ref+").unwrap_or(r);
+    let shown = capstan_fetch::shown(r.strip_prefix("ref+").unwrap_or(r));
     let fail = |e: String| -> StateError { format!("expand {shown}: {e}").into() };
     if let Some(t) = host.tenant() {
         let mut keys: Vec<&str> = q.keys().map(String::as_str).collect();
