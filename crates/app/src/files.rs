@@ -19,7 +19,10 @@ pub fn write_all<T: AsRef<[u8]>>(
     files: &[(String, T)],
     private: bool,
 ) -> Result<(), Failure> {
-    let top = capstan_state::host::clean(&cwd.join(folder));
+    let absolute = |p: &Path| {
+        capstan_state::host::clean(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+    };
+    let top = absolute(&cwd.join(folder));
     let last_index: std::collections::HashMap<&str, usize> = files
         .iter()
         .enumerate()
@@ -39,7 +42,7 @@ pub fn write_all<T: AsRef<[u8]>>(
         }
     };
     for (path, text) in last {
-        let full = capstan_state::host::clean(&cwd.join(path));
+        let full = absolute(&cwd.join(path));
         let Ok(rel) = full.strip_prefix(&top) else {
             cleanup(&staged);
             return Err(format!("{path}: outside the output folder {folder:?}").into());
@@ -152,22 +155,16 @@ fn set_mode(path: &Path, mode: u32) {
     let _ = (path, mode);
 }
 
-/// The folder an output path template names before its first template action: what
-/// the user chose (`out/{{ .Release.Name }}` → `out`); empty for the working folder.
-pub fn fixed_folder(template: &str) -> String {
-    let fixed = template.split("{{").next().unwrap_or("");
-    match fixed.rfind('/') {
-        Some(0) => "/".into(),
-        Some(i) => fixed[..i].to_string(),
-        None => String::new(),
-    }
-}
-
-/// The deepest folder holding every one of `paths` (relative to `cwd`, or absolute).
+/// The deepest folder holding the working folder `cwd` and every one of `paths`
+/// (relative to `cwd`, or absolute): for files each state names relative to its own
+/// folder.
 pub fn common_folder<T>(cwd: &Path, paths: &[(String, T)]) -> String {
-    let mut common: Option<PathBuf> = None;
+    let absolute = |p: &Path| {
+        capstan_state::host::clean(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+    };
+    let mut common: Option<PathBuf> = Some(absolute(cwd));
     for (p, _) in paths {
-        let full = capstan_state::host::clean(&cwd.join(p));
+        let full = absolute(&cwd.join(p));
         let dir = full.parent().map(Path::to_path_buf).unwrap_or_default();
         common = Some(match common {
             None => dir,

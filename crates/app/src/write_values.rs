@@ -36,13 +36,9 @@ pub fn run(
         &flags,
         &request.output_file_template,
     )?;
-    // The folder the template names before its first action; helmfile's default
-    // writes beside each state file.
-    let folder = if request.output_file_template.is_empty() {
-        crate::files::common_folder(session.cwd(), &files)
-    } else {
-        crate::files::fixed_folder(&request.output_file_template)
-    };
+    // The files are named relative to each state's folder: every folder they go below,
+    // from the working folder (or a common parent of it) down, is checked.
+    let folder = crate::files::common_folder(session.cwd(), &files);
     crate::files::write_all(session.cwd(), &folder, &files, true)?;
     Ok(files.into_iter().map(|(p, _)| p).collect())
 }

@@ -271,7 +271,7 @@ fn settings(
         host.stdin = Some(data);
     }
     let host: Arc<dyn capstan_state::host::Host> = if g.untrusted {
-        Arc::new(capstan_state::tenant::TenantHost::for_run(
+        Arc::new(capstan_state::tenant_host::TenantHost::for_run(
             Arc::new(host),
             &root,
         )?)

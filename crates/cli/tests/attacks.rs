@@ -182,9 +182,12 @@ fn output_paths_never_leave_the_output_directory() {
 /// when one does.
 #[test]
 fn output_folders_are_never_left_through_links() {
-    let dir = tempdir("output-links");
-    let outside = dir.join("outside");
+    let top = tempdir("output-links");
+    // The project, and a folder beside it (not below it).
+    let dir = top.join("project");
+    let outside = top.join("outside");
     std::fs::create_dir_all(&outside).expect("outside");
+    std::fs::create_dir_all(&dir).expect("project");
     chart(&dir, "kind: ConfigMap\ndata:\n  v: x\n");
     write(
         &dir,
@@ -269,7 +272,6 @@ fn output_folders_are_never_left_through_links() {
         }
     }
     assert!(variants >= 20, "{variants}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Class 3: `HELMFILE_DISABLE_INSECURE_FEATURES=true` makes `exec`, `envExec`,

@@ -530,6 +530,22 @@ fn chart_tgz(version: &str) -> Vec<u8> {
     out
 }
 
+/// Where a repository chart is cached: under the repository's name and a digest of its
+/// URL (one folder per URL of that name here).
+fn cached_chart(cache: &Path, repo: &str, file: &str) -> PathBuf {
+    std::fs::read_dir(cache.join("charts"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&format!("{repo}-")))
+        })
+        .unwrap_or_default()
+        .join(file)
+}
+
 /// A helm repository's files: chart `c` at `versions` (archives with their digests in
 /// `index.yaml`).
 fn repository_files(versions: &[&str]) -> Vec<(String, Vec<u8>)> {
@@ -633,7 +649,7 @@ fn repository_charts_render_without_helm() {
         &["template", "-q"],
         &[("PATH", "/nonexistent".to_string())],
     );
-    let cached = dir.join("cache/charts/myrepo/c-0.1.5.tgz").is_file();
+    let cached = cached_chart(&dir.join("cache"), "myrepo", "c-0.1.5.tgz").is_file();
     std::fs::remove_dir_all(&dir).ok();
     assert!(ok, "{err}");
     assert!(
@@ -649,6 +665,63 @@ fn repository_charts_render_without_helm() {
         "devel: pre-releases too: {out}"
     );
     assert!(cached, "the archive was not cached");
+}
+
+/// Two states giving one repository name to two repositories, sharing one cache: each
+/// renders its own repository's chart (the cache is keyed by URL, not by name), and an
+/// archive whose index entry has no digest is fetched again in every run (a changed
+/// cached copy is never served).
+#[test]
+fn charts_of_repositories_sharing_a_name_never_mix() {
+    let dir = tempdir("same-name");
+    // Both indexes list c 1.0.0 without a digest; the second serves other content.
+    let repo = |content_version: &str| {
+        let index = "apiVersion: v1\nentries:\n  c:\n  - name: c\n    version: 1.0.0\n    urls:\n    - charts/c-1.0.0.tgz\n";
+        http_files(vec![
+            ("/index.yaml".to_string(), index.as_bytes().to_vec()),
+            (
+                "/charts/c-1.0.0.tgz".to_string(),
+                chart_tgz(content_version),
+            ),
+        ])
+    };
+    let (one, two) = (repo("1.0.0"), repo("2.0.0"));
+    for (name, port) in [("one", one), ("two", two)] {
+        let p = dir.join(name);
+        std::fs::create_dir_all(&p).expect("project");
+        std::fs::write(
+            p.join("helmfile.yaml"),
+            format!("repositories:\n- name: charts\n  url: http://127.0.0.1:{port}\nreleases:\n- name: r\n  chart: charts/c\n  version: 1.0.0\n"),
+        )
+        .expect("helmfile");
+    }
+    let shared = [(
+        "HELMFILE_CACHE_HOME",
+        dir.join("cache").display().to_string(),
+    )];
+    let version = |project: &str| {
+        let (out, err, ok) = capstan(&dir.join(project), &["template", "-q"], &shared);
+        assert!(ok, "{project}: {err}");
+        out.lines()
+            .find_map(|l| l.trim().strip_prefix("version: "))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(version("one"), "\"1.0.0\"");
+    assert_eq!(
+        version("two"),
+        "\"2.0.0\"",
+        "the other repository's chart was served"
+    );
+    assert_eq!(version("one"), "\"1.0.0\"");
+    // A cached copy that changed is not served when the index cannot vouch for it.
+    for e in walk(&dir.join("cache")) {
+        if e.ends_with("c-1.0.0.tgz") {
+            std::fs::write(dir.join("cache").join(&e), chart_tgz("6.6.6")).expect("tamper");
+        }
+    }
+    assert_eq!(version("two"), "\"2.0.0\"");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A registry (the distribution API) serving chart `charts/c` at `versions`, behind
@@ -1425,7 +1498,7 @@ fn remote_sources_cannot_escape_or_corrupt_the_cache() {
     .expect("helmfile");
     let (_, err, ok) = capstan(&dir, &["template", "-q"], &[]);
     assert!(ok, "{err}");
-    let cached = dir.join("cache/charts/myrepo/c-0.1.0.tgz");
+    let cached = cached_chart(&dir.join("cache"), "myrepo", "c-0.1.0.tgz");
     let whole = std::fs::read(&cached).expect("cached chart");
     std::fs::write(&cached, &whole[..whole.len() / 2]).expect("truncate");
     let (out, err, ok) = capstan(&dir, &["template", "-q"], &[]);

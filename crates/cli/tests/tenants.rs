@@ -911,3 +911,40 @@ fn sops_files_decrypt_only_when_the_administrator_allows() {
         output_text(&out)
     );
 }
+
+#[test]
+fn the_shipped_plugin_is_untrusted_by_default() {
+    let deploy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/argocd");
+    let read = |name: &str| {
+        let text = std::fs::read_to_string(deploy.join(name)).expect(name);
+        capstan_yaml::decode_helmfile_value(&text).expect("YAML")
+    };
+    let plugin = read("plugin.yaml");
+    let generate = plugin
+        .get("spec")
+        .and_then(|s| s.get("generate"))
+        .and_then(|g| g.get("command"))
+        .expect("spec.generate.command");
+    assert_eq!(generate.to_string(), "[capstan argocd generate]");
+    // The sidecar as shipped sets nothing that widens or turns off untrusted mode.
+    let patch = read("repo-server-patch.yaml");
+    let containers = patch
+        .get("spec")
+        .and_then(|s| s.get("template"))
+        .and_then(|t| t.get("spec"))
+        .and_then(|s| s.get("containers"))
+        .expect("containers");
+    for c in containers.as_list().expect("a list").items.iter() {
+        for e in c
+            .get("env")
+            .and_then(|e| e.as_list().map(|l| l.items.clone()))
+            .unwrap_or_default()
+        {
+            let name = e.get("name").map(|n| n.to_string()).unwrap_or_default();
+            assert!(
+                !name.starts_with("CAPSTAN_"),
+                "the shipped sidecar sets {name}"
+            );
+        }
+    }
+}

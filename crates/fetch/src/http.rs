@@ -139,7 +139,11 @@ pub(crate) fn send(
             if let Some(first) = verb.get_mut(0..1) {
                 first.make_ascii_uppercase();
             }
-            return Err(format!("{verb} \"{}\": {}", crate::shown(url), crate::redact(reason)));
+            return Err(format!(
+                "{verb} \"{}\": {}",
+                crate::shown(url),
+                crate::redact(reason)
+            ));
         }
     };
     let status = resp.status();

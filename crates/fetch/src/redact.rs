@@ -103,7 +103,9 @@ pub fn redact(s: &str) -> String {
         // The authority ends where a URL parser ends it (a path, query or fragment),
         // so the host shown is the host a request would go to.
         let end = s[start..]
-            .find(['/', '?', '#', '\\', ' ', '\t', '"', '\'', '`', '<', '>', '\n'])
+            .find([
+                '/', '?', '#', '\\', ' ', '\t', '"', '\'', '`', '<', '>', '\n',
+            ])
             .map_or(s.len(), |e| start + e);
         let authority = &s[start..end];
         hide_query_values(s, start, &mut hidden);
@@ -261,7 +263,17 @@ mod tests {
             ("https://u:pw@good.example#@evil.example", "good.example"),
         ] {
             let shown = redact(url);
-            assert!(shown.starts_with(&format!("https://{}", if url.contains("u:pw") { "u:REDACTED@good.example" } else { host })), "{url} -> {shown}");
+            assert!(
+                shown.starts_with(&format!(
+                    "https://{}",
+                    if url.contains("u:pw") {
+                        "u:REDACTED@good.example"
+                    } else {
+                        host
+                    }
+                )),
+                "{url} -> {shown}"
+            );
             assert!(!shown.contains("pw@"), "{shown}");
         }
     }

@@ -27,6 +27,7 @@ pub mod spec;
 pub mod status;
 mod template_chain;
 pub mod tenant;
+pub mod tenant_host;
 mod vals;
 pub mod written;
 
