@@ -465,7 +465,7 @@ fn templates_see_no_variable_of_the_sidecar() {
                 format!("{{{{ requiredEnv \"{n}\" | quote }}}}"),
                 format!("{{{{ readFile (env \"{n}\") | quote }}}}"),
             ] {
-                sc.attack(&format!("{v}"), &release(&v), &[]);
+                sc.attack(&v, &release(&v), &[]);
             }
         }
     }
