@@ -416,7 +416,8 @@ fn run_within(mut child: Command, b: Bounds) -> Result<(Ended, String, String), 
                 "the plugin's deadline of {} s passed (ARGOCD_EXEC_TIMEOUT less a tenth)",
                 b.deadline.as_secs()
             ))
-        } else if polls.is_multiple_of(10) && resident_bytes(pid).is_some_and(|r| r > b.max_memory) {
+        } else if polls.is_multiple_of(10) && resident_bytes(pid).is_some_and(|r| r > b.max_memory)
+        {
             Some(format!(
                 "the run passed its memory cap of {} MiB (CAPSTAN_UNTRUSTED_MEMORY_MB)",
                 b.max_memory >> 20

@@ -23,6 +23,7 @@ pub mod render;
 pub use capstan_secrets::known as known_secrets;
 pub mod secrets;
 pub mod select;
+pub mod shape;
 pub mod spec;
 pub mod status;
 mod template_chain;

@@ -637,6 +637,49 @@ fn find_document(rest: &str, d: &str) -> Option<usize> {
         .or_else(|| rest.find(d))
 }
 
+/// yaml.v3's report of the places a document does not decode into helmfile's structs
+/// (`yaml: unmarshal errors:` and a line each, in the document's order), with the first
+/// place's position in the file.
+fn shape_error(
+    doc: &str,
+    doc_line: u32,
+    problems: &[crate::shape::ShapeError],
+    fail: &dyn Fn(String) -> String,
+) -> (String, Option<(u32, u32)>) {
+    let spans = capstan_yaml::spans(doc, capstan_yaml::Generation::V3)
+        .ok()
+        .flatten();
+    let mut located: Vec<(Option<(u32, u32)>, &str)> = problems
+        .iter()
+        .map(|p| {
+            let span = spans.as_ref().and_then(|t| {
+                if p.at_key {
+                    t.key_span(&p.path)
+                } else {
+                    t.at(&p.path).map(|n| n.span())
+                }
+            });
+            (
+                span.map(|s| (s.start.line, s.start.column)),
+                p.message.as_str(),
+            )
+        })
+        .collect();
+    located.sort_by_key(|(at, _)| at.unwrap_or((u32::MAX, 0)));
+    let lines: String = located
+        .iter()
+        .map(|(at, m)| match at {
+            Some((line, _)) => format!("\n  line {line}: {m}"),
+            None => format!("\n  {m}"),
+        })
+        .collect();
+    let first = located
+        .first()
+        .and_then(|(at, _)| *at)
+        .map(|(l, c)| (l + doc_line, c));
+    (fail(format!("yaml: unmarshal errors:{lines}")), first)
+}
+
 pub(crate) fn parse_part(
     file: &str,
     text: &str,
@@ -671,24 +714,11 @@ pub(crate) fn parse_part(
         // names the file only.
         let v = capstan_yaml::stringify_keys(&v)
             .map_err(|e| (format!("failed to read {file}: {e}"), None))?;
+        let problems = crate::shape::check_state(&v);
+        if !problems.is_empty() {
+            return Err(shape_error(d, doc_line, &problems, &fail));
+        }
         let t = tree_of(&v);
-        spec::validate(&t).map_err(|e| {
-            let key = e.key.clone();
-            let found = (!key.is_empty()).then_some(()).and_then(|_| {
-                d.lines().enumerate().find_map(|(n, l)| {
-                    let body = l.trim_start().trim_start_matches("- ");
-                    body.starts_with(&format!("{key}:"))
-                        .then(|| (n as u32 + 1, (l.len() - body.len()) as u32 + 1))
-                })
-            });
-            match found {
-                Some((line, col)) => (
-                    fail(format!("yaml: unmarshal errors:\n  line {line}: {e}")),
-                    Some((line + doc_line, col)),
-                ),
-                None => (fail(format!("yaml: unmarshal errors:\n  {e}")), None),
-            }
-        })?;
         let mut t = t;
         for mut trap in crate::written::read_as_written(d, &mut t) {
             trap.at = trap.at.map(|(l, c)| (l + doc_line, c));

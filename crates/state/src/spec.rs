@@ -7,7 +7,8 @@ use crate::merge::Tree;
 use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
 
-/// Keys of `HelmState` (`ReleaseSetSpec`), in helmfile's field order.
+/// Keys of `HelmState` (`ReleaseSetSpec`), in helmfile's field order: the order `build`
+/// prints them in (what a state may hold is `crate::shape::STATE`).
 pub const STATE_KEYS: &[&str] = &[
     "helmBinary",
     "kustomizeBinary",
@@ -23,6 +24,7 @@ pub const STATE_KEYS: &[&str] = &[
     "repositories",
     "commonLabels",
     "releases",
+    "llm",
     "apiVersions",
     "kubeVersion",
     "hooks",
@@ -38,7 +40,8 @@ pub const STATE_KEYS: &[&str] = &[
 /// sets them itself), so a state printed by `build` or `fetch --write-output` loads.
 pub const STATE_PRINTED_KEYS: &[&str] = &["filepath", "renderedvalues"];
 
-/// Keys of `ReleaseSpec`, in helmfile's field order.
+/// Keys of `ReleaseSpec`, in helmfile's field order: the order `build` prints them in
+/// (what a release may hold is `crate::shape::RELEASE`).
 pub const RELEASE_KEYS: &[&str] = &[
     "chart",
     "chartPath",
@@ -83,6 +86,7 @@ pub const RELEASE_KEYS: &[&str] = &[
     "verifyTemplate",
     "waitTemplate",
     "installedTemplate",
+    "conditionTemplate",
     "dependencies",
     "jsonPatches",
     "strategicMergePatches",
@@ -98,10 +102,12 @@ pub const RELEASE_KEYS: &[&str] = &[
     "cascade",
     "suppressDiff",
     "suppressOutputLineRegex",
+    "disableAutoDetectedKubeVersionForDiff",
     "deleteWait",
     "deleteTimeout",
     "syncReleaseLabels",
     "takeOwnership",
+    "serverSide",
     "reuseValues",
     "enableDNS",
     "plainHttp",
@@ -115,43 +121,14 @@ pub const RELEASE_KEYS: &[&str] = &[
     "trackMode",
     "trackTimeout",
     "trackLogs",
+    "trackFailedLogs",
+    "helmStuckGrace",
     "trackKinds",
     "skipKinds",
     "trackResources",
-];
-
-/// Keys of `EnvironmentSpec`.
-pub const ENVIRONMENT_KEYS: &[&str] = &[
-    "defaults",
-    "values",
-    "secrets",
-    "kubeContext",
-    "missingFileHandler",
-    "missingFileHandlerConfig",
-    "mergeStrategy",
-];
-
-/// Keys of a `helmfiles:` entry.
-pub const SUBHELMFILE_KEYS: &[&str] = &["path", "selectors", "selectorsInherited", "values"];
-
-/// The keys of a `repositories:` entry (helmfile's `state.RepositorySpec`; `plainHttp`
-/// came after v0.166). A misspelt key (`pasword:`) is an error, not a repository
-/// silently without its password.
-pub const REPOSITORY_KEYS: &[&str] = &[
-    "name",
-    "url",
-    "caFile",
-    "certFile",
-    "keyFile",
-    "username",
-    "password",
-    "managed",
-    "oci",
-    "verify",
-    "keyring",
-    "passCredentials",
-    "skipTLSVerify",
-    "plainHttp",
+    "kubedogQPS",
+    "kubedogBurst",
+    "trackFailOnError",
 ];
 
 /// A string field (`""` when missing or not a string).
@@ -229,6 +206,11 @@ pub const RELEASE_BOOL_KEYS: &[&str] = &[
     "deleteWait",
     "forceConflicts",
     "rollbackOnFailure",
+    "suppressDiff",
+    "disableAutoDetectedKubeVersionForDiff",
+    "trackLogs",
+    "trackFailedLogs",
+    "trackFailOnError",
 ];
 
 /// The `bool` fields of helmfile's `HelmSpec` (`helmDefaults:`).
@@ -258,51 +240,13 @@ pub const HELM_DEFAULTS_BOOL_KEYS: &[&str] = &[
     "plainHttp",
     "forceConflicts",
     "rollbackOnFailure",
+    "skipCRDs",
 ];
 
-/// A value yaml.v3 refuses for a `bool` field, as its error says it (`cannot unmarshal
-/// !!str `maybe` into bool`).
 /// Whether `t` has any of `keys` (one pass over its entries: most releases set none of
 /// their boolean fields, and a lookup per field costs more than the pass).
 fn has_any(t: &Tree, keys: &[&str]) -> bool {
     t.keys().any(|k| keys.contains(&&**k))
-}
-
-fn check_bools(t: &Tree, keys: &[&str]) -> Result<(), SpecError> {
-    if !has_any(t, keys) {
-        return Ok(());
-    }
-    for k in keys {
-        let refuse = |tag: &str, text: String| SpecError {
-            key: k.to_string(),
-            message: format!("cannot unmarshal {tag} `{text}` into bool"),
-        };
-        match t.get(*k) {
-            None | Some(Value::Nil) | Some(Value::Bool(_)) => {}
-            Some(Value::String(s)) if yaml11_bool(s).is_some() => {}
-            Some(Value::String(s)) => return Err(refuse("!!str", s.to_string())),
-            Some(v @ (Value::Int(_) | Value::Int64(_) | Value::Uint64(_))) => {
-                return Err(refuse("!!int", v.to_string()))
-            }
-            Some(v @ (Value::Float64(_) | Value::Float32(_))) => {
-                return Err(refuse("!!float", crate::scalar_text(v)))
-            }
-            Some(Value::List(_)) => {
-                return Err(SpecError {
-                    key: k.to_string(),
-                    message: "cannot unmarshal !!seq into bool".into(),
-                })
-            }
-            Some(Value::Map(_)) => {
-                return Err(SpecError {
-                    key: k.to_string(),
-                    message: "cannot unmarshal !!map into bool".into(),
-                })
-            }
-            Some(other) => return Err(refuse("!!str", crate::scalar_text(other))),
-        }
-    }
-    Ok(())
 }
 
 /// Rewrites the YAML 1.1 words of `bool` fields (`installed: no`) as booleans, as the
@@ -351,22 +295,6 @@ pub(crate) fn normalize_bools(doc: &mut Tree) {
     }
 }
 
-/// A state document that does not decode into helmfile's structs: the key it is about
-/// and yaml.v3's message.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SpecError {
-    /// The key the message is about.
-    pub key: String,
-    /// yaml.v3's message.
-    pub message: String,
-}
-
-impl std::fmt::Display for SpecError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
 /// The Go zero value test mergo uses (`isEmptyValue`).
 pub fn is_empty(v: &Value) -> bool {
     match v {
@@ -381,74 +309,6 @@ pub fn is_empty(v: &Value) -> bool {
         Value::Map(m) => m.is_empty(),
         _ => false,
     }
-}
-
-/// Checks the keys of a map against a Go struct's; `what` is the type name helmfile's
-/// YAML decoder reports (`state.ReleaseSpec`).
-pub(crate) fn check_keys(t: &Tree, allowed: &[&str], what: &str) -> Result<(), SpecError> {
-    for k in t.keys() {
-        if !allowed.contains(&k.as_ref()) {
-            return Err(SpecError {
-                key: k.to_string(),
-                message: format!("field {k} not found in type {what}"),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// Validates a state document's structure: top-level keys, environments, releases,
-/// templates and sub-helmfiles.
-pub fn validate(doc: &Tree) -> Result<(), SpecError> {
-    let state_keys: Vec<&str> = STATE_KEYS
-        .iter()
-        .chain(STATE_PRINTED_KEYS)
-        .copied()
-        .collect();
-    check_keys(doc, &state_keys, "state.HelmState")?;
-    check_bools(&map_of(doc, "helmDefaults"), HELM_DEFAULTS_BOOL_KEYS)?;
-    for (_, e) in map_of(doc, "environments") {
-        if let Value::Map(m) = e {
-            check_keys(&m.snapshot(), ENVIRONMENT_KEYS, "state.EnvironmentSpec")?;
-        }
-    }
-    for r in list_of(doc, "releases") {
-        match &r {
-            Value::Map(m) => {
-                let t = m.snapshot();
-                check_keys(&t, RELEASE_KEYS, "state.ReleaseSpec")?;
-                check_bools(&t, RELEASE_BOOL_KEYS)?;
-            }
-            Value::Nil => {}
-            other => {
-                return Err(SpecError {
-                    key: String::new(),
-                    message: format!(
-                        "cannot unmarshal {} into state.ReleaseSpec",
-                        crate::go_kind(other)
-                    ),
-                })
-            }
-        }
-    }
-    for (_, t) in map_of(doc, "templates") {
-        if let Value::Map(m) = t {
-            let t = m.snapshot();
-            check_keys(&t, RELEASE_KEYS, "state.TemplateSpec")?;
-            check_bools(&t, RELEASE_BOOL_KEYS)?;
-        }
-    }
-    for r in list_of(doc, "repositories") {
-        if let Value::Map(m) = &r {
-            check_keys(&m.snapshot(), REPOSITORY_KEYS, "state.RepositorySpec")?;
-        }
-    }
-    for h in list_of(doc, "helmfiles") {
-        if let Value::Map(m) = &h {
-            check_keys(&m.snapshot(), SUBHELMFILE_KEYS, "state.SubHelmfileSpec")?;
-        }
-    }
-    Ok(())
 }
 
 /// An environment's settings (`environments.NAME`).

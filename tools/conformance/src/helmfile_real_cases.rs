@@ -106,7 +106,120 @@ pub fn cases() -> Vec<Case> {
     ];
     all.extend(hooks());
     all.extend(bad_input());
+    all.extend(wrong_shapes());
     all
+}
+
+/// Values of the wrong shape and unknown keys at every level of the state's structs
+/// (issue 45, D9 and D11): helmfile's strict decoding refuses each with the line of the
+/// node (`cannot unmarshal !!map into []interface {}`, `field x not found in type
+/// state.HelmSpec`); none may be accepted with its values silently dropped. Generated:
+/// each field below given each shape it does not take.
+fn wrong_shapes() -> Vec<Case> {
+    let release = |extra: &str| {
+        format!("releases:\n- name: a\n  namespace: x\n  chart: ./charts/app\n{extra}")
+    };
+    // (id, state file)
+    let mut states: Vec<(String, String)> = Vec::new();
+    let shapes = [("map", "{a: 1}"), ("scalar", "ns/b"), ("list", "[a, b]")];
+    // Release fields by the shapes they refuse.
+    let release_fields: &[(&str, &[&str])] = &[
+        ("values", &["map", "scalar"]),
+        ("secrets", &["map", "scalar"]),
+        ("set", &["map", "scalar"]),
+        ("setString", &["map"]),
+        ("needs", &["map", "scalar"]),
+        ("labels", &["list", "scalar"]),
+        ("hooks", &["map"]),
+        ("apiVersions", &["map"]),
+        ("dependencies", &["map"]),
+        ("name", &["map", "list"]),
+        ("chart", &["list"]),
+        ("timeout", &["scalar", "map"]),
+        ("wait", &["scalar", "list"]),
+    ];
+    for (field, refused) in release_fields {
+        for (shape, text) in shapes.iter().filter(|(n, _)| refused.contains(n)) {
+            states.push((
+                format!("shape-release-{field}-{shape}"),
+                release(&format!("  {field}: {text}\n")),
+            ));
+        }
+    }
+    for (field, text) in [
+        ("values", "{a: 1}"),
+        ("secrets", "{a: 1}"),
+        ("kubeContext", "[a]"),
+        ("valuez", "[]"),
+    ] {
+        states.push((
+            format!("shape-environment-{field}"),
+            format!(
+                "environments:\n  default:\n    {field}: {text}\n---\n{}",
+                release("")
+            ),
+        ));
+    }
+    for (id, text) in [
+        ("helmdefaults-unknown", "helmDefaults:\n  waitx: true\n"),
+        (
+            "helmdefaults-missingfilehandler",
+            "helmDefaults:\n  missingFileHandler: Warn\n",
+        ),
+        ("helmdefaults-list", "helmDefaults: [a]\n"),
+        ("helmdefaults-args-map", "helmDefaults:\n  args: {a: 1}\n"),
+        (
+            "hook-unknown",
+            "hooks:\n- events: [prepare]\n  commandd: echo\n",
+        ),
+        (
+            "hook-args-scalar",
+            "hooks:\n- events: [prepare]\n  command: echo\n  args: hi\n",
+        ),
+        (
+            "repository-unknown",
+            "repositories:\n- name: r\n  url: https://example.com\n  pasword: x\n",
+        ),
+        ("releases-map", "releases: {a: 1}\n"),
+        ("bases-map", "bases: {a: 1}\n"),
+        ("commonlabels-list", "commonLabels: [a]\n"),
+        ("environments-list", "environments: [a]\n"),
+        (
+            "two-errors",
+            "helmDefaults:\n  waitx: true\ncommonLabels: [a]\n",
+        ),
+    ] {
+        states.push((
+            format!("shape-{id}"),
+            format!(
+                "{text}{}",
+                if text.starts_with("releases") {
+                    String::new()
+                } else {
+                    release("")
+                }
+            ),
+        ));
+    }
+    states.push((
+        "shape-release-hook-unknown".into(),
+        release("  hooks:\n  - events: [presync]\n    commandd: echo\n"),
+    ));
+    states.push((
+        "shape-template-unknown".into(),
+        format!(
+            "templates:\n  t:\n    valuez: []\n{}",
+            release("  inherit:\n  - template: t\n")
+        ),
+    ));
+    states
+        .into_iter()
+        .map(|(id, text)| {
+            let mut files = chart("charts/app", "app");
+            files.push(file("helmfile.yaml", &text));
+            case(&id, files, runs(&["list", "build"]))
+        })
+        .collect()
 }
 
 fn basic() -> Case {

@@ -14,28 +14,63 @@ use std::collections::BTreeMap;
 const HELM_SPEC_ORDER: &[&str] = &[
     "kubeContext",
     "args",
+    "diffArgs",
+    "syncArgs",
+    "templateArgs",
     "verify",
     "keyring",
     "enableDNS",
+    "skipSchemaValidation",
     "devel",
     "wait",
+    "waitRetries",
     "waitForJobs",
     "timeout",
     "recreatePods",
     "force",
     "atomic",
+    "rollbackOnFailure",
     "cleanupOnFail",
+    "forceConflicts",
     "historyMax",
     "createNamespace",
+    "skipCRDs",
     "skipDeps",
+    "skipRefresh",
     "reuseValues",
     "postRenderer",
+    "postRendererArgs",
     "cascade",
+    "suppressOutputLineRegex",
+    "disableAutoDetectedKubeVersionForDiff",
     "disableValidation",
     "disableOpenAPIValidation",
     "insecureSkipTLSVerify",
+    "plainHttp",
     "deleteWait",
     "deleteTimeout",
+    "syncReleaseLabels",
+    "takeOwnership",
+    "serverSide",
+    "trackMode",
+    "helmStuckGrace",
+];
+
+/// The pointer fields of `HelmSpec` (helmfile v1.7.4, `pkg/state/state.go`): printed
+/// when set, `false` and `0` included. Its other `omitempty` fields are left out when
+/// empty (`cleanupOnFail: false` is not printed).
+const HELM_SPEC_POINTERS: &[&str] = &[
+    "skipSchemaValidation",
+    "historyMax",
+    "createNamespace",
+    "postRenderer",
+    "cascade",
+    "disableAutoDetectedKubeVersionForDiff",
+    "disableValidation",
+    "disableOpenAPIValidation",
+    "syncReleaseLabels",
+    "takeOwnership",
+    "serverSide",
 ];
 
 /// The field order of the Go structs `build` prints inside a state or a release:
@@ -290,7 +325,14 @@ fn helm_defaults_struct(v: &Value) -> Option<Value> {
     let mut out: Vec<(Str, Value)> = Vec::new();
     for k in ORDER {
         match (m.get(*k), ALWAYS.iter().find(|(a, _)| a == k)) {
-            (Some(v), _) if !matches!(v, Value::Nil) => out.push((Str::from(*k), v.clone())),
+            (Some(v), always)
+                if !matches!(v, Value::Nil)
+                    && (always.is_some()
+                        || HELM_SPEC_POINTERS.contains(k)
+                        || !crate::spec::is_empty(v)) =>
+            {
+                out.push((Str::from(*k), v.clone()))
+            }
             (_, Some((_, is_bool))) => out.push((
                 Str::from(*k),
                 if *is_bool {
