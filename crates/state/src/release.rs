@@ -149,12 +149,9 @@ impl Release {
 
 /// The chart name without its repository prefix or directories (`stable/nginx` → `nginx`).
 pub(crate) fn chart_name(chart: &str) -> String {
-    chart
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or("")
-        .to_string()
+    // helmfile v1.7.4 (pkg/state/state.go, the implicit labels): the last part after
+    // splitting on `/`, so `./` and `chart/` give an empty label.
+    chart.rsplit('/').next().unwrap_or("").to_string()
 }
 
 /// The state's `defaultInherit:` template names (a list of strings), trimmed, blanks

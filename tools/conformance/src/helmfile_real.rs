@@ -19,8 +19,6 @@
 //!   `write-values` writes are compared as YAML values, their `#  Source:` lines as text;
 //!   the two libraries number a parse error's line differently, so `yaml: line N` is
 //!   not compared;
-//! - v1's `build` prints no `chartPath` for a local chart (helmfile's own v1 snapshot
-//!   data, `../shared/peer/helmfile-e2e/snapshot/kubedog_tracking`);
 //! - a YAML error in a state file without `.gotmpl` got a hint in v1.0.0.
 //!
 //! A case may name further differences; each names the helmfile change behind it.
@@ -628,10 +626,6 @@ fn without_implicit_labels(doc: Value) -> Value {
                 return r;
             };
             let mut map = map;
-            // helmfile v0.166's build prints a local chart's `chartPath`; v1's does not
-            // (helmfile's own v1 snapshot data: ../shared/peer/helmfile-e2e/snapshot/
-            // kubedog_tracking/gopkg.in-yaml.v3-output.yaml, a local chart without it).
-            map.remove("chartPath");
             if let Some(labels) = map
                 .get("labels")
                 .and_then(|l| l.as_map().map(|m| m.snapshot()))

@@ -107,7 +107,62 @@ pub fn cases() -> Vec<Case> {
     all.extend(hooks());
     all.extend(bad_input());
     all.extend(wrong_shapes());
+    all.push(chart_paths());
+    all.push(helmfiles_globs());
     all
+}
+
+/// `helmfiles:` given as globs, strings and maps (issue 45, D6): `build` prints each as a
+/// struct with its `path`, a glob as the files it matched.
+fn helmfiles_globs() -> Case {
+    let mut files = chart("charts/app", "app");
+    files.push(file(
+        "helmfile.yaml",
+        "helmfiles:\n- apps/*.yaml\n- path: more/*.yaml\n  values:\n  - a: 1\n  selectors: [name=m1]\n- path: single.yaml\n  selectorsInherited: true\n",
+    ));
+    for (name, rel) in [
+        ("apps/one.yaml", "a1"),
+        ("apps/two.yaml", "a2"),
+        ("more/m1.yaml", "m1"),
+        ("more/m2.yaml", "m2"),
+        ("single.yaml", "s"),
+    ] {
+        let up = if name.contains('/') { "../" } else { "./" };
+        files.push(file(
+            name,
+            &format!("releases:\n- name: {rel}\n  namespace: n\n  chart: {up}charts/app\n"),
+        ));
+    }
+    case("helmfiles-globs", files, runs(&["build", "list"]))
+}
+
+/// Local charts written in every way (issue 45, D2 and D14): `build` prints the
+/// `chartPath` helmfile prepared (the clean path) when it differs from `chart:`, and the
+/// implicit `chart` label is the last part after `/` (empty for `./`).
+fn chart_paths() -> Case {
+    let mut files = chart("charts/app", "app");
+    files.extend(chart("sub/c", "c"));
+    files.extend(chart("top", "top"));
+    files.push(file(
+        "helmfile.yaml",
+        "helmfiles:\n- sub/helmfile.yaml\nreleases:\n- name: dot\n  namespace: x\n  chart: ./charts/app\n- name: slash\n  namespace: x\n  chart: charts/app/\n- name: inner-dot\n  namespace: x\n  chart: ./charts/./app\n- name: clean\n  namespace: x\n  chart: charts/app\n- name: off\n  namespace: x\n  chart: ./charts/app\n  installed: false\n",
+    ));
+    files.push(file(
+        "sub/helmfile.yaml",
+        "releases:\n- name: here\n  namespace: y\n  chart: ./c\n- name: self\n  namespace: y\n  chart: ./\n",
+    ));
+    files.extend(chart("sub", "sub"));
+    case(
+        "chart-paths",
+        files,
+        runs(&[
+            "build",
+            "list",
+            "list -l chart=app",
+            "list -l chart=",
+            "template -l name=self",
+        ]),
+    )
 }
 
 /// Values of the wrong shape and unknown keys at every level of the state's structs

@@ -9,6 +9,7 @@ use crate::release::Release;
 use crate::StateError;
 use capstan_value::{Str, Value};
 use std::collections::BTreeMap;
+use std::path::Path;
 
 /// The fields of helmfile's `HelmSpec` (`helmDefaults:`) in the struct's order.
 const HELM_SPEC_ORDER: &[&str] = &[
@@ -352,6 +353,90 @@ fn helm_defaults_struct(v: &Value) -> Option<Value> {
     Some(Value::map_from(out.into_iter().collect()))
 }
 
+/// `helmfiles:` as helmfile prints its `[]SubHelmfileSpec`: each entry a struct (`path`,
+/// then the set ones of `selectors`, `selectorsInherited`, `inherits`, `values`), a glob
+/// replaced by an entry for each file it matches, named from the state's folder.
+fn helmfiles_as_structs(s: &Settings, ps: &PreparedState, v: &Value) -> Value {
+    let Some(list) = v.as_list() else {
+        return v.clone();
+    };
+    let mut out = Vec::new();
+    for entry in &list.items {
+        let spec = crate::spec::SubHelmfileSpec::from_value(entry);
+        let mut rest: Vec<(Str, Value)> = Vec::new();
+        if let Some(m) = entry.as_map().map(|m| m.snapshot()) {
+            for k in ["selectors", "selectorsInherited", "inherits", "values"] {
+                if let Some(v) = m.get(k).filter(|v| !crate::spec::is_empty(v)) {
+                    rest.push((Str::from(k), v.clone()));
+                }
+            }
+        }
+        let paths = if capstan_fetch::is_remote(&spec.path) {
+            vec![spec.path.clone()]
+        } else {
+            let pattern = crate::envvals::join_shown(&ps.state.base, &spec.path);
+            let found = crate::host::glob(s.host.as_ref(), &pattern);
+            if found.is_empty() {
+                vec![spec.path.clone()]
+            } else {
+                found
+                    .iter()
+                    .map(|f| match ps.state.base.as_str() {
+                        "" | "." => f.clone(),
+                        base => f
+                            .strip_prefix(base)
+                            .and_then(|r| r.strip_prefix('/'))
+                            .unwrap_or(f)
+                            .to_string(),
+                    })
+                    .collect()
+            }
+        };
+        for path in paths {
+            let mut fields = vec![(Str::from("path"), Value::from(path))];
+            fields.extend(rest.iter().cloned());
+            out.push(Value::map_from(fields.into_iter().collect()));
+        }
+    }
+    Value::list_from(out)
+}
+
+/// Whether helmfile takes `chart` for a local chart (`isLocalChart`, helmfile v1.7.4
+/// `pkg/state/util.go`): `./` or `../` first; never a URL; else empty, absolute, without
+/// a `/`, or not of the `repo/chart` or `oci-host/path/chart` shape (2 or 3 parts).
+fn is_local_chart(chart: &str) -> bool {
+    if chart.starts_with("./") || chart.starts_with("../") {
+        return true;
+    }
+    if chart.contains("://") {
+        return false;
+    }
+    let parts = chart.split('/').count();
+    chart.is_empty() || chart.starts_with('/') || !chart.contains('/') || (parts != 2 && parts != 3)
+}
+
+/// The `chartPath` helmfile prints for a release whose chart is a local folder written
+/// otherwise than its clean path (`./chart` → `chart`): helmfile v1.7.4 prepares the
+/// chart of each release to install whose condition holds as `normalizeChart` names it (`pkg/state/util.go`: joined to the state's folder,
+/// where helmfile runs) and records it when it differs from `chart:` (`pkg/app/run.go`,
+/// `rel.ChartPath = chart`).
+fn local_chart_path(s: &Settings, ps: &PreparedState, r: &Release) -> Option<String> {
+    let chart = r.chart.as_str();
+    if chart.is_empty() || !is_local_chart(chart) || Path::new(chart).is_absolute() {
+        return None;
+    }
+    let clean = capstan_sprig::path_clean(chart);
+    // Only the charts helmfile prepares: releases to install whose condition holds.
+    let prepared =
+        r.desired() && crate::select::condition_enabled(r, &ps.state.values).unwrap_or(false);
+    if clean == chart || !prepared {
+        return None;
+    }
+    s.host
+        .is_dir(&crate::host::join(Path::new(&ps.state.base), chart))
+        .then_some(clean)
+}
+
 /// `build`: every state as helmfile prints it (`---`, a `#  Source:` comment, the state
 /// as YAML). With `embed_values`, release values files are loaded into the output.
 pub fn build(
@@ -427,6 +512,7 @@ pub fn build_with_charts(
                     }
                 }
                 "hooks" => fields.push((k.to_string(), hooks_as_structs(v))),
+                "helmfiles" => fields.push((k.to_string(), helmfiles_as_structs(s, ps, v))),
                 _ => fields.push((k.to_string(), v.clone())),
             }
         }
@@ -436,6 +522,13 @@ pub fn build_with_charts(
         // filters the state before printing it.
         for r in ps.selected.iter().map(|&i| &ps.releases[i]) {
             let mut f = release_fields(r);
+            if let Some(path) = local_chart_path(s, ps, r) {
+                let at = f
+                    .iter()
+                    .position(|(k, _)| k == "chart")
+                    .map_or(0, |i| i + 1);
+                f.insert(at, ("chartPath".into(), Value::from(path)));
+            }
             if let Some(path) = charts.get(&(state_index, r.id())) {
                 if let Some(slot) = f.iter_mut().find(|(k, _)| k == "chart") {
                     slot.1 = Value::from(path.as_str());
