@@ -751,3 +751,61 @@ fn template_runs_prepare_and_cleanup_hooks() {
     );
     assert_eq!(out.stdout, "");
 }
+
+/// helmfile v1.7.4's `conditionTemplate` (`pkg/state/state_exec_tmpl.go:61`: the rendered
+/// text is read as a YAML boolean and becomes `condition: "true"|"false"`) and the literal
+/// conditions `true`/`false` (`ConditionEnabled`, `pkg/state/state.go:3488`), in every
+/// environment; a template that is not a boolean is an error naming the field.
+#[test]
+fn condition_templates_and_literal_conditions() {
+    let d = dir(
+        "condition-template",
+        &[(
+            "helmfile.yaml.gotmpl",
+            "environments:\n  default: {}\n  prod: {}\n---\nreleases:\n- name: templated\n  chart: ./chart\n  conditionTemplate: '{{ `{{ eq .Environment.Name \"prod\" }}` }}'\n- name: never\n  chart: ./chart\n  condition: \"False\"\n- name: always\n  chart: ./chart\n  condition: \"true\"\n",
+        )],
+    );
+    for (env, templated) in [("default", "false"), ("prod", "true")] {
+        let out = capstan(&d, &["-e", env, "list"], &[]);
+        let table = ok(&out);
+        let enabled = |name: &str| {
+            table
+                .lines()
+                .find(|l| l.starts_with(name))
+                .and_then(|l| l.split('\t').nth(2))
+                .map(|c| c.trim().to_string())
+        };
+        assert_eq!(enabled("templated").as_deref(), Some(templated), "{table}");
+        assert_eq!(enabled("never").as_deref(), Some("false"), "{table}");
+        assert_eq!(enabled("always").as_deref(), Some("true"), "{table}");
+        let rendered = capstan(&d, &["-e", env, "template", "-q"], &[]);
+        let names: Vec<&str> = ok(&rendered)
+            .lines()
+            .filter_map(|l| l.strip_prefix("  name: "))
+            .filter(|n| !n.ends_with("-hook"))
+            .collect();
+        let want: &[&str] = if templated == "true" {
+            &["always", "templated"]
+        } else {
+            &["always"]
+        };
+        let mut names = names;
+        names.sort();
+        assert_eq!(names, want);
+    }
+    write_files(
+        &d,
+        [(
+            "helmfile.yaml.gotmpl",
+            "releases:\n- name: bad\n  chart: ./chart\n  conditionTemplate: maybe\n",
+        )],
+    );
+    let out = capstan(&d, &["list"], &[]);
+    assert_ne!(out.code, 0);
+    assert!(
+        out.stderr
+            .contains("conditionTemplate: failed deserialising string maybe"),
+        "{}",
+        out.stderr
+    );
+}

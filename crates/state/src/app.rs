@@ -305,7 +305,7 @@ impl Visit<'_> {
         self.s
             .host
             .debug(&format!("{} release(s) found in {name}", releases.len()));
-        let picked = self.select(&releases, selectors)?;
+        let picked = self.select(&releases, selectors, &state.values)?;
         if !picked.is_empty() {
             self.matched = true;
         }
@@ -512,7 +512,15 @@ impl Visit<'_> {
 
     /// The indexes of the releases the selectors pick; two picked with one ID are
     /// helmfile's error.
-    fn select(&self, releases: &[Release], selectors: &[String]) -> Result<Vec<usize>, RunError> {
+    /// The releases the selectors pick. With selectors, helmfile's `markExcludedReleases`
+    /// (v1.7.4 `pkg/state/state.go:3442`) also leaves out a release whose condition is
+    /// false (`list -l tier=web` does not show it; nothing left is "no releases found").
+    fn select(
+        &self,
+        releases: &[Release],
+        selectors: &[String],
+        values: &crate::merge::Tree,
+    ) -> Result<Vec<usize>, RunError> {
         let parsed: Vec<Selector> = selectors
             .iter()
             .map(|s| Selector::parse(s))
@@ -521,9 +529,24 @@ impl Visit<'_> {
                 true => StateError::new(format!("[{}]", e.message)),
                 false => e,
             })?;
-        let picked: Vec<usize> = (0..releases.len())
-            .filter(|&i| selected(&releases[i], &parsed))
-            .collect();
+        let mut picked: Vec<usize> = Vec::new();
+        for (i, r) in releases.iter().enumerate() {
+            if !selected(r, &parsed) {
+                continue;
+            }
+            if !parsed.is_empty() {
+                let enabled = condition_enabled(r, values).map_err(|e| {
+                    StateError::new(format!(
+                        "failed to parse condition in release {}: {}",
+                        r.name, e.message
+                    ))
+                })?;
+                if !enabled {
+                    continue;
+                }
+            }
+            picked.push(i);
+        }
         // helmfile's `getSelectedReleases`: two selected releases with one ID.
         let mut counts: std::collections::BTreeMap<String, usize> =
             std::collections::BTreeMap::new();

@@ -148,7 +148,8 @@ pub struct HelmState {
     pub value_traps: Vec<crate::written::ValueTrap>,
 }
 
-/// `policy.Checker`: top-level keys in order (`bases`, `environments`, `releases`), and
+/// `policy.Checker`: top-level keys in order (`bases` and `environments`, then
+/// `releases`), and
 /// `environments` and `releases` never in the same part.
 pub(crate) fn check_policy(file: &str, content: &str) -> Result<(), StateError> {
     // The keys at column 0 and the `---` lines, in file order (keys are letters only, so
@@ -168,10 +169,11 @@ pub(crate) fn check_policy(file: &str, content: &str) -> Result<(), StateError> 
     if with_separators.is_empty() {
         return Err(format!("no top-level config keys are found in {file}").into());
     }
+    // helmfile v1.7.4 `pkg/policy/checker.go:18`: `bases` and `environments` share a
+    // priority (either may come first), `releases` comes after both.
     let priority = |k: &str| match k {
-        "bases" => Some(0),
-        "environments" => Some(1),
-        "releases" => Some(2),
+        "bases" | "environments" => Some(0),
+        "releases" => Some(1),
         _ => None,
     };
     // (`---` has no priority.)
@@ -956,5 +958,11 @@ mod tests {
         assert!(check_policy("h.yaml", both).is_err());
         assert!(check_policy("h.yaml", "environments:\n  a: {}\n---\nreleases: []\n").is_ok());
         assert!(check_policy("h.yaml", "releases: []\n---\nbases: []\n").is_err());
+        assert!(check_policy(
+            "h.yaml",
+            "environments:\n  a: {}\n---\nbases: [b.yaml]\n---\nreleases: []\n"
+        )
+        .is_ok());
+        assert!(check_policy("h.yaml", "releases: []\n---\nenvironments: {}\n").is_err());
     }
 }

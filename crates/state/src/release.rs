@@ -397,6 +397,7 @@ fn execute_once(r: &Renderer, data: &LazyData, spec: &Tree) -> Result<Tree, Stat
         "version",
         "waitTemplate",
         "installedTemplate",
+        "conditionTemplate",
         "verifyTemplate",
     ] {
         if let Some(Value::String(ts)) = spec.get(field) {
@@ -625,6 +626,18 @@ pub(crate) fn prepare_releases(c: &StateContext) -> Result<Vec<Release>, StateEr
                         ))
                         .about(format!("name: {name}"))
                     })?;
+                }
+                // helmfile v1.7.4 (pkg/state/state_exec_tmpl.go:61): a rendered
+                // `conditionTemplate` becomes `condition: "true"|"false"`.
+                templated_bool(&mut next, "conditionTemplate", "condition").map_err(|e| {
+                    StateError::new(format!(
+                        "failed executing templates in release \"{}\".\"{name}\": {e}",
+                        c.file
+                    ))
+                    .about(format!("name: {name}"))
+                })?;
+                if let Some(Value::Bool(b)) = next.get("condition").cloned() {
+                    next.insert(Str::from("condition"), Value::from(b.to_string()));
                 }
                 done = Some(next);
                 break;

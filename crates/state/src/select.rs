@@ -67,25 +67,33 @@ pub fn selected(r: &Release, selectors: &[Selector]) -> bool {
     selectors.iter().any(|s| s.matches(&labels))
 }
 
-/// helmfile's `ConditionEnabled`: `condition: a.b.enabled` looked up in the state values.
+/// helmfile's `ConditionEnabled` (v1.7.4 `pkg/state/state.go:3488`): `condition:
+/// true|false` (any case), or `a.b.enabled` looked up in the state values (a missing or
+/// non-boolean `enabled` is false).
 pub fn condition_enabled(r: &Release, values: &Tree) -> Result<bool, StateError> {
     if r.condition.is_empty() {
         return Ok(true);
     }
+    match r.condition.to_ascii_lowercase().as_str() {
+        "true" => return Ok(true),
+        "false" => return Ok(false),
+        _ => {}
+    }
     let keys: Vec<&str> = r.condition.split('.').collect();
     if keys.last() != Some(&"enabled") {
-        return Err(format!(
-            "Condition value must be in the form 'foo.enabled' where 'foo' can be modified as necessary, but got {:?}",
-            r.condition
-        ).into());
+        return Err("Condition value must be in the form 'foo.enabled' where 'foo' can be modified as necessary".into());
     }
     let mut cur = Value::map_from(values.clone());
+    let mut shown = String::new();
     for k in &keys[..keys.len() - 1] {
+        shown.push('.');
+        shown.push_str(k);
         match cur.get(k) {
             Some(v @ Value::Map(_)) => cur = v,
-            _ => {
-                return Err(format!("environment values field '{}' not found", r.condition).into())
+            Some(_) => {
+                return Err(format!("environment values field '{shown}' is not a map").into())
             }
+            None => return Err(format!("environment values field '{shown}' not found").into()),
         }
     }
     Ok(matches!(cur.get("enabled"), Some(Value::Bool(true))))
@@ -309,6 +317,45 @@ pub(crate) fn tab_table<const N: usize>(rows: &[[String; N]]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conditions_are_literals_or_an_enabled_value() {
+        let with = |c: &str| Release {
+            condition: c.into(),
+            ..Default::default()
+        };
+        let values: Tree =
+            capstan_yaml::decode_helmfile_value("a:\n  enabled: true\nb:\n  enabled: x\nc: 1\n")
+                .expect("yaml")
+                .as_map()
+                .expect("a map")
+                .snapshot();
+        for (c, want) in [
+            ("", true),
+            ("true", true),
+            ("TRUE", true),
+            ("False", false),
+            ("a.enabled", true),
+            ("b.enabled", false),
+            ("z.y.enabled", false),
+        ] {
+            let got = condition_enabled(&with(c), &values);
+            match c {
+                "z.y.enabled" => assert_eq!(
+                    got.unwrap_err().message,
+                    "environment values field '.z' not found"
+                ),
+                _ => assert_eq!(got.unwrap(), want, "{c}"),
+            }
+        }
+        assert_eq!(
+            condition_enabled(&with("c.x.enabled"), &values)
+                .unwrap_err()
+                .message,
+            "environment values field '.c' is not a map"
+        );
+        assert!(condition_enabled(&with("a.on"), &values).is_err());
+    }
 
     fn rel(name: &str, needs: &[&str]) -> Release {
         Release {

@@ -109,7 +109,34 @@ pub fn cases() -> Vec<Case> {
     all.extend(wrong_shapes());
     all.push(chart_paths());
     all.push(helmfiles_globs());
+    all.push(selected_conditions());
     all
+}
+
+/// `environments:` before `bases:` (issue 45, D1: the two share a priority), an
+/// environment's empty `values: []` (D7: not printed by `build`), and selectors that pick
+/// releases whose `condition:` is false (D8: left out, and "no releases found" when
+/// nothing else is left), with `show-dag`'s table header on that error (D5).
+fn selected_conditions() -> Case {
+    let mut files = chart("charts/app", "app");
+    files.push(file("base.yaml", "values:\n- from: base\n"));
+    files.push(file(
+        "helmfile.yaml",
+        "environments:\n  default:\n    values: []\n  other:\n    values:\n    - feature:\n        enabled: true\n---\nbases:\n- base.yaml\n---\nvalues:\n- feature:\n    enabled: false\n---\nreleases:\n- name: gated\n  namespace: x\n  chart: ./charts/app\n  condition: feature.enabled\n  labels: {tier: web}\n- name: open\n  namespace: x\n  chart: ./charts/app\n  labels: {tier: web}\n- name: alone\n  namespace: x\n  chart: ./charts/app\n  condition: feature.enabled\n",
+    ));
+    case(
+        "selected-conditions",
+        files,
+        runs(&[
+            "build",
+            "list",
+            "list -l tier=web",
+            "list -l name=alone",
+            "show-dag -l name=alone",
+            "template -l tier=web",
+            "-e other list -l name=alone",
+        ]),
+    )
 }
 
 /// `helmfiles:` given as globs, strings and maps (issue 45, D6): `build` prints each as a

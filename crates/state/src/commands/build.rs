@@ -401,6 +401,32 @@ fn helmfiles_as_structs(s: &Settings, ps: &PreparedState, v: &Value) -> Value {
     Value::list_from(out)
 }
 
+/// `environments:` as helmfile prints its `map[string]EnvironmentSpec`: every field is
+/// `omitempty` (helmfile v1.7.4 `pkg/state/environment.go`), so an empty `values: []` is
+/// left out; the two pointer fields are printed when set.
+fn environments_as_structs(v: &Value) -> Value {
+    let Some(envs) = v.as_map().map(|m| m.snapshot()) else {
+        return v.clone();
+    };
+    let out: BTreeMap<Str, Value> = envs
+        .into_iter()
+        .map(|(name, env)| {
+            let Some(fields) = env.as_map().map(|m| m.snapshot()) else {
+                return (name, Value::map_from(BTreeMap::new()));
+            };
+            let kept: BTreeMap<Str, Value> = fields
+                .into_iter()
+                .filter(|(k, v)| match &**k {
+                    "missingFileHandler" | "missingFileHandlerConfig" => !matches!(v, Value::Nil),
+                    _ => !crate::spec::is_empty(v),
+                })
+                .collect();
+            (name, Value::map_from(kept))
+        })
+        .collect();
+    Value::map_from(out)
+}
+
 /// Whether helmfile takes `chart` for a local chart (`isLocalChart`, helmfile v1.7.4
 /// `pkg/state/util.go`): `./` or `../` first; never a URL; else empty, absolute, without
 /// a `/`, or not of the `repo/chart` or `oci-host/path/chart` shape (2 or 3 parts).
@@ -513,6 +539,7 @@ pub fn build_with_charts(
                 }
                 "hooks" => fields.push((k.to_string(), hooks_as_structs(v))),
                 "helmfiles" => fields.push((k.to_string(), helmfiles_as_structs(s, ps, v))),
+                "environments" => fields.push((k.to_string(), environments_as_structs(v))),
                 _ => fields.push((k.to_string(), v.clone())),
             }
         }

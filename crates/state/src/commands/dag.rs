@@ -22,6 +22,12 @@ pub fn show_dag(states: &[PreparedState]) -> Result<String, crate::select::Needs
     Ok(out)
 }
 
+/// The table of no release: its header alone (helmfile prints it before reporting that
+/// no release matched).
+pub fn empty_dag_table() -> String {
+    crate::select::dag_table(&[], &[])
+}
+
 /// A `needs:` problem of state `ps`, named as helmfile names it.
 fn needs_error(ps: &PreparedState, e: crate::select::NeedsError) -> crate::select::NeedsError {
     crate::select::NeedsError {

@@ -13,7 +13,7 @@ mod template;
 mod write_values;
 
 pub use build::{build, build_with_charts, ChartPaths};
-pub use dag::{check_needs, show_dag};
+pub use dag::{check_needs, empty_dag_table, show_dag};
 pub use env::{explain_env, print_env, ExplainedEnv};
 pub use explain::{explain_values, user_values_explained, ExplainedRelease, ValueOrigins};
 pub use fetch::{fetch, FetchedChart};
