@@ -32,6 +32,14 @@ fn mergo_level(
     path: &mut Vec<(usize, usize)>,
 ) {
     for (k, sv) in src {
+        // A nil source value is never copied by `Merge` (mergo skips a nil interface
+        // unless overwriting); `Merge(WithOverride)` sets it.
+        if matches!(sv, Value::Nil) {
+            if overwrite {
+                dst.insert(k.clone(), Value::Nil);
+            }
+            continue;
+        }
         let current = dst.get(k);
         match current {
             Some(Value::Map(dm)) if matches!(sv, Value::Map(_)) => {
@@ -169,4 +177,40 @@ pub fn register(m: &mut FuncMap) {
         }
         Ok(cur)
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, Value)]) -> BTreeMap<Str, Value> {
+        pairs.iter().map(|(k, v)| (Str::from(*k), v.clone())).collect()
+    }
+
+    /// What the real Helm 4.3.1 printed for the same merges (`helm template` of a chart
+    /// with `merge (dict "y" 2) (dict "n" nil "z" nil "y" nil) (dict "x" 1 "n" nil)`,
+    /// `mergeOverwrite (dict "y" 2 "w" 3) (dict "n" nil "y" nil)` and `mustMerge (dict "e"
+    /// nil) (dict "e" 5)`): `map[x:1 y:2]`, `map[n:<nil> w:3 y:<nil>]`, `map[e:5]`.
+    #[test]
+    fn nil_values_are_merged_as_mergo_merges_them() {
+        let merged = |dst: &[(&str, Value)], srcs: &[&[(&str, Value)]], overwrite: bool| {
+            let d = Value::map_from(map(dst));
+            let Value::Map(m) = &d else { unreachable!() };
+            for src in srcs {
+                mergo(m, &map(src), overwrite);
+            }
+            m.snapshot()
+        };
+        let n = Value::Nil;
+        let i = |x: i64| Value::Int(x);
+        assert_eq!(
+            merged(&[("y", i(2))], &[&[("n", n.clone()), ("z", n.clone()), ("y", n.clone())], &[("x", i(1)), ("n", n.clone())]], false),
+            map(&[("x", i(1)), ("y", i(2))])
+        );
+        assert_eq!(
+            merged(&[("y", i(2)), ("w", i(3))], &[&[("n", n.clone()), ("y", n.clone())]], true),
+            map(&[("n", n.clone()), ("w", i(3)), ("y", n.clone())])
+        );
+        assert_eq!(merged(&[("e", n.clone())], &[&[("e", i(5))]], false), map(&[("e", i(5))]));
+    }
 }
