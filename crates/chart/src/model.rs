@@ -146,12 +146,33 @@ impl LoadError {
     }
 }
 
-/// A `string` field of a Go struct decoded from JSON: absent or null is empty, anything
-/// else but a string is encoding/json's type error.
+/// A scalar as sigs.k8s.io/yaml makes it a string for a Go `string` target (see
+/// [`string_field`]); `None` for a list or map, and for null.
+pub(crate) fn scalar_text(v: &Value) -> Option<String> {
+    Some(match v {
+        Value::String(s) => s.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) | Value::Int64(i) => i.to_string(),
+        Value::Uint64(u) => u.to_string(),
+        // Helm's decoder reads every number as a float64: one that is an integer was an
+        // integer in the file (yaml.v2 decodes it as one, formatted in decimal).
+        Value::Float64(f) if f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 => {
+            format!("{}", *f as i64)
+        }
+        Value::Float64(f) => capstan_gocompat::strconv::format_float(*f, 'g', -1, 32),
+        _ => return None,
+    })
+}
+
+/// A `string` field of a Go struct that sigs.k8s.io/yaml decodes (Helm's `Chart.yaml`,
+/// a manifest's head): absent or null is empty; a number or boolean is made a string as
+/// that library makes it for a string field (`yamlToJSONTarget`: `version: 1.10` is
+/// `"1.1"`, the float's shortest text at 32 bits; `alias: yes` is `"true"`); a list or map
+/// is encoding/json's type error.
 pub(crate) fn string_field(m: &Map, key: &str, ty: &str) -> Result<String, FieldError> {
     match m.get(key) {
         None | Some(Value::Nil) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.to_string()),
+        Some(v) if scalar_text(v).is_some() => Ok(scalar_text(v).unwrap_or_default()),
         Some(other) => Err(format!(
             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {ty}.{key} of type string",
             capstan_value::json::json_kind(other)

@@ -51,13 +51,94 @@ impl Renderable<'_> {
     }
 }
 
-/// A `.Chart` field's zero value, for a `Chart.yaml` without it.
+/// A `.Chart` field's zero value, for a `Chart.yaml` without it, as Helm 4.3.1 shows it
+/// (an empty list; a nil `map[string]string`, which `toJson` prints `null`).
 #[derive(Clone, Copy)]
 enum Zero {
     Text,
     List,
     Bool,
     Map,
+}
+
+fn zero_value(zero: Zero) -> Value {
+    use capstan_value::{static_str, Elem, List};
+    match zero {
+        Zero::Text => Value::String(static_str!("")),
+        // Helm 4.3.1 prints `[]` for `toJson` of an absent list (`keywords`, `sources`,
+        // `dependencies`): an empty slice, not nil.
+        Zero::List => Value::List(Arc::new(List {
+            elem: Elem::Any,
+            nil: false,
+            items: Vec::new(),
+            spare: 0,
+        })),
+        Zero::Bool => Value::Bool(false),
+        Zero::Map => Value::Map(Arc::new(capstan_value::Map::new(
+            Elem::String,
+            true,
+            BTreeMap::new(),
+        ))),
+    }
+}
+
+/// A list's or map's scalar items as strings (sigs.k8s.io/yaml decoding into `[]string`
+/// or `map[string]string`); other items as they are.
+fn strings_of(v: &Value) -> Value {
+    let text = |x: &Value| match crate::model::scalar_text(x) {
+        Some(s) => Value::from(s),
+        None => x.clone(),
+    };
+    match v {
+        Value::List(l) => Value::list_from(l.items.iter().map(text).collect()),
+        Value::Map(m) => Value::map_from(
+            m.snapshot()
+                .iter()
+                .map(|(k, x)| (k.clone(), text(x)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// `.Chart.Dependencies` as Helm holds them after processing (`chart.Dependency`
+/// structs under Go's field names): the enabled ones only, each named by its alias
+/// when it has one; empty when `Chart.yaml` lists none.
+fn dependencies_object(c: &Chart) -> Value {
+    use capstan_value::static_str;
+    if c.metadata.dependencies.is_empty() {
+        return zero_value(Zero::List);
+    }
+    let items = c
+        .metadata
+        .dependencies
+        .iter()
+        .map(|d| {
+            let text = |s: &str| Value::from(s);
+            let tags = match d.tags.is_empty() {
+                true => zero_value(Zero::List),
+                false => Value::list_from(d.tags.iter().map(|t| text(t)).collect()),
+            };
+            let imports = match d.import_values.is_empty() {
+                true => zero_value(Zero::List),
+                false => Value::list_from(d.import_values.clone()),
+            };
+            let fields: BTreeMap<Str, Value> = [
+                (static_str!("Name"), text(&d.name)),
+                (static_str!("Version"), text(&d.version)),
+                (static_str!("Repository"), text(&d.repository)),
+                (static_str!("Condition"), text(&d.condition)),
+                (static_str!("Tags"), tags),
+                (static_str!("Enabled"), Value::Bool(d.enabled)),
+                (static_str!("ImportValues"), imports),
+                (static_str!("Alias"), text(&d.alias)),
+            ]
+            .into_iter()
+            .collect();
+            Value::map_from(fields)
+        })
+        .collect();
+    Value::list_from(items)
 }
 
 /// `.Chart`'s fields from `Chart.yaml`: Go's name, the YAML key, the zero value.
@@ -97,13 +178,19 @@ fn chart_object(c: &Chart, is_root: bool) -> Value {
         .iter()
         .zip(CHART_FIELDS)
         .zip(found)
-        .map(|((key, (_, _, zero)), v)| {
-            let v = v.cloned().unwrap_or_else(|| match zero {
-                Zero::Text => Value::String(static_str!("")),
-                Zero::List => Value::list_from(Vec::new()),
-                Zero::Bool => Value::Bool(false),
-                Zero::Map => Value::empty_map(),
-            });
+        .map(|((key, (go, _, zero)), v)| {
+            let v = match (go, v) {
+                ("Dependencies", _) => dependencies_object(c),
+                (_, None) => zero_value(zero),
+                // String fields, lists of strings and `map[string]string` hold numbers
+                // and booleans as sigs.k8s.io/yaml makes them strings (`1.10` → "1.1").
+                (_, Some(v)) => match zero {
+                    Zero::Text => Value::from(crate::model::scalar_text(v).unwrap_or_default()),
+                    Zero::List if matches!(go, "Keywords" | "Sources") => strings_of(v),
+                    Zero::Map => strings_of(v),
+                    _ => v.clone(),
+                },
+            };
             (key.clone(), v)
         })
         .collect();

@@ -184,7 +184,10 @@ mod tests {
     use super::*;
 
     fn map(pairs: &[(&str, Value)]) -> BTreeMap<Str, Value> {
-        pairs.iter().map(|(k, v)| (Str::from(*k), v.clone())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (Str::from(*k), v.clone()))
+            .collect()
     }
 
     /// What the real Helm 4.3.1 printed for the same merges (`helm template` of a chart
@@ -204,13 +207,27 @@ mod tests {
         let n = Value::Nil;
         let i = |x: i64| Value::Int(x);
         assert_eq!(
-            merged(&[("y", i(2))], &[&[("n", n.clone()), ("z", n.clone()), ("y", n.clone())], &[("x", i(1)), ("n", n.clone())]], false),
+            merged(
+                &[("y", i(2))],
+                &[
+                    &[("n", n.clone()), ("z", n.clone()), ("y", n.clone())],
+                    &[("x", i(1)), ("n", n.clone())]
+                ],
+                false
+            ),
             map(&[("x", i(1)), ("y", i(2))])
         );
         assert_eq!(
-            merged(&[("y", i(2)), ("w", i(3))], &[&[("n", n.clone()), ("y", n.clone())]], true),
+            merged(
+                &[("y", i(2)), ("w", i(3))],
+                &[&[("n", n.clone()), ("y", n.clone())]],
+                true
+            ),
             map(&[("n", n.clone()), ("w", i(3)), ("y", n.clone())])
         );
-        assert_eq!(merged(&[("e", n.clone())], &[&[("e", i(5))]], false), map(&[("e", i(5))]));
+        assert_eq!(
+            merged(&[("e", n.clone())], &[&[("e", i(5))]], false),
+            map(&[("e", i(5))])
+        );
     }
 }
