@@ -16,7 +16,14 @@ pub fn run(session: &Session, request: &BuildRequest, log: &mut String) -> Resul
     let (states, no_match) = session.load_any(log)?;
     // `build` prepares charts first, which runs the `prepare` hooks (helmfile v0.166 and
     // v1.7; `list` and `write-values` stopped in v0.168, #1681).
-    crate::hooks::state_hooks(session, &states, "prepare", "build", log)?;
+    crate::hooks::state_hooks(
+        session,
+        &states,
+        "prepare",
+        "build",
+        crate::hooks::HookScope::StateAndReleases,
+        log,
+    )?;
     let out = capstan_state::commands::build(&session.settings, &states, request.embed_values)?;
     match no_match {
         Some(message) => Err(Failure {

@@ -26,6 +26,17 @@ pub(crate) fn log_line(session: &Session, buf: &Mutex<String>, at: LogLevel, tex
     }
 }
 
+/// Which hooks a command runs around its work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookScope {
+    /// The states' top-level `hooks:` and every active release's.
+    StateAndReleases,
+    /// The states' top-level `hooks:` only: helmfile v1.7.4's `list` and `write-values`
+    /// trigger the global events but prepare no release's chart (`pkg/app/run.go:49`,
+    /// `commandsSkipChartPrep`; the release `prepare` hooks run while preparing charts).
+    StateOnly,
+}
+
 /// Runs the `event` hooks (`prepare` or `cleanup`) of `command`. A failing `prepare`
 /// hook is an error; a failing `cleanup` hook a warning.
 pub fn state_hooks(
@@ -33,6 +44,7 @@ pub fn state_hooks(
     states: &[PreparedState],
     event: &str,
     command: &str,
+    scope: HookScope,
     log: &mut String,
 ) -> Result<(), Failure> {
     let s = &session.settings;
@@ -50,15 +62,19 @@ pub fn state_hooks(
     };
     let mut result = Ok(());
     'states: for ps in states {
-        let releases = ps.active()?;
+        let releases = match scope {
+            HookScope::StateAndReleases => ps.active()?,
+            HookScope::StateOnly => Vec::new(),
+        };
         for r in std::iter::once(None).chain(releases.into_iter().map(Some)) {
             if let Err(e) = capstan_helm::deploy::run_hooks(&hooks, ps, r, event, None, command) {
                 if event == "cleanup" {
                     write(LogLevel::Warn, &format!("warn: {e}"));
                 } else {
-                    // helmfile runs `prepare` hooks while preparing charts, whose errors
-                    // are a list (`[…]`), and names the state file.
-                    let e = if event == "prepare" {
+                    // helmfile runs a release's `prepare` hooks while preparing charts,
+                    // whose errors are a list (`[…]`); the top-level ones it triggers
+                    // itself. Either names the state file.
+                    let e = if event == "prepare" && r.is_some() {
                         StateError {
                             message: format!("[{}]", e.message),
                             ..e

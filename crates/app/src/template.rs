@@ -79,7 +79,14 @@ pub fn run(
         return Ok(None);
     };
     select_needs(session, request, &mut states)?;
-    crate::hooks::state_hooks(session, &states, "prepare", "template", log)?;
+    crate::hooks::state_hooks(
+        session,
+        &states,
+        "prepare",
+        "template",
+        crate::hooks::HookScope::StateAndReleases,
+        log,
+    )?;
     let mut flags = HelmFlags {
         skip_deps: session.skip_deps,
         keep_documents: !request.output_dir.is_empty(),
@@ -166,7 +173,14 @@ pub fn run(
             return Err(invalid.join("\n").into());
         }
     }
-    crate::hooks::state_hooks(session, &states, "cleanup", "template", log)?;
+    crate::hooks::state_hooks(
+        session,
+        &states,
+        "cleanup",
+        "template",
+        crate::hooks::HookScope::StateAndReleases,
+        log,
+    )?;
     let releases = rendered.len() + spooled;
     if request.output_dir.is_empty() {
         let out = spool

@@ -24,6 +24,10 @@ pub fn run(
     let Some(states) = session.load(log)? else {
         return Ok(Vec::new());
     };
+    // helmfile v1.7.4 triggers the global events around write-values and prepares no
+    // release's chart (`pkg/app/run.go:49`).
+    let scope = crate::hooks::HookScope::StateOnly;
+    crate::hooks::state_hooks(session, &states, "prepare", "write-values", scope, log)?;
     let flags = HelmFlags {
         set: request.set.clone(),
         values: request.values.clone(),
@@ -40,5 +44,6 @@ pub fn run(
     // from the working folder (or a common parent of it) down, is checked.
     let folder = crate::files::common_folder(session.cwd(), &files);
     crate::files::write_all(session.cwd(), &folder, &files, true)?;
+    crate::hooks::state_hooks(session, &states, "cleanup", "write-values", scope, log)?;
     Ok(files.into_iter().map(|(p, _)| p).collect())
 }

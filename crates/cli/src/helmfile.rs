@@ -100,8 +100,8 @@ pub struct ListArgs {
     /// `json` for JSON output.
     #[arg(long = "output", default_value = "")]
     output: String,
-    /// Do not prepare charts: helmfile's list runs chartify and `prepare` hooks unless
-    /// given; capstan's list prepares nothing, so the output is the same either way.
+    /// Do not prepare charts: no top-level `prepare`/`cleanup` hooks run (helmfile's
+    /// list runs them unless given; neither prepares a release's chart).
     #[arg(long = "skip-charts", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     skip_charts: bool,
 }
@@ -453,7 +453,7 @@ fn template(session: &Session, t: &TemplateArgs, log: &mut String) -> Result<Str
 
 /// `list`: the rows as a table or JSON; nothing when no release matched.
 fn list(session: &Session, args: &ListArgs, log: &mut String) -> Result<String, Failure> {
-    let rows = capstan_app::list::run(session, log)?;
+    let rows = capstan_app::list::run(session, args.skip_charts, log)?;
     Ok(if rows.is_empty() {
         String::new()
     } else if args.output == "json" {

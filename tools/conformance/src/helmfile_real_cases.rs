@@ -955,7 +955,26 @@ releases:
     let mut all = runs(&["build", "template"]);
     all.extend(quiet);
     let failing = case("hook-fails", failing, all);
-    vec![ok, failing]
+    // A failing top-level prepare hook fails list and write-values too: v1.7.4 still
+    // triggers the global events there (pkg/app/run.go:49, 106), as v0.166 does; with
+    // --skip-charts list runs none.
+    let mut global = chart("charts/app", "app");
+    global.push(file(
+        "helmfile.yaml",
+        "hooks:\n- events: [\"prepare\"]\n  command: \"sh\"\n  args: [\"-c\", \"exit 4\"]\nreleases:\n- name: hooked\n  namespace: hooks\n  chart: ./charts/app\n",
+    ));
+    let global = case(
+        "global-hook-fails",
+        global,
+        runs(&[
+            "list",
+            "list --skip-charts",
+            "write-values",
+            "build",
+            "template",
+        ]),
+    );
+    vec![ok, failing, global]
 }
 
 /// One state file each, every one a kind of bad input; each runs the commands listed.
