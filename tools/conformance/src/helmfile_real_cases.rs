@@ -110,7 +110,27 @@ pub fn cases() -> Vec<Case> {
     all.push(chart_paths());
     all.push(helmfiles_globs());
     all.push(selected_conditions());
+    all.push(sub_helmfile_values_files());
     all
+}
+
+/// `write-values` of a sub-helmfile's releases with the default file template and with
+/// `.State.Path`/`.State.BaseName` (issue 45, D3): written beside the sub-helmfile, once.
+fn sub_helmfile_values_files() -> Case {
+    let mut files = chart("sub/charts/app", "app");
+    files.push(file("helmfile.yaml", "helmfiles:\n- sub/helmfile.yaml\n"));
+    files.push(file(
+        "sub/helmfile.yaml",
+        "releases:\n- name: a\n  namespace: x\n  chart: ./charts/app\n  values:\n  - replicas: 2\n",
+    ));
+    case(
+        "write-values-sub-helmfile",
+        files,
+        runs(&[
+            "write-values",
+            "write-values --output-file-template o/{{.State.Path}}-{{.State.BaseName}}-{{.Release.Name}}.yaml",
+        ]),
+    )
 }
 
 /// `environments:` before `bases:` (issue 45, D1: the two share a priority), an

@@ -54,7 +54,11 @@ pub fn write_values(
             let text = capstan_yaml::encode_helmfile(&Value::map_from(merged))
                 .map_err(|e| e.to_string())?;
             // Relative to the state file's directory, where helmfile runs.
-            let path = render_path(tmpl, &path_template_data(s, ps, r, ""), "")?;
+            let path = render_path(
+                tmpl,
+                &state_named_from_its_folder(path_template_data(s, ps, r, ""), &ps.state.file),
+                "",
+            )?;
             let path = match ps.state.base.as_str() {
                 "" | "." => path,
                 _ if path.starts_with('/') => path,
@@ -64,4 +68,22 @@ pub fn write_values(
         }
     }
     Ok(files)
+}
+
+/// The template data with `.State.BaseName` and `.State.Path` as helmfile has them
+/// where it writes values: it runs in the state's folder, so its `FilePath` is the file's
+/// own name (`pkg/state/state.go`, `GenerateOutputFilePath`: the path less its extension),
+/// and the path is taken from that folder (a sub-helmfile's values are not written under
+/// `sub/sub/`).
+fn state_named_from_its_folder(data: Value, file: &str) -> Value {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    let base = match name.rfind('.') {
+        Some(i) => &name[..i],
+        None => name,
+    };
+    if let Some(Value::Map(state)) = data.get("State") {
+        state.insert(capstan_value::Str::from("BaseName"), Value::from(base));
+        state.insert(capstan_value::Str::from("Path"), Value::from(name));
+    }
+    data
 }
