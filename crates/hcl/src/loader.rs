@@ -216,8 +216,8 @@ fn plan(defs: &BTreeMap<String, Vec<Def>>, block: &str) -> Result<Vec<Vec<String
     Ok(groups)
 }
 
-/// helmfile's `ctyMergeValues`: objects merge per attribute, a null keeps the other
-/// side, anything else is replaced.
+/// helmfile's `ctyMergeValues`: objects merge per attribute and maps per key, a null
+/// keeps the other side, anything else is replaced.
 fn merge(a: Value, b: Value) -> Value {
     if b.is_null() {
         return a;
@@ -235,6 +235,18 @@ fn merge(a: Value, b: Value) -> Value {
                 x.insert(k, merged);
             }
             Value::Object(x)
+        }
+        // Maps merge per key as objects do (helmfile v1.7.4 `pkg/hcllang/hcl_loader.go:48`):
+        // a map defined in two files keeps the keys of both.
+        (Value::Map(t, mut x), Value::Map(_, y)) => {
+            for (k, v) in y {
+                let merged = match x.remove(&k) {
+                    Some(old) => merge(old, v),
+                    None => v,
+                };
+                x.insert(k, merged);
+            }
+            Value::Map(t, x)
         }
         (_, b) => b,
     }
@@ -445,4 +457,27 @@ pub fn render(files: &[(String, String)]) -> Result<BTreeMap<Str, GoValue>, HclE
         .iter()
         .map(|(k, v)| (Str::from(k.as_str()), to_go(v)))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A map (or object) named in two files keeps the keys of both (helmfile's
+    /// `ctyMergeValues`), the later file winning per key.
+    #[test]
+    fn maps_and_objects_of_one_name_merge_across_files() {
+        for (a, b) in [
+            ("zipmap([\"x\", \"y\"], [\"1\", \"a\"])", "zipmap([\"z\", \"y\"], [\"2\", \"b\"])"),
+            ("{x = \"1\", y = \"a\"}", "{z = \"2\", y = \"b\"}"),
+        ] {
+            let files = vec![
+                ("a.hcl".to_string(), format!("values {{\n  m = {a}\n}}\n")),
+                ("b.hcl".to_string(), format!("values {{\n  m = {b}\n}}\n")),
+            ];
+            let got = render(&files).expect("renders");
+            let m = got.get("m").expect("m").to_string();
+            assert_eq!(m, "map[x:1 y:b z:2]", "{a} + {b}");
+        }
+    }
 }
