@@ -170,7 +170,7 @@ fn a_selector_matching_nothing_is_helmfiles_error_unless_allowed() {
 fn list_build_and_show_dag_describe_the_releases() {
     let p = Project::new("list");
     let session = p.session();
-    let rows = capstan_app::list::run(&session, &mut String::new()).expect("listed");
+    let rows = capstan_app::list::run(&session, false, &mut String::new()).expect("listed");
     let names: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
     // In the order of their `needs:`, as helmfile lists them.
     assert_eq!(names, ["db", "web"]);

@@ -11,7 +11,7 @@
 use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 mod common;
 use common::{http_files, serve, tempdir, Reply};
@@ -262,56 +262,16 @@ fn git_values_at_a_tag_and_a_branch() {
     );
 }
 
-struct Moto(Child);
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("port")
-}
-
 /// A running S3 server (moto) on a loopback port: its guard, endpoint and the
 /// environment that points the AWS tools at it.
 struct S3Server {
-    _guard: Moto,
+    _guard: common::Server,
     endpoint: String,
     env: Vec<(&'static str, String)>,
 }
 
 fn start_s3() -> S3Server {
-    let port = free_port();
-    let moto = Command::new("python3")
-        .args([
-            "-m",
-            "moto.server",
-            "-H",
-            "127.0.0.1",
-            "-p",
-            &port.to_string(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("moto (pip install 'moto[server]'; scripts/test does)");
-    let guard = Moto(moto);
-    let endpoint = format!("http://127.0.0.1:{port}");
-    let mut up = false;
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            up = true;
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    assert!(up, "moto did not start on port {port}");
+    let (guard, endpoint) = common::start_moto();
     let env = vec![
         ("AWS_ACCESS_KEY_ID", "testing".to_string()),
         ("AWS_SECRET_ACCESS_KEY", "testing".to_string()),

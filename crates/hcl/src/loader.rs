@@ -468,7 +468,10 @@ mod tests {
     #[test]
     fn maps_and_objects_of_one_name_merge_across_files() {
         for (a, b) in [
-            ("zipmap([\"x\", \"y\"], [\"1\", \"a\"])", "zipmap([\"z\", \"y\"], [\"2\", \"b\"])"),
+            (
+                "zipmap([\"x\", \"y\"], [\"1\", \"a\"])",
+                "zipmap([\"z\", \"y\"], [\"2\", \"b\"])",
+            ),
             ("{x = \"1\", y = \"a\"}", "{z = \"2\", y = \"b\"}"),
         ] {
             let files = vec![

@@ -414,28 +414,6 @@ fn is_scalar(v: &Value) -> bool {
     !matches!(v, Value::Map(_) | Value::List(_))
 }
 
-/// A YAML 1.1 boolean word yaml.v3 takes for a `bool` field.
-fn yaml11_bool(s: &str) -> bool {
-    matches!(
-        s,
-        "y" | "Y"
-            | "yes"
-            | "Yes"
-            | "YES"
-            | "on"
-            | "On"
-            | "ON"
-            | "n"
-            | "N"
-            | "no"
-            | "No"
-            | "NO"
-            | "off"
-            | "Off"
-            | "OFF"
-    )
-}
-
 /// Checks a state document against `HelmState`; every error, in the order of the
 /// checked fields.
 pub fn check_state(doc: &Value) -> Vec<ShapeError> {
@@ -471,7 +449,7 @@ fn check(v: &Value, ty: &Ty, path: &mut Vec<Segment>, out: &mut Vec<ShapeError>)
         }
         Ty::Bool => match v {
             Value::Bool(_) => {}
-            Value::String(s) if yaml11_bool(s) => {}
+            Value::String(s) if crate::spec::yaml11_bool(s).is_some() => {}
             _ => mismatch(v, ty, path, out),
         },
         Ty::Int => {

@@ -172,7 +172,7 @@ pub fn bool_of(t: &Tree, key: &str) -> Option<bool> {
 }
 
 /// yaml.v3's compatibility with YAML 1.1 booleans when the target is a `bool`.
-fn yaml11_bool(s: &str) -> Option<bool> {
+pub(crate) fn yaml11_bool(s: &str) -> Option<bool> {
     match s {
         "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
         "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),

