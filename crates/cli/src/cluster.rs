@@ -96,6 +96,10 @@ pub struct UpgradeArgs {
     hide_notes: bool,
     #[arg(long = "take-ownership", action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     take_ownership: bool,
+    /// Helm 4's `--server-side` for every release without its own `serverSide`
+    /// (`true`, `false` or `auto`; over `helmDefaults.serverSide`).
+    #[arg(long = "server-side", default_value = "")]
+    server_side: String,
     /// The release description (`helm upgrade --description`).
     #[arg(long = "description", default_value = "")]
     description: String,
@@ -391,6 +395,7 @@ fn apply_upgrade(o: &mut ClusterOptions, u: &UpgradeArgs) {
         sync_args: u.sync_args.clone(),
         hide_notes: u.hide_notes,
         take_ownership: u.take_ownership,
+        server_side: u.server_side.clone(),
         description: u.description.clone(),
         ..keep
     };

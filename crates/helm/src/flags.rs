@@ -67,6 +67,8 @@ pub struct UpgradeOptions {
     pub hide_notes: bool,
     /// `--take-ownership`.
     pub take_ownership: bool,
+    /// `--server-side` (`true`, `false`, `auto`; empty: not given).
+    pub server_side: String,
     /// `--sync-args`.
     pub sync_args: String,
     /// `--description`.
@@ -257,6 +259,42 @@ impl FlagSource<'_> {
         Ok(())
     }
 
+    /// Helm 4's `--server-side VALUE` (helmfile v1.7.4 `pkg/state/helmx.go:838-876`): the
+    /// release's `serverSide`, else `--server-side`, else `helmDefaults.serverSide`; one
+    /// of `true`, `false`, `auto`; with Helm 3 a state's setting is an error and the flag
+    /// is left out.
+    fn server_side(&self, flags: &mut Vec<String>, option: &str) -> Result<(), FlagError> {
+        let release = str_of(self.release, "serverSide");
+        let defaults = str_of(self.defaults, "serverSide");
+        if !self.helm.is_helm4() {
+            for (set, place) in [
+                (&release, "releases[].serverSide"),
+                (&defaults, "helmDefaults.serverSide"),
+            ] {
+                if !set.is_empty() {
+                    return Err(FlagError(format!(
+                        "serverSide requires Helm 4 or greater (set via {place})"
+                    )));
+                }
+            }
+            return Ok(());
+        }
+        let value = [release.as_str(), option, defaults.as_str()]
+            .into_iter()
+            .find(|v| !v.is_empty())
+            .unwrap_or("");
+        match value {
+            "" => {}
+            "true" | "false" | "auto" => flags.extend(["--server-side".into(), value.to_string()]),
+            other => {
+                return Err(FlagError(format!(
+                    "invalid serverSide value {other:?}: must be \"true\", \"false\", or \"auto\""
+                )))
+            }
+        }
+        Ok(())
+    }
+
     fn skip_schema_validation(&self, flags: &mut Vec<String>, option: bool) {
         if bool_of(self.release, "skipSchemaValidation") == Some(true)
             || option
@@ -394,6 +432,7 @@ impl FlagSource<'_> {
         if opt.take_ownership && (helm.at_least(3, 17, 0) || helm.is_helm4()) {
             flags.push("--take-ownership".into());
         }
+        self.server_side(&mut flags, &opt.server_side)?;
         if !opt.sync_args.is_empty() {
             flags.extend(collect_args(&opt.sync_args));
         } else if self.defaults.contains_key("syncArgs") {
@@ -652,5 +691,85 @@ pub fn repo_add(repo: &Tree, getenv: &dyn Fn(&str) -> Option<String>) -> RepoAdd
         managed: str_of(repo, "managed"),
         pass_credentials: bool_of(repo, "passCredentials").unwrap_or(false),
         skip_tls_verify: bool_of(repo, "skipTLSVerify").unwrap_or(false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(yaml: &str) -> Tree {
+        capstan_yaml::decode_helmfile_value(yaml)
+            .ok()
+            .and_then(|v| v.as_map().map(|m| m.snapshot()))
+            .unwrap_or_default()
+    }
+
+    /// helmfile v1.7.4's `appendServerSideFlagsForUpgrade` (`pkg/state/helmx.go:853`):
+    /// the release's `serverSide` over `--server-side` over `helmDefaults`, one of three
+    /// values, after `--take-ownership`; Helm 3 refuses a state's setting.
+    #[test]
+    fn server_side_is_the_releases_then_the_flags_then_the_defaults() {
+        let no_render = |s: &str| -> Result<String, StateError> { Ok(s.to_string()) };
+        let no_env = |_: &str| -> Option<String> { None };
+        let flags = |helm: HelmVersion, release: &str, defaults: &str, option: &str| {
+            let (release, defaults) = (tree(release), tree(defaults));
+            let source = FlagSource {
+                helm,
+                file: "helmfile.yaml",
+                defaults: &defaults,
+                release: &release,
+                env_kube_context: "",
+                repo: None,
+                values_files: &[],
+                render: &no_render,
+                resolve_ref: &no_render,
+                getenv: &no_env,
+            };
+            let opt = UpgradeOptions {
+                server_side: option.to_string(),
+                take_ownership: true,
+                ..Default::default()
+            };
+            source.upgrade_flags(&opt).map(|f| {
+                let at = f.iter().position(|x| x == "--server-side");
+                (at.map(|i| f[i + 1].clone()), at.map(|i| f[i - 1].clone()))
+            })
+        };
+        let h4 = HelmVersion::new(4, 3, 1);
+        let take = Some("--take-ownership".to_string());
+        assert_eq!(
+            flags(
+                h4,
+                "name: a\nserverSide: \"false\"\n",
+                "serverSide: auto\n",
+                "true"
+            ),
+            Ok((Some("false".into()), take.clone()))
+        );
+        assert_eq!(
+            flags(h4, "name: a\n", "serverSide: auto\n", "true"),
+            Ok((Some("true".into()), take.clone()))
+        );
+        assert_eq!(
+            flags(h4, "name: a\n", "serverSide: auto\n", ""),
+            Ok((Some("auto".into()), take.clone()))
+        );
+        assert_eq!(flags(h4, "name: a\n", "", ""), Ok((None, None)));
+        assert_eq!(
+            flags(h4, "name: a\nserverSide: yes-please\n", "", ""),
+            Err(FlagError(
+                "invalid serverSide value \"yes-please\": must be \"true\", \"false\", or \"auto\""
+                    .into()
+            ))
+        );
+        let h3 = HelmVersion::new(3, 18, 0);
+        assert_eq!(
+            flags(h3, "name: a\nserverSide: \"true\"\n", "", ""),
+            Err(FlagError(
+                "serverSide requires Helm 4 or greater (set via releases[].serverSide)".into()
+            ))
+        );
+        assert_eq!(flags(h3, "name: a\n", "", "true"), Ok((None, None)));
     }
 }

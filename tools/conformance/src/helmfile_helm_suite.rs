@@ -291,6 +291,7 @@ fn state_flags_case(case: &J) -> CaseResult {
                     skip_schema_validation: b(opts, "SkipSchemaValidation"),
                     hide_notes: b(opts, "HideNotes"),
                     take_ownership: b(opts, "TakeOwnership"),
+                    server_side: s(opts, "ServerSide").into(),
                     sync_args: s(opts, "SyncArgs").into(),
                     description: s(opts, "Description").into(),
                 })
