@@ -16,6 +16,7 @@ pub(crate) mod helm_values_suite;
 mod helmfile_helm_suite;
 mod helmfile_real;
 mod helmfile_real_cases;
+mod helmfile_real_v17_cases;
 pub mod real_charts;
 pub mod report;
 mod strvals_suite;
