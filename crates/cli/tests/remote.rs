@@ -128,6 +128,47 @@ fn http_values_with_basic_auth_and_cache() {
     assert!(!err.contains("wrongpass"), "password leaked: {err}");
 }
 
+/// `?cache=false` on a remote values URL (helmfile v1.7.4, `pkg/remote/remote.go:236`):
+/// fetched again in every run, without the parameter in the request; without it the
+/// first run's copy is used.
+#[test]
+fn a_remote_source_with_cache_false_is_fetched_every_time() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let dir = tempdir("cache-false");
+    let served = Arc::new(AtomicUsize::new(0));
+    let count = served.clone();
+    let port = serve(move |_| {
+        move |path: &str, _: &str| -> Reply {
+            let n = count.fetch_add(1, Ordering::SeqCst);
+            let body = format!("path: {path:?}\nserved: {n}\n");
+            ("200 OK", String::new(), body.into_bytes())
+        }
+    });
+    let served_in = |url: &str| {
+        state_reading(&dir, url);
+        let (out, err, ok) = capstan(&dir, &["print-env"], &[]);
+        assert!(ok, "{err}");
+        out
+    };
+    let fresh = format!("http://127.0.0.1:{port}/v.yaml?cache=false");
+    let first = served_in(&fresh);
+    let second = served_in(&fresh);
+    assert!(
+        first.contains("path: /v.yaml\n") && first.contains("served: 0"),
+        "{first}"
+    );
+    assert!(
+        !first.contains("cache="),
+        "the parameter reached the server: {first}"
+    );
+    assert!(second.contains("served: 1"), "fetched again: {second}");
+    let cached = format!("http://127.0.0.1:{port}/w.yaml");
+    let once = served_in(&cached);
+    assert_eq!(served_in(&cached), once, "the cached copy is used");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A download that takes a while shows what it fetches on a terminal (a transient line,
 /// erased when it ends, the password left out) and nothing when standard error is not a
 /// terminal; the output is the same.

@@ -44,6 +44,33 @@ pub use source::{cache_dir, is_remote, parse, Source};
 pub(crate) use source::{join_inside, key_of, params_key};
 pub use vault::{vault_read, VaultTarget};
 
+/// `raw` without its `cache` query parameter, and whether the cache may be used: helmfile
+/// v1.7.4 (`pkg/remote/remote.go:236`) fetches a source whose `cache=false` again every
+/// time and leaves the parameter out of the request and the cache key.
+fn cache_param(raw: &str) -> (std::borrow::Cow<'_, str>, bool) {
+    let Some(q) = raw.find('?') else {
+        return (std::borrow::Cow::Borrowed(raw), true);
+    };
+    let (base, query) = (&raw[..q], &raw[q + 1..]);
+    let mut use_cache = true;
+    let mut kept: Vec<&str> = Vec::new();
+    for pair in query.split('&') {
+        match pair.split_once('=').unwrap_or((pair, "")) {
+            ("cache", value) => use_cache &= value != "false",
+            _ => kept.push(pair),
+        }
+    }
+    if kept.len() == query.split('&').count() {
+        return (std::borrow::Cow::Borrowed(raw), true);
+    }
+    let rebuilt = if kept.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    };
+    (std::borrow::Cow::Owned(rebuilt), use_cache)
+}
+
 /// Reads an environment variable.
 pub type EnvReader = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
@@ -89,7 +116,9 @@ impl Fetcher {
     /// inside what was fetched once symlinks are followed: a link in a cloned
     /// repository or an unpacked archive (`values.yaml -> ~/.kube/config`) is refused.
     pub fn fetch(&self, raw: &str) -> Result<PathBuf, FetchError> {
-        let file = self.fetch_unchecked(raw)?;
+        let (raw, use_cache) = cache_param(raw);
+        let raw = raw.as_ref();
+        let file = self.fetch_unchecked(raw, use_cache)?;
         let src =
             parse(raw).ok_or_else(|| FetchError(format!("{} is not a remote URL", redact(raw))))?;
         let (dir, _) = self.cache_path(&src);
@@ -117,22 +146,25 @@ impl Fetcher {
         Ok(file)
     }
 
-    fn fetch_unchecked(&self, raw: &str) -> Result<PathBuf, FetchError> {
+    fn fetch_unchecked(&self, raw: &str, use_cache: bool) -> Result<PathBuf, FetchError> {
         let src =
             parse(raw).ok_or_else(|| FetchError(format!("{} is not a remote URL", redact(raw))))?;
         let (dir, file) = self.cache_path(&src);
-        let is_cached = || {
-            if src.getter == "normal" && !src.is_archive() {
-                file.is_file()
-            } else {
-                dir.is_dir()
-            }
-        };
-        if is_cached() && !src.is_archive() {
+        let plain = src.getter == "normal" && !src.is_archive();
+        let is_cached = || if plain { file.is_file() } else { dir.is_dir() };
+        if use_cache && is_cached() && !src.is_archive() {
             return Ok(file);
         }
         // One process fetches a cache entry at a time; the others then find it complete.
         let _lock = CacheLock::acquire(&dir)?;
+        // `?cache=false`: what an earlier run fetched is fetched again.
+        if !use_cache {
+            let _ = if plain {
+                std::fs::remove_file(&file)
+            } else {
+                std::fs::remove_dir_all(&dir)
+            };
+        }
         let cached = is_cached();
         if cached && !src.is_archive() {
             return Ok(file);
@@ -374,6 +406,31 @@ fn run_git(mut c: Command, url: &str) -> Result<(), FetchError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `?cache=false` read and left out of the request (helmfile v1.7.4
+    /// `pkg/remote/remote.go:236`).
+    #[test]
+    fn the_cache_parameter_is_read_and_left_out() {
+        let cases = [
+            ("https://h/v.yaml?cache=false", "https://h/v.yaml", false),
+            (
+                "https://h/v.yaml?a=1&cache=false&b=2",
+                "https://h/v.yaml?a=1&b=2",
+                false,
+            ),
+            (
+                "git::https://h/r.git@v.yaml?ref=v1&cache=true",
+                "git::https://h/r.git@v.yaml?ref=v1",
+                true,
+            ),
+            ("https://h/v.yaml?ref=v1", "https://h/v.yaml?ref=v1", true),
+            ("https://h/v.yaml", "https://h/v.yaml", true),
+        ];
+        for (raw, want, cache) in cases {
+            let (got, use_cache) = super::cache_param(raw);
+            assert_eq!((got.as_ref(), use_cache), (want, cache), "{raw}");
+        }
+    }
 
     /// Tokens under any key, in any spelling of a URL in a message, never show; the
     /// harmless keys still do.
