@@ -809,3 +809,26 @@ fn condition_templates_and_literal_conditions() {
         out.stderr
     );
 }
+
+/// helmfile v1.7.4's `set[].values` holding maps and numbers (helmfile#2615;
+/// `renderValsSecretsAny`, `pkg/state/state.go:5266`): `build` prints them as written
+/// (`[]any`), and helm gets each non-string item as Go's JSON of it, escaped like every
+/// set value (a list of that text).
+#[test]
+fn set_values_lists_may_hold_maps() {
+    let d = dir(
+        "set-values-maps",
+        &[(
+            "helmfile.yaml",
+            "releases:\n- name: a\n  chart: ./chart\n  set:\n  - name: value\n    values:\n    - {b: 1, a: x}\n    - 2\n    - plain\n",
+        )],
+    );
+    let built = capstan(&d, &["build"], &[]);
+    assert!(ok(&built).contains("        values:\n          - a: x\n            b: 1\n          - 2\n          - plain\n"), "{}", built.stdout);
+    let rendered = capstan(&d, &["template", "-q"], &[]);
+    assert!(
+        ok(&rendered).contains(r#"value: "[{\"a\":\"x\",\"b\":1} 2 plain]""#),
+        "{}",
+        rendered.stdout
+    );
+}

@@ -33,8 +33,25 @@ impl SetValue {
             name: str_of(&t, "name"),
             value: str_of(&t, "value"),
             file: str_of(&t, "file"),
-            values: strings_of(&t, "values"),
+            values: list_of(&t, "values").iter().map(set_list_item).collect(),
         }
+    }
+}
+
+/// One item of a `set:` entry's `values:` as helmfile v1.7.4 passes it to helm
+/// (`renderValsSecretsAny`, `pkg/state/state.go:5266`): a string as it is, anything else
+/// (a map, a list, a number) as Go's `json.Marshal` writes it.
+fn set_list_item(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string(),
+        other => capstan_value::json::to_json(
+            other,
+            capstan_value::json::JsonStyle {
+                escape_html: true,
+                indent: None,
+            },
+        )
+        .unwrap_or_else(|_| crate::scalar_text(other)),
     }
 }
 

@@ -187,9 +187,12 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
         if entries.is_empty() {
             continue;
         }
+        // `values:` is `[]any` in v1.7.4's `SetValue`: printed as written.
+        let written = crate::spec::list_of(&r.raw, key);
         let items = entries
             .iter()
-            .map(|sv| {
+            .enumerate()
+            .map(|(i, sv)| {
                 let mut m: BTreeMap<Str, Value> = BTreeMap::new();
                 m.insert(Str::from("name"), Value::from(sv.name.as_str()));
                 for (k, v) in [("value", &sv.value), ("file", &sv.file)] {
@@ -197,7 +200,13 @@ fn release_fields(r: &Release) -> Vec<(String, Value)> {
                         m.insert(Str::from(k), Value::from(v.as_str()));
                     }
                 }
-                if !sv.values.is_empty() {
+                let as_written = written
+                    .get(i)
+                    .and_then(|w| w.get("values"))
+                    .filter(|v| v.as_list().is_some());
+                if let Some(values) = as_written {
+                    m.insert(Str::from("values"), values);
+                } else if !sv.values.is_empty() {
                     m.insert(
                         Str::from("values"),
                         Value::list_from(
