@@ -19,9 +19,6 @@ pub fn write_all<T: AsRef<[u8]>>(
     files: &[(String, T)],
     private: bool,
 ) -> Result<(), Failure> {
-    let absolute = |p: &Path| {
-        capstan_state::host::clean(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
-    };
     let top = absolute(&cwd.join(folder));
     let last_index: std::collections::HashMap<&str, usize> = files
         .iter()
@@ -159,9 +156,6 @@ fn set_mode(path: &Path, mode: u32) {
 /// (relative to `cwd`, or absolute): for files each state names relative to its own
 /// folder.
 pub fn common_folder<T>(cwd: &Path, paths: &[(String, T)]) -> String {
-    let absolute = |p: &Path| {
-        capstan_state::host::clean(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
-    };
     let mut common: Option<PathBuf> = Some(absolute(cwd));
     for (p, _) in paths {
         let full = absolute(&cwd.join(p));
@@ -180,4 +174,9 @@ pub fn common_folder<T>(cwd: &Path, paths: &[(String, T)]) -> String {
         .unwrap_or_else(|| cwd.to_path_buf())
         .to_string_lossy()
         .into_owned()
+}
+
+/// `p` made absolute (against the process's working folder) and cleaned as Go cleans it.
+fn absolute(p: &Path) -> PathBuf {
+    capstan_state::host::clean(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
 }

@@ -170,12 +170,15 @@ pub(crate) fn scalar_text(v: &Value) -> Option<String> {
 /// `"1.1"`, the float's shortest text at 32 bits; `alias: yes` is `"true"`); a list or map
 /// is encoding/json's type error.
 pub(crate) fn string_field(m: &Map, key: &str, ty: &str) -> Result<String, FieldError> {
-    match m.get(key) {
-        None | Some(Value::Nil) => Ok(String::new()),
-        Some(v) if scalar_text(v).is_some() => Ok(scalar_text(v).unwrap_or_default()),
-        Some(other) => Err(format!(
+    let Some(v) = m.get(key) else {
+        return Ok(String::new());
+    };
+    match scalar_text(v) {
+        Some(text) => Ok(text),
+        None if matches!(v, Value::Nil) => Ok(String::new()),
+        None => Err(format!(
             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {ty}.{key} of type string",
-            capstan_value::json::json_kind(other)
+            capstan_value::json::json_kind(v)
         ).into()),
     }
 }

@@ -414,7 +414,7 @@ fn sha8(s: &Settings, file: &str) -> String {
     capstan_gocompat::hex::encode(&digest[..4])
 }
 
-fn strip_ext(file: &str) -> &str {
+pub(crate) fn strip_ext(file: &str) -> &str {
     let name_start = file.rfind('/').map(|i| i + 1).unwrap_or(0);
     match file[name_start..].rfind('.') {
         Some(i) => &file[..name_start + i],

@@ -77,10 +77,7 @@ pub fn write_values(
 /// `sub/sub/`).
 fn state_named_from_its_folder(data: Value, file: &str) -> Value {
     let name = file.rsplit('/').next().unwrap_or(file);
-    let base = match name.rfind('.') {
-        Some(i) => &name[..i],
-        None => name,
-    };
+    let base = crate::commands::template::strip_ext(name);
     if let Some(Value::Map(state)) = data.get("State") {
         state.insert(capstan_value::Str::from("BaseName"), Value::from(base));
         state.insert(capstan_value::Str::from("Path"), Value::from(name));
